@@ -1,0 +1,64 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Tender",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "StellarBase", targets: ["StellarBase"]),
+        .library(name: "TenderServer", targets: ["TenderServer"]),
+        .executable(name: "tender", targets: ["tender"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    ],
+    targets: [
+        .target(
+            name: "StellarBase",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "TenderServer",
+            dependencies: [
+                "StellarBase",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "tender",
+            dependencies: [
+                "StellarBase",
+                "TenderServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "StellarBaseTests",
+            dependencies: [
+                "StellarBase",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            resources: [.copy("Vectors")]
+        ),
+        .testTarget(
+            name: "TenderCLITests",
+            dependencies: ["tender"],
+            exclude: []
+        ),
+        .testTarget(
+            name: "TenderServerTests",
+            dependencies: [
+                "TenderServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,212 @@
+/// Stellar's textual key encoding (SEP-23): base32 of version byte, payload and CRC16-XModem.
+public enum StrKey {
+    /// What a StrKey holds; the raw value is the version byte.
+    public enum Kind: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+        /// An ed25519 public key (account id), `G...`.
+        case accountID = 48 // 6 << 3
+        /// An ed25519 secret seed, `S...`.
+        case seed = 144 // 18 << 3
+        /// A muxed account: public key and 64-bit id, `M...`.
+        case muxedAccount = 96 // 12 << 3
+        /// The hash of a pre-authorized transaction, `T...`.
+        case preAuthTx = 152 // 19 << 3
+        /// A SHA-256 hash whose preimage signs, `X...`.
+        case hashX = 184 // 23 << 3
+        /// An ed25519 signed payload signer, `P...`.
+        case signedPayload = 120 // 15 << 3
+
+        public var prefix: Character {
+            switch self {
+            case .accountID: "G"
+            case .seed: "S"
+            case .muxedAccount: "M"
+            case .preAuthTx: "T"
+            case .hashX: "X"
+            case .signedPayload: "P"
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .accountID: "account id"
+            case .seed: "secret seed"
+            case .muxedAccount: "muxed account"
+            case .preAuthTx: "pre-authorized transaction hash"
+            case .hashX: "hash-x signer"
+            case .signedPayload: "signed payload signer"
+            }
+        }
+
+        init?(prefix: Character) {
+            guard let kind = Kind.allCases.first(where: { $0.prefix == prefix }) else { return nil }
+            self = kind
+        }
+    }
+
+    /// Encodes `payload` with the version byte of `kind`.
+    public static func encode(_ kind: Kind, _ payload: [UInt8]) -> String {
+        var data = [kind.rawValue]
+        data.append(contentsOf: payload)
+        let crc = crc16XModem(data)
+        data.append(UInt8(truncatingIfNeeded: crc))
+        data.append(UInt8(truncatingIfNeeded: crc >> 8))
+        return base32Encode(data)
+    }
+
+    /// Decodes `text`, which must be a canonical StrKey of `kind`.
+    /// - Throws: ``StrKeyError`` naming what is wrong.
+    public static func decode(_ kind: Kind, _ text: String) throws(StrKeyError) -> [UInt8] {
+        let (found, payload) = try decodeAny(text)
+        guard found == kind else {
+            throw StrKeyError(.wrongKind, "expected a \(kind) (\(kind.prefix)...), got a \(found) (\(found.prefix)...)")
+        }
+        return payload
+    }
+
+    /// Decodes a canonical StrKey of any known kind.
+    /// - Throws: ``StrKeyError`` naming what is wrong.
+    public static func decodeAny(_ text: String) throws(StrKeyError) -> (Kind, [UInt8]) {
+        let utf8 = Array(text.utf8)
+        guard !utf8.isEmpty else { throw StrKeyError(.invalidLength, "the key is empty") }
+        guard utf8.count <= 200 else {
+            throw StrKeyError(.invalidLength, "the key is \(utf8.count) characters long; no Stellar key is longer than 165")
+        }
+        guard let kind = Kind(prefix: Character(Unicode.Scalar(utf8[0]))) else {
+            throw StrKeyError(.unknownVersionByte, "a Stellar key starts with G, S, M, T, X or P, not \"\(Character(Unicode.Scalar(utf8[0])))\"")
+        }
+        let expectedLengths: [Int]
+        switch kind {
+        case .accountID, .seed, .preAuthTx, .hashX: expectedLengths = [56]
+        case .muxedAccount: expectedLengths = [69]
+        case .signedPayload: expectedLengths = Array(69...165)
+        }
+        guard expectedLengths.contains(utf8.count) else {
+            let want = expectedLengths.count == 1 ? "\(expectedLengths[0])" : "\(expectedLengths.first!)-\(expectedLengths.last!)"
+            throw StrKeyError(.invalidLength, "a \(kind) has \(want) characters, this one has \(utf8.count)")
+        }
+        let data = try base32Decode(utf8)
+        guard data.count >= 3 else { throw StrKeyError(.invalidLength, "the key is too short") }
+        guard data[0] == kind.rawValue else {
+            throw StrKeyError(.unknownVersionByte, "version byte \(data[0]) is not a \(kind)")
+        }
+        let body = Array(data[0..<(data.count - 2)])
+        let crc = crc16XModem(body)
+        let stored = UInt16(data[data.count - 2]) | UInt16(data[data.count - 1]) << 8
+        guard crc == stored else { throw StrKeyError(.invalidChecksum, "the checksum does not match; the key is mistyped") }
+        let payload = Array(body.dropFirst())
+        try checkPayload(kind, payload)
+        // Base32 can spell the same bytes with different trailing bits; only the canonical text is valid.
+        guard base32Encode(data) == text else {
+            throw StrKeyError(.nonCanonical, "the key is not in canonical form")
+        }
+        return (kind, payload)
+    }
+
+    private static func checkPayload(_ kind: Kind, _ payload: [UInt8]) throws(StrKeyError) {
+        switch kind {
+        case .accountID, .seed, .preAuthTx, .hashX:
+            guard payload.count == 32 else { throw StrKeyError(.invalidPayload, "a \(kind) holds 32 bytes, not \(payload.count)") }
+        case .muxedAccount:
+            guard payload.count == 40 else { throw StrKeyError(.invalidPayload, "a muxed account holds 40 bytes, not \(payload.count)") }
+        case .signedPayload:
+            // 32-byte key, then the payload as XDR opaque<64>: length, bytes, zero padding.
+            guard payload.count >= 36 else { throw StrKeyError(.invalidPayload, "a signed payload signer is too short") }
+            let length = Int(payload[32]) << 24 | Int(payload[33]) << 16 | Int(payload[34]) << 8 | Int(payload[35])
+            guard length >= 1, length <= 64 else { throw StrKeyError(.invalidPayload, "a signed payload holds 1-64 bytes, not \(length)") }
+            let padded = (length + 3) & ~3
+            guard payload.count == 36 + padded else { throw StrKeyError(.invalidPayload, "the signed payload length does not match") }
+            guard payload[(36 + length)...].allSatisfy({ $0 == 0 }) else {
+                throw StrKeyError(.invalidPayload, "the signed payload has non-zero padding")
+            }
+        }
+    }
+
+    /// CRC-16/XMODEM: polynomial 0x1021, initial value 0.
+    static func crc16XModem(_ bytes: [UInt8]) -> UInt16 {
+        var crc: UInt16 = 0
+        for byte in bytes {
+            crc ^= UInt16(byte) << 8
+            for _ in 0..<8 {
+                crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1
+            }
+        }
+        return crc
+    }
+
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
+    private static let reverse: [Int8] = {
+        var table = [Int8](repeating: -1, count: 256)
+        for (index, char) in alphabet.enumerated() { table[Int(char)] = Int8(index) }
+        return table
+    }()
+
+    static func base32Encode(_ data: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((data.count * 8 + 4) / 5)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for byte in data {
+            buffer = buffer << 8 | UInt32(byte)
+            bits += 8
+            while bits >= 5 {
+                out.append(alphabet[Int((buffer >> UInt32(bits - 5)) & 31)])
+                bits -= 5
+            }
+        }
+        if bits > 0 { out.append(alphabet[Int((buffer << UInt32(5 - bits)) & 31)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func base32Decode(_ text: [UInt8]) throws(StrKeyError) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count * 5 / 8)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for char in text {
+            let value = reverse[Int(char)]
+            guard value >= 0 else {
+                let shown = char < 0x80 ? String(UnicodeScalar(char)) : "non-ASCII byte"
+                throw StrKeyError(.invalidCharacter, "\"\(shown)\" is not a base32 character (A-Z, 2-7)")
+            }
+            buffer = buffer << 5 | UInt32(value)
+            bits += 5
+            if bits >= 8 {
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits - 8)))
+                bits -= 8
+            }
+        }
+        // Leftover bits must be zero, or the text is not canonical.
+        if bits > 0, buffer & ((1 << UInt32(bits)) - 1) != 0 {
+            throw StrKeyError(.nonCanonical, "the key has non-zero trailing bits")
+        }
+        return out
+    }
+}
+
+/// Why a StrKey could not be decoded.
+public struct StrKeyError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable, machine-readable reason.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let invalidLength = Code("strkey_invalid_length")
+        public static let invalidCharacter = Code("strkey_invalid_character")
+        public static let unknownVersionByte = Code("strkey_unknown_version_byte")
+        public static let wrongKind = Code("strkey_wrong_kind")
+        public static let invalidChecksum = Code("strkey_invalid_checksum")
+        public static let invalidPayload = Code("strkey_invalid_payload")
+        public static let nonCanonical = Code("strkey_non_canonical")
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,65 @@
+/// A JSON value whose objects keep their keys in the order given, for output people read.
+enum JSONValue {
+    case string(String)
+    case number(Int64)
+    case unsigned(UInt64)
+    case bool(Bool)
+    case null
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    /// Pretty-printed with two-space indentation.
+    func rendered() -> String {
+        var out = ""
+        write(to: &out, indent: 0)
+        return out
+    }
+
+    private func write(to out: inout String, indent: Int) {
+        let pad = String(repeating: "  ", count: indent + 1)
+        let closing = String(repeating: "  ", count: indent)
+        switch self {
+        case .string(let text): out += JSONValue.quote(text)
+        case .number(let value): out += String(value)
+        case .unsigned(let value): out += String(value)
+        case .bool(let value): out += value ? "true" : "false"
+        case .null: out += "null"
+        case .array(let values):
+            guard !values.isEmpty else { out += "[]"; return }
+            out += "[\n"
+            for (index, value) in values.enumerated() {
+                out += pad
+                value.write(to: &out, indent: indent + 1)
+                out += index == values.count - 1 ? "\n" : ",\n"
+            }
+            out += closing + "]"
+        case .object(let fields):
+            guard !fields.isEmpty else { out += "{}"; return }
+            out += "{\n"
+            for (index, (key, value)) in fields.enumerated() {
+                out += pad + JSONValue.quote(key) + ": "
+                value.write(to: &out, indent: indent + 1)
+                out += index == fields.count - 1 ? "\n" : ",\n"
+            }
+            out += closing + "}"
+        }
+    }
+
+    private static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,163 @@
+import Testing
+import StellarBase
+
+@Suite("Key pairs and StrKey, against stellar-sdk vectors")
+struct KeyVectorTests {
+    let vectors = Vectors.shared
+
+    @Test func keyPairsFromSeedsMatchTheSDK() throws {
+        for vector in vectors.keypairs {
+            let keyPair = try KeyPair(seed: Hex.decode(vector.seed_hex)!)
+            #expect(keyPair.secretSeed == vector.secret)
+            #expect(keyPair.accountID.strKey == vector.account_id)
+            #expect(keyPair.accountID.publicKey.hex == vector.public_key_hex)
+            #expect(String(keyPair.hint, radix: 16).leftPadded(to: 8) == vector.hint_hex)
+            let fromSecret = try KeyPair(secretSeed: vector.secret)
+            #expect(fromSecret.accountID == keyPair.accountID)
+            #expect(try AccountID(vector.account_id) == keyPair.accountID)
+        }
+    }
+
+    @Test func signaturesMatchAndVerify() throws {
+        for vector in vectors.keypairs {
+            let keyPair = try KeyPair(secretSeed: vector.secret)
+            let message = Hex.decode(vector.message_hex)!
+            let expected = Hex.decode(vector.signature_hex)!
+            let signature = keyPair.sign(message)
+            #if os(Linux)
+            // BoringSSL's ed25519 is deterministic (RFC 8032), as the Python SDK's is; CryptoKit on
+            // Apple platforms adds randomness, so there only verification is compared.
+            #expect(signature == expected)
+            #endif
+            let verifier = KeyPair(accountID: keyPair.accountID)
+            #expect(!verifier.canSign)
+            #expect(verifier.verify(expected, for: message))
+            #expect(verifier.verify(signature, for: message))
+            var tampered = expected
+            tampered[10] ^= 1
+            #expect(!verifier.verify(tampered, for: message))
+            #expect(!verifier.verify(expected, for: message + [0]))
+            #expect(!verifier.verify(Array(expected.prefix(63)), for: message))
+        }
+    }
+
+    @Test func muxedAccountsMatchTheSDK() throws {
+        for vector in vectors.keypairs {
+            let account = try AccountID(vector.account_id)
+            for muxed in vector.muxed {
+                let id = UInt64(muxed.id)!
+                #expect(MuxedAccount.muxed(id: id, account).strKey == muxed.address)
+                let parsed = try MuxedAccount(muxed.address)
+                #expect(parsed.accountID == account)
+                #expect(parsed.muxedID == id)
+            }
+            #expect(try MuxedAccount(vector.account_id) == .ed25519(account))
+        }
+    }
+
+    @Test func networkIDsMatchTheSDK() {
+        #expect(Network.standalone.networkID.hex == vectors.network_ids["standalone"])
+        #expect(Network.testnet.networkID.hex == vectors.network_ids["testnet"])
+        #expect(Network(passphrase: vectors.passphrases["testnet"]!) == .testnet)
+    }
+
+    @Test func randomKeyPairsSignAndVerify() {
+        let keyPair = KeyPair.random()
+        let other = KeyPair.random()
+        #expect(keyPair.accountID != other.accountID)
+        let signature = keyPair.sign([1, 2, 3])
+        #expect(KeyPair(accountID: keyPair.accountID).verify(signature, for: [1, 2, 3]))
+        #expect(!KeyPair(accountID: other.accountID).verify(signature, for: [1, 2, 3]))
+    }
+}
+
+@Suite("StrKey refuses every kind of bad key with its own code")
+struct StrKeyErrorTests {
+    let account = Vectors.shared.keypairs[0].account_id
+    let secret = Vectors.shared.keypairs[0].secret
+    let muxed = Vectors.shared.keypairs[0].muxed[2].address
+
+    func code(_ body: () throws -> Void) -> StrKeyError.Code? {
+        do {
+            try body()
+            return nil
+        } catch let error as StrKeyError {
+            #expect(!error.message.isEmpty)
+            return error.code
+        } catch {
+            Issue.record("unexpected error \(error)")
+            return nil
+        }
+    }
+
+    @Test func lengths() {
+        #expect(code { _ = try AccountID("") } == .invalidLength)
+        #expect(code { _ = try AccountID(String(account.dropLast())) } == .invalidLength)
+        #expect(code { _ = try AccountID(account + "A") } == .invalidLength)
+        #expect(code { _ = try MuxedAccount(String(muxed.dropLast())) } == .invalidLength)
+        #expect(code { _ = try AccountID(String(repeating: "G", count: 500)) } == .invalidLength)
+    }
+
+    @Test func characters() {
+        #expect(code { _ = try AccountID(account.lowercased()) } == .unknownVersionByte)
+        var chars = Array(account)
+        chars[10] = "1"
+        #expect(code { _ = try AccountID(String(chars)) } == .invalidCharacter)
+        chars[10] = "é"
+        #expect(code { _ = try AccountID(String(chars)) } != nil)
+        #expect(code { _ = try AccountID("G" + String(account.dropFirst()).lowercased()) } == .invalidCharacter)
+    }
+
+    @Test func wrongKindAndVersion() throws {
+        #expect(code { _ = try AccountID(secret) } == .wrongKind)
+        #expect(code { _ = try KeyPair(secretSeed: account) } == .wrongKind)
+        #expect(code { _ = try AccountID(muxed) } == .wrongKind)
+        #expect(code { _ = try MuxedAccount(secret) } == .wrongKind)
+        #expect(code { _ = try AccountID("A" + account.dropFirst()) } == .unknownVersionByte)
+        // "G" with the low three bits of the version byte set: the first character is still G but
+        // the version byte is 6 << 3 | 1. Build it by hand.
+        let payload = Array(repeating: UInt8(7), count: 32)
+        let valid = StrKey.encode(.accountID, payload)
+        #expect(try AccountID(valid).publicKey.bytes == payload)
+    }
+
+    @Test func checksum() {
+        var chars = Array(account)
+        chars[20] = chars[20] == "A" ? "B" : "A"
+        #expect(code { _ = try AccountID(String(chars)) } == .invalidChecksum)
+        var secretChars = Array(secret)
+        secretChars[55] = secretChars[55] == "A" ? "B" : "A"
+        #expect(code { _ = try KeyPair(secretSeed: String(secretChars)) } != nil)
+    }
+
+    @Test func nonCanonicalTrailingBits() throws {
+        // A muxed address has 345 bits for 344 bits of data; setting the spare bit keeps the
+        // checksum but is not canonical.
+        var chars = Array(muxed)
+        let last = chars[68]
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+        let index = alphabet.firstIndex(of: last)!
+        #expect(index & 1 == 0)
+        chars[68] = alphabet[index | 1]
+        #expect(code { _ = try MuxedAccount(String(chars)) } == .nonCanonical)
+    }
+
+    @Test func otherKindsRoundTrip() throws {
+        let hash = (0..<32).map { UInt8($0) }
+        for kind in [StrKey.Kind.preAuthTx, .hashX, .seed, .accountID] {
+            let text = StrKey.encode(kind, hash)
+            #expect(text.first == kind.prefix)
+            #expect(try StrKey.decode(kind, text) == hash)
+        }
+        let signed = SignerKey.ed25519SignedPayload(Bytes32(hash), payload: [1, 2, 3, 4, 5])
+        let (kind, payload) = try StrKey.decodeAny(signed.strKey)
+        #expect(kind == .signedPayload)
+        #expect(payload.count == 32 + 4 + 8)
+    }
+}
+
+extension String {
+    func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
+    }
+}

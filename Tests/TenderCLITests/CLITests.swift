@@ -1,0 +1,142 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// Runs the real `tender` executable, as a user would.
+@Suite("The tender command")
+struct CLITests {
+    nonisolated(unsafe) static let vectors: [String: Any] = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../StellarBaseTests/Vectors/vectors.json")
+        return try! JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
+    }()
+
+    static func envelope(_ name: String) -> [String: Any] {
+        (vectors["envelopes"] as! [[String: Any]]).first { $0["name"] as? String == name }!
+    }
+
+    @Test func keysGenerateGivesAUsableKeyPair() throws {
+        let result = try Tender.run(["keys", "generate", "--json"])
+        #expect(result.status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: String]
+        let account = try #require(json["account_id"])
+        let secret = try #require(json["secret_seed"])
+        #expect(account.hasPrefix("G") && account.count == 56)
+        #expect(secret.hasPrefix("S") && secret.count == 56)
+        let inspected = try Tender.run(["keys", "inspect", secret])
+        #expect(inspected.stdout.contains(account))
+        #expect(!inspected.stdout.contains(secret))
+        let plain = try Tender.run(["keys", "generate"])
+        #expect(plain.stdout.contains("account id:") && plain.stdout.contains("secret seed:"))
+    }
+
+    @Test func keysInspectExplainsEveryKind() throws {
+        let keypair = (Self.vectors["keypairs"] as! [[String: Any]])[0]
+        let account = keypair["account_id"] as! String
+        let muxed = (keypair["muxed"] as! [[String: String]])[2]
+        let result = try Tender.run(["keys", "inspect", muxed["address"]!, "--json"])
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: String]
+        #expect(json["type"] == "muxed_account")
+        #expect(json["account_id"] == account)
+        #expect(json["muxed_id"] == muxed["id"])
+        let plain = try Tender.run(["keys", "inspect", account])
+        #expect(plain.stdout.contains("type: account_id"))
+    }
+
+    @Test func badKeysFailWithOneLine() throws {
+        let account = (Self.vectors["keypairs"] as! [[String: Any]])[0]["account_id"] as! String
+        for bad in [String(account.dropLast()) + "A", "hello", String(account.dropLast())] {
+            let result = try Tender.run(["keys", "inspect", bad])
+            #expect(result.status != 0)
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("tender: not a valid Stellar key"))
+        }
+    }
+
+    @Test func txDecodeShowsTheEnvelope() throws {
+        let vector = Self.envelope("mixed_multi_signer")
+        let result = try Tender.run(["tx", "decode", vector["xdr"] as! String])
+        #expect(result.status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        #expect(json["hash"] as? String == vector["hash_standalone"] as? String)
+        let tx = json["tx"] as! [String: Any]
+        let operations = tx["operations"] as! [[String: Any]]
+        #expect(operations.map { $0["type"] as! String } == ["create_account", "change_trust", "payment", "manage_data"])
+        #expect(operations[0]["starting_balance"] as? String == "2.0000000")
+        #expect((tx["memo"] as! [String: String])["text"] == "mixed")
+        #expect((json["signatures"] as! [Any]).count == 3)
+    }
+
+    @Test func txDecodeReadsStandardInput() throws {
+        let vector = Self.envelope("fee_bump_payment_native")
+        let result = try Tender.run(["tx", "decode"], input: (vector["xdr"] as! String) + "\n")
+        #expect(result.status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
+        #expect(json["type"] as? String == "ENVELOPE_TYPE_TX_FEE_BUMP")
+        #expect(json["inner_tx"] != nil)
+    }
+
+    @Test func txHashOnEachNetwork() throws {
+        for name in ["payment_native", "v0_payment", "fee_bump_mixed_multi_signer", "preconditions_v2"] {
+            let vector = Self.envelope(name)
+            let xdr = vector["xdr"] as! String
+            #expect(try Tender.run(["tx", "hash", xdr]).stdout == (vector["hash_standalone"] as! String) + "\n")
+            let testnet = try Tender.run(["tx", "hash", "-", "--passphrase", "Test SDF Network ; September 2015"], input: xdr)
+            #expect(testnet.stdout == (vector["hash_testnet"] as! String) + "\n")
+        }
+    }
+
+    @Test func badEnvelopesFailWithOneLine() throws {
+        let unsupported = (Self.vectors["unsupported"] as! [[String: String]])[0]
+        let cases: [(String, String)] = [
+            ("not base64!", "not base64"),
+            ("AAAA", "not a valid transaction envelope"),
+            (unsupported["xdr"]!, unsupported["operation"]!),
+        ]
+        for (input, expected) in cases {
+            for command in [["tx", "decode", input], ["tx", "hash", input]] {
+                let result = try Tender.run(command)
+                #expect(result.status == 1)
+                #expect(result.stdout.isEmpty)
+                #expect(result.stderr.split(separator: "\n").count == 1)
+                #expect(result.stderr.contains(expected), "\(result.stderr)")
+            }
+        }
+        let empty = try Tender.run(["tx", "hash"], input: "")
+        #expect(empty.status == 1)
+        #expect(empty.stderr.contains("no envelope given"))
+    }
+
+    @Test func everyCommandHasHelp() throws {
+        for command in [[], ["serve"], ["keys"], ["keys", "generate"], ["keys", "inspect"], ["tx"], ["tx", "decode"], ["tx", "hash"], ["bench"], ["bench", "envelope"]] {
+            let result = try Tender.run(command + ["--help"])
+            #expect(result.status == 0, "\(command)")
+            #expect(result.stdout.contains("USAGE"), "\(command)")
+            #expect(result.stdout.count > 150, "\(command)")
+        }
+    }
+
+    @Test func serveAnswersAndStopsOnSIGTERM() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tender-cli-\(UUID().uuidString)").path
+        let server = try Tender.start(["serve", "--port", "0", "--data", data])
+        defer { if server.process.isRunning { server.process.terminate() } }
+        let url = try await server.waitForURL()
+        let (body, response) = try await URLSession.shared.data(from: URL(string: url + "/")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let json = try JSONSerialization.jsonObject(with: body) as! [String: Any]
+        #expect(json["network_passphrase"] as? String == "Standalone Network ; February 2017")
+        kill(server.process.processIdentifier, SIGTERM)
+        server.process.waitUntilExit()
+        #expect(server.process.terminationStatus == 0)
+        #expect(FileManager.default.fileExists(atPath: data))
+    }
+
+    @Test func serveRefusesABadPort() throws {
+        let result = try Tender.run(["serve", "--port", "70000"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("70000"))
+    }
+}
