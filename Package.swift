@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "StellarBase", targets: ["StellarBase"]),
+        .library(name: "Ledger", targets: ["Ledger"]),
         .library(name: "TenderServer", targets: ["TenderServer"]),
         .executable(name: "tender", targets: ["tender"]),
     ],
@@ -20,6 +21,13 @@ let package = Package(
         .target(
             name: "StellarBase",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "Ledger",
+            dependencies: [
+                "StellarBase",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

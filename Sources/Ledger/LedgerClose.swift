@@ -1,0 +1,146 @@
+import StellarBase
+
+/// Why a ledger could not close. Nothing of it was kept.
+public struct LedgerCloseError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A money invariant did not hold: a bug, never bad input.
+        public static let invariantViolated = Code("ledger_invariant_violated")
+    }
+
+    public let code: Code
+    public let message: String
+    public var description: String { "\(code): \(message)" }
+}
+
+/// One transaction of a closed ledger.
+public struct ClosedTransaction: Sendable {
+    public let prepared: PreparedTransaction
+    public let application: TransactionApplication
+}
+
+/// The entries a ledger changed, with their values after it (nil: deleted).
+public struct LedgerChanges: Sendable {
+    public var accounts: [AccountID: AccountEntry?] = [:]
+    public var trustLines: [TrustLineKey: TrustLineEntry?] = [:]
+    public var offers: [Int64: LedgerOffer?] = [:]
+    public var data: [DataKey: DataEntry?] = [:]
+}
+
+/// A closed ledger: its header, every transaction offered to it in order, and its changes.
+public struct ClosedLedger: Sendable {
+    public let header: LedgerHeader
+    public let transactions: [ClosedTransaction]
+    public let changes: LedgerChanges
+}
+
+extension LedgerState {
+    /// A new network: the root account, whose seed is SHA-256 of the passphrase, holds all
+    /// 100 billion XLM, as on a local quickstart network.
+    public static func genesis(network: Network, closeTime: UInt64) -> LedgerState {
+        let totalCoins: Int64 = 100_000_000_000 * Amount.stroopsPerUnit
+        var state = LedgerState(header: LedgerHeader(sequence: 1, closeTime: closeTime, totalCoins: totalCoins))
+        let root = rootKeyPair(network: network).accountID
+        state.setAccount(AccountEntry(accountID: root, balance: totalCoins, sequenceNumber: 0, lastModifiedLedger: 1))
+        _ = state.takeJournal()
+        return state
+    }
+
+    /// The root account's key pair: its seed is SHA-256 of the network passphrase.
+    public static func rootKeyPair(network: Network) -> KeyPair {
+        try! KeyPair(seed: network.networkID.bytes)
+    }
+
+    /// Applies `transactions` in order in a new ledger closing at `closeTime` (at least one
+    /// second after the previous one), checks the money invariants, and commits it in memory.
+    /// - Throws: ``LedgerCloseError`` when an invariant fails; the state is then unchanged.
+    public mutating func closeLedger(_ transactions: [PreparedTransaction], closeTime: UInt64) throws(LedgerCloseError) -> ClosedLedger {
+        precondition(journal.isEmpty, "a ledger closes on a committed state")
+        let previousCloseTime = header.closeTime
+        updateHeader {
+            $0.sequence += 1
+            $0.closeTime = max(closeTime, previousCloseTime + 1)
+        }
+        var closed: [ClosedTransaction] = []
+        closed.reserveCapacity(transactions.count)
+        for prepared in transactions {
+            closed.append(ClosedTransaction(prepared: prepared, application: apply(prepared)))
+        }
+        if let violation = checkInvariants() {
+            rollback(to: 0)
+            _ = takeJournal()
+            throw LedgerCloseError(code: .invariantViolated, message: violation)
+        }
+        let changes = collectChanges()
+        _ = takeJournal()
+        return ClosedLedger(header: header, transactions: closed, changes: changes)
+    }
+
+    /// The final values of every entry the journal touched.
+    private func collectChanges() -> LedgerChanges {
+        var changes = LedgerChanges()
+        for change in journal {
+            switch change {
+            case .account(let id, _): changes.accounts[id] = .some(accounts[id])
+            case .trustLine(let key, _): changes.trustLines[key] = .some(trustLines[key])
+            case .offer(let id, _): changes.offers[id] = .some(offers[id])
+            case .data(let key, _): changes.data[key] = .some(data[key])
+            case .header, .issuance: break
+            }
+        }
+        return changes
+    }
+
+    /// Checks the money invariants over what this ledger changed; a description of the first
+    /// violation, or nil.
+    func checkInvariants() -> String? {
+        var firstAccounts: [AccountID: AccountEntry?] = [:]
+        var firstLines: [TrustLineKey: TrustLineEntry?] = [:]
+        var firstHeader: LedgerHeader?
+        for change in journal {
+            switch change {
+            case .account(let id, let old): if firstAccounts[id] == nil { firstAccounts[id] = .some(old) }
+            case .trustLine(let key, let old): if firstLines[key] == nil { firstLines[key] = .some(old) }
+            case .header(let old): if firstHeader == nil { firstHeader = old }
+            default: break
+            }
+        }
+        // XLM is neither created nor destroyed: balances plus the fee pool stay the same.
+        var xlmDelta: Int64 = 0
+        for (id, old) in firstAccounts {
+            let new = accounts[id]
+            xlmDelta &+= (new?.balance ?? 0) &- (old?.balance ?? 0)
+            if let new {
+                if new.balance < 0 { return "account \(id) has a negative balance \(new.balance)" }
+                if new.buyingLiabilities < 0 || new.sellingLiabilities < 0 { return "account \(id) has negative liabilities" }
+                if new.buyingLiabilities > Int64.max - new.balance { return "account \(id) buying liabilities exceed what it can hold" }
+                if new.sellingLiabilities > new.balance { return "account \(id) selling liabilities exceed its balance" }
+                if new.numSubEntries > maxSubEntries { return "account \(id) has \(new.numSubEntries) subentries" }
+            }
+        }
+        if let firstHeader {
+            xlmDelta &+= header.feePool &- firstHeader.feePool
+            if header.totalCoins != firstHeader.totalCoins { return "total coins changed from \(firstHeader.totalCoins) to \(header.totalCoins)" }
+        }
+        if xlmDelta != 0 { return "XLM balances and fee pool changed by \(xlmDelta) stroops" }
+
+        // Issued assets change only by what their issuers sent or received.
+        var assetDelta: [Asset: Int64] = issuance
+        for (key, old) in firstLines {
+            let new = trustLines[key]
+            assetDelta[key.asset, default: 0] &+= (new?.balance ?? 0) &- (old?.balance ?? 0)
+            if let new {
+                if new.balance < 0 || new.balance > new.limit { return "trustline \(key.accountID) \(key.asset) balance \(new.balance) outside 0...\(new.limit)" }
+                if new.sellingLiabilities < 0 || new.sellingLiabilities > new.balance { return "trustline \(key.accountID) \(key.asset) selling liabilities exceed its balance" }
+                if new.buyingLiabilities < 0 || new.buyingLiabilities > new.limit - new.balance { return "trustline \(key.accountID) \(key.asset) buying liabilities exceed its limit" }
+            }
+        }
+        for (asset, delta) in assetDelta where delta != 0 {
+            return "the supply of \(asset) changed by \(delta) without its issuer"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,199 @@
+import StellarBase
+
+/// Account flags (`AccountFlags` in XDR).
+public enum AccountFlags {
+    public static let authRequired: UInt32 = 0x1
+    public static let authRevocable: UInt32 = 0x2
+    public static let authImmutable: UInt32 = 0x4
+    public static let authClawbackEnabled: UInt32 = 0x8
+    /// Every flag an account may carry.
+    public static let mask: UInt32 = 0xF
+    /// The flags that control trustline authorization.
+    public static let authFlags: UInt32 = authRequired | authRevocable | authClawbackEnabled
+}
+
+/// Trustline flags (`TrustLineFlags` in XDR).
+public enum TrustLineFlags {
+    public static let authorized: UInt32 = 0x1
+    public static let authorizedToMaintainLiabilities: UInt32 = 0x2
+    public static let clawbackEnabled: UInt32 = 0x4
+}
+
+/// Weights of the master key and the three thresholds.
+public struct Thresholds: Hashable, Sendable {
+    public var masterWeight: UInt8
+    public var low: UInt8
+    public var medium: UInt8
+    public var high: UInt8
+
+    public init(masterWeight: UInt8 = 1, low: UInt8 = 0, medium: UInt8 = 0, high: UInt8 = 0) {
+        self.masterWeight = masterWeight
+        self.low = low
+        self.medium = medium
+        self.high = high
+    }
+}
+
+/// What an operation needs of its source account's signers.
+public enum ThresholdLevel: Sendable {
+    case low, medium, high
+}
+
+/// An account in the ledger.
+public struct AccountEntry: Hashable, Sendable {
+    public var accountID: AccountID
+    /// Stroops of XLM.
+    public var balance: Int64
+    public var sequenceNumber: Int64
+    /// Trustlines, offers, data entries and signers.
+    public var numSubEntries: UInt32
+    public var inflationDestination: AccountID?
+    public var flags: UInt32
+    public var homeDomain: [UInt8]
+    public var thresholds: Thresholds
+    /// Sorted by key, at most 20.
+    public var signers: [Signer]
+    /// XLM reserved by this account's offers.
+    public var buyingLiabilities: Int64
+    public var sellingLiabilities: Int64
+    /// The ledger and close time of the last sequence number change (CAP-21).
+    public var sequenceLedger: UInt32
+    public var sequenceTime: UInt64
+    public var lastModifiedLedger: UInt32
+
+    public init(accountID: AccountID, balance: Int64, sequenceNumber: Int64, lastModifiedLedger: UInt32) {
+        self.accountID = accountID
+        self.balance = balance
+        self.sequenceNumber = sequenceNumber
+        self.numSubEntries = 0
+        self.inflationDestination = nil
+        self.flags = 0
+        self.homeDomain = []
+        self.thresholds = Thresholds()
+        self.signers = []
+        self.buyingLiabilities = 0
+        self.sellingLiabilities = 0
+        self.sequenceLedger = 0
+        self.sequenceTime = 0
+        self.lastModifiedLedger = lastModifiedLedger
+    }
+}
+
+/// Identifies a trustline: the holder and the asset.
+public struct TrustLineKey: Hashable, Sendable {
+    public var accountID: AccountID
+    public var asset: Asset
+
+    public init(_ accountID: AccountID, _ asset: Asset) {
+        self.accountID = accountID
+        self.asset = asset
+    }
+}
+
+/// A trustline: how much of an issued asset an account holds and may hold.
+public struct TrustLineEntry: Hashable, Sendable {
+    public var accountID: AccountID
+    public var asset: Asset
+    public var balance: Int64
+    public var limit: Int64
+    public var flags: UInt32
+    public var buyingLiabilities: Int64
+    public var sellingLiabilities: Int64
+    public var lastModifiedLedger: UInt32
+
+    public init(accountID: AccountID, asset: Asset, balance: Int64, limit: Int64, flags: UInt32, lastModifiedLedger: UInt32) {
+        self.accountID = accountID
+        self.asset = asset
+        self.balance = balance
+        self.limit = limit
+        self.flags = flags
+        self.buyingLiabilities = 0
+        self.sellingLiabilities = 0
+        self.lastModifiedLedger = lastModifiedLedger
+    }
+
+    public var key: TrustLineKey { TrustLineKey(accountID, asset) }
+    public var isAuthorized: Bool { flags & TrustLineFlags.authorized != 0 }
+    public var isAuthorizedToMaintainLiabilities: Bool {
+        flags & (TrustLineFlags.authorized | TrustLineFlags.authorizedToMaintainLiabilities) != 0
+    }
+}
+
+/// Identifies a data entry: the account and the name.
+public struct DataKey: Hashable, Sendable {
+    public var accountID: AccountID
+    public var name: [UInt8]
+
+    public init(_ accountID: AccountID, _ name: [UInt8]) {
+        self.accountID = accountID
+        self.name = name
+    }
+}
+
+/// A named value an account keeps in the ledger (ManageData).
+public struct DataEntry: Hashable, Sendable {
+    public var accountID: AccountID
+    public var name: [UInt8]
+    public var value: [UInt8]
+    public var lastModifiedLedger: UInt32
+
+    public init(accountID: AccountID, name: [UInt8], value: [UInt8], lastModifiedLedger: UInt32) {
+        self.accountID = accountID
+        self.name = name
+        self.value = value
+        self.lastModifiedLedger = lastModifiedLedger
+    }
+}
+
+/// An offer in the ledger with the ledger that last changed it.
+public struct LedgerOffer: Hashable, Sendable {
+    public var entry: OfferEntry
+    public var lastModifiedLedger: UInt32
+
+    public init(_ entry: OfferEntry, lastModifiedLedger: UInt32) {
+        self.entry = entry
+        self.lastModifiedLedger = lastModifiedLedger
+    }
+}
+
+/// The header of a ledger.
+public struct LedgerHeader: Hashable, Sendable {
+    public var sequence: UInt32
+    /// Seconds since 1970.
+    public var closeTime: UInt64
+    /// Stroops per operation.
+    public var baseFee: UInt32
+    /// Stroops per reserve unit (0.5 XLM).
+    public var baseReserve: UInt32
+    /// Transactions per ledger before surge pricing.
+    public var maxTransactionSetSize: UInt32
+    /// Every stroop of XLM in existence.
+    public var totalCoins: Int64
+    /// Fees collected and not redistributed.
+    public var feePool: Int64
+    /// The last offer id handed out.
+    public var idPool: UInt64
+    public var protocolVersion: UInt32
+
+    public init(
+        sequence: UInt32, closeTime: UInt64, baseFee: UInt32 = 100, baseReserve: UInt32 = 5_000_000,
+        maxTransactionSetSize: UInt32 = 1000, totalCoins: Int64, feePool: Int64 = 0, idPool: UInt64 = 0,
+        protocolVersion: UInt32 = LedgerHeader.currentProtocolVersion
+    ) {
+        self.sequence = sequence
+        self.closeTime = closeTime
+        self.baseFee = baseFee
+        self.baseReserve = baseReserve
+        self.maxTransactionSetSize = maxTransactionSetSize
+        self.totalCoins = totalCoins
+        self.feePool = feePool
+        self.idPool = idPool
+        self.protocolVersion = protocolVersion
+    }
+
+    /// The protocol whose rules Tender applies.
+    public static let currentProtocolVersion: UInt32 = 22
+
+    /// The sequence number a new account gets in the ledger being closed.
+    public var startingSequenceNumber: Int64 { Int64(sequence) << 32 }
+}

@@ -1,0 +1,160 @@
+import StellarBase
+
+/// The whole ledger in memory: header, accounts, trustlines, offers and data, with an undo
+/// journal so that an operation, a transaction or a whole ledger can be rolled back.
+///
+/// Every change goes through the setters here, which record the previous value; callers take a
+/// ``savepoint()`` and either keep going or ``rollback(to:)``.
+public struct LedgerState: Sendable {
+    public private(set) var header: LedgerHeader
+    public private(set) var accounts: [AccountID: AccountEntry] = [:]
+    public private(set) var trustLines: [TrustLineKey: TrustLineEntry] = [:]
+    public private(set) var offers: [Int64: LedgerOffer] = [:]
+    public private(set) var data: [DataKey: DataEntry] = [:]
+    private(set) var orderBook = OrderBook()
+    /// Per issued asset, what its issuer has sent (negative) and received (positive) since the
+    /// ledger began, wrapping on overflow: the supply invariant compares it with the trustlines.
+    private(set) var issuance: [Asset: Int64] = [:]
+
+    enum Change: Sendable {
+        case header(LedgerHeader)
+        case account(AccountID, AccountEntry?)
+        case trustLine(TrustLineKey, TrustLineEntry?)
+        case offer(Int64, LedgerOffer?)
+        case data(DataKey, DataEntry?)
+        case issuance(Asset, Int64?)
+    }
+
+    /// Previous values, oldest first, since the journal was last cleared.
+    private(set) var journal: [Change] = []
+
+    public init(header: LedgerHeader) {
+        self.header = header
+    }
+
+    // MARK: Journal
+
+    /// A point to roll back to.
+    public func savepoint() -> Int { journal.count }
+
+    /// Undoes every change made since `savepoint`.
+    public mutating func rollback(to savepoint: Int) {
+        while journal.count > savepoint {
+            switch journal.removeLast() {
+            case .header(let old): header = old
+            case .account(let id, let old): accounts[id] = old
+            case .trustLine(let key, let old): trustLines[key] = old
+            case .offer(let id, let old): replaceOffer(id, with: old)
+            case .data(let key, let old): data[key] = old
+            case .issuance(let asset, let old): issuance[asset] = old
+            }
+        }
+    }
+
+    /// Forgets the journal and the issuance record (after a ledger has been committed), returning the journal.
+    mutating func takeJournal() -> [Change] {
+        defer {
+            journal = []
+            issuance = [:]
+        }
+        return journal
+    }
+
+    /// Records that an issuer's balance of its own asset changed by `delta`.
+    mutating func recordIssuance(_ asset: Asset, _ delta: Int64) {
+        journal.append(.issuance(asset, issuance[asset]))
+        issuance[asset, default: 0] &+= delta
+    }
+
+    // MARK: Header
+
+    public mutating func updateHeader(_ update: (inout LedgerHeader) -> Void) {
+        journal.append(.header(header))
+        update(&header)
+    }
+
+    // MARK: Accounts
+
+    public func account(_ id: AccountID) -> AccountEntry? { accounts[id] }
+
+    public mutating func setAccount(_ entry: AccountEntry) {
+        var entry = entry
+        entry.lastModifiedLedger = header.sequence
+        journal.append(.account(entry.accountID, accounts.updateValue(entry, forKey: entry.accountID)))
+    }
+
+    public mutating func removeAccount(_ id: AccountID) {
+        journal.append(.account(id, accounts.removeValue(forKey: id)))
+    }
+
+    // MARK: Trustlines
+
+    public func trustLine(_ account: AccountID, _ asset: Asset) -> TrustLineEntry? {
+        trustLines[TrustLineKey(account, asset)]
+    }
+
+    public mutating func setTrustLine(_ entry: TrustLineEntry) {
+        var entry = entry
+        entry.lastModifiedLedger = header.sequence
+        journal.append(.trustLine(entry.key, trustLines.updateValue(entry, forKey: entry.key)))
+    }
+
+    public mutating func removeTrustLine(_ key: TrustLineKey) {
+        journal.append(.trustLine(key, trustLines.removeValue(forKey: key)))
+    }
+
+    // MARK: Offers
+
+    public func offer(_ id: Int64) -> OfferEntry? { offers[id]?.entry }
+
+    public mutating func setOffer(_ entry: OfferEntry) {
+        journal.append(.offer(entry.offerID, offers[entry.offerID]))
+        replaceOffer(entry.offerID, with: LedgerOffer(entry, lastModifiedLedger: header.sequence))
+    }
+
+    public mutating func removeOffer(_ id: Int64) {
+        journal.append(.offer(id, offers[id]))
+        replaceOffer(id, with: nil)
+    }
+
+    /// Keeps the order book index in step with the offers.
+    private mutating func replaceOffer(_ id: Int64, with new: LedgerOffer?) {
+        let old = offers[id]
+        if let old, let new, old.entry.price == new.entry.price, old.entry.selling == new.entry.selling,
+           old.entry.buying == new.entry.buying {
+            offers[id] = new
+            return
+        }
+        if let old { orderBook.remove(old.entry) }
+        offers[id] = new
+        if let new { orderBook.insert(new.entry) }
+    }
+
+    /// The best offer selling `selling` for `buying`.
+    public func bestOffer(selling: Asset, buying: Asset) -> OfferEntry? {
+        orderBook.best(AssetPair(selling: selling, buying: buying)).flatMap { offers[$0]?.entry }
+    }
+
+    /// The offers selling `selling` for `buying`, best first.
+    public func offers(selling: Asset, buying: Asset) -> [OfferEntry] {
+        orderBook.offerIDs(AssetPair(selling: selling, buying: buying)).compactMap { offers[$0]?.entry }
+    }
+
+    /// Every market with at least one offer.
+    public var markets: [AssetPair] { Array(orderBook.markets) }
+
+    // MARK: Data
+
+    public func data(_ account: AccountID, _ name: [UInt8]) -> DataEntry? { data[DataKey(account, name)] }
+
+    public mutating func setData(_ entry: DataEntry) {
+        var entry = entry
+        entry.lastModifiedLedger = header.sequence
+        let key = DataKey(entry.accountID, entry.name)
+        journal.append(.data(key, data.updateValue(entry, forKey: key)))
+    }
+
+    public mutating func removeData(_ key: DataKey) {
+        journal.append(.data(key, data.removeValue(forKey: key)))
+    }
+}

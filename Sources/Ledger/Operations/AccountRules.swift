@@ -1,0 +1,173 @@
+import StellarBase
+
+extension ChangeTrustOperation {
+    func checkValid(source: AccountID) -> ChangeTrustResultCode? {
+        let asset = line.asset
+        if limit < 0 || !asset.isValid || asset == .native { return .malformed }
+        // Since protocol 16 trusting one's own asset is malformed rather than SELF_NOT_ALLOWED.
+        if asset.issuer == source { return .malformed }
+        return nil
+    }
+}
+
+/// Whether a home domain, data name or similar string is printable ASCII.
+func isPrintableASCII(_ bytes: [UInt8]) -> Bool {
+    bytes.allSatisfy { $0 > 0x1F && $0 < 0x7F }
+}
+
+extension SetOptionsOperation {
+    func checkValid(source: AccountID) -> SetOptionsResultCode? {
+        if let setFlags, let clearFlags, setFlags & clearFlags != 0 { return .badFlags }
+        if ((setFlags ?? 0) | (clearFlags ?? 0)) & ~AccountFlags.mask != 0 { return .unknownFlag }
+        for value in [masterWeight, lowThreshold, mediumThreshold, highThreshold] {
+            if let value, value > 255 { return .thresholdOutOfRange }
+        }
+        if let signer {
+            if case .ed25519(let key) = signer.key, key == source.publicKey { return .badSigner }
+            if signer.weight > 255 { return .badSigner }
+            if case .ed25519SignedPayload(_, let payload) = signer.key, payload.isEmpty { return .badSigner }
+        }
+        if let homeDomain, !isPrintableASCII(homeDomain) { return .invalidHomeDomain }
+        return nil
+    }
+
+    /// SetOptions needs the high threshold when it changes weights, thresholds or signers.
+    var thresholdLevel: ThresholdLevel {
+        masterWeight != nil || lowThreshold != nil || mediumThreshold != nil || highThreshold != nil || signer != nil ? .high : .medium
+    }
+}
+
+extension ManageDataOperation {
+    func checkValid() -> ManageDataResultCode? {
+        if name.isEmpty || !isPrintableASCII(name) { return .invalidName }
+        return nil
+    }
+}
+
+extension LedgerState {
+    mutating func apply(_ op: ChangeTrustOperation, source: AccountID) -> OperationOutcome<ChangeTrustResultCode> {
+        let asset = op.line.asset
+        let key = TrustLineKey(source, asset)
+        if var line = trustLines[key] {
+            if op.limit < line.balance + line.buyingLiabilities { return .inner(.invalidLimit) }
+            if op.limit == 0 {
+                removeTrustLine(key)
+                var account = accounts[source]!
+                account.numSubEntries -= 1
+                setAccount(account)
+                return .inner(.success)
+            }
+            guard let issuer = asset.issuer, accounts[issuer] != nil else { return .inner(.noIssuer) }
+            line.limit = op.limit
+            setTrustLine(line)
+            return .inner(.success)
+        }
+        if op.limit == 0 { return .inner(.invalidLimit) }
+        guard let issuerID = asset.issuer, let issuer = accounts[issuerID] else { return .inner(.noIssuer) }
+        var account = accounts[source]!
+        if account.numSubEntries >= maxSubEntries { return .outer(.tooManySubentries) }
+        if availableBalance(account) < Int64(header.baseReserve) { return .inner(.lowReserve) }
+        account.numSubEntries += 1
+        setAccount(account)
+        var flags: UInt32 = issuer.flags & AccountFlags.authRequired == 0 ? TrustLineFlags.authorized : 0
+        if issuer.flags & AccountFlags.authClawbackEnabled != 0 { flags |= TrustLineFlags.clawbackEnabled }
+        setTrustLine(TrustLineEntry(accountID: source, asset: asset, balance: 0, limit: op.limit, flags: flags, lastModifiedLedger: header.sequence))
+        return .inner(.success)
+    }
+
+    mutating func apply(_ op: SetOptionsOperation, source: AccountID) -> OperationOutcome<SetOptionsResultCode> {
+        var account = accounts[source]!
+        if let destination = op.inflationDestination {
+            guard accounts[destination] != nil else { return .inner(.invalidInflation) }
+            account.inflationDestination = destination
+        }
+        let immutable = account.flags & AccountFlags.authImmutable != 0
+        if let clearFlags = op.clearFlags {
+            if clearFlags & (AccountFlags.authFlags | AccountFlags.authImmutable) != 0 && immutable { return .inner(.cantChange) }
+            account.flags &= ~clearFlags
+        }
+        if let setFlags = op.setFlags {
+            if setFlags & (AccountFlags.authFlags | AccountFlags.authImmutable) != 0 && immutable { return .inner(.cantChange) }
+            account.flags |= setFlags
+        }
+        // Clawback needs revocable authorization (protocol 17).
+        if account.flags & AccountFlags.authClawbackEnabled != 0 && account.flags & AccountFlags.authRevocable == 0 {
+            return .inner(.authRevocableRequired)
+        }
+        if let homeDomain = op.homeDomain { account.homeDomain = homeDomain }
+        if let weight = op.masterWeight { account.thresholds.masterWeight = UInt8(weight) }
+        if let low = op.lowThreshold { account.thresholds.low = UInt8(low) }
+        if let medium = op.mediumThreshold { account.thresholds.medium = UInt8(medium) }
+        if let high = op.highThreshold { account.thresholds.high = UInt8(high) }
+        if let signer = op.signer {
+            let index = account.signers.firstIndex { $0.key == signer.key }
+            if signer.weight > 0 {
+                if let index {
+                    account.signers[index].weight = signer.weight
+                } else {
+                    if account.signers.count >= 20 { return .inner(.tooManySigners) }
+                    if account.numSubEntries >= maxSubEntries { return .outer(.tooManySubentries) }
+                    if availableBalance(account) < Int64(header.baseReserve) { return .inner(.lowReserve) }
+                    account.numSubEntries += 1
+                    account.signers.append(signer)
+                    account.signers.sort { $0.key.xdrBytes.lexicographicallyPrecedes($1.key.xdrBytes) }
+                }
+            } else if let index {
+                account.signers.remove(at: index)
+                account.numSubEntries -= 1
+            }
+        }
+        setAccount(account)
+        return .inner(.success)
+    }
+
+    mutating func applyAccountMerge(destination: AccountID, source: AccountID) -> AccountMergeResult {
+        guard accounts[destination] != nil else { return AccountMergeResult(code: .noAccount) }
+        let account = accounts[source]!
+        if account.flags & AccountFlags.authImmutable != 0 { return AccountMergeResult(code: .immutableSet) }
+        if account.numSubEntries != UInt32(account.signers.count) { return AccountMergeResult(code: .hasSubEntries) }
+        if account.sequenceNumber >= header.startingSequenceNumber { return AccountMergeResult(code: .sequenceNumberTooFar) }
+        let balance = account.balance
+        guard addBalance(.native(destination), balance) else { return AccountMergeResult(code: .destinationFull) }
+        removeAccount(source)
+        return AccountMergeResult(code: .success, sourceAccountBalance: balance)
+    }
+
+    mutating func apply(_ op: ManageDataOperation, source: AccountID) -> OperationOutcome<ManageDataResultCode> {
+        let key = DataKey(source, op.name)
+        let existing = data[key]
+        guard let value = op.value else {
+            guard existing != nil else { return .inner(.nameNotFound) }
+            removeData(key)
+            var account = accounts[source]!
+            account.numSubEntries -= 1
+            setAccount(account)
+            return .inner(.success)
+        }
+        if existing == nil {
+            var account = accounts[source]!
+            if account.numSubEntries >= maxSubEntries { return .outer(.tooManySubentries) }
+            if availableBalance(account) < Int64(header.baseReserve) { return .inner(.lowReserve) }
+            account.numSubEntries += 1
+            setAccount(account)
+        }
+        setData(DataEntry(accountID: source, name: op.name, value: value, lastModifiedLedger: header.sequence))
+        return .inner(.success)
+    }
+
+    mutating func applyBumpSequence(_ bumpTo: Int64, source: AccountID) -> BumpSequenceResultCode {
+        var account = accounts[source]!
+        if bumpTo > account.sequenceNumber {
+            account.sequenceNumber = bumpTo
+            account.sequenceLedger = header.sequence
+            account.sequenceTime = header.closeTime
+            setAccount(account)
+        }
+        return .success
+    }
+}
+
+struct AccountMergeResult {
+    var code: AccountMergeResultCode
+    var sourceAccountBalance: Int64?
+}

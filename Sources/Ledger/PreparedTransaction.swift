@@ -1,0 +1,147 @@
+import Dispatch
+import StellarBase
+
+/// A transaction decoded, hashed and with its likely signatures verified, ready for the
+/// single-threaded apply.
+///
+/// Verifying ed25519 signatures is the costly part of applying a transaction, and it depends on
+/// nothing in the ledger, so ``prepare(_:network:)`` checks each signature against the keys
+/// that will most likely need it (the source accounts' master keys) on any thread. A signer the
+/// apply step needs beyond those is verified then and remembered.
+public struct PreparedTransaction: Sendable {
+    public let envelope: TransactionEnvelope
+    /// The hash that identifies the transaction (the outer one of a fee bump).
+    public let hash: Bytes32
+    /// The transaction whose operations run, in V1 form.
+    public let transaction: Transaction
+    /// The hash its signers sign.
+    let signedHash: Bytes32
+    let signatures: [DecoratedSignature]
+    private var verified: Set<SignatureCheck> = []
+    private var checked: Set<SignatureCheck> = []
+
+    struct SignatureCheck: Hashable, Sendable {
+        var index: Int
+        var key: Bytes32
+    }
+
+    /// Hashes the envelope and verifies its signatures against the source accounts' keys.
+    public static func prepare(_ envelope: TransactionEnvelope, network: Network) -> PreparedTransaction {
+        var prepared = PreparedTransaction(envelope: envelope, network: network)
+        var keys: Set<Bytes32> = [prepared.transaction.sourceAccount.accountID.publicKey]
+        for op in prepared.transaction.operations {
+            if let source = op.sourceAccount { keys.insert(source.accountID.publicKey) }
+        }
+        for key in keys { prepared.verifyAll(key) }
+        return prepared
+    }
+
+    /// Prepares many envelopes, spreading the signature checks over every core.
+    public static func prepareAll(_ envelopes: [TransactionEnvelope], network: Network) -> [PreparedTransaction] {
+        guard envelopes.count > 1 else { return envelopes.map { prepare($0, network: network) } }
+        let results = UnsafeMutableBufferPointer<PreparedTransaction?>.allocate(capacity: envelopes.count)
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        let buffer = UncheckedBuffer(results)
+        DispatchQueue.concurrentPerform(iterations: envelopes.count) { index in
+            buffer.pointer[index] = prepare(envelopes[index], network: network)
+        }
+        return results.map { $0! }
+    }
+
+    private init(envelope: TransactionEnvelope, network: Network) {
+        self.envelope = envelope
+        self.hash = envelope.hash(on: network)
+        self.transaction = envelope.transaction
+        self.signedHash = hash
+        self.signatures = envelope.signatures
+    }
+
+    private mutating func verifyAll(_ key: Bytes32) {
+        for index in signatures.indices { _ = verifies(index, key) }
+    }
+
+    /// Whether signature `index` is `key`'s signature of the transaction.
+    mutating func verifies(_ index: Int, _ key: Bytes32) -> Bool {
+        let check = SignatureCheck(index: index, key: key)
+        if checked.contains(check) { return verified.contains(check) }
+        checked.insert(check)
+        let signature = signatures[index]
+        guard signature.hint == key.lastFourBytes else { return false }
+        let valid = KeyPair(accountID: AccountID(publicKey: key)).verify(signature.signature, for: signedHash.bytes)
+        if valid { verified.insert(check) }
+        return valid
+    }
+}
+
+/// Lets `concurrentPerform` write each result into its own slot.
+private struct UncheckedBuffer<T>: @unchecked Sendable {
+    let pointer: UnsafeMutableBufferPointer<T>
+    init(_ pointer: UnsafeMutableBufferPointer<T>) { self.pointer = pointer }
+}
+
+/// Adds up signer weights the way stellar-core's `SignatureChecker` does, remembering which
+/// signatures were used.
+struct SignatureChecker {
+    var prepared: PreparedTransaction
+    private(set) var used: [Bool]
+    /// Pre-authorized transaction signers that this transaction used up.
+    private(set) var usedPreAuth: Set<Bytes32> = []
+
+    init(_ prepared: PreparedTransaction) {
+        self.prepared = prepared
+        self.used = Array(repeating: false, count: prepared.signatures.count)
+    }
+
+    /// Whether signatures of `signers` reach `neededWeight` (weights above 255 count as 255).
+    mutating func check(_ signers: [Signer], neededWeight: Int) -> Bool {
+        var total = 0
+        var hashX: [Signer] = [], ed25519: [Signer] = [], signedPayload: [Signer] = []
+        for signer in signers {
+            switch signer.key {
+            case .preAuthTx(let hash):
+                if hash == prepared.hash {
+                    usedPreAuth.insert(hash)
+                    total += Int(min(signer.weight, 255))
+                    if total >= neededWeight { return true }
+                }
+            case .hashX: hashX.append(signer)
+            case .ed25519: ed25519.append(signer)
+            case .ed25519SignedPayload: signedPayload.append(signer)
+            }
+        }
+        func verifyAll(_ list: inout [Signer], _ verify: (inout SignatureChecker, Int, Signer) -> Bool) -> Bool {
+            for index in prepared.signatures.indices {
+                if let position = list.firstIndex(where: { verify(&self, index, $0) }) {
+                    used[index] = true
+                    total += Int(min(list[position].weight, 255))
+                    if total >= neededWeight { return true }
+                    list.remove(at: position)
+                }
+            }
+            return false
+        }
+        if verifyAll(&hashX, { checker, index, signer in
+            guard case .hashX(let hash) = signer.key else { return false }
+            let signature = checker.prepared.signatures[index]
+            return signature.hint == hash.lastFourBytes && sha256Digest(signature.signature) == hash
+        }) { return true }
+        if verifyAll(&ed25519, { checker, index, signer in
+            guard case .ed25519(let key) = signer.key else { return false }
+            return checker.prepared.verifies(index, key)
+        }) { return true }
+        if verifyAll(&signedPayload, { checker, index, signer in
+            guard case .ed25519SignedPayload(let key, let payload) = signer.key else { return false }
+            let signature = checker.prepared.signatures[index]
+            // The hint of a signed payload signature mixes the key's and the payload's last bytes.
+            var payloadTail: UInt32 = 0
+            for byte in payload.suffix(4) { payloadTail = payloadTail << 8 | UInt32(byte) }
+            payloadTail <<= UInt32(8 * (4 - min(4, payload.count)))
+            guard signature.hint == key.lastFourBytes ^ payloadTail else { return false }
+            return KeyPair(accountID: AccountID(publicKey: key)).verify(signature.signature, for: payload)
+        }) { return true }
+        return false
+    }
+
+    var allSignaturesUsed: Bool { used.allSatisfy { $0 } }
+}

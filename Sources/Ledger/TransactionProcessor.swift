@@ -1,0 +1,276 @@
+import StellarBase
+
+/// What happened to a transaction offered to the ledger.
+public enum TransactionApplication: Sendable {
+    /// Valid and in the ledger: the fee and sequence number were taken, and the operations either
+    /// all applied (`tx_success`) or none did (`tx_failed`).
+    case applied(TransactionResult)
+    /// Refused before it could enter the ledger (bad sequence, bad auth, malformed operation...):
+    /// nothing changed and no fee was taken.
+    case rejected(TransactionResult)
+
+    public var result: TransactionResult {
+        switch self {
+        case .applied(let result), .rejected(let result): result
+        }
+    }
+
+    public var isApplied: Bool {
+        if case .applied = self { return true }
+        return false
+    }
+}
+
+extension OperationBody {
+    /// The signing threshold the operation needs of its source account.
+    var thresholdLevel: ThresholdLevel {
+        switch self {
+        case .setOptions(let op): op.thresholdLevel
+        case .accountMerge: .high
+        case .bumpSequence: .low
+        default: .medium
+        }
+    }
+
+    /// The result of an operation that passed its checks, before it is applied: stellar-core's
+    /// default-constructed success values.
+    var successResult: OperationResult {
+        let nobody = AccountID(publicKey: .zero)
+        let emptyPayment = SimplePaymentResult(destination: nobody, asset: .native, amount: 0)
+        let emptyOffer = ManageOfferEffect.created(OfferEntry(
+            sellerID: nobody, offerID: 0, selling: .native, buying: .native, amount: 0, price: Price(n: 0, d: 0)))
+        return switch self {
+        case .createAccount: .inner(.createAccount(.success))
+        case .payment: .inner(.payment(.success))
+        case .pathPaymentStrictReceive: .inner(.pathPaymentStrictReceive(.success(offers: [], last: emptyPayment)))
+        case .manageSellOffer: .inner(.manageSellOffer(.success(offersClaimed: [], effect: emptyOffer)))
+        case .setOptions: .inner(.setOptions(.success))
+        case .changeTrust: .inner(.changeTrust(.success))
+        case .accountMerge: .inner(.accountMerge(.success, sourceAccountBalance: 0))
+        case .manageData: .inner(.manageData(.success))
+        case .bumpSequence: .inner(.bumpSequence(.success))
+        case .manageBuyOffer: .inner(.manageBuyOffer(.success(offersClaimed: [], effect: emptyOffer)))
+        case .pathPaymentStrictSend: .inner(.pathPaymentStrictSend(.success(offers: [], last: emptyPayment)))
+        }
+    }
+
+    /// The state-free checks of stellar-core's `doCheckValid`; nil when they pass.
+    func checkValid(source: AccountID) -> OperationResult? {
+        switch self {
+        case .createAccount(let op): op.checkValid(source: source).map { .inner(.createAccount($0)) }
+        case .payment(let op): op.checkValid().map { .inner(.payment($0)) }
+        case .pathPaymentStrictReceive(let op): op.checkValid().map { .inner(.pathPaymentStrictReceive(.failure($0))) }
+        case .pathPaymentStrictSend(let op): op.checkValid().map { .inner(.pathPaymentStrictSend(.failure($0))) }
+        case .manageSellOffer(let op): OfferRequest(op).checkValid().map { .inner(.manageSellOffer(.failure($0))) }
+        case .manageBuyOffer(let op):
+            OfferRequest(op).checkValid().map { .inner(.manageBuyOffer(.failure(ManageBuyOfferResultCode(rawValue: $0.rawValue)!))) }
+        case .setOptions(let op): op.checkValid(source: source).map { .inner(.setOptions($0)) }
+        case .changeTrust(let op): op.checkValid(source: source).map { .inner(.changeTrust($0)) }
+        case .accountMerge(let destination): destination.accountID == source ? .inner(.accountMerge(.malformed, sourceAccountBalance: nil)) : nil
+        case .manageData(let op): op.checkValid().map { .inner(.manageData($0)) }
+        case .bumpSequence(let bumpTo): bumpTo < 0 ? .inner(.bumpSequence(.badSequence)) : nil
+        }
+    }
+}
+
+extension LedgerState {
+    /// The signers of an account with their weights: the master key (when its weight is not 0)
+    /// and the added signers.
+    func signers(of account: AccountEntry) -> [Signer] {
+        var signers: [Signer] = []
+        if account.thresholds.masterWeight > 0 {
+            signers.append(Signer(key: .ed25519(account.accountID.publicKey), weight: UInt32(account.thresholds.masterWeight)))
+        }
+        signers.append(contentsOf: account.signers)
+        return signers
+    }
+
+    func neededWeight(_ account: AccountEntry, _ level: ThresholdLevel) -> Int {
+        switch level {
+        case .low: Int(account.thresholds.low)
+        case .medium: Int(account.thresholds.medium)
+        case .high: Int(account.thresholds.high)
+        }
+    }
+
+    /// Checks `prepared` against the current state and, when valid, applies it: charges the fee,
+    /// consumes the sequence number and runs the operations atomically.
+    public mutating func apply(_ prepared: PreparedTransaction) -> TransactionApplication {
+        if case .feeBump = prepared.envelope {
+            return .rejected(TransactionResult(feeCharged: 0, outcome: .code(.notSupported)))
+        }
+        let tx = prepared.transaction
+        let source = tx.sourceAccount.accountID
+        var checker = SignatureChecker(prepared)
+        if let rejection = validate(tx, checker: &checker) {
+            return .rejected(TransactionResult(feeCharged: 0, outcome: rejection))
+        }
+
+        // The fee and the sequence number are taken whatever the operations do.
+        let fee = Int64(header.baseFee) * Int64(tx.operations.count)
+        var account = accounts[source]!
+        account.balance -= fee
+        account.sequenceNumber = tx.sequenceNumber
+        account.sequenceLedger = header.sequence
+        account.sequenceTime = header.closeTime
+        setAccount(account)
+        updateHeader { $0.feePool += fee }
+        removeUsedPreAuthSigners(checker.usedPreAuth, tx: tx)
+        let afterFee = savepoint()
+
+        var results: [OperationResult] = []
+        results.reserveCapacity(tx.operations.count)
+        var success = true
+        for op in tx.operations {
+            let opSource = op.sourceAccount?.accountID ?? source
+            let before = savepoint()
+            let result = accounts[opSource] == nil ? .outer(.noAccount) : applyOperation(op.body, source: opSource)
+            results.append(result)
+            if !result.isSuccess { success = false }
+            // After a failure the remaining operations still run, for their result codes, but
+            // nothing they do is kept.
+            if !success { rollback(to: before) }
+        }
+        if !success {
+            rollback(to: afterFee)
+            return .applied(TransactionResult(feeCharged: fee, outcome: .failed(results)))
+        }
+        return .applied(TransactionResult(feeCharged: fee, outcome: .success(results)))
+    }
+
+    /// stellar-core's `checkValid`, in its order; nil when the transaction may be applied.
+    private func validate(_ tx: Transaction, checker: inout SignatureChecker) -> TransactionOutcome? {
+        if tx.operations.isEmpty { return .code(.missingOperation) }
+        if let bounds = tx.preconditions.timeBounds {
+            if bounds.minTime != 0 && header.closeTime < bounds.minTime { return .code(.tooEarly) }
+            if bounds.maxTime != 0 && bounds.maxTime < header.closeTime { return .code(.tooLate) }
+        }
+        var minSequenceNumber: Int64?
+        var v2Conditions: PreconditionsV2?
+        if case .v2(let v2) = tx.preconditions {
+            v2Conditions = v2
+            minSequenceNumber = v2.minSequenceNumber
+            if let ledgers = v2.ledgerBounds {
+                if ledgers.minLedger > header.sequence { return .code(.tooEarly) }
+                if ledgers.maxLedger != 0 && ledgers.maxLedger <= header.sequence { return .code(.tooLate) }
+            }
+            if v2.extraSigners.count == 2 && v2.extraSigners[0] == v2.extraSigners[1] { return .code(.malformed) }
+        }
+        if Int64(tx.fee) < Int64(header.baseFee) * Int64(tx.operations.count) { return .code(.insufficientFee) }
+        let source = tx.sourceAccount.accountID
+        guard let account = accounts[source] else { return .code(.noAccount) }
+
+        let current = account.sequenceNumber
+        if tx.sequenceNumber == header.startingSequenceNumber { return .code(.badSequence) }
+        if let minSequenceNumber {
+            if current < minSequenceNumber || current >= tx.sequenceNumber { return .code(.badSequence) }
+        } else if current == .max || current + 1 != tx.sequenceNumber {
+            return .code(.badSequence)
+        }
+        if let v2 = v2Conditions {
+            if v2.minSequenceAge > 0 && header.closeTime < account.sequenceTime &+ v2.minSequenceAge {
+                return .code(.badMinSequenceAgeOrGap)
+            }
+            if v2.minSequenceLedgerGap > 0 && UInt64(header.sequence) < UInt64(account.sequenceLedger) + UInt64(v2.minSequenceLedgerGap) {
+                return .code(.badMinSequenceAgeOrGap)
+            }
+        }
+        if !checker.check(signers(of: account), neededWeight: neededWeight(account, .low)) { return .code(.badAuth) }
+        if let v2 = v2Conditions {
+            for extra in v2.extraSigners where !checker.check([Signer(key: extra, weight: 1)], neededWeight: 1) {
+                return .code(.badAuth)
+            }
+        }
+        if availableBalance(account) < Int64(tx.fee) { return .code(.insufficientBalance) }
+
+        var results: [OperationResult] = []
+        var operationsValid = true
+        for op in tx.operations {
+            let opSource = op.sourceAccount?.accountID ?? source
+            var result = op.body.successResult
+            if let opAccount = accounts[opSource] {
+                if !checker.check(signers(of: opAccount), neededWeight: neededWeight(opAccount, op.body.thresholdLevel)) {
+                    result = .outer(.badAuth)
+                }
+            } else if !checker.check([Signer(key: .ed25519(opSource.publicKey), weight: 1)], neededWeight: 0) {
+                result = .outer(.badAuth)
+            }
+            if result.isSuccess, let invalid = op.body.checkValid(source: opSource) {
+                result = invalid
+            }
+            if !result.isSuccess { operationsValid = false }
+            results.append(result)
+        }
+        if !operationsValid { return .failed(results) }
+        if !checker.allSignaturesUsed { return .code(.badAuthExtra) }
+        return nil
+    }
+
+    /// A pre-authorized transaction signer is used up by the transaction it authorized.
+    private mutating func removeUsedPreAuthSigners(_ used: Set<Bytes32>, tx: Transaction) {
+        guard !used.isEmpty else { return }
+        var sources: Set<AccountID> = [tx.sourceAccount.accountID]
+        for op in tx.operations { if let source = op.sourceAccount { sources.insert(source.accountID) } }
+        for id in sources {
+            guard var account = accounts[id] else { continue }
+            let before = account.signers.count
+            account.signers.removeAll {
+                if case .preAuthTx(let hash) = $0.key { return used.contains(hash) }
+                return false
+            }
+            if account.signers.count != before {
+                account.numSubEntries -= UInt32(before - account.signers.count)
+                setAccount(account)
+            }
+        }
+    }
+
+    private mutating func applyOperation(_ body: OperationBody, source: AccountID) -> OperationResult {
+        switch body {
+        case .createAccount(let op):
+            return .inner(.createAccount(apply(op, source: source)))
+        case .payment(let op):
+            return .inner(.payment(apply(op, source: source)))
+        case .pathPaymentStrictReceive(let op):
+            switch apply(op, source: source) {
+            case .inner(let result): return .inner(.pathPaymentStrictReceive(result))
+            case .outer(let code): return .outer(code)
+            }
+        case .pathPaymentStrictSend(let op):
+            switch apply(op, source: source) {
+            case .inner(let result): return .inner(.pathPaymentStrictSend(result))
+            case .outer(let code): return .outer(code)
+            }
+        case .manageSellOffer(let op):
+            switch apply(op, source: source) {
+            case .inner(let result): return .inner(.manageSellOffer(result))
+            case .outer(let code): return .outer(code)
+            }
+        case .manageBuyOffer(let op):
+            switch apply(op, source: source) {
+            case .inner(let result): return .inner(.manageBuyOffer(result))
+            case .outer(let code): return .outer(code)
+            }
+        case .setOptions(let op):
+            switch apply(op, source: source) {
+            case .inner(let code): return .inner(.setOptions(code))
+            case .outer(let code): return .outer(code)
+            }
+        case .changeTrust(let op):
+            switch apply(op, source: source) {
+            case .inner(let code): return .inner(.changeTrust(code))
+            case .outer(let code): return .outer(code)
+            }
+        case .accountMerge(let destination):
+            let result = applyAccountMerge(destination: destination.accountID, source: source)
+            return .inner(.accountMerge(result.code, sourceAccountBalance: result.sourceAccountBalance))
+        case .manageData(let op):
+            switch apply(op, source: source) {
+            case .inner(let code): return .inner(.manageData(code))
+            case .outer(let code): return .outer(code)
+            }
+        case .bumpSequence(let bumpTo):
+            return .inner(.bumpSequence(applyBumpSequence(bumpTo, source: source)))
+        }
+    }
+}
