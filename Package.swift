@@ -57,6 +57,13 @@ let package = Package(
             resources: [.copy("Vectors")]
         ),
         .testTarget(
+            name: "LedgerTests",
+            dependencies: [
+                "Ledger",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
             name: "TenderCLITests",
             dependencies: ["tender"],
             exclude: []
