@@ -1,0 +1,91 @@
+import Crypto
+import StellarBase
+
+extension LedgerState {
+    /// Checks the whole state, not only what the last ledger changed: totals per asset,
+    /// subentry counts, and liabilities against the offers. A description of the first
+    /// problem, or nil. It reads every entry, so it is for tests and audits, not for each close.
+    public func verifyAllInvariants() -> String? {
+        let totalXLM = accounts.values.reduce(Int64(0)) { $0 &+ $1.balance } &+ header.feePool
+        if totalXLM != header.totalCoins { return "XLM total \(totalXLM) differs from total coins \(header.totalCoins)" }
+        var subEntries: [AccountID: UInt32] = [:]
+        var buying: [Holding.Key: Int64] = [:], selling: [Holding.Key: Int64] = [:]
+        for line in trustLines.values {
+            subEntries[line.accountID, default: 0] += 1
+            if line.balance < 0 || line.balance > line.limit { return "trustline balance out of range" }
+        }
+        for item in data.values { subEntries[item.accountID, default: 0] += 1 }
+        for offer in offers.values.map(\.entry) {
+            subEntries[offer.sellerID, default: 0] += 1
+            if offer.amount <= 0 { return "offer \(offer.offerID) has amount \(offer.amount)" }
+            let (sellingAmount, buyingAmount) = Exchange.liabilities(price: offer.price, amount: offer.amount)
+            selling[Holding.Key(offer.sellerID, offer.selling), default: 0] += sellingAmount
+            buying[Holding.Key(offer.sellerID, offer.buying), default: 0] += buyingAmount
+        }
+        for account in accounts.values {
+            let expected = (subEntries[account.accountID] ?? 0) + UInt32(account.signers.count)
+            if account.numSubEntries != expected { return "account \(account.accountID) counts \(account.numSubEntries) subentries, has \(expected)" }
+            let key = Holding.Key(account.accountID, .native)
+            if account.buyingLiabilities != buying[key] ?? 0 || account.sellingLiabilities != selling[key] ?? 0 {
+                return "account \(account.accountID) liabilities do not match its offers"
+            }
+            if account.balance < 0 { return "account \(account.accountID) has a negative balance" }
+        }
+        for line in trustLines.values {
+            let key = Holding.Key(line.accountID, line.asset)
+            if line.buyingLiabilities != buying[key] ?? 0 || line.sellingLiabilities != selling[key] ?? 0 {
+                return "trustline \(line.accountID) \(line.asset) liabilities do not match its offers"
+            }
+        }
+        var indexed = 0
+        for pair in markets { indexed += offers(selling: pair.selling, buying: pair.buying).count }
+        if indexed != offers.count { return "the order book indexes \(indexed) of \(offers.count) offers" }
+        return nil
+    }
+
+    /// A SHA-256 over every entry in a fixed order, to compare two states.
+    public func stateHash() -> Bytes32 {
+        var hasher = SHA256()
+        func add(_ writer: XDRWriter) { hasher.update(data: writer.bytes) }
+        var writer = XDRWriter()
+        writer.write(header.sequence); writer.write(header.closeTime); writer.write(header.feePool); writer.write(header.idPool)
+        add(writer)
+        for account in accounts.values.sorted(by: { $0.accountID < $1.accountID }) {
+            var writer = XDRWriter()
+            account.accountID.encode(to: &writer)
+            writer.write(account.balance); writer.write(account.sequenceNumber); writer.write(account.numSubEntries)
+            writer.write(account.flags); writer.writeVariableOpaque(account.homeDomain)
+            writer.append([account.thresholds.masterWeight, account.thresholds.low, account.thresholds.medium, account.thresholds.high])
+            writer.writeArray(account.signers)
+            writer.write(account.buyingLiabilities); writer.write(account.sellingLiabilities)
+            add(writer)
+        }
+        for line in trustLines.values.sorted(by: { ($0.accountID, Hex.encode($0.asset.xdrBytes)) < ($1.accountID, Hex.encode($1.asset.xdrBytes)) }) {
+            var writer = XDRWriter()
+            line.accountID.encode(to: &writer); line.asset.encode(to: &writer)
+            writer.write(line.balance); writer.write(line.limit); writer.write(line.flags)
+            writer.write(line.buyingLiabilities); writer.write(line.sellingLiabilities)
+            add(writer)
+        }
+        for offer in offers.values.map(\.entry).sorted(by: { $0.offerID < $1.offerID }) {
+            add({ var writer = XDRWriter(); offer.encode(to: &writer); return writer }())
+        }
+        for item in data.values.sorted(by: { ($0.accountID, Hex.encode($0.name)) < ($1.accountID, Hex.encode($1.name)) }) {
+            var writer = XDRWriter()
+            item.accountID.encode(to: &writer); writer.writeVariableOpaque(item.name); writer.writeVariableOpaque(item.value)
+            add(writer)
+        }
+        return hasher.finalize().withUnsafeBytes { Bytes32($0) }
+    }
+}
+
+extension Holding {
+    struct Key: Hashable {
+        var account: AccountID
+        var asset: Asset
+        init(_ account: AccountID, _ asset: Asset) {
+            self.account = account
+            self.asset = asset
+        }
+    }
+}
