@@ -43,6 +43,7 @@ let package = Package(
             name: "tender",
             dependencies: [
                 "StellarBase",
+                "Ledger",
                 "TenderServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

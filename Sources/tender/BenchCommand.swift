@@ -6,7 +6,7 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure Tender's throughput and latency.",
         discussion: "Build with `-c release` for meaningful figures: `swift run -c release tender bench envelope`.",
-        subcommands: [EnvelopeBench.self]
+        subcommands: [EnvelopeBench.self, LedgerBench.self]
     )
 }
 
