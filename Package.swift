@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .target(
@@ -29,6 +30,22 @@ let package = Package(
             dependencies: [
                 "StellarBase",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "Store",
+            dependencies: [
+                "Ledger",
+                "StellarBase",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
+            name: "LedgerService",
+            dependencies: [
+                "Ledger",
+                "StellarBase",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -63,6 +80,14 @@ let package = Package(
                 "Ledger",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: ["Store", "Ledger"]
+        ),
+        .testTarget(
+            name: "LedgerServiceTests",
+            dependencies: ["LedgerService", "Store", "Ledger"]
         ),
         .testTarget(
             name: "TenderCLITests",

@@ -66,6 +66,13 @@ public struct LedgerState: Sendable {
         issuance[asset, default: 0] &+= delta
     }
 
+    // MARK: Restoring from storage (no journal, modification ledgers kept)
+
+    mutating func restore(account: AccountEntry) { accounts[account.accountID] = account }
+    mutating func restore(trustLine: TrustLineEntry) { trustLines[trustLine.key] = trustLine }
+    mutating func restore(offer: LedgerOffer) { replaceOffer(offer.entry.offerID, with: offer) }
+    mutating func restore(data item: DataEntry) { data[DataKey(item.accountID, item.name)] = item }
+
     // MARK: Header
 
     public mutating func updateHeader(_ update: (inout LedgerHeader) -> Void) {

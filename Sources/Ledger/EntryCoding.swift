@@ -1,0 +1,134 @@
+import StellarBase
+
+// Tender's storage encoding of ledger entries: XDR primitives in a fixed order, versioned by a
+// leading byte so the format can grow. It is Tender's own format, not Stellar's LedgerEntry XDR.
+
+private let entryFormatVersion: UInt32 = 1
+
+private func readVersion(_ reader: inout XDRReader, _ what: String) throws(XDRError) {
+    let version = try reader.readUInt32("\(what) format version")
+    guard version == entryFormatVersion else { throw XDRError(.unknownDiscriminant, "\(what) format version \(version) is not \(entryFormatVersion)") }
+}
+
+extension AccountEntry: XDRCodable {
+    public init(xdr reader: inout XDRReader) throws(XDRError) {
+        try readVersion(&reader, "account")
+        self.init(accountID: try AccountID(xdr: &reader), balance: try reader.readInt64(), sequenceNumber: try reader.readInt64(), lastModifiedLedger: 0)
+        numSubEntries = try reader.readUInt32()
+        inflationDestination = try reader.readOptional(AccountID.self, "inflation destination")
+        flags = try reader.readUInt32()
+        homeDomain = try reader.readVariableOpaque(maxLength: 32, "home domain")
+        let weights = try reader.readFixedOpaque(4, "thresholds")
+        thresholds = Thresholds(masterWeight: weights[0], low: weights[1], medium: weights[2], high: weights[3])
+        signers = try reader.readArray(Signer.self, maxCount: 20, "signers")
+        buyingLiabilities = try reader.readInt64()
+        sellingLiabilities = try reader.readInt64()
+        sequenceLedger = try reader.readUInt32()
+        sequenceTime = try reader.readUInt64()
+        lastModifiedLedger = try reader.readUInt32()
+    }
+
+    public func encode(to writer: inout XDRWriter) {
+        writer.write(entryFormatVersion)
+        accountID.encode(to: &writer)
+        writer.write(balance)
+        writer.write(sequenceNumber)
+        writer.write(numSubEntries)
+        writer.writeOptional(inflationDestination)
+        writer.write(flags)
+        writer.writeVariableOpaque(homeDomain)
+        writer.writeFixedOpaque([thresholds.masterWeight, thresholds.low, thresholds.medium, thresholds.high])
+        writer.writeArray(signers)
+        writer.write(buyingLiabilities)
+        writer.write(sellingLiabilities)
+        writer.write(sequenceLedger)
+        writer.write(sequenceTime)
+        writer.write(lastModifiedLedger)
+    }
+}
+
+extension TrustLineEntry: XDRCodable {
+    public init(xdr reader: inout XDRReader) throws(XDRError) {
+        try readVersion(&reader, "trustline")
+        self.init(accountID: try AccountID(xdr: &reader), asset: try Asset(xdr: &reader), balance: try reader.readInt64(),
+                  limit: try reader.readInt64(), flags: try reader.readUInt32(), lastModifiedLedger: 0)
+        buyingLiabilities = try reader.readInt64()
+        sellingLiabilities = try reader.readInt64()
+        lastModifiedLedger = try reader.readUInt32()
+    }
+
+    public func encode(to writer: inout XDRWriter) {
+        writer.write(entryFormatVersion)
+        accountID.encode(to: &writer)
+        asset.encode(to: &writer)
+        writer.write(balance)
+        writer.write(limit)
+        writer.write(flags)
+        writer.write(buyingLiabilities)
+        writer.write(sellingLiabilities)
+        writer.write(lastModifiedLedger)
+    }
+}
+
+extension DataEntry: XDRCodable {
+    public init(xdr reader: inout XDRReader) throws(XDRError) {
+        try readVersion(&reader, "data entry")
+        self.init(accountID: try AccountID(xdr: &reader), name: try reader.readVariableOpaque(maxLength: 64, "name"),
+                  value: try reader.readVariableOpaque(maxLength: 64, "value"), lastModifiedLedger: try reader.readUInt32())
+    }
+
+    public func encode(to writer: inout XDRWriter) {
+        writer.write(entryFormatVersion)
+        accountID.encode(to: &writer)
+        writer.writeVariableOpaque(name)
+        writer.writeVariableOpaque(value)
+        writer.write(lastModifiedLedger)
+    }
+}
+
+extension LedgerOffer: XDRCodable {
+    public init(xdr reader: inout XDRReader) throws(XDRError) {
+        try readVersion(&reader, "offer")
+        self.init(try OfferEntry(xdr: &reader), lastModifiedLedger: try reader.readUInt32())
+    }
+
+    public func encode(to writer: inout XDRWriter) {
+        writer.write(entryFormatVersion)
+        entry.encode(to: &writer)
+        writer.write(lastModifiedLedger)
+    }
+}
+
+extension LedgerHeader: XDRCodable {
+    public init(xdr reader: inout XDRReader) throws(XDRError) {
+        try readVersion(&reader, "ledger header")
+        self.init(
+            sequence: try reader.readUInt32(), closeTime: try reader.readUInt64(), baseFee: try reader.readUInt32(),
+            baseReserve: try reader.readUInt32(), maxTransactionSetSize: try reader.readUInt32(), totalCoins: try reader.readInt64(),
+            feePool: try reader.readInt64(), idPool: try reader.readUInt64(), protocolVersion: try reader.readUInt32())
+    }
+
+    public func encode(to writer: inout XDRWriter) {
+        writer.write(entryFormatVersion)
+        writer.write(sequence)
+        writer.write(closeTime)
+        writer.write(baseFee)
+        writer.write(baseReserve)
+        writer.write(maxTransactionSetSize)
+        writer.write(totalCoins)
+        writer.write(feePool)
+        writer.write(idPool)
+        writer.write(protocolVersion)
+    }
+}
+
+extension LedgerState {
+    /// A state rebuilt from stored entries, with its order book indexed.
+    public init(header: LedgerHeader, accounts: [AccountEntry], trustLines: [TrustLineEntry], offers: [LedgerOffer], data: [DataEntry]) {
+        self.init(header: header)
+        for account in accounts { restore(account: account) }
+        for line in trustLines { restore(trustLine: line) }
+        for offer in offers { restore(offer: offer) }
+        for item in data { restore(data: item) }
+    }
+}

@@ -1,0 +1,70 @@
+import StellarBase
+
+/// An applied transaction as history keeps it.
+public struct StoredTransaction: Sendable, Equatable {
+    public var hash: Bytes32
+    public var ledger: UInt32
+    /// 1-based position in its ledger.
+    public var applicationOrder: Int
+    public var envelope: TransactionEnvelope
+    public var result: TransactionResult
+    /// Seconds since 1970.
+    public var closeTime: UInt64
+
+    public init(hash: Bytes32, ledger: UInt32, applicationOrder: Int, envelope: TransactionEnvelope, result: TransactionResult, closeTime: UInt64) {
+        self.hash = hash
+        self.ledger = ledger
+        self.applicationOrder = applicationOrder
+        self.envelope = envelope
+        self.result = result
+        self.closeTime = closeTime
+    }
+
+    /// Horizon's id for the transaction (a TOID: ledger, order, operation 0).
+    public var id: Int64 { TOID.make(ledger: ledger, transactionOrder: applicationOrder, operationIndex: 0) }
+}
+
+/// Horizon's total order ids: ledger in the high 32 bits, transaction order in 20 bits,
+/// operation index (1-based; 0 for the transaction itself) in 12.
+public enum TOID {
+    public static func make(ledger: UInt32, transactionOrder: Int, operationIndex: Int) -> Int64 {
+        Int64(ledger) << 32 | Int64(transactionOrder) << 12 | Int64(operationIndex)
+    }
+}
+
+/// Where closed ledgers are kept. Domain code depends on this; Store implements it.
+public protocol LedgerStore: Sendable {
+    /// The state as of the last committed ledger, or nil when nothing was ever committed.
+    /// - Throws: when the storage cannot be read.
+    func loadState() throws -> LedgerState?
+    /// Commits a closed ledger atomically: its header, every changed entry and the history of
+    /// its applied transactions. When this returns, the ledger survives a crash.
+    /// - Throws: when the storage cannot be written; nothing of the ledger is kept then.
+    func commit(_ ledger: ClosedLedger) throws
+    /// An applied transaction by hash.
+    /// - Throws: when the storage cannot be read.
+    func transaction(hash: Bytes32) throws -> StoredTransaction?
+}
+
+extension Operation {
+    /// The accounts an operation involves: its source and whoever it pays, creates or merges into.
+    public func participants(transactionSource: AccountID) -> [AccountID] {
+        let source = sourceAccount?.accountID ?? transactionSource
+        switch body {
+        case .createAccount(let op): return [source, op.destination]
+        case .payment(let op): return [source, op.destination.accountID]
+        case .pathPaymentStrictReceive(let op): return [source, op.destination.accountID]
+        case .pathPaymentStrictSend(let op): return [source, op.destination.accountID]
+        case .accountMerge(let destination): return [source, destination.accountID]
+        default: return [source]
+        }
+    }
+
+    /// Whether Horizon lists the operation among payments.
+    public var isPayment: Bool {
+        switch body {
+        case .createAccount, .payment, .pathPaymentStrictReceive, .pathPaymentStrictSend, .accountMerge: true
+        default: false
+        }
+    }
+}

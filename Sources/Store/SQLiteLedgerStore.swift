@@ -1,0 +1,207 @@
+import Foundation
+import GRDB
+import Ledger
+import StellarBase
+
+/// Keeps ledgers in one SQLite file through GRDB: WAL mode, `synchronous=FULL`, one database
+/// transaction per ledger, so a ledger is either wholly on disk or not at all.
+public final class SQLiteLedgerStore: LedgerStore {
+    private let database: DatabasePool
+
+    /// Opens (or creates) the database at `path` and brings its schema up to date.
+    /// - Throws: when the file cannot be opened or migrated.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        database = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(database)
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("ledger-v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE ledger_headers (
+                    sequence INTEGER PRIMARY KEY,
+                    close_time INTEGER NOT NULL,
+                    header BLOB NOT NULL,
+                    transaction_count INTEGER NOT NULL,
+                    successful_transaction_count INTEGER NOT NULL,
+                    operation_count INTEGER NOT NULL
+                );
+                CREATE TABLE accounts (account_id TEXT PRIMARY KEY, entry BLOB NOT NULL) WITHOUT ROWID;
+                CREATE TABLE trust_lines (
+                    account_id TEXT NOT NULL, asset TEXT NOT NULL, entry BLOB NOT NULL,
+                    PRIMARY KEY (account_id, asset)
+                ) WITHOUT ROWID;
+                CREATE TABLE offers (
+                    offer_id INTEGER PRIMARY KEY, seller_id TEXT NOT NULL, selling TEXT NOT NULL, buying TEXT NOT NULL,
+                    entry BLOB NOT NULL
+                );
+                CREATE INDEX offers_by_seller ON offers (seller_id);
+                CREATE INDEX offers_by_market ON offers (selling, buying);
+                CREATE TABLE account_data (
+                    account_id TEXT NOT NULL, name BLOB NOT NULL, entry BLOB NOT NULL,
+                    PRIMARY KEY (account_id, name)
+                ) WITHOUT ROWID;
+                CREATE TABLE transactions (
+                    id INTEGER PRIMARY KEY,
+                    hash TEXT NOT NULL UNIQUE,
+                    ledger INTEGER NOT NULL,
+                    application_order INTEGER NOT NULL,
+                    source_account TEXT NOT NULL,
+                    successful INTEGER NOT NULL,
+                    fee_charged INTEGER NOT NULL,
+                    operation_count INTEGER NOT NULL,
+                    close_time INTEGER NOT NULL,
+                    envelope BLOB NOT NULL,
+                    result BLOB NOT NULL
+                );
+                CREATE TABLE operations (
+                    id INTEGER PRIMARY KEY,
+                    transaction_id INTEGER NOT NULL,
+                    ledger INTEGER NOT NULL,
+                    source_account TEXT NOT NULL,
+                    type INTEGER NOT NULL,
+                    is_payment INTEGER NOT NULL,
+                    successful INTEGER NOT NULL
+                );
+                CREATE TABLE account_transactions (
+                    account_id TEXT NOT NULL, transaction_id INTEGER NOT NULL,
+                    PRIMARY KEY (account_id, transaction_id)
+                ) WITHOUT ROWID;
+                CREATE TABLE account_operations (
+                    account_id TEXT NOT NULL, operation_id INTEGER NOT NULL, is_payment INTEGER NOT NULL,
+                    PRIMARY KEY (account_id, operation_id)
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+
+    public func loadState() throws -> LedgerState? {
+        try database.read { db in
+            guard let headerBlob = try Data.fetchOne(db, sql: "SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1") else {
+                return nil
+            }
+            let header = try LedgerHeader(xdrBytes: [UInt8](headerBlob))
+            let accounts = try Data.fetchAll(db, sql: "SELECT entry FROM accounts").map { try AccountEntry(xdrBytes: [UInt8]($0)) }
+            let lines = try Data.fetchAll(db, sql: "SELECT entry FROM trust_lines").map { try TrustLineEntry(xdrBytes: [UInt8]($0)) }
+            let offers = try Data.fetchAll(db, sql: "SELECT entry FROM offers").map { try LedgerOffer(xdrBytes: [UInt8]($0)) }
+            let data = try Data.fetchAll(db, sql: "SELECT entry FROM account_data").map { try DataEntry(xdrBytes: [UInt8]($0)) }
+            return LedgerState(header: header, accounts: accounts, trustLines: lines, offers: offers, data: data)
+        }
+    }
+
+    public func commit(_ ledger: ClosedLedger) throws {
+        try database.write { db in
+            let applied = ledger.transactions.filter(\.application.isApplied)
+            try db.execute(
+                sql: "INSERT INTO ledger_headers (sequence, close_time, header, transaction_count, successful_transaction_count, operation_count) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    ledger.header.sequence, Int64(ledger.header.closeTime), Data(ledger.header.xdrBytes), applied.count,
+                    applied.filter { $0.application.result.isSuccess }.count,
+                    applied.reduce(0) { $0 + $1.prepared.transaction.operations.count },
+                ])
+            try writeChanges(ledger.changes, db)
+            try writeHistory(applied, header: ledger.header, db)
+        }
+    }
+
+    private func writeChanges(_ changes: LedgerChanges, _ db: Database) throws {
+        let upsertAccount = try db.cachedStatement(sql: "INSERT OR REPLACE INTO accounts (account_id, entry) VALUES (?, ?)")
+        let deleteAccount = try db.cachedStatement(sql: "DELETE FROM accounts WHERE account_id = ?")
+        for (id, entry) in changes.accounts {
+            if let entry {
+                try upsertAccount.execute(arguments: [id.strKey, Data(entry.xdrBytes)])
+            } else {
+                try deleteAccount.execute(arguments: [id.strKey])
+            }
+        }
+        let upsertLine = try db.cachedStatement(sql: "INSERT OR REPLACE INTO trust_lines (account_id, asset, entry) VALUES (?, ?, ?)")
+        let deleteLine = try db.cachedStatement(sql: "DELETE FROM trust_lines WHERE account_id = ? AND asset = ?")
+        for (key, entry) in changes.trustLines {
+            if let entry {
+                try upsertLine.execute(arguments: [key.accountID.strKey, key.asset.description, Data(entry.xdrBytes)])
+            } else {
+                try deleteLine.execute(arguments: [key.accountID.strKey, key.asset.description])
+            }
+        }
+        let upsertOffer = try db.cachedStatement(sql: "INSERT OR REPLACE INTO offers (offer_id, seller_id, selling, buying, entry) VALUES (?, ?, ?, ?, ?)")
+        let deleteOffer = try db.cachedStatement(sql: "DELETE FROM offers WHERE offer_id = ?")
+        for (id, offer) in changes.offers {
+            if let offer {
+                let entry = offer.entry
+                try upsertOffer.execute(arguments: [id, entry.sellerID.strKey, entry.selling.description, entry.buying.description, Data(offer.xdrBytes)])
+            } else {
+                try deleteOffer.execute(arguments: [id])
+            }
+        }
+        let upsertData = try db.cachedStatement(sql: "INSERT OR REPLACE INTO account_data (account_id, name, entry) VALUES (?, ?, ?)")
+        let deleteData = try db.cachedStatement(sql: "DELETE FROM account_data WHERE account_id = ? AND name = ?")
+        for (key, entry) in changes.data {
+            if let entry {
+                try upsertData.execute(arguments: [key.accountID.strKey, Data(key.name), Data(entry.xdrBytes)])
+            } else {
+                try deleteData.execute(arguments: [key.accountID.strKey, Data(key.name)])
+            }
+        }
+    }
+
+    private func writeHistory(_ applied: [ClosedTransaction], header: LedgerHeader, _ db: Database) throws {
+        let insertTransaction = try db.cachedStatement(sql: """
+            INSERT INTO transactions (id, hash, ledger, application_order, source_account, successful, fee_charged, operation_count, close_time, envelope, result)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let insertOperation = try db.cachedStatement(sql: """
+            INSERT INTO operations (id, transaction_id, ledger, source_account, type, is_payment, successful) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        let insertAccountTransaction = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_transactions (account_id, transaction_id) VALUES (?, ?)")
+        let insertAccountOperation = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_operations (account_id, operation_id, is_payment) VALUES (?, ?, ?)")
+        for (index, closed) in applied.enumerated() {
+            let order = index + 1
+            let tx = closed.prepared.transaction
+            let result = closed.application.result
+            let transactionID = TOID.make(ledger: header.sequence, transactionOrder: order, operationIndex: 0)
+            let source = tx.sourceAccount.accountID
+            try insertTransaction.execute(arguments: [
+                transactionID, closed.prepared.hash.hex, header.sequence, order, source.strKey, result.isSuccess,
+                result.feeCharged, tx.operations.count, Int64(header.closeTime), Data(closed.prepared.envelope.xdrBytes), Data(result.xdrBytes),
+            ])
+            var participants: Set<AccountID> = [source]
+            for (opIndex, op) in tx.operations.enumerated() {
+                let operationID = TOID.make(ledger: header.sequence, transactionOrder: order, operationIndex: opIndex + 1)
+                let opSource = op.sourceAccount?.accountID ?? source
+                try insertOperation.execute(arguments: [operationID, transactionID, header.sequence, opSource.strKey, op.body.type.rawValue, op.isPayment, result.isSuccess])
+                for account in op.participants(transactionSource: source) {
+                    participants.insert(account)
+                    try insertAccountOperation.execute(arguments: [account.strKey, operationID, op.isPayment])
+                }
+            }
+            for account in participants {
+                try insertAccountTransaction.execute(arguments: [account.strKey, transactionID])
+            }
+        }
+    }
+
+    public func transaction(hash: Bytes32) throws -> StoredTransaction? {
+        try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT ledger, application_order, close_time, envelope, result FROM transactions WHERE hash = ?", arguments: [hash.hex]) else {
+                return nil
+            }
+            let envelope: Data = row["envelope"]
+            let result: Data = row["result"]
+            return StoredTransaction(
+                hash: hash, ledger: row["ledger"], applicationOrder: row["application_order"],
+                envelope: try TransactionEnvelope(xdrBytes: [UInt8](envelope)), result: try TransactionResult(xdrBytes: [UInt8](result)),
+                closeTime: UInt64(row["close_time"] as Int64))
+        }
+    }
+
+    /// The sequence of the last committed ledger, or nil.
+    public func latestLedgerSequence() throws -> UInt32? {
+        try database.read { db in try UInt32.fetchOne(db, sql: "SELECT MAX(sequence) FROM ledger_headers") }
+    }
+}

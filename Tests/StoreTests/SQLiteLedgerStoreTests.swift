@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import StellarBase
+import Ledger
+import Store
+
+@Suite("SQLite ledger store")
+struct SQLiteLedgerStoreTests {
+    func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("tender-store-\(UUID().uuidString).sqlite").path
+    }
+
+    @Test func anEmptyStoreHasNoState() throws {
+        let store = try SQLiteLedgerStore(path: temporaryPath())
+        #expect(try store.loadState() == nil)
+        #expect(try store.latestLedgerSequence() == nil)
+    }
+
+    @Test func committedLedgersReloadToTheSameState() throws {
+        let path = temporaryPath()
+        let store = try SQLiteLedgerStore(path: path)
+        var state = LedgerState.genesis(network: .standalone, closeTime: 1_700_000_000)
+        try store.commit(try state.closeLedger([], closeTime: 1_700_000_001))
+        let root = LedgerState.rootKeyPair(network: .standalone)
+        let alice = try KeyPair(seed: Array(repeating: 9, count: 32))
+        let usd = try Asset(code: "USD", issuer: root.accountID)
+        func submit(_ source: KeyPair, _ ops: [StellarBase.Operation]) throws -> ClosedLedger {
+            let tx = Transaction(sourceAccount: .ed25519(source.accountID), fee: UInt32(100 * ops.count),
+                                 sequenceNumber: state.account(source.accountID)!.sequenceNumber + 1, operations: ops)
+            let closed = try state.closeLedger([PreparedTransaction.prepare(tx.signed(by: [source], on: .standalone), network: .standalone)],
+                                               closeTime: state.header.closeTime + 1)
+            try store.commit(closed)
+            return closed
+        }
+        _ = try submit(root, [StellarBase.Operation(.createAccount(CreateAccountOperation(destination: alice.accountID, startingBalance: 100 * Amount.stroopsPerUnit)))])
+        _ = try submit(alice, [
+            StellarBase.Operation(.changeTrust(ChangeTrustOperation(asset: usd))),
+            StellarBase.Operation(.manageData(ManageDataOperation(name: Array("config.memo_required".utf8), value: [0x31]))),
+            StellarBase.Operation(.setOptions(SetOptionsOperation(homeDomain: Array("example.com".utf8), signer: Signer(key: .ed25519(root.accountID.publicKey), weight: 1)))),
+        ])
+        _ = try submit(root, [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(alice.accountID), asset: usd, amount: 50 * Amount.stroopsPerUnit)))])
+        let offerLedger = try submit(alice, [StellarBase.Operation(.manageSellOffer(ManageSellOfferOperation(selling: usd, buying: .native, amount: 10 * Amount.stroopsPerUnit, price: Price(n: 3, d: 2))))])
+        // A deletion must reach the disk too.
+        _ = try submit(alice, [StellarBase.Operation(.manageData(ManageDataOperation(name: Array("config.memo_required".utf8), value: nil)))])
+
+        let reloaded = try #require(try SQLiteLedgerStore(path: path).loadState())
+        #expect(reloaded.stateHash() == state.stateHash())
+        #expect(reloaded.header == state.header)
+        #expect(reloaded.verifyAllInvariants() == nil)
+        #expect(reloaded.offers(selling: usd, buying: .native).count == 1)
+        #expect(reloaded.data(alice.accountID, Array("config.memo_required".utf8)) == nil)
+
+        // History: the offer's transaction is found by hash with its result.
+        let hash = offerLedger.transactions[0].prepared.hash
+        let stored = try #require(try store.transaction(hash: hash))
+        #expect(stored.ledger == offerLedger.header.sequence)
+        #expect(stored.applicationOrder == 1)
+        #expect(stored.result == offerLedger.transactions[0].application.result)
+        #expect(stored.envelope == offerLedger.transactions[0].prepared.envelope)
+        #expect(try store.latestLedgerSequence() == state.header.sequence)
+    }
+
+    @Test func entryEncodingsRoundTrip() throws {
+        var account = AccountEntry(accountID: LedgerState.rootKeyPair(network: .testnet).accountID, balance: 5, sequenceNumber: 7, lastModifiedLedger: 3)
+        account.signers = [Signer(key: .hashX(.zero), weight: 2)]
+        account.homeDomain = Array("x.org".utf8)
+        account.inflationDestination = account.accountID
+        account.thresholds = Thresholds(masterWeight: 1, low: 2, medium: 3, high: 4)
+        #expect(try AccountEntry(xdrBytes: account.xdrBytes) == account)
+        let header = LedgerHeader(sequence: 9, closeTime: 10, totalCoins: 11, feePool: 12, idPool: 13)
+        #expect(try LedgerHeader(xdrBytes: header.xdrBytes) == header)
+        var bad = header.xdrBytes
+        bad[3] = 99
+        #expect(throws: XDRError.self) { try LedgerHeader(xdrBytes: bad) }
+    }
+}
