@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -52,6 +53,10 @@ let package = Package(
             name: "TenderServer",
             dependencies: [
                 "StellarBase",
+                "Ledger",
+                "LedgerService",
+                "Store",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -91,13 +96,15 @@ let package = Package(
         ),
         .testTarget(
             name: "TenderCLITests",
-            dependencies: ["tender"],
+            dependencies: ["tender", "StellarBase", "Ledger", "Store"],
             exclude: []
         ),
         .testTarget(
             name: "TenderServerTests",
             dependencies: [
                 "TenderServer",
+                "Ledger",
+                "Store",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -6,18 +6,31 @@ public struct TenderConfiguration: Sendable {
     public var host: String
     /// The TCP port; 0 picks a free one (tests use this).
     public var port: Int
-    /// The directory that holds the ledger database.
+    /// The directory that holds the ledger database (`ledger.sqlite`).
     public var dataDirectory: String
     /// The network the ledger belongs to.
     public var network: Network
+    /// How often a ledger closes; zero is group-commit mode (close as soon as transactions wait).
+    public var closeInterval: Duration
+    /// The most transactions in one ledger; a full batch closes a ledger at once.
+    public var batchLimit: Int
+    /// How long `POST /transactions` waits for the ledger before answering 504 with the hash.
+    public var submissionTimeout: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int = 8000, dataDirectory: String = ".tender",
-        network: Network = .standalone
+        network: Network = .standalone, closeInterval: Duration = .seconds(1), batchLimit: Int = 1000,
+        submissionTimeout: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory
         self.network = network
+        self.closeInterval = closeInterval
+        self.batchLimit = batchLimit
+        self.submissionTimeout = submissionTimeout
     }
+
+    /// The SQLite file of the ledger.
+    public var databasePath: String { dataDirectory + "/ledger.sqlite" }
 }

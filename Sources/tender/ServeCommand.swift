@@ -11,7 +11,9 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Listens on --host:--port (127.0.0.1:8000 by default) and keeps its data under --data. \
             Every flag can also be set with an environment variable: TENDER_HOST, TENDER_PORT, \
-            TENDER_DATA, TENDER_PASSPHRASE. Stop it with Ctrl-C (SIGINT) or SIGTERM.
+            TENDER_DATA, TENDER_PASSPHRASE, TENDER_CLOSE_INTERVAL, TENDER_BATCH_LIMIT. The ledger lives in \
+            DATA/ledger.sqlite (created at genesis on first run). Stop it with Ctrl-C (SIGINT) or \
+            SIGTERM: the ledger in flight is finished first.
             """
     )
 
@@ -27,6 +29,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The network passphrase. [env: TENDER_PASSPHRASE] (default: \"Standalone Network ; February 2017\")")
     var passphrase: String?
 
+    @Option(help: "Seconds between ledger closes; 0 closes a ledger as soon as transactions wait and the previous one has committed (group commit). [env: TENDER_CLOSE_INTERVAL] (default: 1)")
+    var closeInterval: Double?
+
+    @Option(help: "The most transactions in one ledger; a full batch closes a ledger at once. [env: TENDER_BATCH_LIMIT] (default: 1000)")
+    var batchLimit: Int?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let portText = environment["TENDER_PORT"]
@@ -40,11 +48,22 @@ struct Serve: AsyncParsableCommand {
             resolvedPort = 8000
         }
         guard (0...65535).contains(resolvedPort) else { throw CommandFailure("the port \(resolvedPort) is not between 0 and 65535") }
+        let interval = try closeInterval ?? environment["TENDER_CLOSE_INTERVAL"].map {
+            guard let value = Double($0) else { throw CommandFailure("TENDER_CLOSE_INTERVAL=\($0) is not a number of seconds") }
+            return value
+        } ?? 1
+        guard interval >= 0, interval <= 3600 else { throw CommandFailure("the close interval \(interval) is not between 0 and 3600 seconds") }
+        let batch = try batchLimit ?? environment["TENDER_BATCH_LIMIT"].map {
+            guard let value = Int($0) else { throw CommandFailure("TENDER_BATCH_LIMIT=\($0) is not a number") }
+            return value
+        } ?? 1000
+        guard (1...10_000).contains(batch) else { throw CommandFailure("the batch limit \(batch) is not between 1 and 10000") }
         let configuration = TenderConfiguration(
             host: host ?? environment["TENDER_HOST"] ?? "127.0.0.1",
             port: resolvedPort,
             dataDirectory: data ?? environment["TENDER_DATA"] ?? ".tender",
-            network: Network(passphrase: passphrase ?? environment["TENDER_PASSPHRASE"] ?? Network.standalone.passphrase))
+            network: Network(passphrase: passphrase ?? environment["TENDER_PASSPHRASE"] ?? Network.standalone.passphrase),
+            closeInterval: .milliseconds(Int64(interval * 1000)), batchLimit: batch)
 
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -66,12 +85,13 @@ struct Serve: AsyncParsableCommand {
                     Tender \(tenderVersion) is listening on http://\(configuration.host):\(port)
                     network passphrase: \(configuration.network.passphrase)
                     data directory:     \(configuration.dataDirectory)
+                    ledger closes:      \(configuration.closeInterval == .zero ? "as soon as transactions wait (group commit)" : "every \(configuration.closeInterval)"), at most \(configuration.batchLimit) transactions each
 
                     """
                 FileHandle.standardOutput.write(Data(banner.utf8))
             }
         } catch {
-            throw CommandFailure("cannot use the data directory \(configuration.dataDirectory): \(error.localizedDescription)")
+            throw CommandFailure("cannot open the ledger in \(configuration.dataDirectory): \(error)")
         }
     }
 }

@@ -1,0 +1,207 @@
+import Foundation
+import Hummingbird
+import Ledger
+import LedgerService
+import StellarBase
+
+/// `POST /transactions`, as Horizon answers it: synchronous, the transaction resource on
+/// success, problem+json with result codes on failure.
+struct TransactionRoutes: Sendable {
+    let writer: LedgerWriter
+    let timeout: Duration
+    /// The largest request body accepted (an envelope of 100 operations and 20 signatures is
+    /// well under 100 KB).
+    static let maxBodyBytes = 256 * 1024
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.post("/transactions") { request, context in
+            try await submit(request, context: context)
+        }
+    }
+
+    private func submit(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: Self.maxBodyBytes)
+        } catch {
+            // Never 413: the SDKs retry it.
+            return Problem.badRequest("the request body is larger than \(Self.maxBodyBytes) bytes", field: "tx").response()
+        }
+        guard let tx = FormBody(String(buffer: body))["tx"], !tx.isEmpty else {
+            return Problem.badRequest("the form field tx (a base64 transaction envelope) is missing", field: "tx").response()
+        }
+        let envelope: TransactionEnvelope
+        do {
+            envelope = try TransactionEnvelope(xdrBase64: tx)
+        } catch {
+            return Problem.transactionMalformed(tx, detail: error.message).response()
+        }
+        let submission = try await withThrowingTaskGroup(of: SubmissionResult?.self) { group in
+            group.addTask { try await writer.submit(envelope) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            return first
+        }
+        guard let submission else {
+            let hash = PreparedTransaction.prepare(envelope, network: writer.configuration.network).hash
+            return Problem.timeout(hash: hash.hex).response()
+        }
+        switch submission {
+        case .applied(let stored) where stored.result.isSuccess:
+            return try JSONResponse(TransactionResource(stored)).response(status: .ok)
+        case .applied(let stored):
+            return Problem.transactionFailed(envelope: tx, result: stored.result).response()
+        case .rejected(let result):
+            return Problem.transactionFailed(envelope: tx, result: result).response()
+        }
+    }
+}
+
+/// A form-urlencoded body.
+struct FormBody {
+    private var fields: [String: String] = [:]
+
+    init(_ text: String) {
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = parts.first.flatMap({ Self.decode($0) }) else { continue }
+            fields[name] = parts.count > 1 ? Self.decode(parts[1]) ?? "" : ""
+        }
+    }
+
+    private static func decode(_ part: Substring) -> String? {
+        part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+
+    subscript(name: String) -> String? { fields[name] }
+}
+
+/// The transaction resource (the fields a submission answer needs).
+struct TransactionResource: Encodable {
+    let id: String
+    let pagingToken: String
+    let successful: Bool
+    let hash: String
+    let ledger: UInt32
+    let createdAt: String
+    let sourceAccount: String
+    let sourceAccountSequence: String
+    let feeAccount: String
+    let feeCharged: String
+    let maxFee: String
+    let operationCount: Int
+    let envelopeXDR: String
+    let resultXDR: String
+    let memoType: String
+
+    init(_ stored: StoredTransaction) {
+        let tx = stored.envelope.transaction
+        id = stored.hash.hex
+        pagingToken = String(stored.id)
+        successful = stored.result.isSuccess
+        hash = stored.hash.hex
+        ledger = stored.ledger
+        createdAt = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(stored.closeTime)))
+        sourceAccount = tx.sourceAccount.accountID.strKey
+        sourceAccountSequence = String(tx.sequenceNumber)
+        feeAccount = sourceAccount
+        feeCharged = String(stored.result.feeCharged)
+        maxFee = String(tx.fee)
+        operationCount = tx.operations.count
+        envelopeXDR = stored.envelope.xdrBase64
+        resultXDR = stored.result.xdrBase64
+        memoType = tx.memo.typeName
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, successful, hash, ledger
+        case pagingToken = "paging_token"
+        case createdAt = "created_at"
+        case sourceAccount = "source_account"
+        case sourceAccountSequence = "source_account_sequence"
+        case feeAccount = "fee_account"
+        case feeCharged = "fee_charged"
+        case maxFee = "max_fee"
+        case operationCount = "operation_count"
+        case envelopeXDR = "envelope_xdr"
+        case resultXDR = "result_xdr"
+        case memoType = "memo_type"
+    }
+}
+
+struct JSONResponse<T: Encodable> {
+    let value: T
+    init(_ value: T) { self.value = value }
+
+    func response(status: HTTPResponse.Status, contentType: String = "application/json; charset=utf-8") throws -> Response {
+        let data = try JSONEncoder().encode(value)
+        return Response(
+            status: status, headers: [.contentType: contentType],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Horizon's problem+json errors. `extras` is omitted rather than null (the Python SDK needs that).
+struct Problem: Encodable {
+    let type: String
+    let title: String
+    let status: Int
+    let detail: String
+    let extras: [String: JSONExtra]?
+
+    enum JSONExtra: Encodable {
+        case string(String)
+        case codes(transaction: String, operations: [String]?)
+
+        func encode(to encoder: any Encoder) throws {
+            switch self {
+            case .string(let text):
+                var container = encoder.singleValueContainer()
+                try container.encode(text)
+            case .codes(let transaction, let operations):
+                var container = encoder.container(keyedBy: CodeKeys.self)
+                try container.encode(transaction, forKey: .transaction)
+                try container.encodeIfPresent(operations, forKey: .operations)
+            }
+        }
+
+        enum CodeKeys: String, CodingKey { case transaction, operations }
+    }
+
+    static func badRequest(_ detail: String, field: String) -> Problem {
+        Problem(type: "https://stellar.org/horizon-errors/bad_request", title: "Bad Request", status: 400, detail: detail,
+                extras: ["invalid_field": .string(field), "reason": .string(detail)])
+    }
+
+    static func transactionMalformed(_ envelope: String, detail: String) -> Problem {
+        Problem(type: "https://stellar.org/horizon-errors/transaction_malformed", title: "Transaction Malformed", status: 400,
+                detail: "Horizon could not decode the transaction envelope in this request: \(detail)",
+                extras: ["envelope_xdr": .string(envelope)])
+    }
+
+    static func transactionFailed(envelope: String, result: TransactionResult) -> Problem {
+        Problem(type: "https://stellar.org/horizon-errors/transaction_failed", title: "Transaction Failed", status: 400,
+                detail: "The transaction failed when submitted to the stellar network. The `extras.result_codes` field on this response contains further details.",
+                extras: [
+                    "envelope_xdr": .string(envelope),
+                    "result_xdr": .string(result.xdrBase64),
+                    "result_codes": .codes(transaction: result.code.name, operations: result.outcome.operationResults?.map(\.name)),
+                ])
+    }
+
+    static func timeout(hash: String) -> Problem {
+        Problem(type: "https://stellar.org/horizon-errors/transaction_submission_timeout", title: "Transaction Submission Timeout", status: 504,
+                detail: "Your transaction submission request has timed out. It may still be applied; look it up by extras.hash.",
+                extras: ["hash": .string(hash)])
+    }
+
+    func response() -> Response {
+        (try? JSONResponse(self).response(status: .init(code: status), contentType: "application/problem+json; charset=utf-8"))
+            ?? Response(status: .internalServerError)
+    }
+}

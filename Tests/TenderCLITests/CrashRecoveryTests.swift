@@ -1,0 +1,101 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Ledger
+import StellarBase
+import Store
+import Testing
+
+/// Kills `tender serve` with SIGKILL while payments are being submitted, restarts it, and checks
+/// that every payment that was answered as applied is in the ledger and the money adds up.
+@Suite("Crash recovery")
+struct CrashRecoveryTests {
+    static let network = Network.standalone
+
+    func post(_ base: String, _ envelope: TransactionEnvelope) async throws -> Int {
+        var request = URLRequest(url: URL(string: base + "/transactions")!)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        let encoded = envelope.xdrBase64.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        request.httpBody = Data("tx=\(encoded)".utf8)
+        request.timeoutInterval = 20
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as! HTTPURLResponse).statusCode
+    }
+
+    @Test func everyAnsweredPaymentSurvivesKillMinus9() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tender-crash-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0"])
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
+        let base = try await server.waitForURL()
+
+        let root = LedgerState.rootKeyPair(network: Self.network)
+        let payers = (0..<100).map { try! KeyPair(seed: [UInt8($0), 0xC4] + Array(repeating: 1, count: 30)) }
+        let create = Transaction(
+            sourceAccount: .ed25519(root.accountID), fee: 100 * 100, sequenceNumber: 1,
+            operations: payers.map { StellarBase.Operation(.createAccount(CreateAccountOperation(destination: $0.accountID, startingBalance: 1000 * Amount.stroopsPerUnit))) })
+        #expect(try await post(base, create.signed(by: [root], on: Self.network)) == 200)
+        let startLedger = Int64(3) // genesis is ledger 2 here; the accounts were created in ledger 3.
+
+        // Waves of payments, one per payer per wave; SIGKILL lands in the middle of a wave.
+        let acknowledged = AcknowledgedHashes()
+        let killer = Task {
+            while await acknowledged.count < 250 { try await Task.sleep(for: .milliseconds(2)) }
+            kill(server.process.processIdentifier, SIGKILL)
+        }
+        wavesLoop: for wave in 1...20 {
+            let envelopes = payers.enumerated().map { index, payer in
+                Transaction(sourceAccount: .ed25519(payer.accountID), fee: 100, sequenceNumber: startLedger << 32 + Int64(wave),
+                            operations: [StellarBase.Operation(.payment(PaymentOperation(
+                                destination: .ed25519(payers[(index + wave) % payers.count].accountID), asset: .native, amount: Int64(wave))))])
+                    .signed(by: [payer], on: Self.network)
+            }
+            let statuses = await withTaskGroup(of: (TransactionEnvelope, Int?).self) { group in
+                for envelope in envelopes {
+                    group.addTask { (envelope, try? await post(base, envelope)) }
+                }
+                var statuses: [(TransactionEnvelope, Int?)] = []
+                for await status in group { statuses.append(status) }
+                return statuses
+            }
+            for (envelope, status) in statuses where status == 200 {
+                await acknowledged.add(envelope.hash(on: Self.network))
+            }
+            if statuses.contains(where: { $0.1 == nil }) { break wavesLoop }
+        }
+        _ = try? await killer.value
+        server.process.waitUntilExit()
+        #expect(server.process.terminationReason == .uncaughtSignal)
+        let answered = await acknowledged.hashes
+        #expect(answered.count >= 250)
+
+        // Restart on the same data: it must come up and serve the committed ledger.
+        let restarted = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0"])
+        let restartedURL = try await restarted.waitForURL()
+        let (body, _) = try await URLSession.shared.data(from: URL(string: restartedURL + "/")!)
+        let root_ = try JSONSerialization.jsonObject(with: body) as! [String: Any]
+        #expect((root_["history_latest_ledger"] as? Int ?? 0) >= 4)
+        kill(restarted.process.processIdentifier, SIGTERM)
+        restarted.process.waitUntilExit()
+        #expect(restarted.process.terminationStatus == 0)
+
+        let store = try SQLiteLedgerStore(path: data + "/ledger.sqlite")
+        for hash in answered {
+            #expect(try store.transaction(hash: hash) != nil, "answered \(hash.hex) as applied but it is not in the ledger")
+        }
+        let state = try #require(try store.loadState())
+        #expect(state.verifyAllInvariants() == nil)
+        // Payments move XLM between payers; only fees leave them.
+        let payerBalances = payers.reduce(Int64(0)) { $0 + (state.account($1.accountID)?.balance ?? 0) }
+        let payerFees = payers.reduce(Int64(0)) { $0 + ((state.account($1.accountID)?.sequenceNumber ?? 0) - (startLedger << 32)) * 100 }
+        #expect(payerBalances == 100 * 1000 * Amount.stroopsPerUnit - payerFees)
+    }
+}
+
+actor AcknowledgedHashes {
+    private(set) var hashes: [Bytes32] = []
+    var count: Int { hashes.count }
+    func add(_ hash: Bytes32) { hashes.append(hash) }
+}
