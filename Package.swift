@@ -66,6 +66,8 @@ let package = Package(
             dependencies: [
                 "StellarBase",
                 "Ledger",
+                "LedgerService",
+                "Store",
                 "TenderServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Ledger
 import Logging
 import StellarBase
@@ -96,8 +97,14 @@ public actor LedgerWriter {
         // Hashing and signature checks run here, on the caller's thread, in parallel with
         // other submissions; only the apply is serialized.
         let prepared = PreparedTransaction.prepare(envelope, network: configuration.network)
-        if let stored = try store.transaction(hash: prepared.hash) { return .applied(stored) }
-        return try await enqueue(prepared)
+        let result = try await enqueue(prepared)
+        // A transaction already in the ledger comes back with a bad sequence number (its
+        // sequence was consumed); only then is history read, so the common path stays off disk.
+        if case .rejected(let rejection) = result, rejection.code == .badSequence,
+           let stored = try store.transaction(hash: prepared.hash) {
+            return .applied(stored)
+        }
+        return result
     }
 
     private func enqueue(_ prepared: PreparedTransaction) async throws -> SubmissionResult {
@@ -171,10 +178,14 @@ public actor LedgerWriter {
         }
 
         let store = self.store
+        let started = ContinuousClock.now
         let outcome: Result<Void, any Error> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: Result { try store.commit(closed) })
             }
+        }
+        if ProcessInfo.processInfo.environment["TENDER_TRACE"] != nil {
+            print("ledger \(closed.header.sequence): \(batch.count) transactions, commit \(ContinuousClock.now - started)")
         }
         switch outcome {
         case .success:

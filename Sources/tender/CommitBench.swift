@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import Ledger
+import LedgerService
+import Logging
+import StellarBase
+import Store
+
+struct CommitBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "commit",
+        abstract: "Submit signed payments end to end: verify, apply, and commit durably to SQLite.",
+        discussion: """
+            Many concurrent submitters hand signed single payments to the ledger writer, which \
+            verifies signatures on the submitters' threads, applies in group-commit mode, and \
+            answers each payment only after its ledger is committed (WAL, synchronous=FULL). \
+            Reports throughput and the p50/p99 latency from submission to commit. No HTTP.
+            """
+    )
+
+    @Option(help: "Payments to submit.")
+    var transactions = 20_000
+
+    @Option(help: "Concurrent submitters.")
+    var concurrency = 256
+
+    @Option(help: "Directory for the benchmark database (deleted afterwards).")
+    var directory = NSTemporaryDirectory()
+
+    func run() async throws {
+        let path = directory + "/tender-bench-\(UUID().uuidString).sqlite"
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let store = try SQLiteLedgerStore(path: path)
+        let writer = try LedgerWriter(
+            store: store, configuration: .init(network: .standalone, closeInterval: .zero, batchLimit: 1000),
+            logger: Logger(label: "bench"), now: { UInt64(Date().timeIntervalSince1970) })
+        let accounts = max(concurrency, 1)
+        let root = LedgerState.rootKeyPair(network: .standalone)
+        let keys = (0..<accounts).map { index in
+            try! KeyPair(seed: withUnsafeBytes(of: UInt64(index + 1).bigEndian) { Array(repeating: 5, count: 24) + Array($0) })
+        }
+        var rootSequence = await writer.read { $0.account(LedgerState.rootKeyPair(network: .standalone).accountID)!.sequenceNumber }
+        for chunk in stride(from: 0, to: accounts, by: 100) {
+            rootSequence += 1
+            let ops = keys[chunk..<min(chunk + 100, accounts)].map {
+                StellarBase.Operation(.createAccount(CreateAccountOperation(destination: $0.accountID, startingBalance: 10_000 * Amount.stroopsPerUnit)))
+            }
+            let tx = Transaction(sourceAccount: .ed25519(root.accountID), fee: UInt32(100 * ops.count), sequenceNumber: rootSequence, operations: ops)
+            _ = try await writer.submit(tx.signed(by: [root], on: .standalone))
+        }
+        // Sign everything first: signing is the client's cost, not the server's.
+        let perAccount = (transactions + accounts - 1) / accounts
+        var streams: [[TransactionEnvelope]] = []
+        for (index, key) in keys.enumerated() {
+            let start = await writer.read { $0.account(key.accountID)!.sequenceNumber }
+            streams.append((1...perAccount).map { step in
+                Transaction(sourceAccount: .ed25519(key.accountID), fee: 100, sequenceNumber: start + Int64(step),
+                            operations: [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(keys[(index + step) % accounts].accountID), asset: .native, amount: 1)))])
+                    .signed(by: [key], on: .standalone)
+            })
+        }
+        let clock = ContinuousClock()
+        let startLedger = await writer.header.sequence
+        let started = clock.now
+        let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+            for stream in streams {
+                group.addTask {
+                    var latencies: [Double] = []
+                    for envelope in stream {
+                        let before = clock.now
+                        let result = try await writer.submit(envelope)
+                        guard result.result.code == .success else { throw CommandFailure("a payment failed: \(result.result.code.name)") }
+                        latencies.append(Self.milliseconds(clock.now - before))
+                    }
+                    return latencies
+                }
+            }
+            return try await group.reduce(into: [Double]()) { $0.append(contentsOf: $1) }.sorted()
+        }
+        let seconds = Self.milliseconds(clock.now - started) / 1000
+        let ledgers = await writer.header.sequence - startLedger
+        let rate = Double(latencies.count) / seconds
+        func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        print("end to end on SQLite, group commit, \(concurrency) submitters, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print(String(format: "%d payments in %.2f s: %.0f per second, in %d ledgers (%.0f per ledger)", latencies.count, seconds, rate, ledgers, Double(latencies.count) / Double(max(ledgers, 1))))
+        print(String(format: "submission to commit: p50 %.1f ms, p99 %.1f ms, max %.1f ms", percentile(0.5), percentile(0.99), latencies.last ?? 0))
+        print("targets: 5,000 per second \(rate >= 5000 ? "met" : "NOT met"); p99 under 50 ms \(percentile(0.99) < 50 ? "met" : "NOT met")")
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
+    }
+}
