@@ -7,6 +7,11 @@ import StellarBase
 /// transaction per ledger, so a ledger is either wholly on disk or not at all.
 public final class SQLiteLedgerStore: LedgerStore {
     private let database: DatabasePool
+    /// A connection of its own that copies the WAL back into the database file, so commits
+    /// never wait for a checkpoint (a passive checkpoint does not block the writer).
+    private let checkpointer: DatabaseQueue
+    private let checkpointQueue = DispatchQueue(label: "tender.store.checkpoint")
+    private let commitsSinceCheckpoint = Counter()
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     /// - Throws: when the file cannot be opened or migrated.
@@ -14,9 +19,20 @@ public final class SQLiteLedgerStore: LedgerStore {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Checkpoints run on their own connection, off the commit path.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         database = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(database)
+        checkpointer = try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// Copies committed WAL frames into the database file, in the background, every 32 commits.
+    private func checkpointSoon() {
+        guard commitsSinceCheckpoint.increment() % 32 == 0 else { return }
+        checkpointQueue.async { [checkpointer] in
+            try? checkpointer.inDatabase { try $0.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+        }
     }
 
     private static var migrator: DatabaseMigrator {
@@ -31,27 +47,27 @@ public final class SQLiteLedgerStore: LedgerStore {
                     successful_transaction_count INTEGER NOT NULL,
                     operation_count INTEGER NOT NULL
                 );
-                CREATE TABLE accounts (account_id TEXT PRIMARY KEY, entry BLOB NOT NULL) WITHOUT ROWID;
+                CREATE TABLE accounts (account_id BLOB PRIMARY KEY, entry BLOB NOT NULL) WITHOUT ROWID;
                 CREATE TABLE trust_lines (
-                    account_id TEXT NOT NULL, asset TEXT NOT NULL, entry BLOB NOT NULL,
+                    account_id BLOB NOT NULL, asset BLOB NOT NULL, entry BLOB NOT NULL,
                     PRIMARY KEY (account_id, asset)
                 ) WITHOUT ROWID;
                 CREATE TABLE offers (
-                    offer_id INTEGER PRIMARY KEY, seller_id TEXT NOT NULL, selling TEXT NOT NULL, buying TEXT NOT NULL,
+                    offer_id INTEGER PRIMARY KEY, seller_id BLOB NOT NULL, selling BLOB NOT NULL, buying BLOB NOT NULL,
                     entry BLOB NOT NULL
                 );
                 CREATE INDEX offers_by_seller ON offers (seller_id);
                 CREATE INDEX offers_by_market ON offers (selling, buying);
                 CREATE TABLE account_data (
-                    account_id TEXT NOT NULL, name BLOB NOT NULL, entry BLOB NOT NULL,
+                    account_id BLOB NOT NULL, name BLOB NOT NULL, entry BLOB NOT NULL,
                     PRIMARY KEY (account_id, name)
                 ) WITHOUT ROWID;
                 CREATE TABLE transactions (
                     id INTEGER PRIMARY KEY,
-                    hash TEXT NOT NULL UNIQUE,
+                    hash BLOB NOT NULL UNIQUE,
                     ledger INTEGER NOT NULL,
                     application_order INTEGER NOT NULL,
-                    source_account TEXT NOT NULL,
+                    source_account BLOB NOT NULL,
                     successful INTEGER NOT NULL,
                     fee_charged INTEGER NOT NULL,
                     operation_count INTEGER NOT NULL,
@@ -63,17 +79,17 @@ public final class SQLiteLedgerStore: LedgerStore {
                     id INTEGER PRIMARY KEY,
                     transaction_id INTEGER NOT NULL,
                     ledger INTEGER NOT NULL,
-                    source_account TEXT NOT NULL,
+                    source_account BLOB NOT NULL,
                     type INTEGER NOT NULL,
                     is_payment INTEGER NOT NULL,
                     successful INTEGER NOT NULL
                 );
                 CREATE TABLE account_transactions (
-                    account_id TEXT NOT NULL, transaction_id INTEGER NOT NULL,
+                    account_id BLOB NOT NULL, transaction_id INTEGER NOT NULL,
                     PRIMARY KEY (account_id, transaction_id)
                 ) WITHOUT ROWID;
                 CREATE TABLE account_operations (
-                    account_id TEXT NOT NULL, operation_id INTEGER NOT NULL, is_payment INTEGER NOT NULL,
+                    account_id BLOB NOT NULL, operation_id INTEGER NOT NULL, is_payment INTEGER NOT NULL,
                     PRIMARY KEY (account_id, operation_id)
                 ) WITHOUT ROWID;
                 """)
@@ -108,6 +124,7 @@ public final class SQLiteLedgerStore: LedgerStore {
             try writeChanges(ledger.changes, db)
             try writeHistory(applied, header: ledger.header, db)
         }
+        checkpointSoon()
     }
 
     private func writeChanges(_ changes: LedgerChanges, _ db: Database) throws {
@@ -115,18 +132,18 @@ public final class SQLiteLedgerStore: LedgerStore {
         let deleteAccount = try db.cachedStatement(sql: "DELETE FROM accounts WHERE account_id = ?")
         for (id, entry) in changes.accounts {
             if let entry {
-                try upsertAccount.execute(arguments: [id.strKey, Data(entry.xdrBytes)])
+                try upsertAccount.execute(arguments: [id.storageKey, Data(entry.xdrBytes)])
             } else {
-                try deleteAccount.execute(arguments: [id.strKey])
+                try deleteAccount.execute(arguments: [id.storageKey])
             }
         }
         let upsertLine = try db.cachedStatement(sql: "INSERT OR REPLACE INTO trust_lines (account_id, asset, entry) VALUES (?, ?, ?)")
         let deleteLine = try db.cachedStatement(sql: "DELETE FROM trust_lines WHERE account_id = ? AND asset = ?")
         for (key, entry) in changes.trustLines {
             if let entry {
-                try upsertLine.execute(arguments: [key.accountID.strKey, key.asset.description, Data(entry.xdrBytes)])
+                try upsertLine.execute(arguments: [key.accountID.storageKey, key.asset.storageKey, Data(entry.xdrBytes)])
             } else {
-                try deleteLine.execute(arguments: [key.accountID.strKey, key.asset.description])
+                try deleteLine.execute(arguments: [key.accountID.storageKey, key.asset.storageKey])
             }
         }
         let upsertOffer = try db.cachedStatement(sql: "INSERT OR REPLACE INTO offers (offer_id, seller_id, selling, buying, entry) VALUES (?, ?, ?, ?, ?)")
@@ -134,7 +151,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         for (id, offer) in changes.offers {
             if let offer {
                 let entry = offer.entry
-                try upsertOffer.execute(arguments: [id, entry.sellerID.strKey, entry.selling.description, entry.buying.description, Data(offer.xdrBytes)])
+                try upsertOffer.execute(arguments: [id, entry.sellerID.storageKey, entry.selling.storageKey, entry.buying.storageKey, Data(offer.xdrBytes)])
             } else {
                 try deleteOffer.execute(arguments: [id])
             }
@@ -143,9 +160,9 @@ public final class SQLiteLedgerStore: LedgerStore {
         let deleteData = try db.cachedStatement(sql: "DELETE FROM account_data WHERE account_id = ? AND name = ?")
         for (key, entry) in changes.data {
             if let entry {
-                try upsertData.execute(arguments: [key.accountID.strKey, Data(key.name), Data(entry.xdrBytes)])
+                try upsertData.execute(arguments: [key.accountID.storageKey, Data(key.name), Data(entry.xdrBytes)])
             } else {
-                try deleteData.execute(arguments: [key.accountID.strKey, Data(key.name)])
+                try deleteData.execute(arguments: [key.accountID.storageKey, Data(key.name)])
             }
         }
     }
@@ -167,28 +184,28 @@ public final class SQLiteLedgerStore: LedgerStore {
             let transactionID = TOID.make(ledger: header.sequence, transactionOrder: order, operationIndex: 0)
             let source = tx.sourceAccount.accountID
             try insertTransaction.execute(arguments: [
-                transactionID, closed.prepared.hash.hex, header.sequence, order, source.strKey, result.isSuccess,
+                transactionID, Data(closed.prepared.hash.bytes), header.sequence, order, source.storageKey, result.isSuccess,
                 result.feeCharged, tx.operations.count, Int64(header.closeTime), Data(closed.prepared.envelope.xdrBytes), Data(result.xdrBytes),
             ])
             var participants: Set<AccountID> = [source]
             for (opIndex, op) in tx.operations.enumerated() {
                 let operationID = TOID.make(ledger: header.sequence, transactionOrder: order, operationIndex: opIndex + 1)
                 let opSource = op.sourceAccount?.accountID ?? source
-                try insertOperation.execute(arguments: [operationID, transactionID, header.sequence, opSource.strKey, op.body.type.rawValue, op.isPayment, result.isSuccess])
+                try insertOperation.execute(arguments: [operationID, transactionID, header.sequence, opSource.storageKey, op.body.type.rawValue, op.isPayment, result.isSuccess])
                 for account in op.participants(transactionSource: source) {
                     participants.insert(account)
-                    try insertAccountOperation.execute(arguments: [account.strKey, operationID, op.isPayment])
+                    try insertAccountOperation.execute(arguments: [account.storageKey, operationID, op.isPayment])
                 }
             }
             for account in participants {
-                try insertAccountTransaction.execute(arguments: [account.strKey, transactionID])
+                try insertAccountTransaction.execute(arguments: [account.storageKey, transactionID])
             }
         }
     }
 
     public func transaction(hash: Bytes32) throws -> StoredTransaction? {
         try database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT ledger, application_order, close_time, envelope, result FROM transactions WHERE hash = ?", arguments: [hash.hex]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT ledger, application_order, close_time, envelope, result FROM transactions WHERE hash = ?", arguments: [Data(hash.bytes)]) else {
                 return nil
             }
             let envelope: Data = row["envelope"]
@@ -203,5 +220,28 @@ public final class SQLiteLedgerStore: LedgerStore {
     /// The sequence of the last committed ledger, or nil.
     public func latestLedgerSequence() throws -> UInt32? {
         try database.read { db in try UInt32.fetchOne(db, sql: "SELECT MAX(sequence) FROM ledger_headers") }
+    }
+}
+
+extension AccountID {
+    /// The 32 raw key bytes, as stored.
+    var storageKey: Data { Data(publicKey.bytes) }
+}
+
+extension Asset {
+    /// The asset's XDR, as stored.
+    var storageKey: Data { Data(xdrBytes) }
+}
+
+/// A thread-safe counter.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
     }
 }
