@@ -69,45 +69,62 @@ extension LedgerState {
         for prepared in transactions {
             closed.append(ClosedTransaction(prepared: prepared, application: apply(prepared)))
         }
-        if let violation = checkInvariants() {
+        let summary = summarizeJournal()
+        if let violation = checkInvariants(summary) {
             rollback(to: 0)
             _ = takeJournal()
             throw LedgerCloseError(code: .invariantViolated, message: violation)
         }
-        let changes = collectChanges()
+        let changes = summary.changes(in: self)
         _ = takeJournal()
         return ClosedLedger(header: header, transactions: closed, changes: changes)
     }
 
-    /// The final values of every entry the journal touched.
-    private func collectChanges() -> LedgerChanges {
-        var changes = LedgerChanges()
-        for change in journal {
-            switch change {
-            case .account(let id, _): changes.accounts[id] = .some(accounts[id])
-            case .trustLine(let key, _): changes.trustLines[key] = .some(trustLines[key])
-            case .offer(let id, _): changes.offers[id] = .some(offers[id])
-            case .data(let key, _): changes.data[key] = .some(data[key])
-            case .header, .issuance: break
-            }
-        }
-        return changes
-    }
-
     /// Checks the money invariants over what this ledger changed; a description of the first
     /// violation, or nil.
-    func checkInvariants() -> String? {
+    func checkInvariants() -> String? { checkInvariants(summarizeJournal()) }
+
+    /// Every entry the journal touched, with its value before the ledger (one pass).
+    struct JournalSummary {
         var firstAccounts: [AccountID: AccountEntry?] = [:]
         var firstLines: [TrustLineKey: TrustLineEntry?] = [:]
         var firstHeader: LedgerHeader?
+        var offers: Set<Int64> = []
+        var data: Set<DataKey> = []
+
+        /// The current values of the touched entries.
+        func changes(in state: LedgerState) -> LedgerChanges {
+            var changes = LedgerChanges()
+            changes.accounts.reserveCapacity(firstAccounts.count)
+            for id in firstAccounts.keys { changes.accounts[id] = .some(state.accounts[id]) }
+            for key in firstLines.keys { changes.trustLines[key] = .some(state.trustLines[key]) }
+            for id in offers { changes.offers[id] = .some(state.offers[id]) }
+            for key in data { changes.data[key] = .some(state.data[key]) }
+            return changes
+        }
+    }
+
+    func summarizeJournal() -> JournalSummary {
+        var summary = JournalSummary()
+        summary.firstAccounts.reserveCapacity(journal.count / 2)
         for change in journal {
             switch change {
-            case .account(let id, let old): if firstAccounts[id] == nil { firstAccounts[id] = .some(old) }
-            case .trustLine(let key, let old): if firstLines[key] == nil { firstLines[key] = .some(old) }
-            case .header(let old): if firstHeader == nil { firstHeader = old }
-            default: break
+            case .account(let id, let old):
+                if summary.firstAccounts.index(forKey: id) == nil { summary.firstAccounts[id] = .some(old) }
+            case .trustLine(let key, let old):
+                if summary.firstLines.index(forKey: key) == nil { summary.firstLines[key] = .some(old) }
+            case .header(let old):
+                if summary.firstHeader == nil { summary.firstHeader = old }
+            case .offer(let id, _): summary.offers.insert(id)
+            case .data(let key, _): summary.data.insert(key)
+            case .issuance: break
             }
         }
+        return summary
+    }
+
+    func checkInvariants(_ summary: JournalSummary) -> String? {
+        let firstAccounts = summary.firstAccounts, firstLines = summary.firstLines, firstHeader = summary.firstHeader
         // XLM is neither created nor destroyed: balances plus the fee pool stay the same.
         var xlmDelta: Int64 = 0
         for (id, old) in firstAccounts {

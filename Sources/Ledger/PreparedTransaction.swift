@@ -95,6 +95,15 @@ struct SignatureChecker {
 
     /// Whether signatures of `signers` reach `neededWeight` (weights above 255 count as 255).
     mutating func check(_ signers: [Signer], neededWeight: Int) -> Bool {
+        // The common case, an account signed by its master key alone, without the general
+        // machinery's allocations.
+        if signers.count == 1, case .ed25519(let key) = signers[0].key {
+            for index in used.indices where prepared.verifies(index, key) {
+                used[index] = true
+                return Int(min(signers[0].weight, 255)) >= neededWeight
+            }
+            return false
+        }
         var total = 0
         var hashX: [Signer] = [], ed25519: [Signer] = [], signedPayload: [Signer] = []
         for signer in signers {

@@ -91,7 +91,11 @@ struct LedgerWriterTests {
         let writer = try writer(closeInterval: .milliseconds(50))
         let start = await writer.header.sequence
         let task = Task { try await writer.run() }
-        try await Task.sleep(for: .milliseconds(400))
+        // Wait (boundedly) for three ledgers that nobody asked for; a busy machine may be slow.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while await writer.header.sequence < start + 3, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         task.cancel()
         _ = try? await task.value
         #expect(await writer.header.sequence >= start + 3)

@@ -36,19 +36,20 @@ enum PathPaymentFailure: Error {
 }
 
 extension LedgerState {
+    /// A payment is a strict-receive path payment of one asset with no path (as in
+    /// stellar-core), done directly: credit the destination, then debit the source.
     mutating func apply(_ op: PaymentOperation, source: AccountID) -> PaymentResultCode {
         let destination = op.destination.accountID
         // Sending XLM to oneself succeeds without touching anything.
         if destination == source && op.asset == .native { return .success }
-        let strictReceive = PathPaymentStrictReceiveOperation(
-            sendAsset: op.asset, sendMax: op.amount, destination: op.destination, destAsset: op.asset,
-            destAmount: op.amount, path: [])
-        switch apply(strictReceive, source: source) {
-        case .outer: preconditionFailure("a payment without a path crosses no offers")
-        case .inner(.success): return .success
-        case .inner(.noIssuer): return .noIssuer
-        case .inner(.failure(let code)):
-            switch code {
+        do throws(PathPaymentFailure) {
+            let bypass = bypassesIssuerCheck(sendAsset: op.asset, destAsset: op.asset, path: [], destination: destination)
+            if !bypass && accounts[destination] == nil { throw PathPaymentFailure.noDestination }
+            try updateDestinationBalance(destination, op.asset, op.amount)
+            try updateSourceBalance(source, op.asset, op.amount)
+            return .success
+        } catch {
+            switch error {
             case .malformed: return .malformed
             case .underfunded: return .underfunded
             case .sourceNoTrust: return .sourceNoTrust
@@ -57,7 +58,8 @@ extension LedgerState {
             case .noTrust: return .noTrust
             case .notAuthorized: return .notAuthorized
             case .lineFull: return .lineFull
-            default: preconditionFailure("a payment without a path cannot fail with \(code.name)")
+            case .tooFewOffers, .offerCrossSelf, .constraintNotMet, .exceededWorkLimit:
+                preconditionFailure("a payment without a path crosses no offers")
             }
         }
     }
