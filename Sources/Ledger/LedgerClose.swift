@@ -45,7 +45,7 @@ extension LedgerState {
         var state = LedgerState(header: LedgerHeader(sequence: 1, closeTime: closeTime, totalCoins: totalCoins))
         let root = rootKeyPair(network: network).accountID
         state.setAccount(AccountEntry(accountID: root, balance: totalCoins, sequenceNumber: 0, lastModifiedLedger: 1))
-        _ = state.takeJournal()
+        state.clearJournal()
         return state
     }
 
@@ -72,11 +72,11 @@ extension LedgerState {
         let summary = summarizeJournal()
         if let violation = checkInvariants(summary) {
             rollback(to: 0)
-            _ = takeJournal()
+            clearJournal()
             throw LedgerCloseError(code: .invariantViolated, message: violation)
         }
         let changes = summary.changes(in: self)
-        _ = takeJournal()
+        clearJournal()
         return ClosedLedger(header: header, transactions: closed, changes: changes)
     }
 

@@ -51,13 +51,11 @@ public struct LedgerState: Sendable {
         }
     }
 
-    /// Forgets the journal and the issuance record (after a ledger has been committed), returning the journal.
-    mutating func takeJournal() -> [Change] {
-        defer {
-            journal = []
-            issuance = [:]
-        }
-        return journal
+    /// Forgets the journal and the issuance record once a ledger is committed, keeping the
+    /// journal's storage for the next ledger.
+    mutating func clearJournal() {
+        journal.removeAll(keepingCapacity: true)
+        issuance = [:]
     }
 
     /// Records that an issuer's balance of its own asset changed by `delta`.

@@ -17,8 +17,8 @@ public struct PreparedTransaction: Sendable {
     /// The hash its signers sign.
     let signedHash: Bytes32
     let signatures: [DecoratedSignature]
-    private var verified: Set<SignatureCheck> = []
-    private var checked: Set<SignatureCheck> = []
+    private(set) var verified: Set<SignatureCheck> = []
+    private(set) var checked: Set<SignatureCheck> = []
 
     struct SignatureCheck: Hashable, Sendable {
         var index: Int
@@ -83,14 +83,58 @@ private struct UncheckedBuffer<T>: @unchecked Sendable {
 /// Adds up signer weights the way stellar-core's `SignatureChecker` does, remembering which
 /// signatures were used.
 struct SignatureChecker {
-    var prepared: PreparedTransaction
+    let signatures: [DecoratedSignature]
+    let hash: Bytes32
+    private let verified: Set<PreparedTransaction.SignatureCheck>
+    private let checked: Set<PreparedTransaction.SignatureCheck>
+    /// Checks the preparation did not make, done here once each.
+    private var lateChecks: [PreparedTransaction.SignatureCheck: Bool] = [:]
     private(set) var used: [Bool]
     /// Pre-authorized transaction signers that this transaction used up.
     private(set) var usedPreAuth: Set<Bytes32> = []
 
     init(_ prepared: PreparedTransaction) {
-        self.prepared = prepared
-        self.used = Array(repeating: false, count: prepared.signatures.count)
+        signatures = prepared.signatures
+        hash = prepared.hash
+        verified = prepared.verified
+        checked = prepared.checked
+        used = Array(repeating: false, count: prepared.signatures.count)
+    }
+
+    /// Whether signature `index` is `key`'s signature of the transaction.
+    mutating func verifies(_ index: Int, _ key: Bytes32) -> Bool {
+        let check = PreparedTransaction.SignatureCheck(index: index, key: key)
+        if checked.contains(check) { return verified.contains(check) }
+        if let known = lateChecks[check] { return known }
+        let signature = signatures[index]
+        let valid = signature.hint == key.lastFourBytes
+            && KeyPair(accountID: AccountID(publicKey: key)).verify(signature.signature, for: hash.bytes)
+        lateChecks[check] = valid
+        return valid
+    }
+
+    /// Whether `account`'s signers reach its threshold for `level`.
+    mutating func check(_ account: AccountEntry, neededWeight: Int) -> Bool {
+        // The common case, an account signed by its master key alone, without building a list.
+        if account.signers.isEmpty {
+            guard account.thresholds.masterWeight > 0 else { return false }
+            return checkMaster(account.accountID.publicKey, weight: Int(account.thresholds.masterWeight), neededWeight: neededWeight)
+        }
+        var signers: [Signer] = []
+        signers.reserveCapacity(account.signers.count + 1)
+        if account.thresholds.masterWeight > 0 {
+            signers.append(Signer(key: .ed25519(account.accountID.publicKey), weight: UInt32(account.thresholds.masterWeight)))
+        }
+        signers.append(contentsOf: account.signers)
+        return check(signers, neededWeight: neededWeight)
+    }
+
+    private mutating func checkMaster(_ key: Bytes32, weight: Int, neededWeight: Int) -> Bool {
+        for index in used.indices where verifies(index, key) {
+            used[index] = true
+            return min(weight, 255) >= neededWeight
+        }
+        return false
     }
 
     /// Whether signatures of `signers` reach `neededWeight` (weights above 255 count as 255).
@@ -98,18 +142,14 @@ struct SignatureChecker {
         // The common case, an account signed by its master key alone, without the general
         // machinery's allocations.
         if signers.count == 1, case .ed25519(let key) = signers[0].key {
-            for index in used.indices where prepared.verifies(index, key) {
-                used[index] = true
-                return Int(min(signers[0].weight, 255)) >= neededWeight
-            }
-            return false
+            return checkMaster(key, weight: Int(signers[0].weight), neededWeight: neededWeight)
         }
         var total = 0
         var hashX: [Signer] = [], ed25519: [Signer] = [], signedPayload: [Signer] = []
         for signer in signers {
             switch signer.key {
             case .preAuthTx(let hash):
-                if hash == prepared.hash {
+                if hash == self.hash {
                     usedPreAuth.insert(hash)
                     total += Int(min(signer.weight, 255))
                     if total >= neededWeight { return true }
@@ -120,7 +160,7 @@ struct SignatureChecker {
             }
         }
         func verifyAll(_ list: inout [Signer], _ verify: (inout SignatureChecker, Int, Signer) -> Bool) -> Bool {
-            for index in prepared.signatures.indices {
+            for index in signatures.indices {
                 if let position = list.firstIndex(where: { verify(&self, index, $0) }) {
                     used[index] = true
                     total += Int(min(list[position].weight, 255))
@@ -132,16 +172,16 @@ struct SignatureChecker {
         }
         if verifyAll(&hashX, { checker, index, signer in
             guard case .hashX(let hash) = signer.key else { return false }
-            let signature = checker.prepared.signatures[index]
+            let signature = checker.signatures[index]
             return signature.hint == hash.lastFourBytes && sha256Digest(signature.signature) == hash
         }) { return true }
         if verifyAll(&ed25519, { checker, index, signer in
             guard case .ed25519(let key) = signer.key else { return false }
-            return checker.prepared.verifies(index, key)
+            return checker.verifies(index, key)
         }) { return true }
         if verifyAll(&signedPayload, { checker, index, signer in
             guard case .ed25519SignedPayload(let key, let payload) = signer.key else { return false }
-            let signature = checker.prepared.signatures[index]
+            let signature = checker.signatures[index]
             // The hint of a signed payload signature mixes the key's and the payload's last bytes.
             var payloadTail: UInt32 = 0
             for byte in payload.suffix(4) { payloadTail = payloadTail << 8 | UInt32(byte) }

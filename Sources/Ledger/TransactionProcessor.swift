@@ -74,17 +74,6 @@ extension OperationBody {
 }
 
 extension LedgerState {
-    /// The signers of an account with their weights: the master key (when its weight is not 0)
-    /// and the added signers.
-    func signers(of account: AccountEntry) -> [Signer] {
-        var signers: [Signer] = []
-        if account.thresholds.masterWeight > 0 {
-            signers.append(Signer(key: .ed25519(account.accountID.publicKey), weight: UInt32(account.thresholds.masterWeight)))
-        }
-        signers.append(contentsOf: account.signers)
-        return signers
-    }
-
     func neededWeight(_ account: AccountEntry, _ level: ThresholdLevel) -> Int {
         switch level {
         case .low: Int(account.thresholds.low)
@@ -175,7 +164,7 @@ extension LedgerState {
                 return .code(.badMinSequenceAgeOrGap)
             }
         }
-        if !checker.check(signers(of: account), neededWeight: neededWeight(account, .low)) { return .code(.badAuth) }
+        if !checker.check(account, neededWeight: neededWeight(account, .low)) { return .code(.badAuth) }
         if let v2 = v2Conditions {
             for extra in v2.extraSigners where !checker.check([Signer(key: extra, weight: 1)], neededWeight: 1) {
                 return .code(.badAuth)
@@ -183,25 +172,27 @@ extension LedgerState {
         }
         if availableBalance(account) < Int64(tx.fee) { return .code(.insufficientBalance) }
 
-        var results: [OperationResult] = []
-        var operationsValid = true
-        for op in tx.operations {
+        // Results are only built when an operation fails its checks.
+        var results: [OperationResult]?
+        for (index, op) in tx.operations.enumerated() {
             let opSource = op.sourceAccount?.accountID ?? source
-            var result = op.body.successResult
-            if let opAccount = accounts[opSource] {
-                if !checker.check(signers(of: opAccount), neededWeight: neededWeight(opAccount, op.body.thresholdLevel)) {
-                    result = .outer(.badAuth)
+            var failure: OperationResult?
+            if let opAccount = op.sourceAccount == nil ? account : accounts[opSource] {
+                if !checker.check(opAccount, neededWeight: neededWeight(opAccount, op.body.thresholdLevel)) {
+                    failure = .outer(.badAuth)
                 }
             } else if !checker.check([Signer(key: .ed25519(opSource.publicKey), weight: 1)], neededWeight: 0) {
-                result = .outer(.badAuth)
+                failure = .outer(.badAuth)
             }
-            if result.isSuccess, let invalid = op.body.checkValid(source: opSource) {
-                result = invalid
+            if failure == nil { failure = op.body.checkValid(source: opSource) }
+            if let failure {
+                if results == nil { results = tx.operations.prefix(index).map(\.body.successResult) }
+                results!.append(failure)
+            } else if results != nil {
+                results!.append(op.body.successResult)
             }
-            if !result.isSuccess { operationsValid = false }
-            results.append(result)
         }
-        if !operationsValid { return .failed(results) }
+        if let results { return .failed(results) }
         if !checker.allSignaturesUsed { return .code(.badAuthExtra) }
         return nil
     }
