@@ -12,27 +12,55 @@ public struct PreparedTransaction: Sendable {
     public let envelope: TransactionEnvelope
     /// The hash that identifies the transaction (the outer one of a fee bump).
     public let hash: Bytes32
-    /// The transaction whose operations run, in V1 form.
+    /// The transaction whose operations run (the inner one of a fee bump), in V1 form.
     public let transaction: Transaction
-    /// The hash its signers sign.
-    let signedHash: Bytes32
-    let signatures: [DecoratedSignature]
-    private(set) var verified: Set<SignatureCheck> = []
-    private(set) var checked: Set<SignatureCheck> = []
+    /// The envelope's own signatures over ``hash``.
+    private(set) var outer: SignedPayload
+    /// For a fee bump: the inner transaction's signatures over its own hash.
+    private(set) var inner: SignedPayload?
 
     struct SignatureCheck: Hashable, Sendable {
         var index: Int
         var key: Bytes32
     }
 
-    /// Hashes the envelope and verifies its signatures against the source accounts' keys.
+    /// A hash, the signatures over it, and which of them were checked against which keys.
+    struct SignedPayload: Sendable {
+        let hash: Bytes32
+        let signatures: [DecoratedSignature]
+        private(set) var verified: Set<SignatureCheck> = []
+        private(set) var checked: Set<SignatureCheck> = []
+
+        init(hash: Bytes32, signatures: [DecoratedSignature]) {
+            self.hash = hash
+            self.signatures = signatures
+        }
+
+        mutating func verifyAll(_ key: Bytes32) {
+            for index in signatures.indices {
+                let check = SignatureCheck(index: index, key: key)
+                guard checked.insert(check).inserted, signatures[index].hint == key.lastFourBytes else { continue }
+                if KeyPair(accountID: AccountID(publicKey: key)).verify(signatures[index].signature, for: hash.bytes) {
+                    verified.insert(check)
+                }
+            }
+        }
+    }
+
+    /// Hashes the envelope and verifies its signatures against the source accounts' keys (and,
+    /// for a fee bump, the fee source's).
     public static func prepare(_ envelope: TransactionEnvelope, network: Network) -> PreparedTransaction {
         var prepared = PreparedTransaction(envelope: envelope, network: network)
         var keys: Set<Bytes32> = [prepared.transaction.sourceAccount.accountID.publicKey]
         for op in prepared.transaction.operations {
             if let source = op.sourceAccount { keys.insert(source.accountID.publicKey) }
         }
-        for key in keys { prepared.verifyAll(key) }
+        if case .feeBump(let feeBump, _) = envelope {
+            prepared.outer.verifyAll(feeBump.feeSource.accountID.publicKey)
+            for key in keys { prepared.inner!.verifyAll(key) }
+        } else {
+            for key in keys { prepared.outer.verifyAll(key) }
+        }
         return prepared
     }
 
@@ -53,24 +81,10 @@ public struct PreparedTransaction: Sendable {
         self.envelope = envelope
         self.hash = envelope.hash(on: network)
         self.transaction = envelope.transaction
-        self.signedHash = hash
-        self.signatures = envelope.signatures
-    }
-
-    private mutating func verifyAll(_ key: Bytes32) {
-        for index in signatures.indices { _ = verifies(index, key) }
-    }
-
-    /// Whether signature `index` is `key`'s signature of the transaction.
-    mutating func verifies(_ index: Int, _ key: Bytes32) -> Bool {
-        let check = SignatureCheck(index: index, key: key)
-        if checked.contains(check) { return verified.contains(check) }
-        checked.insert(check)
-        let signature = signatures[index]
-        guard signature.hint == key.lastFourBytes else { return false }
-        let valid = KeyPair(accountID: AccountID(publicKey: key)).verify(signature.signature, for: signedHash.bytes)
-        if valid { verified.insert(check) }
-        return valid
+        self.outer = SignedPayload(hash: hash, signatures: envelope.signatures)
+        if case .feeBump(let feeBump, _) = envelope {
+            self.inner = SignedPayload(hash: feeBump.innerTransaction.hash(on: network), signatures: feeBump.innerSignatures)
+        }
     }
 }
 
@@ -93,12 +107,12 @@ struct SignatureChecker {
     /// Pre-authorized transaction signers that this transaction used up.
     private(set) var usedPreAuth: Set<Bytes32> = []
 
-    init(_ prepared: PreparedTransaction) {
-        signatures = prepared.signatures
-        hash = prepared.hash
-        verified = prepared.verified
-        checked = prepared.checked
-        used = Array(repeating: false, count: prepared.signatures.count)
+    init(_ payload: PreparedTransaction.SignedPayload) {
+        signatures = payload.signatures
+        hash = payload.hash
+        verified = payload.verified
+        checked = payload.checked
+        used = Array(repeating: false, count: payload.signatures.count)
     }
 
     /// Whether signature `index` is `key`'s signature of the transaction.

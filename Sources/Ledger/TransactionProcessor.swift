@@ -85,20 +85,43 @@ extension LedgerState {
     /// Checks `prepared` against the current state and, when valid, applies it: charges the fee,
     /// consumes the sequence number and runs the operations atomically.
     public mutating func apply(_ prepared: PreparedTransaction) -> TransactionApplication {
-        if case .feeBump = prepared.envelope {
-            return .rejected(TransactionResult(feeCharged: 0, outcome: .code(.notSupported)))
-        }
         let tx = prepared.transaction
         let source = tx.sourceAccount.accountID
-        var checker = SignatureChecker(prepared)
-        if let rejection = validate(tx, checker: &checker) {
-            return .rejected(TransactionResult(feeCharged: 0, outcome: rejection))
+        var feeSource = source
+        var fee = Int64(header.baseFee) * Int64(tx.operations.count)
+        var innerHash: Bytes32?
+        var checker: SignatureChecker
+        if case .feeBump(let feeBump, _) = prepared.envelope, let inner = prepared.inner {
+            // CAP-15: another account pays for one more operation's worth of fee.
+            feeSource = feeBump.feeSource.accountID
+            fee = Int64(header.baseFee) * Int64(tx.operations.count + 1)
+            var outerChecker = SignatureChecker(prepared.outer)
+            if let rejection = validateFeeBump(feeBump, checker: &outerChecker) {
+                return .rejected(TransactionResult(feeCharged: 0, outcome: rejection))
+            }
+            checker = SignatureChecker(inner)
+            if let rejection = validate(tx, checker: &checker, feeBumped: true) {
+                return .rejected(TransactionResult(feeCharged: 0, outcome: .feeBumpInnerFailed(
+                    innerHash: inner.hash, InnerTransactionResult(feeCharged: 0, outcome: rejection))))
+            }
+            if !outerChecker.allSignaturesUsed { return .rejected(TransactionResult(feeCharged: 0, outcome: .code(.badAuthExtra))) }
+            innerHash = inner.hash
+        } else {
+            checker = SignatureChecker(prepared.outer)
+            if let rejection = validate(tx, checker: &checker, feeBumped: false) {
+                return .rejected(TransactionResult(feeCharged: 0, outcome: rejection))
+            }
         }
 
         // The fee and the sequence number are taken whatever the operations do.
-        let fee = Int64(header.baseFee) * Int64(tx.operations.count)
         var account = accounts[source]!
-        account.balance -= fee
+        if feeSource == source {
+            account.balance -= fee
+        } else {
+            var payer = accounts[feeSource]!
+            payer.balance -= fee
+            setAccount(payer)
+        }
         account.sequenceNumber = tx.sequenceNumber
         account.sequenceLedger = header.sequence
         account.sequenceTime = header.closeTime
@@ -120,15 +143,31 @@ extension LedgerState {
             // nothing they do is kept.
             if !success { rollback(to: before) }
         }
-        if !success {
-            rollback(to: afterFee)
-            return .applied(TransactionResult(feeCharged: fee, outcome: .failed(results)))
+        if !success { rollback(to: afterFee) }
+        let outcome: TransactionOutcome = success ? .success(results) : .failed(results)
+        guard let innerHash else { return .applied(TransactionResult(feeCharged: fee, outcome: outcome)) }
+        let inner = InnerTransactionResult(feeCharged: 0, outcome: outcome)
+        return .applied(TransactionResult(
+            feeCharged: fee,
+            outcome: success ? .feeBumpInnerSuccess(innerHash: innerHash, inner) : .feeBumpInnerFailed(innerHash: innerHash, inner)))
+    }
+
+    /// The fee bump's own checks (stellar-core's `FeeBumpTransactionFrame::commonValid`).
+    private func validateFeeBump(_ feeBump: FeeBumpTransaction, checker: inout SignatureChecker) -> TransactionOutcome? {
+        let operations = Int64(feeBump.innerTransaction.operations.count)
+        if feeBump.fee < Int64(header.baseFee) * (operations + 1) { return .code(.insufficientFee) }
+        // The outer bid per operation must be at least the inner one's.
+        if U128(feeBump.fee, operations) < U128(Int64(feeBump.innerTransaction.fee), operations + 1) {
+            return .code(.insufficientFee)
         }
-        return .applied(TransactionResult(feeCharged: fee, outcome: .success(results)))
+        guard let payer = accounts[feeBump.feeSource.accountID] else { return .code(.noAccount) }
+        if !checker.check(payer, neededWeight: neededWeight(payer, .low)) { return .code(.badAuth) }
+        if availableBalance(payer) < feeBump.fee { return .code(.insufficientBalance) }
+        return nil
     }
 
     /// stellar-core's `checkValid`, in its order; nil when the transaction may be applied.
-    private func validate(_ tx: Transaction, checker: inout SignatureChecker) -> TransactionOutcome? {
+    private func validate(_ tx: Transaction, checker: inout SignatureChecker, feeBumped: Bool) -> TransactionOutcome? {
         if tx.operations.isEmpty { return .code(.missingOperation) }
         if let bounds = tx.preconditions.timeBounds {
             if bounds.minTime != 0 && header.closeTime < bounds.minTime { return .code(.tooEarly) }
@@ -145,7 +184,8 @@ extension LedgerState {
             }
             if v2.extraSigners.count == 2 && v2.extraSigners[0] == v2.extraSigners[1] { return .code(.malformed) }
         }
-        if Int64(tx.fee) < Int64(header.baseFee) * Int64(tx.operations.count) { return .code(.insufficientFee) }
+        // The inner transaction of a fee bump pays nothing itself, so its fee is not checked.
+        if !feeBumped && Int64(tx.fee) < Int64(header.baseFee) * Int64(tx.operations.count) { return .code(.insufficientFee) }
         let source = tx.sourceAccount.accountID
         guard let account = accounts[source] else { return .code(.noAccount) }
 
@@ -170,7 +210,7 @@ extension LedgerState {
                 return .code(.badAuth)
             }
         }
-        if availableBalance(account) < Int64(tx.fee) { return .code(.insufficientBalance) }
+        if !feeBumped && availableBalance(account) < Int64(tx.fee) { return .code(.insufficientBalance) }
 
         // Results are only built when an operation fails its checks.
         var results: [OperationResult]?

@@ -96,13 +96,76 @@ struct TransactionValidationTests {
         #expect(ledger.sequence(alice) == current + 5)
     }
 
-    @Test func feeBumpIsNotSupportedYet() {
+    func feeBump(_ ledger: TestLedger, inner: Transaction, innerSigners: [KeyPair], feeSource: KeyPair, fee: Int64, outerSigners: [KeyPair]? = nil) -> TransactionEnvelope {
+        var innerEnvelope = TransactionEnvelope.v1(inner, signatures: [])
+        for signer in innerSigners { innerEnvelope.sign(with: signer, on: ledger.network) }
+        var envelope = TransactionEnvelope.feeBump(
+            FeeBumpTransaction(feeSource: .ed25519(feeSource.accountID), fee: fee, innerTransaction: inner, innerSignatures: innerEnvelope.signatures),
+            signatures: [])
+        for signer in outerSigners ?? [feeSource] { envelope.sign(with: signer, on: ledger.network) }
+        return envelope
+    }
+
+    @Test func feeBumpAnotherAccountPays() throws {
         var ledger = TestLedger()
         let alice = ledger.account(10)
-        let inner = Transaction(sourceAccount: .ed25519(alice.accountID), fee: 100, sequenceNumber: ledger.sequence(alice) + 1, operations: [Operation(.bumpSequence(bumpTo: 0))])
-        var envelope = TransactionEnvelope.feeBump(FeeBumpTransaction(feeSource: .ed25519(ledger.root.accountID), fee: 200, innerTransaction: inner, innerSignatures: []), signatures: [])
-        envelope.sign(with: ledger.root, on: ledger.network)
-        #expect(codes(ledger.submit(envelope)) == ["tx_not_supported"])
+        let sponsor = ledger.account(100)
+        let bob = ledger.account(10)
+        let aliceBefore = ledger.state.account(alice.accountID)!
+        let sponsorBefore = ledger.balance(sponsor)!
+        let pay = Transaction(sourceAccount: .ed25519(alice.accountID), fee: 0, sequenceNumber: aliceBefore.sequenceNumber + 1,
+                              operations: [Operation(.payment(PaymentOperation(destination: .ed25519(bob.accountID), asset: .native, amount: TestLedger.xlm)))])
+        let result = ledger.submit(feeBump(ledger, inner: pay, innerSigners: [alice], feeSource: sponsor, fee: 200))
+        #expect(result.result.code == .feeBumpInnerSuccess)
+        #expect(result.result.code.name == "tx_fee_bump_inner_success")
+        #expect(result.result.feeCharged == 200)
+        #expect(ledger.balance(sponsor) == sponsorBefore - 200)
+        #expect(ledger.balance(alice) == aliceBefore.balance - TestLedger.xlm)
+        #expect(ledger.sequence(alice) == aliceBefore.sequenceNumber + 1)
+        guard case .feeBumpInnerSuccess(let innerHash, let inner) = result.result.outcome else { return }
+        #expect(innerHash == pay.hash(on: ledger.network))
+        #expect(inner.outcome.operationResults == [.inner(.payment(.success))])
+        // The result round-trips through XDR.
+        #expect(try TransactionResult(xdrBytes: result.result.xdrBytes) == result.result)
+
+        // A failing inner operation: the sponsor still pays, nothing else changes.
+        let tooMuch = Transaction(sourceAccount: .ed25519(alice.accountID), fee: 0, sequenceNumber: ledger.sequence(alice) + 1,
+                                  operations: [Operation(.payment(PaymentOperation(destination: .ed25519(bob.accountID), asset: .native, amount: 1000 * TestLedger.xlm)))])
+        let failed = ledger.submit(feeBump(ledger, inner: tooMuch, innerSigners: [alice], feeSource: sponsor, fee: 200))
+        #expect(codes(failed) == ["tx_fee_bump_inner_failed", "op_underfunded"])
+        #expect(failed.isApplied)
+        #expect(ledger.balance(sponsor) == sponsorBefore - 400)
+    }
+
+    @Test func feeBumpRejections() {
+        var ledger = TestLedger()
+        let alice = ledger.account(10)
+        let sponsor = ledger.account(100)
+        let poor = ledger.account(1)
+        let nobody = ledger.keyPair()
+        let bump = Transaction(sourceAccount: .ed25519(alice.accountID), fee: 100, sequenceNumber: ledger.sequence(alice) + 1,
+                               operations: [Operation(.bumpSequence(bumpTo: 0))])
+        func submit(_ envelope: TransactionEnvelope) -> [String] {
+            let result = ledger.submit(envelope)
+            #expect(!result.isApplied)
+            #expect(result.result.feeCharged == 0)
+            return codes(result)
+        }
+        #expect(submit(feeBump(ledger, inner: bump, innerSigners: [alice], feeSource: sponsor, fee: 199)) == ["tx_insufficient_fee"])
+        // The outer bid per operation must match the inner one: 2 × 150 for an inner 1 × 150.
+        var pricier = bump
+        pricier.fee = 150
+        #expect(submit(feeBump(ledger, inner: pricier, innerSigners: [alice], feeSource: sponsor, fee: 299)) == ["tx_insufficient_fee"])
+        #expect(submit(feeBump(ledger, inner: bump, innerSigners: [alice], feeSource: nobody, fee: 200)) == ["tx_no_source_account"])
+        #expect(submit(feeBump(ledger, inner: bump, innerSigners: [alice], feeSource: sponsor, fee: 200, outerSigners: [alice])) == ["tx_bad_auth"])
+        #expect(submit(feeBump(ledger, inner: bump, innerSigners: [alice], feeSource: sponsor, fee: 200, outerSigners: [sponsor, alice])) == ["tx_bad_auth_extra"])
+        #expect(submit(feeBump(ledger, inner: bump, innerSigners: [alice], feeSource: poor, fee: 200)) == ["tx_insufficient_balance"])
+        #expect(submit(feeBump(ledger, inner: bump, innerSigners: [], feeSource: sponsor, fee: 200)) == ["tx_fee_bump_inner_failed"])
+        var stale = bump
+        stale.sequenceNumber += 5
+        let innerFailure = ledger.submit(feeBump(ledger, inner: stale, innerSigners: [alice], feeSource: sponsor, fee: 200))
+        guard case .feeBumpInnerFailed(_, let inner) = innerFailure.result.outcome else { Issue.record("not an inner failure"); return }
+        #expect(inner.outcome.code == .badSequence)
     }
 
     @Test func operationSourceAccounts() {
