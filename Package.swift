@@ -27,6 +27,10 @@ let package = Package(
             ]
         ),
         .target(
+            name: "TenderTesting",
+            path: "Sources/TenderTesting"
+        ),
+        .target(
             name: "Ledger",
             dependencies: [
                 "StellarBase",
@@ -77,6 +81,7 @@ let package = Package(
             name: "StellarBaseTests",
             dependencies: [
                 "StellarBase",
+                "TenderTesting",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Vectors")]
@@ -85,6 +90,7 @@ let package = Package(
             name: "LedgerTests",
             dependencies: [
                 "Ledger",
+                "TenderTesting",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

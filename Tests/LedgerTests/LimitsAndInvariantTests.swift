@@ -1,6 +1,7 @@
 import PropertyBased
 import Testing
 import StellarBase
+import TenderTesting
 @testable import Ledger
 
 private let xlm = TestLedger.xlm
@@ -108,7 +109,7 @@ struct LedgerPropertyTests {
                 setup.pay(issuer, account, assets[1], 500 * xlm)
                 setup.pay(issuer, account, assets[2], 500 * xlm)
             }
-            var rng = SplitMix(seed: seed)
+            var rng = SplitMix64(seed: seed)
             var batches: [[TransactionEnvelope]] = []
             var sequences = Dictionary(uniqueKeysWithValues: accounts.map { ($0.accountID, setup.sequence($0)) })
             for _ in 0..<15 {
@@ -144,7 +145,7 @@ struct LedgerPropertyTests {
         }
     }
 
-    func randomOperation(_ rng: inout SplitMix, accounts: [KeyPair], assets: [Asset]) -> Operation {
+    func randomOperation(_ rng: inout SplitMix64, accounts: [KeyPair], assets: [Asset]) -> Operation {
         let other = accounts[Int(rng.next() % UInt64(accounts.count))].accountID
         let asset = assets[Int(rng.next() % UInt64(assets.count))]
         let otherAsset = assets[Int(rng.next() % UInt64(assets.count))]
@@ -161,17 +162,5 @@ struct LedgerPropertyTests {
         case 6: return Operation(.manageData(ManageDataOperation(name: Array("k\(rng.next() % 4)".utf8), value: rng.next() % 2 == 0 ? nil : [1, 2])))
         default: return Operation(.changeTrust(ChangeTrustOperation(asset: asset, limit: rng.next() % 3 == 0 ? 0 : .max)))
         }
-    }
-}
-
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import StellarBase
+import TenderTesting
 
 /// Random values of every XDR type, for round-trip properties and fuzzing. Bounded sizes are
 /// exercised up to their limits.

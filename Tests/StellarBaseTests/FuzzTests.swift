@@ -1,5 +1,6 @@
 import Testing
 import StellarBase
+import TenderTesting
 
 /// Feeds random and mutated inputs to the decoders: every input either decodes to a value that
 /// re-encodes to the same bytes, or fails with a typed error. A crash fails the whole run.

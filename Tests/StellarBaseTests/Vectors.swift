@@ -1,6 +1,7 @@
 import Foundation
 import StellarBase
 
+
 /// The test vectors made by Scripts/generate_vectors.py with the real Python stellar-sdk 16.1.1.
 struct Vectors: Decodable {
     struct KeyPairVector: Decodable {
@@ -71,18 +72,5 @@ struct Vectors: Decodable {
     /// The key pairs of the vectors, in order: alice, bob, issuer, carol, fee source, dave.
     var keys: [KeyPair] {
         keypairs.map { try! KeyPair(seed: Hex.decode($0.seed_hex)!) }
-    }
-}
-
-/// A small deterministic random source (SplitMix64) for generated values and fuzzing.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

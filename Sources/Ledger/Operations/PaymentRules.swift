@@ -180,40 +180,24 @@ extension LedgerState {
     }
 }
 
-extension PathPaymentStrictReceiveResultCode {
+extension PathPaymentResultCodeProtocol {
+    /// The operation's own code for a failure (both path payments number them alike); the
+    /// constraint failure is over-send-max or under-destination-minimum.
     init(_ failure: PathPaymentFailure, constraint: Self) {
-        switch failure {
-        case .malformed: self = .malformed
-        case .underfunded: self = .underfunded
-        case .sourceNoTrust: self = .sourceNoTrust
-        case .sourceNotAuthorized: self = .sourceNotAuthorized
-        case .noDestination: self = .noDestination
-        case .noTrust: self = .noTrust
-        case .notAuthorized: self = .notAuthorized
-        case .lineFull: self = .lineFull
-        case .tooFewOffers: self = .tooFewOffers
-        case .offerCrossSelf: self = .offerCrossSelf
-        case .constraintNotMet: self = constraint
+        let raw: Int32 = switch failure {
+        case .malformed: -1
+        case .underfunded: -2
+        case .sourceNoTrust: -3
+        case .sourceNotAuthorized: -4
+        case .noDestination: -5
+        case .noTrust: -6
+        case .notAuthorized: -7
+        case .lineFull: -8
+        case .tooFewOffers: -10
+        case .offerCrossSelf: -11
+        case .constraintNotMet: constraint.rawValue
         case .exceededWorkLimit: preconditionFailure("exceeding the work limit is an operation-level code")
         }
-    }
-}
-
-extension PathPaymentStrictSendResultCode {
-    init(_ failure: PathPaymentFailure, constraint: Self) {
-        switch failure {
-        case .malformed: self = .malformed
-        case .underfunded: self = .underfunded
-        case .sourceNoTrust: self = .sourceNoTrust
-        case .sourceNotAuthorized: self = .sourceNotAuthorized
-        case .noDestination: self = .noDestination
-        case .noTrust: self = .noTrust
-        case .notAuthorized: self = .notAuthorized
-        case .lineFull: self = .lineFull
-        case .tooFewOffers: self = .tooFewOffers
-        case .offerCrossSelf: self = .offerCrossSelf
-        case .constraintNotMet: self = constraint
-        case .exceededWorkLimit: preconditionFailure("exceeding the work limit is an operation-level code")
-        }
+        self.init(rawValue: raw)!
     }
 }
