@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Ledger
 import Logging
 import StellarBase
@@ -184,9 +183,10 @@ public actor LedgerWriter {
                 continuation.resume(returning: Result { try store.commit(closed) })
             }
         }
-        if ProcessInfo.processInfo.environment["TENDER_TRACE"] != nil {
-            print("ledger \(closed.header.sequence): \(batch.count) transactions, commit \(ContinuousClock.now - started)")
-        }
+        logger.debug("ledger committed", metadata: [
+            "ledger.sequence": "\(closed.header.sequence)", "ledger.transactions": "\(batch.count)",
+            "ledger.commit_duration": "\(ContinuousClock.now - started)",
+        ])
         switch outcome {
         case .success:
             for (item, stored) in applied {

@@ -37,16 +37,7 @@ struct TransactionRoutes: Sendable {
         } catch {
             return Problem.transactionMalformed(tx, detail: error.message).response()
         }
-        let submission = try await withThrowingTaskGroup(of: SubmissionResult?.self) { group in
-            group.addTask { try await writer.submit(envelope) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = try await group.next()!
-            group.cancelAll()
-            return first
-        }
+        let submission = try await submitWithin(timeout, envelope)
         guard let submission else {
             let hash = PreparedTransaction.prepare(envelope, network: writer.configuration.network).hash
             return Problem.timeout(hash: hash.hex).response()
@@ -59,6 +50,43 @@ struct TransactionRoutes: Sendable {
         case .rejected(let result):
             return Problem.transactionFailed(envelope: tx, result: result).response()
         }
+    }
+}
+
+extension TransactionRoutes {
+    /// The submission's result, or nil when `timeout` passes first. The submission itself goes
+    /// on: its ledger still commits, and the client finds the result by hash.
+    func submitWithin(_ timeout: Duration, _ envelope: TransactionEnvelope) async throws -> SubmissionResult? {
+        let writer = self.writer
+        return try await withCheckedThrowingContinuation { continuation in
+            let once = ResumeOnce()
+            Task {
+                do {
+                    let result = try await writer.submit(envelope)
+                    if once.claim() { continuation.resume(returning: result) }
+                } catch {
+                    if once.claim() { continuation.resume(throwing: error) }
+                }
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                if once.claim() { continuation.resume(returning: nil) }
+            }
+        }
+    }
+}
+
+/// Lets exactly one of two racing tasks resume a continuation.
+final class ResumeOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+
+    func claim() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if claimed { return false }
+        claimed = true
+        return true
     }
 }
 

@@ -1,0 +1,102 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Ledger
+import StellarBase
+import Testing
+import TenderServer
+
+@Suite("POST /transactions")
+struct TransactionRoutesTests {
+    let root = LedgerState.rootKeyPair(network: .standalone)
+
+    func configuration(closeInterval: Duration = .zero, timeout: Duration = .seconds(30)) -> TenderConfiguration {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tender-routes-\(UUID().uuidString)").path
+        return TenderConfiguration(port: 0, dataDirectory: directory, closeInterval: closeInterval, submissionTimeout: timeout)
+    }
+
+    func form(_ envelope: TransactionEnvelope) -> ByteBuffer {
+        ByteBuffer(string: "tx=" + envelope.xdrBase64.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+    }
+
+    func createAccount(sequence: Int64) -> TransactionEnvelope {
+        let alice = try! KeyPair(seed: Array(repeating: 11, count: 32))
+        return Transaction(sourceAccount: .ed25519(root.accountID), fee: 100, sequenceNumber: sequence,
+                           operations: [StellarBase.Operation(.createAccount(CreateAccountOperation(destination: alice.accountID, startingBalance: 100 * Amount.stroopsPerUnit)))])
+            .signed(by: [root], on: .standalone)
+    }
+
+    func json(_ buffer: ByteBuffer) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any])
+    }
+
+    @Test func appliedFailedMalformedAndMissing() async throws {
+        let app = try buildApplication(configuration())
+        try await app.test(.router) { client in
+            let headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            let created = createAccount(sequence: 1)
+            try await client.execute(uri: "/transactions", method: .post, headers: headers, body: form(created)) { response in
+                #expect(response.status == .ok)
+                let body = try json(response.body)
+                #expect(body["successful"] as? Bool == true)
+                #expect(body["hash"] as? String == created.hash(on: .standalone).hex)
+                #expect(body["fee_charged"] as? String == "100")
+                #expect(body["source_account_sequence"] as? String == "1")
+            }
+            // Creating the same account again fails in the ledger: 400 with the codes.
+            try await client.execute(uri: "/transactions", method: .post, headers: headers, body: form(createAccount(sequence: 2))) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.headers[.contentType]?.hasPrefix("application/problem+json") == true)
+                let body = try json(response.body)
+                #expect(body["type"] as? String == "https://stellar.org/horizon-errors/transaction_failed")
+                let extras = try #require(body["extras"] as? [String: Any])
+                let codes = try #require(extras["result_codes"] as? [String: Any])
+                #expect(codes["transaction"] as? String == "tx_failed")
+                #expect(codes["operations"] as? [String] == ["op_already_exists"])
+                #expect(extras["result_xdr"] as? String == "AAAAAAAAAGT/////AAAAAQAAAAAAAAAA/////AAAAAA=")
+            }
+            // The first envelope again: its stored result, not a second application.
+            try await client.execute(uri: "/transactions", method: .post, headers: headers, body: form(created)) { response in
+                #expect(response.status == .ok)
+            }
+            // A refused transaction: bad sequence, no operations codes, no `extras: null`.
+            try await client.execute(uri: "/transactions", method: .post, headers: headers, body: form(createAccount(sequence: 9))) { response in
+                #expect(response.status == .badRequest)
+                let body = try json(response.body)
+                let codes = try #require((body["extras"] as? [String: Any])?["result_codes"] as? [String: Any])
+                #expect(codes["transaction"] as? String == "tx_bad_seq")
+                #expect(codes["operations"] == nil)
+            }
+            try await client.execute(uri: "/transactions", method: .post, headers: headers, body: ByteBuffer(string: "tx=AAAA")) { response in
+                #expect(response.status == .badRequest)
+                let body = try json(response.body)
+                #expect(body["type"] as? String == "https://stellar.org/horizon-errors/transaction_malformed")
+            }
+            try await client.execute(uri: "/transactions", method: .post, headers: headers, body: ByteBuffer(string: "nothing=here")) { response in
+                #expect(response.status == .badRequest)
+                let body = try json(response.body)
+                #expect((body["extras"] as? [String: Any])?["invalid_field"] as? String == "tx")
+            }
+            let huge = ByteBuffer(string: "tx=" + String(repeating: "A", count: 300_000))
+            try await client.execute(uri: "/transactions", method: .post, headers: headers, body: huge) { response in
+                #expect(response.status == .badRequest)
+            }
+        }
+    }
+
+    @Test func aSlowLedgerAnswers504WithTheHash() async throws {
+        // Ledgers close every minute here, so the submission outlasts its 50 ms timeout.
+        let app = try buildApplication(configuration(closeInterval: .seconds(60), timeout: .milliseconds(50)))
+        try await app.test(.router) { client in
+            let envelope = createAccount(sequence: 1)
+            try await client.execute(
+                uri: "/transactions", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: form(envelope)
+            ) { response in
+                #expect(response.status == .gatewayTimeout)
+                let body = try json(response.body)
+                #expect(body["type"] as? String == "https://stellar.org/horizon-errors/transaction_submission_timeout")
+                #expect((body["extras"] as? [String: Any])?["hash"] as? String == envelope.hash(on: .standalone).hex)
+            }
+        }
+    }
+}
