@@ -8,16 +8,19 @@ import StellarBase
 /// nothing in the ledger, so ``prepare(_:network:)`` checks each signature against the keys
 /// that will most likely need it (the source accounts' master keys) on any thread. A signer the
 /// apply step needs beyond those is verified then and remembered.
-public struct PreparedTransaction: Sendable {
+///
+/// It is a class so that handing it from the submitter to the writer, the ledger and the store
+/// shares one copy; it never changes after ``prepare(_:network:)``.
+public final class PreparedTransaction: Sendable {
     public let envelope: TransactionEnvelope
     /// The hash that identifies the transaction (the outer one of a fee bump).
     public let hash: Bytes32
     /// The transaction whose operations run (the inner one of a fee bump), in V1 form.
     public let transaction: Transaction
     /// The envelope's own signatures over ``hash``.
-    private(set) var outer: SignedPayload
+    let outer: SignedPayload
     /// For a fee bump: the inner transaction's signatures over its own hash.
-    private(set) var inner: SignedPayload?
+    let inner: SignedPayload?
 
     struct SignatureCheck: Hashable, Sendable {
         var index: Int
@@ -50,18 +53,23 @@ public struct PreparedTransaction: Sendable {
     /// Hashes the envelope and verifies its signatures against the source accounts' keys (and,
     /// for a fee bump, the fee source's).
     public static func prepare(_ envelope: TransactionEnvelope, network: Network) -> PreparedTransaction {
-        var prepared = PreparedTransaction(envelope: envelope, network: network)
-        var keys: Set<Bytes32> = [prepared.transaction.sourceAccount.accountID.publicKey]
-        for op in prepared.transaction.operations {
+        let hash = envelope.hash(on: network)
+        let transaction = envelope.transaction
+        var keys: Set<Bytes32> = [transaction.sourceAccount.accountID.publicKey]
+        for op in transaction.operations {
             if let source = op.sourceAccount { keys.insert(source.accountID.publicKey) }
         }
+        var outer = SignedPayload(hash: hash, signatures: envelope.signatures)
+        var inner: SignedPayload?
         if case .feeBump(let feeBump, _) = envelope {
-            prepared.outer.verifyAll(feeBump.feeSource.accountID.publicKey)
-            for key in keys { prepared.inner!.verifyAll(key) }
+            outer.verifyAll(feeBump.feeSource.accountID.publicKey)
+            var payload = SignedPayload(hash: feeBump.innerTransaction.hash(on: network), signatures: feeBump.innerSignatures)
+            for key in keys { payload.verifyAll(key) }
+            inner = payload
         } else {
-            for key in keys { prepared.outer.verifyAll(key) }
+            for key in keys { outer.verifyAll(key) }
         }
-        return prepared
+        return PreparedTransaction(envelope: envelope, hash: hash, transaction: transaction, outer: outer, inner: inner)
     }
 
     /// Prepares many envelopes, spreading the signature checks over every core.
@@ -77,14 +85,12 @@ public struct PreparedTransaction: Sendable {
         return results.map { $0! }
     }
 
-    private init(envelope: TransactionEnvelope, network: Network) {
+    private init(envelope: TransactionEnvelope, hash: Bytes32, transaction: Transaction, outer: SignedPayload, inner: SignedPayload?) {
         self.envelope = envelope
-        self.hash = envelope.hash(on: network)
-        self.transaction = envelope.transaction
-        self.outer = SignedPayload(hash: hash, signatures: envelope.signatures)
-        if case .feeBump(let feeBump, _) = envelope {
-            self.inner = SignedPayload(hash: feeBump.innerTransaction.hash(on: network), signatures: feeBump.innerSignatures)
-        }
+        self.hash = hash
+        self.transaction = transaction
+        self.outer = outer
+        self.inner = inner
     }
 }
 

@@ -20,6 +20,13 @@ public struct Bytes32: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     public static let zero = Bytes32(w0: 0, w1: 0, w2: 0, w3: 0)
 
+    /// Keys and hashes are uniformly random, so two of their words identify them well enough
+    /// for hashing (equality still compares all 32 bytes); ledger lookups hash them constantly.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(w0)
+        hasher.combine(w3)
+    }
+
     public var bytes: [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         for (wordIndex, word) in [w0, w1, w2, w3].enumerated() {
