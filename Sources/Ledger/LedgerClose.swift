@@ -70,19 +70,22 @@ extension LedgerState {
             closed.append(ClosedTransaction(prepared: prepared, application: apply(prepared)))
         }
         let summary = summarizeJournal()
-        if let violation = checkInvariants(summary) {
+        let changes = summary.changes(in: self)
+        if let violation = checkInvariants(summary, changes) {
             rollback(to: 0)
             clearJournal()
             throw LedgerCloseError(code: .invariantViolated, message: violation)
         }
-        let changes = summary.changes(in: self)
         clearJournal()
         return ClosedLedger(header: header, transactions: closed, changes: changes)
     }
 
     /// Checks the money invariants over what this ledger changed; a description of the first
     /// violation, or nil.
-    func checkInvariants() -> String? { checkInvariants(summarizeJournal()) }
+    func checkInvariants() -> String? {
+        let summary = summarizeJournal()
+        return checkInvariants(summary, summary.changes(in: self))
+    }
 
     /// Every entry the journal touched, with its value before the ledger (one pass).
     struct JournalSummary {
@@ -123,12 +126,12 @@ extension LedgerState {
         return summary
     }
 
-    func checkInvariants(_ summary: JournalSummary) -> String? {
+    func checkInvariants(_ summary: JournalSummary, _ changes: LedgerChanges) -> String? {
         let firstAccounts = summary.firstAccounts, firstLines = summary.firstLines, firstHeader = summary.firstHeader
         // XLM is neither created nor destroyed: balances plus the fee pool stay the same.
         var xlmDelta: Int64 = 0
         for (id, old) in firstAccounts {
-            let new = accounts[id]
+            let new = changes.accounts[id] ?? nil
             xlmDelta &+= (new?.balance ?? 0) &- (old?.balance ?? 0)
             if let new {
                 if new.balance < 0 { return "account \(id) has a negative balance \(new.balance)" }
@@ -147,7 +150,7 @@ extension LedgerState {
         // Issued assets change only by what their issuers sent or received.
         var assetDelta: [Asset: Int64] = issuance
         for (key, old) in firstLines {
-            let new = trustLines[key]
+            let new = changes.trustLines[key] ?? nil
             assetDelta[key.asset, default: 0] &+= (new?.balance ?? 0) &- (old?.balance ?? 0)
             if let new {
                 if new.balance < 0 || new.balance > new.limit { return "trustline \(key.accountID) \(key.asset) balance \(new.balance) outside 0...\(new.limit)" }

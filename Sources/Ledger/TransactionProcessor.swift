@@ -136,7 +136,9 @@ extension LedgerState {
         for op in tx.operations {
             let opSource = op.sourceAccount?.accountID ?? source
             let before = savepoint()
-            let result = accounts[opSource] == nil ? .outer(.noAccount) : applyOperation(op.body, source: opSource)
+            // An earlier operation may have merged the source away.
+            let exists = accounts.index(forKey: opSource) != nil
+            let result = exists ? applyOperation(op.body, source: opSource) : .outer(.noAccount)
             results.append(result)
             if !result.isSuccess { success = false }
             // After a failure the remaining operations still run, for their result codes, but
