@@ -14,11 +14,6 @@ extension LedgerState {
         (2 + Int64(account.numSubEntries)) * Int64(header.baseReserve)
     }
 
-    /// The minimum balance with `extraSubEntries` more subentries.
-    func minimumBalance(_ account: AccountEntry, extraSubEntries: Int64) -> Int64 {
-        (2 + Int64(account.numSubEntries) + extraSubEntries) * Int64(header.baseReserve)
-    }
-
     /// XLM the account can spend: balance less reserve and selling liabilities (may be negative).
     public func availableBalance(_ account: AccountEntry) -> Int64 {
         account.balance - minimumBalance(account) - account.sellingLiabilities

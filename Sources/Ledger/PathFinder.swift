@@ -14,9 +14,6 @@ public struct PaymentPath: Hashable, Sendable {
 /// Finds payment paths through the live order book, computing each hop with the same
 /// exchange arithmetic the path payment operations use.
 extension LedgerState {
-    /// The most intermediate assets a path may have.
-    public static let maxPathLength = 5
-
     /// Paths that sell exactly `sourceAmount` of `sourceAsset` for any of `destinationAssets`,
     /// best (most received) first.
     public func strictSendPaths(sourceAsset: Asset, sourceAmount: Int64, destinationAssets: [Asset], limit: Int = 20) -> [PaymentPath] {
@@ -35,7 +32,7 @@ extension LedgerState {
                 if targets.contains(next) {
                     found.append(PaymentPath(sourceAsset: sourceAsset, sourceAmount: sourceAmount, destinationAsset: next, destinationAmount: received, path: Array(hops.dropLast())))
                 }
-                if hops.count <= Self.maxPathLength { search(next, received, hops, visited.union([next])) }
+                if hops.count <= Operation.maxPathLength { search(next, received, hops, visited.union([next])) }
             }
         }
         search(sourceAsset, sourceAmount, [], [sourceAsset])
@@ -60,7 +57,7 @@ extension LedgerState {
                 if sources.contains(previous) {
                     found.append(PaymentPath(sourceAsset: previous, sourceAmount: needed, destinationAsset: destinationAsset, destinationAmount: destinationAmount, path: Array(hops.dropLast().reversed())))
                 }
-                if hops.count <= Self.maxPathLength { search(previous, needed, hops, visited.union([previous])) }
+                if hops.count <= Operation.maxPathLength { search(previous, needed, hops, visited.union([previous])) }
             }
         }
         search(destinationAsset, destinationAmount, [], [destinationAsset])
