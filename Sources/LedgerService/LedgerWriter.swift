@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Ledger
 import Logging
 import StellarBase
@@ -21,6 +22,7 @@ public enum SubmissionResult: Sendable {
 /// Why the writer cannot take submissions.
 public struct LedgerWriterError: Error, Sendable, CustomStringConvertible {
     public let message: String
+    public init(message: String) { self.message = message }
     public var description: String { message }
 }
 
@@ -46,12 +48,17 @@ public actor LedgerWriter {
         }
     }
 
+    /// Answers one submission.
+    typealias Reply = @Sendable (Result<SubmissionResult, any Error>) -> Void
+
     private struct Waiting {
         var prepared: PreparedTransaction
-        var continuations: [CheckedContinuation<SubmissionResult, any Error>]
+        var replies: [Reply]
     }
 
     public nonisolated let configuration: Configuration
+    /// Announces every committed ledger, for streams waiting for new records.
+    public nonisolated let commits: LedgerCommits
     private let store: any LedgerStore
     private let logger: Logger
     private let now: @Sendable () -> UInt64
@@ -59,7 +66,7 @@ public actor LedgerWriter {
     private var queue: [Bytes32] = []
     private var waiting: [Bytes32: Waiting] = [:]
     /// Transactions applied in a ledger whose commit has not finished yet.
-    private var committing: [Bytes32: [CheckedContinuation<SubmissionResult, any Error>]] = [:]
+    private var committing: [Bytes32: [Reply]] = [:]
     private var isClosing = false
     private var failure: LedgerWriterError?
 
@@ -72,12 +79,14 @@ public actor LedgerWriter {
         self.now = now
         if let state = try store.loadState() {
             self.state = state
+            self.commits = LedgerCommits(latest: state.header.sequence)
             logger.info("ledger opened", metadata: ["ledger.sequence": "\(state.header.sequence)"])
         } else {
             var genesis = LedgerState.genesis(network: configuration.network, closeTime: now())
             let closed = try genesis.closeLedger([], closeTime: now())
             try store.commit(closed)
             self.state = genesis
+            self.commits = LedgerCommits(latest: genesis.header.sequence)
             logger.info("new network at genesis", metadata: ["ledger.sequence": "\(genesis.header.sequence)"])
         }
     }
@@ -96,7 +105,37 @@ public actor LedgerWriter {
         // Hashing and signature checks run here, on the caller's thread, in parallel with
         // other submissions; only the apply is serialized.
         let prepared = PreparedTransaction.prepare(envelope, network: configuration.network)
-        let result = try await enqueue(prepared)
+        let result = try await enqueue(prepared, closeAtOnce: false)
+        return try await replayIfApplied(prepared, result)
+    }
+
+    /// Submits transactions that must be applied in the given order (consecutive sequence
+    /// numbers of one account, say): they are queued together, so none overtakes another.
+    /// With `closeAtOnce` a ledger closes without waiting for the close interval.
+    /// - Throws: as ``submit(_:)``.
+    public nonisolated func submitInOrder(_ envelopes: [TransactionEnvelope], closeAtOnce: Bool = false) async throws -> [SubmissionResult] {
+        let prepared = envelopes.map { PreparedTransaction.prepare($0, network: configuration.network) }
+        let results = try await enqueueInOrder(prepared, closeAtOnce: closeAtOnce)
+        var answers: [SubmissionResult] = []
+        for (transaction, result) in zip(prepared, results) {
+            answers.append(try await replayIfApplied(transaction, result))
+        }
+        return answers
+    }
+
+    private func enqueueInOrder(_ prepared: [PreparedTransaction], closeAtOnce: Bool) async throws -> [SubmissionResult] {
+        if let failure { throw failure }
+        // Every transaction is queued in this one actor turn, so nothing comes between them.
+        let collector = ReplyCollector(count: prepared.count)
+        return try await withCheckedThrowingContinuation { continuation in
+            collector.onComplete = { continuation.resume(with: $0) }
+            for (index, transaction) in prepared.enumerated() {
+                register(transaction, closeAtOnce: closeAtOnce) { collector.set(index, $0) }
+            }
+        }
+    }
+
+    private nonisolated func replayIfApplied(_ prepared: PreparedTransaction, _ result: SubmissionResult) async throws -> SubmissionResult {
         // A transaction already in the ledger comes back with a bad sequence number (its
         // sequence was consumed); only then is history read, so the common path stays off disk.
         if case .rejected(let rejection) = result, rejection.code == .badSequence,
@@ -106,22 +145,26 @@ public actor LedgerWriter {
         return result
     }
 
-    private func enqueue(_ prepared: PreparedTransaction) async throws -> SubmissionResult {
+    private func enqueue(_ prepared: PreparedTransaction, closeAtOnce: Bool) async throws -> SubmissionResult {
         if let failure { throw failure }
         return try await withCheckedThrowingContinuation { continuation in
-            if committing[prepared.hash] != nil {
-                committing[prepared.hash]!.append(continuation)
-                return
-            }
-            if waiting[prepared.hash] != nil {
-                waiting[prepared.hash]!.continuations.append(continuation)
-                return
-            }
-            waiting[prepared.hash] = Waiting(prepared: prepared, continuations: [continuation])
-            queue.append(prepared.hash)
-            if configuration.closeInterval == .zero || queue.count >= configuration.batchLimit {
-                startClosing()
-            }
+            register(prepared, closeAtOnce: closeAtOnce) { continuation.resume(with: $0) }
+        }
+    }
+
+    private func register(_ prepared: PreparedTransaction, closeAtOnce: Bool, reply: @escaping Reply) {
+        if committing[prepared.hash] != nil {
+            committing[prepared.hash]!.append(reply)
+            return
+        }
+        if waiting[prepared.hash] != nil {
+            waiting[prepared.hash]!.replies.append(reply)
+            return
+        }
+        waiting[prepared.hash] = Waiting(prepared: prepared, replies: [reply])
+        queue.append(prepared.hash)
+        if closeAtOnce || configuration.closeInterval == .zero || queue.count >= configuration.batchLimit {
+            startClosing()
         }
     }
 
@@ -152,8 +195,8 @@ public actor LedgerWriter {
         } catch {
             logger.critical("ledger did not close: \(error)", metadata: ["ledger.sequence": "\(state.header.sequence + 1)"])
             for item in batch {
-                for continuation in item.continuations {
-                    continuation.resume(returning: .rejected(TransactionResult(feeCharged: 0, outcome: .code(.internalError))))
+                for reply in item.replies {
+                    reply(.success(.rejected(TransactionResult(feeCharged: 0, outcome: .code(.internalError)))))
                 }
             }
             return
@@ -165,13 +208,13 @@ public actor LedgerWriter {
         for (item, transaction) in zip(batch, closed.transactions) {
             switch transaction.application {
             case .rejected(let result):
-                for continuation in item.continuations { continuation.resume(returning: .rejected(result)) }
+                for reply in item.replies { reply(.success(.rejected(result))) }
             case .applied(let result):
                 order += 1
                 let stored = StoredTransaction(
                     hash: item.prepared.hash, ledger: closed.header.sequence, applicationOrder: order,
                     envelope: item.prepared.envelope, result: result, closeTime: closed.header.closeTime)
-                committing[item.prepared.hash] = item.continuations
+                committing[item.prepared.hash] = item.replies
                 applied.append((item, stored))
             }
         }
@@ -189,9 +232,10 @@ public actor LedgerWriter {
         ])
         switch outcome {
         case .success:
+            commits.publish(closed.header.sequence)
             for (item, stored) in applied {
-                for continuation in committing.removeValue(forKey: item.prepared.hash) ?? [] {
-                    continuation.resume(returning: .applied(stored))
+                for reply in committing.removeValue(forKey: item.prepared.hash) ?? [] {
+                    reply(.success(.applied(stored)))
                 }
             }
         case .failure(let error):
@@ -201,10 +245,10 @@ public actor LedgerWriter {
             logger.critical("\(failure.message)")
             self.failure = failure
             for (item, _) in applied {
-                for continuation in committing.removeValue(forKey: item.prepared.hash) ?? [] { continuation.resume(throwing: failure) }
+                for reply in committing.removeValue(forKey: item.prepared.hash) ?? [] { reply(.failure(failure)) }
             }
             for hash in queue {
-                for continuation in waiting.removeValue(forKey: hash)?.continuations ?? [] { continuation.resume(throwing: failure) }
+                for reply in waiting.removeValue(forKey: hash)?.replies ?? [] { reply(.failure(failure)) }
             }
             queue = []
         }
@@ -214,6 +258,7 @@ public actor LedgerWriter {
     /// In group-commit mode it only waits for cancellation.
     /// - Throws: ``LedgerWriterError`` when a commit failed.
     public func run() async throws {
+        defer { commits.close() }
         while !Task.isCancelled {
             if let failure { throw failure }
             if configuration.closeInterval == .zero {
@@ -236,5 +281,111 @@ public actor LedgerWriter {
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }
+    }
+}
+
+/// Gathers the answers of transactions submitted together and hands them over when all are in.
+private final class ReplyCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [SubmissionResult?]
+    private var remaining: Int
+    private var failed = false
+    var onComplete: (@Sendable (Result<[SubmissionResult], any Error>) -> Void)?
+
+    init(count: Int) {
+        results = Array(repeating: nil, count: count)
+        remaining = count
+    }
+
+    func set(_ index: Int, _ result: Result<SubmissionResult, any Error>) {
+        lock.lock()
+        let complete: Result<[SubmissionResult], any Error>?
+        switch result {
+        case .success(let value):
+            results[index] = value
+            remaining -= 1
+            complete = remaining == 0 && !failed ? .success(results.map { $0! }) : nil
+        case .failure(let error):
+            complete = failed ? nil : .failure(error)
+            failed = true
+        }
+        let onComplete = self.onComplete
+        lock.unlock()
+        if let complete { onComplete?(complete) }
+    }
+}
+
+/// The sequence of the last committed ledger, and a way to wait for the next one.
+public final class LedgerCommits: @unchecked Sendable {
+    private let lock = NSLock()
+    private var latestSequence: UInt32
+    private var waiters: [Int: CheckedContinuation<UInt32, Never>] = [:]
+    private var nextWaiter = 0
+    private var closed = false
+
+    public init(latest: UInt32) { latestSequence = latest }
+
+    /// The last committed ledger.
+    public var latest: UInt32 {
+        lock.lock()
+        defer { lock.unlock() }
+        return latestSequence
+    }
+
+    /// Whether the writer has stopped: no more ledgers will come.
+    public var isClosed: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return closed
+    }
+
+    /// Ends every wait; called when the writer stops.
+    public func close() {
+        lock.lock()
+        closed = true
+        let ready = waiters
+        waiters = [:]
+        let latest = latestSequence
+        lock.unlock()
+        for waiter in ready.values { waiter.resume(returning: latest) }
+    }
+
+    func publish(_ sequence: UInt32) {
+        lock.lock()
+        latestSequence = sequence
+        let ready = waiters
+        waiters = [:]
+        lock.unlock()
+        for waiter in ready.values { waiter.resume(returning: sequence) }
+    }
+
+    /// Waits until a ledger after `sequence` is committed, or `timeout` passes; returns the
+    /// latest committed sequence either way.
+    public func wait(after sequence: UInt32, timeout: Duration) async -> UInt32 {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            if latestSequence > sequence || closed {
+                let latest = latestSequence
+                lock.unlock()
+                continuation.resume(returning: latest)
+                return
+            }
+            let id = nextWaiter
+            nextWaiter += 1
+            waiters[id] = continuation
+            lock.unlock()
+            Task {
+                try? await Task.sleep(for: timeout)
+                self.expire(id)
+            }
+        }
+    }
+
+    private func expire(_ id: Int) {
+        lock.lock()
+        let waiter = waiters.removeValue(forKey: id)
+        let latest = latestSequence
+        lock.unlock()
+        waiter?.resume(returning: latest)
     }
 }

@@ -6,7 +6,7 @@ import StellarBase
 /// Keeps ledgers in one SQLite file through GRDB: WAL mode, `synchronous=FULL`, one database
 /// transaction per ledger, so a ledger is either wholly on disk or not at all.
 public final class SQLiteLedgerStore: LedgerStore {
-    private let database: DatabasePool
+    let database: DatabasePool
     /// A connection of its own that copies the WAL back into the database file, so commits
     /// never wait for a checkpoint (a passive checkpoint does not block the writer).
     private let checkpointer: DatabaseQueue

@@ -11,35 +11,107 @@ import Store
 public let tenderVersion = "0.1.0"
 
 /// Builds the HTTP application that `tender serve` runs and that the tests start: opens (or
-/// creates at genesis) the ledger under the data directory, runs its writer as a service, and
-/// serves `GET /` and `POST /transactions`.
-/// - Throws: when the data directory or the ledger database cannot be opened.
+/// creates at genesis) the ledger under the data directory, creates the test anchor's issuers
+/// if they are missing, runs the writer as a service, and serves Horizon's API, friendbot and
+/// the anchor's stellar.toml.
+/// - Throws: when the data directory or the ledger database cannot be opened, or the test
+///   anchor cannot be set up.
 public func buildApplication(
     _ configuration: TenderConfiguration,
     logger: Logger = Logger(label: "tender"),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) throws -> some ApplicationProtocol {
+) async throws -> some ApplicationProtocol {
     try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
     let store = try SQLiteLedgerStore(path: configuration.databasePath)
     let writer = try LedgerWriter(
         store: store,
         configuration: .init(network: configuration.network, closeInterval: configuration.closeInterval, batchLimit: configuration.batchLimit),
         logger: logger, now: { UInt64(Date().timeIntervalSince1970) })
+    let anchor = configuration.testAnchor
+    try await anchor.install(on: writer)
+
     let router = Router()
-    router.get("/") { _, _ in
+    router.add(middleware: ProblemMiddleware())
+    router.add(middleware: CORSMiddleware(
+        allowOrigin: .all, allowHeaders: [.accept, .contentType, .origin, .init("X-Client-Name")!, .init("X-Client-Version")!],
+        allowMethods: [.get, .post, .head, .options], exposedHeaders: ["Date", "Latest-Ledger"], maxAge: .seconds(3600)))
+    let horizon = HorizonRoutes(store: store, writer: writer, configuration: configuration, logger: logger)
+    router.get("/") { request, _ in
         let header = await writer.header
-        return RootResponse(
-            name: "Tender", version: tenderVersion, networkPassphrase: configuration.network.passphrase,
-            networkID: configuration.network.networkID.hex, latestLedger: header.sequence,
-            currentProtocolVersion: header.protocolVersion)
+        let resources = horizon.resources(for: request)
+        let root: JSONValue = .object([
+            ("_links", .object([
+                ("account", resources.link("/accounts/{account_id}", templated: true)),
+                ("accounts", resources.link("/accounts{?signer,sponsor,asset,liquidity_pool,cursor,limit,order}", templated: true)),
+                ("fee_stats", resources.link("/fee_stats")),
+                ("friendbot", resources.link("/friendbot{?addr}", templated: true)),
+                ("ledger", resources.link("/ledgers/{sequence}", templated: true)),
+                ("ledgers", resources.link("/ledgers{?cursor,limit,order}", templated: true)),
+                ("offer", resources.link("/offers/{offer_id}", templated: true)),
+                ("offers", resources.link("/offers/{?selling,buying,seller,cursor,limit,order}", templated: true)),
+                ("operation", resources.link("/operations/{id}", templated: true)),
+                ("operations", resources.link("/operations{?cursor,limit,order,include_failed}", templated: true)),
+                ("order_book", resources.link("/order_book{?selling_asset_type,selling_asset_code,selling_asset_issuer,buying_asset_type,buying_asset_code,buying_asset_issuer,limit}", templated: true)),
+                ("payments", resources.link("/payments{?cursor,limit,order,include_failed}", templated: true)),
+                ("self", resources.link("/")),
+                ("strict_receive_paths", resources.link("/paths/strict-receive{?source_assets,source_account,destination_account,destination_asset_type,destination_asset_issuer,destination_asset_code,destination_amount}", templated: true)),
+                ("strict_send_paths", resources.link("/paths/strict-send{?destination_account,destination_assets,source_asset_type,source_asset_issuer,source_asset_code,source_amount}", templated: true)),
+                ("transaction", resources.link("/transactions/{hash}", templated: true)),
+                ("transactions", resources.link("/transactions{?cursor,limit,order}", templated: true)),
+            ])),
+            ("horizon_version", .string("tender-\(tenderVersion)")),
+            ("core_version", .string("tender-\(tenderVersion)")),
+            ("ingest_latest_ledger", .number(Int64(writer.commits.latest))),
+            ("history_latest_ledger", .number(Int64(writer.commits.latest))),
+            ("history_latest_ledger_closed_at", .string(HorizonResources.time(header.closeTime))),
+            ("history_elder_ledger", 1),
+            ("core_latest_ledger", .number(Int64(header.sequence))),
+            ("network_passphrase", .string(configuration.network.passphrase)),
+            ("network_id", .string(configuration.network.networkID.hex)),
+            ("current_protocol_version", .number(Int64(header.protocolVersion))),
+            ("supported_protocol_version", .number(Int64(LedgerHeader.currentProtocolVersion))),
+            ("core_supported_protocol_version", .number(Int64(LedgerHeader.currentProtocolVersion))),
+            ("name", "Tender"),
+            ("version", .string(tenderVersion)),
+        ])
+        return try horizon.json(root)
     }
-    TransactionRoutes(writer: writer, timeout: configuration.submissionTimeout).register(on: router)
+    TransactionRoutes(writer: writer, horizon: horizon, timeout: configuration.submissionTimeout).register(on: router)
+    horizon.register(on: router)
+    LocalNetworkRoutes(horizon: horizon, anchor: anchor).register(on: router)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tender"),
         services: [LedgerWriterService(writer: writer)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
+}
+
+extension TenderConfiguration {
+    /// The test anchor of this configuration's network.
+    public var testAnchor: TestAnchor { TestAnchor(seed: anchorSeed, homeDomain: anchorHomeDomain) }
+}
+
+/// Answers what the router itself refuses (unknown routes, wrong methods) as Horizon's
+/// problem+json.
+struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError {
+            switch error.status {
+            case .notFound: return Problem.notFound.response()
+            case .methodNotAllowed:
+                return Problem(
+                    type: "https://stellar.org/horizon-errors/method_not_allowed", title: "Method Not Allowed", status: 405,
+                    detail: "This endpoint does not support the request method you used.", extras: nil).response()
+            default:
+                return Problem(
+                    type: "https://stellar.org/horizon-errors/bad_request", title: "Bad Request", status: 400,
+                    detail: error.body ?? "The request you sent was invalid in some way.", extras: nil).response()
+            }
+        }
+    }
 }
 
 /// Runs the ledger writer's close loop until graceful shutdown, then lets it finish the ledger
@@ -54,20 +126,3 @@ struct LedgerWriterService: Service {
     }
 }
 
-/// The body of `GET /`.
-struct RootResponse: ResponseEncodable {
-    let name: String
-    let version: String
-    let networkPassphrase: String
-    let networkID: String
-    let latestLedger: UInt32
-    let currentProtocolVersion: UInt32
-
-    enum CodingKeys: String, CodingKey {
-        case name, version
-        case networkPassphrase = "network_passphrase"
-        case networkID = "network_id"
-        case latestLedger = "history_latest_ledger"
-        case currentProtocolVersion = "current_protocol_version"
-    }
-}

@@ -16,12 +16,18 @@ public struct TenderConfiguration: Sendable {
     public var batchLimit: Int
     /// How long `POST /transactions` waits for the ledger before answering 504 with the hash.
     public var submissionTimeout: Duration
+    /// The seed the test anchor's issuer keys are derived from.
+    public var anchorSeed: String
+    /// The home domain set on the test anchor's issuers.
+    public var anchorHomeDomain: String
 
     public init(
         host: String = "127.0.0.1", port: Int = 8000, dataDirectory: String = ".tender",
         network: Network = .standalone, closeInterval: Duration = .seconds(1), batchLimit: Int = 1000,
-        submissionTimeout: Duration = .seconds(30)
+        submissionTimeout: Duration = .seconds(30), anchorSeed: String = "tender", anchorHomeDomain: String = "localhost:8000"
     ) {
+        self.anchorSeed = anchorSeed
+        self.anchorHomeDomain = anchorHomeDomain
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory

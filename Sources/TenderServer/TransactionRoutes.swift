@@ -8,6 +8,7 @@ import StellarBase
 /// success, problem+json with result codes on failure.
 struct TransactionRoutes: Sendable {
     let writer: LedgerWriter
+    let horizon: HorizonRoutes
     let timeout: Duration
     /// The largest request body accepted (an envelope of 100 operations and 20 signatures is
     /// well under 100 KB).
@@ -44,7 +45,7 @@ struct TransactionRoutes: Sendable {
         }
         switch submission {
         case .applied(let stored) where stored.result.isSuccess:
-            return try JSONResponse(TransactionResource(stored)).response(status: .ok)
+            return try horizon.json(horizon.resources(for: request).transaction(stored))
         case .applied(let stored):
             return Problem.transactionFailed(envelope: tx, result: stored.result).response()
         case .rejected(let result):
@@ -109,65 +110,14 @@ struct FormBody {
     subscript(name: String) -> String? { fields[name] }
 }
 
-/// The transaction resource (the fields a submission answer needs).
-struct TransactionResource: Encodable {
-    let id: String
-    let pagingToken: String
-    let successful: Bool
-    let hash: String
-    let ledger: UInt32
-    let createdAt: String
-    let sourceAccount: String
-    let sourceAccountSequence: String
-    let feeAccount: String
-    let feeCharged: String
-    let maxFee: String
-    let operationCount: Int
-    let envelopeXDR: String
-    let resultXDR: String
-    let memoType: String
-
-    init(_ stored: StoredTransaction) {
-        let tx = stored.envelope.transaction
-        id = stored.hash.hex
-        pagingToken = String(stored.id)
-        successful = stored.result.isSuccess
-        hash = stored.hash.hex
-        ledger = stored.ledger
-        createdAt = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(stored.closeTime)))
-        sourceAccount = tx.sourceAccount.accountID.strKey
-        sourceAccountSequence = String(tx.sequenceNumber)
-        feeAccount = sourceAccount
-        feeCharged = String(stored.result.feeCharged)
-        maxFee = String(tx.fee)
-        operationCount = tx.operations.count
-        envelopeXDR = stored.envelope.xdrBase64
-        resultXDR = stored.result.xdrBase64
-        memoType = tx.memo.typeName
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, successful, hash, ledger
-        case pagingToken = "paging_token"
-        case createdAt = "created_at"
-        case sourceAccount = "source_account"
-        case sourceAccountSequence = "source_account_sequence"
-        case feeAccount = "fee_account"
-        case feeCharged = "fee_charged"
-        case maxFee = "max_fee"
-        case operationCount = "operation_count"
-        case envelopeXDR = "envelope_xdr"
-        case resultXDR = "result_xdr"
-        case memoType = "memo_type"
-    }
-}
-
 struct JSONResponse<T: Encodable> {
     let value: T
     init(_ value: T) { self.value = value }
 
     func response(status: HTTPResponse.Status, contentType: String = "application/json; charset=utf-8") throws -> Response {
-        let data = try JSONEncoder().encode(value)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        let data = try encoder.encode(value)
         return Response(
             status: status, headers: [.contentType: contentType],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
@@ -221,6 +171,15 @@ struct Problem: Encodable {
                     "result_codes": .codes(transaction: result.code.name, operations: result.outcome.operationResults?.map(\.name)),
                 ])
     }
+
+    static let notFound = Problem(
+        type: "https://stellar.org/horizon-errors/not_found", title: "Resource Missing", status: 404,
+        detail: "The resource at the url requested was not found.  This usually occurs for one of two reasons:  The url requested is not valid, or no data in our database could be found with the parameters provided.",
+        extras: nil)
+
+    static let serverError = Problem(
+        type: "https://stellar.org/horizon-errors/server_error", title: "Internal Server Error", status: 500,
+        detail: "An error occurred while processing this request; it is logged on the server.", extras: nil)
 
     static func timeout(hash: String) -> Problem {
         Problem(type: "https://stellar.org/horizon-errors/transaction_submission_timeout", title: "Transaction Submission Timeout", status: 504,

@@ -1,3 +1,4 @@
+import TenderServer
 import ArgumentParser
 import StellarBase
 

@@ -11,7 +11,7 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Listens on --host:--port (127.0.0.1:8000 by default) and keeps its data under --data. \
             Every flag can also be set with an environment variable: TENDER_HOST, TENDER_PORT, \
-            TENDER_DATA, TENDER_PASSPHRASE, TENDER_CLOSE_INTERVAL, TENDER_BATCH_LIMIT. The ledger lives in \
+            TENDER_DATA, TENDER_PASSPHRASE, TENDER_CLOSE_INTERVAL, TENDER_BATCH_LIMIT, TENDER_ANCHOR_SEED, TENDER_ANCHOR_DOMAIN. The ledger lives in \
             DATA/ledger.sqlite (created at genesis on first run). Stop it with Ctrl-C (SIGINT) or \
             SIGTERM: the ledger in flight is finished first.
             """
@@ -34,6 +34,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "The most transactions in one ledger; a full batch closes a ledger at once. [env: TENDER_BATCH_LIMIT] (default: 1000)")
     var batchLimit: Int?
+
+    @Option(help: "The seed the test anchor's issuer keys (USDC, SRT, EUR) are derived from. [env: TENDER_ANCHOR_SEED] (default: tender)")
+    var anchorSeed: String?
+
+    @Option(help: "The home domain set on the test anchor's issuers when the network is created. [env: TENDER_ANCHOR_DOMAIN] (default: localhost:8000)")
+    var anchorDomain: String?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -63,14 +69,17 @@ struct Serve: AsyncParsableCommand {
             port: resolvedPort,
             dataDirectory: data ?? environment["TENDER_DATA"] ?? ".tender",
             network: Network(passphrase: passphrase ?? environment["TENDER_PASSPHRASE"] ?? Network.standalone.passphrase),
-            closeInterval: .milliseconds(Int64(interval * 1000)), batchLimit: batch)
+            closeInterval: .milliseconds(Int64(interval * 1000)), batchLimit: batch,
+            anchorSeed: anchorSeed ?? environment["TENDER_ANCHOR_SEED"] ?? "tender",
+            anchorHomeDomain: anchorDomain ?? environment["TENDER_ANCHOR_DOMAIN"] ?? "localhost:8000")
+        guard configuration.anchorHomeDomain.utf8.count <= 32 else { throw CommandFailure("the anchor domain has more than 32 bytes") }
 
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .info
             return handler
         }
-        let app = try makeApplication(configuration)
+        let app = try await makeApplication(configuration)
         do {
             try await app.runService()
         } catch {
@@ -78,12 +87,20 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    private func makeApplication(_ configuration: TenderConfiguration) throws -> some ApplicationProtocol {
+    private func makeApplication(_ configuration: TenderConfiguration) async throws -> some ApplicationProtocol {
         do {
-            return try buildApplication(configuration) { port in
+            return try await buildApplication(configuration) { port in
+                let url = "http://\(configuration.host):\(port)"
+                let assets = configuration.testAnchor.currencies
+                    .map { "  \($0.code.padding(toLength: 5, withPad: " ", startingAt: 0)) issued by \($0.keyPair.accountID.strKey)" }
+                    .joined(separator: "\n")
                 let banner = """
-                    Tender \(tenderVersion) is listening on http://\(configuration.host):\(port)
+                    Tender \(tenderVersion) is listening on \(url)
                     network passphrase: \(configuration.network.passphrase)
+                    horizon:            \(url)
+                    friendbot:          \(url)/friendbot?addr=G...
+                    test anchor:        \(url)/.well-known/stellar.toml (GET /friendbot?addr=G...&asset=CODE pays 1000 to a trustline)
+                    \(assets)
                     data directory:     \(configuration.dataDirectory)
                     ledger closes:      \(configuration.closeInterval == .zero ? "as soon as transactions wait (group commit)" : "every \(configuration.closeInterval)"), at most \(configuration.batchLimit) transactions each
 

@@ -14,7 +14,7 @@ struct ApplicationTests {
 
     @Test func rootAnswersWithTheNetwork() async throws {
         let config = configuration(passphrase: "Test SDF Network ; September 2015")
-        let app = try buildApplication(config)
+        let app = try await buildApplication(config)
         try await app.test(.router) { client in
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(response.status == .ok)
@@ -29,7 +29,7 @@ struct ApplicationTests {
     }
 
     @Test func unknownRoutesAre404() async throws {
-        let app = try buildApplication(configuration())
+        let app = try await buildApplication(configuration())
         try await app.test(.router) { client in
             try await client.execute(uri: "/no/such/thing", method: .get) { response in
                 #expect(response.status == .notFound)
@@ -38,7 +38,7 @@ struct ApplicationTests {
     }
 
     @Test func servesOverRealSockets() async throws {
-        let app = try buildApplication(configuration())
+        let app = try await buildApplication(configuration())
         try await app.test(.live) { client in
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(response.status == .ok)

@@ -31,7 +31,7 @@ struct TransactionRoutesTests {
     }
 
     @Test func appliedFailedMalformedAndMissing() async throws {
-        let app = try buildApplication(configuration())
+        let app = try await buildApplication(configuration())
         try await app.test(.router) { client in
             let headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
             let created = createAccount(sequence: 1)
@@ -86,7 +86,7 @@ struct TransactionRoutesTests {
 
     @Test func aSlowLedgerAnswers504WithTheHash() async throws {
         // Ledgers close every minute here, so the submission outlasts its 50 ms timeout.
-        let app = try buildApplication(configuration(closeInterval: .seconds(60), timeout: .milliseconds(50)))
+        let app = try await buildApplication(configuration(closeInterval: .seconds(60), timeout: .milliseconds(50)))
         try await app.test(.router) { client in
             let envelope = createAccount(sequence: 1)
             try await client.execute(

@@ -1,5 +1,6 @@
-/// A JSON value whose objects keep their keys in the order given, for output people read.
-enum JSONValue {
+/// A JSON value whose objects keep their keys in the order given: pretty for people, compact
+/// for the API.
+public enum JSONValue: Sendable {
     case string(String)
     case number(Int64)
     case unsigned(UInt64)
@@ -9,7 +10,7 @@ enum JSONValue {
     case object([(String, JSONValue)])
 
     /// Pretty-printed with two-space indentation.
-    func rendered() -> String {
+    public func rendered() -> String {
         var out = ""
         write(to: &out, indent: 0)
         return out
@@ -45,7 +46,41 @@ enum JSONValue {
         }
     }
 
-    private static func quote(_ text: String) -> String {
+    /// Compact, as the API sends it.
+    public func compact() -> String {
+        var out = ""
+        out.reserveCapacity(512)
+        writeCompact(to: &out)
+        return out
+    }
+
+    private func writeCompact(to out: inout String) {
+        switch self {
+        case .string(let text): out += JSONValue.quote(text)
+        case .number(let value): out += String(value)
+        case .unsigned(let value): out += String(value)
+        case .bool(let value): out += value ? "true" : "false"
+        case .null: out += "null"
+        case .array(let values):
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                value.writeCompact(to: &out)
+            }
+            out += "]"
+        case .object(let fields):
+            out += "{"
+            for (index, (key, value)) in fields.enumerated() {
+                if index > 0 { out += "," }
+                out += JSONValue.quote(key)
+                out += ":"
+                value.writeCompact(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    static func quote(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -62,4 +97,11 @@ enum JSONValue {
         }
         return out + "\""
     }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }

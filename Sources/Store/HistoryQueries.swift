@@ -1,0 +1,251 @@
+import Crypto
+import Foundation
+import GRDB
+import Ledger
+import StellarBase
+
+/// Which slice of a collection to read: Horizon's `cursor`, `limit` and `order`.
+public struct PageRequest: Sendable, Equatable {
+    /// Records strictly after this paging token in the page's order; nil: from the start
+    /// (ascending) or the end (descending).
+    public var cursor: Int64?
+    public var limit: Int
+    public var descending: Bool
+
+    public init(cursor: Int64? = nil, limit: Int = 10, descending: Bool = false) {
+        self.cursor = cursor
+        self.limit = limit
+        self.descending = descending
+    }
+
+    /// The SQL condition on `column` and the order clause.
+    func clauses(_ column: String) -> (condition: String, arguments: [Int64], order: String) {
+        let order = "ORDER BY \(column) \(descending ? "DESC" : "ASC") LIMIT \(limit)"
+        guard let cursor else { return ("1", [], order) }
+        return ("\(column) \(descending ? "<" : ">") ?", [cursor], order)
+    }
+}
+
+/// An account with its trustlines and data entries, as `GET /accounts/{id}` shows it.
+public struct AccountRecord: Sendable {
+    public var account: AccountEntry
+    public var trustLines: [TrustLineEntry]
+    public var data: [DataEntry]
+}
+
+/// A closed ledger as history keeps it.
+public struct LedgerRecord: Sendable {
+    public var header: LedgerHeader
+    /// SHA-256 of the stored header.
+    public var hash: Bytes32
+    public var previousHash: Bytes32?
+    public var transactionCount: Int
+    public var successfulTransactionCount: Int
+    public var operationCount: Int
+
+    /// Horizon's paging token for a ledger: its sequence in the high 32 bits.
+    public var pagingToken: Int64 { Int64(header.sequence) << 32 }
+}
+
+/// One operation of an applied transaction.
+public struct OperationRecord: Sendable {
+    /// The operation's TOID.
+    public var id: Int64
+    public var transaction: StoredTransaction
+    /// 0-based position in the transaction.
+    public var index: Int
+
+    public var operation: StellarBase.Operation { transaction.envelope.transaction.operations[index] }
+    /// The operation's result, when the transaction got as far as operation results.
+    public var result: OperationResult? { transaction.result.outcome.operationResults?[safe: index] }
+}
+
+/// Which operations to list.
+public struct OperationFilter: Sendable {
+    public var account: AccountID?
+    public var transactionHash: Bytes32?
+    public var paymentsOnly: Bool
+    public var includeFailed: Bool
+
+    public init(account: AccountID? = nil, transactionHash: Bytes32? = nil, paymentsOnly: Bool = false, includeFailed: Bool = false) {
+        self.account = account
+        self.transactionHash = transactionHash
+        self.paymentsOnly = paymentsOnly
+        self.includeFailed = includeFailed
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
+
+// Reads for the Horizon API. Every read sees whole committed ledgers only.
+extension SQLiteLedgerStore {
+    public func account(_ id: AccountID) throws -> AccountRecord? {
+        try database.read { db in
+            let key = id.storageKey
+            guard let blob = try Data.fetchOne(db, sql: "SELECT entry FROM accounts WHERE account_id = ?", arguments: [key]) else { return nil }
+            let account = try AccountEntry(xdrBytes: [UInt8](blob))
+            var lines: [TrustLineEntry] = []
+            var data: [DataEntry] = []
+            if account.numSubEntries > 0 {
+                lines = try Data.fetchAll(db, sql: "SELECT entry FROM trust_lines WHERE account_id = ?", arguments: [key])
+                    .map { try TrustLineEntry(xdrBytes: [UInt8]($0)) }
+                data = try Data.fetchAll(db, sql: "SELECT entry FROM account_data WHERE account_id = ? ORDER BY name", arguments: [key])
+                    .map { try DataEntry(xdrBytes: [UInt8]($0)) }
+            }
+            return AccountRecord(account: account, trustLines: lines, data: data)
+        }
+    }
+
+    /// Whether the account exists.
+    public func accountExists(_ id: AccountID) throws -> Bool {
+        try database.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE account_id = ?", arguments: [id.storageKey]) ?? false
+        }
+    }
+
+    public func ledgers(_ page: PageRequest) throws -> [LedgerRecord] {
+        try database.read { db in
+            // Ledger paging tokens are sequence << 32; compare on the sequence.
+            var sequencePage = page
+            sequencePage.cursor = page.cursor.map { page.descending ? ($0 + 0xFFFF_FFFF) >> 32 : $0 >> 32 }
+            let (condition, arguments, order) = sequencePage.clauses("sequence")
+            return try Row.fetchAll(db, sql: "SELECT * FROM ledger_headers WHERE \(condition) \(order)", arguments: StatementArguments(arguments))
+                .map { try Self.ledgerRecord($0, db) }
+        }
+    }
+
+    public func ledger(_ sequence: UInt32) throws -> LedgerRecord? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM ledger_headers WHERE sequence = ?", arguments: [sequence]).map { try Self.ledgerRecord($0, db) }
+        }
+    }
+
+    private static func ledgerRecord(_ row: Row, _ db: Database) throws -> LedgerRecord {
+        let headerBytes = [UInt8](row["header"] as Data)
+        let header = try LedgerHeader(xdrBytes: headerBytes)
+        let previous = try Data.fetchOne(db, sql: "SELECT header FROM ledger_headers WHERE sequence = ?", arguments: [header.sequence - 1])
+        return LedgerRecord(
+            header: header, hash: Self.hash(headerBytes), previousHash: previous.map { Self.hash([UInt8]($0)) },
+            transactionCount: row["transaction_count"], successfulTransactionCount: row["successful_transaction_count"],
+            operationCount: row["operation_count"])
+    }
+
+    private static func hash(_ bytes: [UInt8]) -> Bytes32 {
+        SHA256.hash(data: bytes).withUnsafeBytes { Bytes32($0) }
+    }
+
+    /// Applied transactions, all or one account's (as source or participant of any operation).
+    public func transactions(_ page: PageRequest, account: AccountID? = nil, includeFailed: Bool = false) throws -> [StoredTransaction] {
+        try database.read { db in
+            let failed = includeFailed ? "" : "AND t.successful = 1"
+            let columns = "t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result"
+            let rows: [Row]
+            if let account {
+                let (condition, arguments, order) = page.clauses("a.transaction_id")
+                rows = try Row.fetchAll(db, sql: """
+                    SELECT \(columns) FROM account_transactions a JOIN transactions t ON t.id = a.transaction_id
+                    WHERE a.account_id = ? AND \(condition) \(failed) \(order)
+                    """, arguments: StatementArguments([account.storageKey] + arguments.map { $0 as any DatabaseValueConvertible }))
+            } else {
+                let (condition, arguments, order) = page.clauses("t.id")
+                rows = try Row.fetchAll(db, sql: "SELECT \(columns) FROM transactions t WHERE \(condition) \(failed) \(order)", arguments: StatementArguments(arguments))
+            }
+            return try rows.map(Self.storedTransaction)
+        }
+    }
+
+    static func storedTransaction(_ row: Row) throws -> StoredTransaction {
+        StoredTransaction(
+            hash: Bytes32([UInt8](row["hash"] as Data)), ledger: row["ledger"], applicationOrder: row["application_order"],
+            envelope: try TransactionEnvelope(xdrBytes: [UInt8](row["envelope"] as Data)),
+            result: try TransactionResult(xdrBytes: [UInt8](row["result"] as Data)),
+            closeTime: UInt64(row["close_time"] as Int64))
+    }
+
+    public func operations(_ page: PageRequest, filter: OperationFilter) throws -> [OperationRecord] {
+        try database.read { db in
+            var conditions: [String] = []
+            var arguments: [any DatabaseValueConvertible] = []
+            let from: String
+            if let account = filter.account {
+                from = "account_operations a JOIN operations o ON o.id = a.operation_id"
+                conditions.append("a.account_id = ?")
+                arguments.append(account.storageKey)
+            } else {
+                from = "operations o"
+            }
+            if let hash = filter.transactionHash {
+                conditions.append("t.hash = ?")
+                arguments.append(Data(hash.bytes))
+            }
+            if filter.paymentsOnly { conditions.append("o.is_payment = 1") }
+            if !filter.includeFailed { conditions.append("o.successful = 1") }
+            let (condition, cursor, order) = page.clauses("o.id")
+            conditions.append(condition)
+            arguments += cursor.map { $0 as any DatabaseValueConvertible }
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT o.id AS operation_id, t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result
+                FROM \(from) JOIN transactions t ON t.id = o.transaction_id
+                WHERE \(conditions.joined(separator: " AND ")) \(order)
+                """, arguments: StatementArguments(arguments))
+            return try rows.map { row in
+                let id: Int64 = row["operation_id"]
+                return OperationRecord(id: id, transaction: try Self.storedTransaction(row), index: Int(id & 0xFFF) - 1)
+            }
+        }
+    }
+
+    public func operation(_ id: Int64) throws -> OperationRecord? {
+        try operations(PageRequest(cursor: id - 1, limit: 1), filter: OperationFilter(includeFailed: true)).first { $0.id == id }
+    }
+
+    /// Open offers, filtered by seller and by the assets traded, in offer id order.
+    public func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?) throws -> [LedgerOffer] {
+        try database.read { db in
+            var conditions: [String] = []
+            var arguments: [any DatabaseValueConvertible] = []
+            if let seller {
+                conditions.append("seller_id = ?")
+                arguments.append(seller.storageKey)
+            }
+            if let selling {
+                conditions.append("selling = ?")
+                arguments.append(selling.storageKey)
+            }
+            if let buying {
+                conditions.append("buying = ?")
+                arguments.append(buying.storageKey)
+            }
+            let (condition, cursor, order) = page.clauses("offer_id")
+            conditions.append(condition)
+            arguments += cursor.map { $0 as any DatabaseValueConvertible }
+            return try Data.fetchAll(db, sql: "SELECT entry FROM offers WHERE \(conditions.joined(separator: " AND ")) \(order)", arguments: StatementArguments(arguments))
+                .map { try LedgerOffer(xdrBytes: [UInt8]($0)) }
+        }
+    }
+
+    public func offer(_ id: Int64) throws -> LedgerOffer? {
+        try database.read { db in
+            try Data.fetchOne(db, sql: "SELECT entry FROM offers WHERE offer_id = ?", arguments: [id]).map { try LedgerOffer(xdrBytes: [UInt8]($0)) }
+        }
+    }
+
+    /// The fees charged by the transactions of the last `ledgers` ledgers, and the most they offered.
+    public func recentFees(ledgers: Int) throws -> (charged: [Int64], offered: [Int64]) {
+        try database.read { db in
+            let latest = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM ledger_headers") ?? 0
+            let rows = try Row.fetchAll(db, sql: "SELECT fee_charged, operation_count, envelope FROM transactions WHERE ledger > ?", arguments: [latest - Int64(ledgers)])
+            var charged: [Int64] = []
+            var offered: [Int64] = []
+            for row in rows {
+                let operations = max(1, row["operation_count"] as Int64)
+                charged.append((row["fee_charged"] as Int64) / operations)
+                let envelope = try TransactionEnvelope(xdrBytes: [UInt8](row["envelope"] as Data))
+                offered.append(Int64(envelope.transaction.fee) / operations)
+            }
+            return (charged, offered)
+        }
+    }
+}

@@ -1,0 +1,376 @@
+import Foundation
+import Ledger
+import StellarBase
+import Store
+
+/// Horizon's JSON resources, field for field as Horizon names and types them: amounts are
+/// strings with 7 decimals, sequence numbers and fees are strings, ledgers and counts numbers.
+struct HorizonResources: Sendable {
+    /// The server's own address, for HAL links: `http://host:port`.
+    let base: String
+    let network: Network
+
+    func link(_ path: String, templated: Bool = false) -> JSONValue {
+        templated ? .object([("href", .string(base + path)), ("templated", true)]) : .object([("href", .string(base + path))])
+    }
+
+    static func amount(_ stroops: Int64) -> JSONValue { .string(Amount.format(stroops)) }
+
+    static func time(_ seconds: UInt64) -> String {
+        Date(timeIntervalSince1970: TimeInterval(seconds)).ISO8601Format()
+    }
+
+    /// `asset_type`, `asset_code`, `asset_issuer` with a prefix (`""`, `"source_"`, `"selling_"`...).
+    static func assetFields(_ asset: Asset, prefix: String = "") -> [(String, JSONValue)] {
+        switch asset {
+        case .native: [(prefix + "asset_type", "native")]
+        case .alphanum4(let code, let issuer):
+            [(prefix + "asset_type", "credit_alphanum4"), (prefix + "asset_code", .string(code.text)), (prefix + "asset_issuer", .string(issuer.strKey))]
+        case .alphanum12(let code, let issuer):
+            [(prefix + "asset_type", "credit_alphanum12"), (prefix + "asset_code", .string(code.text)), (prefix + "asset_issuer", .string(issuer.strKey))]
+        }
+    }
+
+    static func asset(_ asset: Asset) -> JSONValue { .object(assetFields(asset)) }
+
+    static func price(_ price: Price) -> [(String, JSONValue)] {
+        [("price_r", .object([("n", .number(Int64(price.n))), ("d", .number(Int64(price.d)))])), ("price", .string(priceText(n: Int64(price.n), d: Int64(price.d))))]
+    }
+
+    /// A price n/d as Horizon prints it: 7 decimals, rounded half up.
+    static func priceText(n: Int64, d: Int64) -> String {
+        guard d != 0 else { return "0.0000000" }
+        // n and d are 32-bit, so n × 2×10^7 fits in 64 bits.
+        return Amount.format((n * 20_000_000 / d + 1) / 2)
+    }
+
+    // MARK: Accounts
+
+    func account(_ record: AccountRecord) -> JSONValue {
+        let account = record.account
+        let id = account.accountID.strKey
+        let path = "/accounts/\(id)"
+        var balances: [JSONValue] = record.trustLines.sorted { $0.asset.description < $1.asset.description }.map { line in
+            var fields: [(String, JSONValue)] = [
+                ("balance", Self.amount(line.balance)), ("limit", Self.amount(line.limit)),
+                ("buying_liabilities", Self.amount(line.buyingLiabilities)), ("selling_liabilities", Self.amount(line.sellingLiabilities)),
+                ("last_modified_ledger", .number(Int64(line.lastModifiedLedger))),
+                ("is_authorized", .bool(line.isAuthorized)),
+                ("is_authorized_to_maintain_liabilities", .bool(line.isAuthorizedToMaintainLiabilities)),
+                ("is_clawback_enabled", .bool(line.flags & TrustLineFlags.clawbackEnabled != 0)),
+            ]
+            fields += Self.assetFields(line.asset)
+            return .object(fields)
+        }
+        balances.append(.object([
+            ("balance", Self.amount(account.balance)), ("buying_liabilities", Self.amount(account.buyingLiabilities)),
+            ("selling_liabilities", Self.amount(account.sellingLiabilities)), ("asset_type", "native"),
+        ]))
+        var signers: [JSONValue] = account.signers.map { signer in
+            .object([("weight", .number(Int64(signer.weight))), ("key", .string(signer.key.strKey)), ("type", .string(signer.key.typeName))])
+        }
+        signers.append(.object([("weight", .number(Int64(account.thresholds.masterWeight))), ("key", .string(id)), ("type", "ed25519_public_key")]))
+        var fields: [(String, JSONValue)] = [
+            ("_links", .object([
+                ("self", link(path)),
+                ("transactions", link(path + "/transactions{?cursor,limit,order}", templated: true)),
+                ("operations", link(path + "/operations{?cursor,limit,order}", templated: true)),
+                ("payments", link(path + "/payments{?cursor,limit,order}", templated: true)),
+                ("effects", link(path + "/effects{?cursor,limit,order}", templated: true)),
+                ("offers", link(path + "/offers{?cursor,limit,order}", templated: true)),
+                ("trades", link(path + "/trades{?cursor,limit,order}", templated: true)),
+                ("data", link(path + "/data/{key}", templated: true)),
+            ])),
+            ("id", .string(id)), ("account_id", .string(id)),
+            ("sequence", .string(String(account.sequenceNumber))),
+            ("sequence_ledger", .number(Int64(account.sequenceLedger))),
+            ("sequence_time", .string(String(account.sequenceTime))),
+            ("subentry_count", .number(Int64(account.numSubEntries))),
+        ]
+        if let destination = account.inflationDestination { fields.append(("inflation_destination", .string(destination.strKey))) }
+        if !account.homeDomain.isEmpty { fields.append(("home_domain", .string(String(decoding: account.homeDomain, as: UTF8.self)))) }
+        fields += [
+            ("last_modified_ledger", .number(Int64(account.lastModifiedLedger))),
+            ("thresholds", .object([
+                ("low_threshold", .number(Int64(account.thresholds.low))),
+                ("med_threshold", .number(Int64(account.thresholds.medium))),
+                ("high_threshold", .number(Int64(account.thresholds.high))),
+            ])),
+            ("flags", .object([
+                ("auth_required", .bool(account.flags & AccountFlags.authRequired != 0)),
+                ("auth_revocable", .bool(account.flags & AccountFlags.authRevocable != 0)),
+                ("auth_immutable", .bool(account.flags & AccountFlags.authImmutable != 0)),
+                ("auth_clawback_enabled", .bool(account.flags & AccountFlags.authClawbackEnabled != 0)),
+            ])),
+            ("balances", .array(balances)),
+            ("signers", .array(signers)),
+            ("data", .object(record.data.map { (String(decoding: $0.name, as: UTF8.self), .string(Base64.encode($0.value))) })),
+            ("num_sponsoring", 0), ("num_sponsored", 0),
+            ("paging_token", .string(id)),
+        ]
+        return .object(fields)
+    }
+
+    // MARK: Ledgers
+
+    func ledger(_ record: LedgerRecord) -> JSONValue {
+        let header = record.header
+        let path = "/ledgers/\(header.sequence)"
+        var fields: [(String, JSONValue)] = [
+            ("_links", .object([
+                ("self", link(path)),
+                ("transactions", link(path + "/transactions{?cursor,limit,order}", templated: true)),
+                ("operations", link(path + "/operations{?cursor,limit,order}", templated: true)),
+                ("payments", link(path + "/payments{?cursor,limit,order}", templated: true)),
+                ("effects", link(path + "/effects{?cursor,limit,order}", templated: true)),
+            ])),
+            ("id", .string(record.hash.hex)), ("paging_token", .string(String(record.pagingToken))),
+            ("hash", .string(record.hash.hex)),
+        ]
+        if let previous = record.previousHash { fields.append(("prev_hash", .string(previous.hex))) }
+        fields += [
+            ("sequence", .number(Int64(header.sequence))),
+            ("successful_transaction_count", .number(Int64(record.successfulTransactionCount))),
+            ("failed_transaction_count", .number(Int64(record.transactionCount - record.successfulTransactionCount))),
+            ("operation_count", .number(Int64(record.operationCount))),
+            ("tx_set_operation_count", .number(Int64(record.operationCount))),
+            ("closed_at", .string(Self.time(header.closeTime))),
+            ("total_coins", Self.amount(header.totalCoins)),
+            ("fee_pool", Self.amount(header.feePool)),
+            ("base_fee_in_stroops", .number(Int64(header.baseFee))),
+            ("base_reserve_in_stroops", .number(Int64(header.baseReserve))),
+            ("max_tx_set_size", .number(Int64(header.maxTransactionSetSize))),
+            ("protocol_version", .number(Int64(header.protocolVersion))),
+        ]
+        return .object(fields)
+    }
+
+    // MARK: Transactions
+
+    func transaction(_ stored: StoredTransaction) -> JSONValue {
+        let envelope = stored.envelope
+        let tx = envelope.transaction
+        let hash = stored.hash.hex
+        let path = "/transactions/\(hash)"
+        let source = tx.sourceAccount
+        var fields: [(String, JSONValue)] = [
+            ("_links", .object([
+                ("self", link(path)),
+                ("account", link("/accounts/\(source.accountID.strKey)")),
+                ("ledger", link("/ledgers/\(stored.ledger)")),
+                ("operations", link(path + "/operations{?cursor,limit,order}", templated: true)),
+                ("effects", link(path + "/effects{?cursor,limit,order}", templated: true)),
+                ("precedes", link("/transactions?order=asc&cursor=\(stored.id)")),
+                ("succeeds", link("/transactions?order=desc&cursor=\(stored.id)")),
+                ("transaction", link(path)),
+            ])),
+            ("id", .string(hash)), ("paging_token", .string(String(stored.id))),
+            ("successful", .bool(stored.result.isSuccess)), ("hash", .string(hash)),
+            ("ledger", .number(Int64(stored.ledger))),
+            ("created_at", .string(Self.time(stored.closeTime))),
+            ("source_account", .string(source.accountID.strKey)),
+        ]
+        if case .muxed(let id, _) = source {
+            fields += [("account_muxed", .string(source.strKey)), ("account_muxed_id", .string(String(id)))]
+        }
+        fields.append(("source_account_sequence", .string(String(tx.sequenceNumber))))
+        let feeSource: MuxedAccount
+        let maxFee: Int64
+        if case .feeBump(let bump, _) = envelope {
+            feeSource = bump.feeSource
+            maxFee = bump.fee
+        } else {
+            feeSource = source
+            maxFee = Int64(tx.fee)
+        }
+        fields.append(("fee_account", .string(feeSource.accountID.strKey)))
+        if case .muxed(let id, _) = feeSource {
+            fields += [("fee_account_muxed", .string(feeSource.strKey)), ("fee_account_muxed_id", .string(String(id)))]
+        }
+        fields += [
+            ("fee_charged", .string(String(stored.result.feeCharged))),
+            ("max_fee", .string(String(maxFee))),
+            ("operation_count", .number(Int64(tx.operations.count))),
+            ("envelope_xdr", .string(envelope.xdrBase64)),
+            ("result_xdr", .string(stored.result.xdrBase64)),
+            ("fee_meta_xdr", ""),
+            ("memo_type", .string(tx.memo.typeName)),
+        ]
+        switch tx.memo {
+        case .none: break
+        case .text(let bytes):
+            fields += [("memo", .string(String(decoding: bytes, as: UTF8.self))), ("memo_bytes", .string(Base64.encode(bytes)))]
+        case .id(let id): fields.append(("memo", .string(String(id))))
+        case .hash(let hash), .return(let hash): fields.append(("memo", .string(Base64.encode(hash.bytes))))
+        }
+        fields.append(("signatures", .array(envelope.signatures.map { .string(Base64.encode($0.signature)) })))
+        var preconditions: [(String, JSONValue)] = []
+        if let bounds = tx.preconditions.timeBounds {
+            preconditions.append(("timebounds", .object([("min_time", .string(String(bounds.minTime))), ("max_time", .string(String(bounds.maxTime)))])))
+            fields.append(("valid_after", .string(Self.time(bounds.minTime))))
+            if bounds.maxTime > 0 { fields.append(("valid_before", .string(Self.time(bounds.maxTime)))) }
+        }
+        if case .v2(let v2) = tx.preconditions {
+            if let ledgers = v2.ledgerBounds {
+                preconditions.append(("ledgerbounds", .object([("min_ledger", .number(Int64(ledgers.minLedger))), ("max_ledger", .number(Int64(ledgers.maxLedger)))])))
+            }
+            if let minimum = v2.minSequenceNumber { preconditions.append(("min_account_sequence", .string(String(minimum)))) }
+            if v2.minSequenceAge > 0 { preconditions.append(("min_account_sequence_age", .string(String(v2.minSequenceAge)))) }
+            if v2.minSequenceLedgerGap > 0 { preconditions.append(("min_account_sequence_ledger_gap", .number(Int64(v2.minSequenceLedgerGap)))) }
+            if !v2.extraSigners.isEmpty { preconditions.append(("extra_signers", .array(v2.extraSigners.map { .string($0.strKey) }))) }
+        }
+        if !preconditions.isEmpty { fields.append(("preconditions", .object(preconditions))) }
+        if case .feeBump(let bump, let signatures) = envelope {
+            fields.append(("fee_bump_transaction", .object([
+                ("hash", .string(hash)), ("signatures", .array(signatures.map { .string(Base64.encode($0.signature)) })),
+            ])))
+            fields.append(("inner_transaction", .object([
+                ("hash", .string(bump.innerTransaction.hash(on: network).hex)),
+                ("signatures", .array(bump.innerSignatures.map { .string(Base64.encode($0.signature)) })),
+                ("max_fee", .string(String(bump.innerTransaction.fee))),
+            ])))
+        }
+        return .object(fields)
+    }
+
+    // MARK: Operations
+
+    func operation(_ record: OperationRecord) -> JSONValue {
+        let operation = record.operation
+        let stored = record.transaction
+        let tx = stored.envelope.transaction
+        let source = operation.sourceAccount ?? tx.sourceAccount
+        let id = String(record.id)
+        let hash = stored.hash.hex
+        var fields: [(String, JSONValue)] = [
+            ("_links", .object([
+                ("self", link("/operations/\(id)")),
+                ("transaction", link("/transactions/\(hash)")),
+                ("effects", link("/operations/\(id)/effects")),
+                ("succeeds", link("/effects?order=desc&cursor=\(id)")),
+                ("precedes", link("/effects?order=asc&cursor=\(id)")),
+            ])),
+            ("id", .string(id)), ("paging_token", .string(id)),
+            ("transaction_successful", .bool(stored.result.isSuccess)),
+            ("source_account", .string(source.accountID.strKey)),
+        ]
+        if case .muxed(let muxedID, _) = source {
+            fields += [("source_account_muxed", .string(source.strKey)), ("source_account_muxed_id", .string(String(muxedID)))]
+        }
+        fields += [
+            ("type", .string(operation.body.type.name)), ("type_i", .number(Int64(operation.body.type.rawValue))),
+            ("created_at", .string(Self.time(stored.closeTime))), ("transaction_hash", .string(hash)),
+        ]
+        fields += details(operation, source: source.accountID, result: stored.result.isSuccess ? record.result : nil)
+        return .object(fields)
+    }
+
+    /// The fields particular to each operation type.
+    private func details(_ operation: StellarBase.Operation, source: AccountID, result: OperationResult?) -> [(String, JSONValue)] {
+        switch operation.body {
+        case .createAccount(let op):
+            return [("starting_balance", Self.amount(op.startingBalance)), ("funder", .string(source.strKey)), ("account", .string(op.destination.strKey))]
+        case .payment(let op):
+            return Self.assetFields(op.asset) + [("from", .string(source.strKey)), ("to", .string(op.destination.accountID.strKey)), ("amount", Self.amount(op.amount))]
+                + Self.muxed(op.destination, "to")
+        case .pathPaymentStrictReceive(let op):
+            var sent: Int64 = 0
+            if case .inner(.pathPaymentStrictReceive(.success(let offers, let last)))? = result {
+                sent = Self.sourceAmount(offers: offers, last: last, sendAsset: op.sendAsset)
+            }
+            return Self.assetFields(op.destAsset) + [
+                ("from", .string(source.strKey)), ("to", .string(op.destination.accountID.strKey)),
+                ("amount", Self.amount(op.destAmount)),
+                ("path", .array(op.path.map(Self.asset))),
+                ("source_amount", Self.amount(sent)), ("source_max", Self.amount(op.sendMax)),
+            ] + Self.assetFields(op.sendAsset, prefix: "source_") + Self.muxed(op.destination, "to")
+        case .pathPaymentStrictSend(let op):
+            var received: Int64 = 0
+            if case .inner(.pathPaymentStrictSend(.success(_, let last)))? = result { received = last.amount }
+            return Self.assetFields(op.destAsset) + [
+                ("from", .string(source.strKey)), ("to", .string(op.destination.accountID.strKey)),
+                ("amount", Self.amount(received)),
+                ("path", .array(op.path.map(Self.asset))),
+                ("source_amount", Self.amount(op.sendAmount)), ("destination_min", Self.amount(op.destMin)),
+            ] + Self.assetFields(op.sendAsset, prefix: "source_") + Self.muxed(op.destination, "to")
+        case .manageSellOffer(let op):
+            return [("amount", Self.amount(op.amount))] + Self.price(op.price)
+                + Self.assetFields(op.buying, prefix: "buying_") + Self.assetFields(op.selling, prefix: "selling_")
+                + [("offer_id", .string(String(Self.offerID(op.offerID, result))))]
+        case .manageBuyOffer(let op):
+            return [("amount", Self.amount(op.buyAmount))] + Self.price(op.price)
+                + Self.assetFields(op.buying, prefix: "buying_") + Self.assetFields(op.selling, prefix: "selling_")
+                + [("offer_id", .string(String(Self.offerID(op.offerID, result))))]
+        case .setOptions(let op):
+            var fields: [(String, JSONValue)] = []
+            if let destination = op.inflationDestination { fields.append(("inflation_dest", .string(destination.strKey))) }
+            if let signer = op.signer { fields += [("signer_key", .string(signer.key.strKey)), ("signer_weight", .number(Int64(signer.weight)))] }
+            if let weight = op.masterWeight { fields.append(("master_key_weight", .number(Int64(weight)))) }
+            if let value = op.lowThreshold { fields.append(("low_threshold", .number(Int64(value)))) }
+            if let value = op.mediumThreshold { fields.append(("med_threshold", .number(Int64(value)))) }
+            if let value = op.highThreshold { fields.append(("high_threshold", .number(Int64(value)))) }
+            if let domain = op.homeDomain { fields.append(("home_domain", .string(String(decoding: domain, as: UTF8.self)))) }
+            if let flags = op.setFlags, flags != 0 { fields += Self.flagFields(flags, prefix: "set_flags") }
+            if let flags = op.clearFlags, flags != 0 { fields += Self.flagFields(flags, prefix: "clear_flags") }
+            return fields
+        case .changeTrust(let op):
+            return Self.assetFields(op.line.asset) + [("limit", Self.amount(op.limit))]
+                + (op.line.asset.issuer.map { [("trustee", .string($0.strKey))] } ?? []) + [("trustor", .string(source.strKey))]
+        case .accountMerge(let destination):
+            return [("account", .string(source.strKey)), ("into", .string(destination.accountID.strKey))] + Self.muxed(destination, "into")
+        case .manageData(let op):
+            return [("name", .string(String(decoding: op.name, as: UTF8.self))), ("value", .string(op.value.map { Base64.encode($0) } ?? ""))]
+        case .bumpSequence(let bumpTo):
+            return [("bump_to", .string(String(bumpTo)))]
+        }
+    }
+
+    private static func muxed(_ account: MuxedAccount, _ name: String) -> [(String, JSONValue)] {
+        guard case .muxed(let id, _) = account else { return [] }
+        return [(name + "_muxed", .string(account.strKey)), (name + "_muxed_id", .string(String(id)))]
+    }
+
+    private static func flagFields(_ flags: UInt32, prefix: String) -> [(String, JSONValue)] {
+        let names: [(UInt32, String)] = [
+            (AccountFlags.authRequired, "auth_required"), (AccountFlags.authRevocable, "auth_revocable"),
+            (AccountFlags.authImmutable, "auth_immutable"), (AccountFlags.authClawbackEnabled, "auth_clawback_enabled"),
+        ]
+        let set = names.filter { flags & $0.0 != 0 }
+        return [(prefix, .array(set.map { .number(Int64($0.0)) })), (prefix + "_s", .array(set.map { .string($0.1) }))]
+    }
+
+    /// What the source of a strict-receive path payment sent, as Horizon computes it from the result.
+    static func sourceAmount(offers: [ClaimAtom], last: SimplePaymentResult, sendAsset: Asset) -> Int64 {
+        guard let first = offers.first else { return last.amount }
+        let asset = first.amounts.assetBought
+        return offers.reduce(0) { $1.amounts.assetBought == asset ? $0 + $1.amounts.amountBought : $0 }
+    }
+
+    private static func offerID(_ requested: Int64, _ result: OperationResult?) -> Int64 {
+        switch result {
+        case .inner(.manageSellOffer(.success(_, .created(let offer))))?, .inner(.manageSellOffer(.success(_, .updated(let offer))))?,
+             .inner(.manageBuyOffer(.success(_, .created(let offer))))?, .inner(.manageBuyOffer(.success(_, .updated(let offer))))?:
+            offer.offerID
+        default: requested
+        }
+    }
+
+    // MARK: Offers, order books, paths
+
+    func offer(_ offer: LedgerOffer) -> JSONValue {
+        let entry = offer.entry
+        let id = String(entry.offerID)
+        return .object([
+            ("_links", .object([("self", link("/offers/\(id)")), ("offer_maker", link("/accounts/\(entry.sellerID.strKey)"))])),
+            ("id", .string(id)), ("paging_token", .string(id)), ("seller", .string(entry.sellerID.strKey)),
+            ("selling", Self.asset(entry.selling)), ("buying", Self.asset(entry.buying)),
+            ("amount", Self.amount(entry.amount)),
+        ] + Self.price(entry.price) + [("last_modified_ledger", .number(Int64(offer.lastModifiedLedger)))])
+    }
+
+    static func path(_ path: PaymentPath) -> JSONValue {
+        .object(assetFields(path.sourceAsset, prefix: "source_") + [("source_amount", amount(path.sourceAmount))]
+            + assetFields(path.destinationAsset, prefix: "destination_") + [("destination_amount", amount(path.destinationAmount))]
+            + [("path", .array(path.path.map(asset)))])
+    }
+}

@@ -1,0 +1,375 @@
+import Foundation
+import Hummingbird
+import Ledger
+import LedgerService
+import Logging
+import StellarBase
+import Store
+
+/// Horizon's read API: accounts, ledgers, transactions, operations, payments, offers, order
+/// books, paths and fee stats, with HAL paging and server-sent event streams. Reads come from the
+/// committed ledgers in SQLite, so nothing is shown before it is durable; order books and paths
+/// come from the writer's state.
+struct HorizonRoutes: Sendable {
+    let store: SQLiteLedgerStore
+    let writer: LedgerWriter
+    let configuration: TenderConfiguration
+    let logger: Logger
+
+    /// How long a quiet stream waits before sending a keep-alive comment.
+    static let streamKeepAlive: Duration = .seconds(10)
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/accounts/:account") { request, context in
+            await respond(request) { resources in
+                let id = try HorizonQuery.accountID(context.parameters.get("account") ?? "", field: "account_id")
+                guard let record = try store.account(id) else { throw ProblemError(.notFound) }
+                return try json(resources.account(record))
+            }
+        }
+        router.get("/accounts/:account/transactions") { request, context in
+            await collection(request, path: "/accounts/\(context.parameters.get("account") ?? "")/transactions", tokenOf: \.id) { query, page in
+                let id = try accountParameter(context)
+                return try store.transactions(page, account: id, includeFailed: try query.includeFailed())
+            } render: { $0.transaction($1) }
+        }
+        for kind in ["operations", "payments"] {
+            router.get("/accounts/:account/\(kind)") { request, context in
+                await collection(request, path: "/accounts/\(context.parameters.get("account") ?? "")/\(kind)", tokenOf: \.id) { query, page in
+                    let id = try accountParameter(context)
+                    return try store.operations(page, filter: OperationFilter(account: id, paymentsOnly: kind == "payments", includeFailed: try query.includeFailed()))
+                } render: { $0.operation($1) }
+            }
+            router.get("/\(kind)") { request, _ in
+                await collection(request, path: "/\(kind)", tokenOf: \.id) { query, page in
+                    let account = try query.accountID("for_account")
+                    return try store.operations(page, filter: OperationFilter(account: account, paymentsOnly: kind == "payments", includeFailed: try query.includeFailed()))
+                } render: { $0.operation($1) }
+            }
+            router.get("/transactions/:hash/\(kind)") { request, context in
+                await collection(request, path: "/transactions/\(context.parameters.get("hash") ?? "")/\(kind)", tokenOf: \.id) { query, page in
+                    let hash = try hashParameter(context)
+                    return try store.operations(page, filter: OperationFilter(transactionHash: hash, paymentsOnly: kind == "payments", includeFailed: true))
+                } render: { $0.operation($1) }
+            }
+        }
+        router.get("/accounts/:account/offers") { request, context in
+            await collection(request, path: "/accounts/\(context.parameters.get("account") ?? "")/offers", tokenOf: { $0.entry.offerID }) { _, page in
+                try store.offers(page, seller: try accountParameter(context), selling: nil, buying: nil)
+            } render: { $0.offer($1) }
+        }
+        router.get("/transactions") { request, _ in
+            await collection(request, path: "/transactions", tokenOf: \.id) { query, page in
+                try store.transactions(page, account: try query.accountID("for_account"), includeFailed: try query.includeFailed())
+            } render: { $0.transaction($1) }
+        }
+        router.get("/transactions/:hash") { request, context in
+            await respond(request) { resources in
+                let hash = try hashParameter(context)
+                guard let stored = try store.transaction(hash: hash) else { throw ProblemError(.notFound) }
+                return try json(resources.transaction(stored))
+            }
+        }
+        router.get("/ledgers") { request, _ in
+            await collection(request, path: "/ledgers", tokenOf: \.pagingToken) { _, page in
+                try store.ledgers(page)
+            } render: { $0.ledger($1) }
+        }
+        router.get("/ledgers/:sequence") { request, context in
+            await respond(request) { resources in
+                guard let sequence = context.parameters.get("sequence").flatMap({ UInt32($0) }), sequence > 0 else {
+                    throw ProblemError.invalid("sequence", "a ledger sequence is a positive whole number")
+                }
+                guard let record = try store.ledger(sequence) else { throw ProblemError(.notFound) }
+                return try json(resources.ledger(record))
+            }
+        }
+        router.get("/operations/:id") { request, context in
+            await respond(request) { resources in
+                guard let id = context.parameters.get("id").flatMap({ Int64($0) }), id > 0 else {
+                    throw ProblemError.invalid("id", "an operation id is a positive whole number")
+                }
+                guard let record = try store.operation(id) else { throw ProblemError(.notFound) }
+                return try json(resources.operation(record))
+            }
+        }
+        router.get("/offers") { request, _ in
+            await collection(request, path: "/offers", tokenOf: { $0.entry.offerID }) { query, page in
+                try store.offers(page, seller: try query.accountID("seller"), selling: try query.asset("selling"), buying: try query.asset("buying"))
+            } render: { $0.offer($1) }
+        }
+        router.get("/offers/:id") { request, context in
+            await respond(request) { resources in
+                guard let id = context.parameters.get("id").flatMap({ Int64($0) }), id > 0 else {
+                    throw ProblemError.invalid("id", "an offer id is a positive whole number")
+                }
+                guard let offer = try store.offer(id) else { throw ProblemError(.notFound) }
+                return try json(resources.offer(offer))
+            }
+        }
+        router.get("/order_book") { request, _ in
+            await respond(request) { _ in try await orderBook(HorizonQuery(request)) }
+        }
+        router.get("/paths/strict-send") { request, _ in
+            await respond(request) { resources in try await strictSendPaths(HorizonQuery(request), resources) }
+        }
+        router.get("/paths/strict-receive") { request, _ in
+            await respond(request) { resources in try await strictReceivePaths(HorizonQuery(request), resources) }
+        }
+        router.get("/fee_stats") { request, _ in
+            await respond(request) { _ in try feeStats() }
+        }
+    }
+
+    private func accountParameter(_ context: BasicRequestContext) throws(ProblemError) -> AccountID {
+        let id = try HorizonQuery.accountID(context.parameters.get("account") ?? "", field: "account_id")
+        return id
+    }
+
+    private func hashParameter(_ context: BasicRequestContext) throws(ProblemError) -> Bytes32 {
+        let text = context.parameters.get("hash") ?? ""
+        guard text.utf8.count == 64, let bytes = Hex.decode(text) else {
+            throw .invalid("tx_id", "a transaction hash is 64 hexadecimal digits")
+        }
+        return Bytes32(bytes)
+    }
+
+    // MARK: Answers
+
+    /// Runs `body`, turning a ``ProblemError`` into its problem+json answer and anything else
+    /// into a 500 that is logged.
+    func respond(_ request: Request, _ body: (HorizonResources) async throws -> Response) async -> Response {
+        do {
+            return try await body(resources(for: request))
+        } catch let error as ProblemError {
+            return error.problem.response()
+        } catch {
+            logger.error("request failed: \(error)", metadata: ["http.path": "\(request.uri.path)"])
+            return Problem.serverError.response()
+        }
+    }
+
+    func resources(for request: Request) -> HorizonResources {
+        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+        return HorizonResources(base: "http://\(host)", network: configuration.network)
+    }
+
+    func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/hal+json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: value.compact())))
+    }
+
+    /// A collection: a HAL page, or with `Accept: text/event-stream` a stream of its records
+    /// from `cursor` on.
+    func collection<Record>(
+        _ request: Request, path: String, tokenOf: @escaping @Sendable (Record) -> Int64,
+        fetch: @escaping @Sendable (HorizonQuery, PageRequest) throws -> [Record],
+        render: @escaping @Sendable (HorizonResources, Record) -> JSONValue
+    ) async -> Response {
+        let query = HorizonQuery(request)
+        let streaming = request.headers[.accept]?.contains("text/event-stream") ?? false
+        return await respond(request) { resources in
+            // `now` is the first paging token after the last committed ledger.
+            let now = TOID.make(ledger: writer.commits.latest + 1, transactionOrder: 0, operationIndex: 0) - 1
+            var page = try query.page(now: now)
+            if streaming {
+                // Streams always run forward; an unknown cursor starts from the beginning.
+                page.descending = false
+                _ = try fetch(query, PageRequest(cursor: page.cursor, limit: 1))
+                return stream(resources, from: page.cursor) { cursor in
+                    try fetch(query, PageRequest(cursor: cursor, limit: 200)).map { (tokenOf($0), render(resources, $0)) }
+                }
+            }
+            let records = try fetch(query, page)
+            let tokens = records.map(tokenOf)
+            return try json(pageDocument(resources, path: path, query: query, page: page, tokens: tokens, records: records.map { render(resources, $0) }))
+        }
+    }
+
+    func pageDocument(_ resources: HorizonResources, path: String, query: HorizonQuery, page: PageRequest, tokens: [Int64], records: [JSONValue]) -> JSONValue {
+        let extra = query.parameters.filter { !["cursor", "limit", "order"].contains($0.key) && !$0.value.isEmpty }
+            .sorted { $0.key < $1.key }
+            .map { "&\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))) ?? $0.value)" }
+            .joined()
+        func href(cursor: Int64?, descending: Bool) -> JSONValue {
+            let cursorText = cursor.map(String.init) ?? ""
+            return resources.link("\(path)?cursor=\(cursorText)&limit=\(page.limit)&order=\(descending ? "desc" : "asc")\(extra)")
+        }
+        return .object([
+            ("_links", .object([
+                ("self", href(cursor: page.cursor, descending: page.descending)),
+                ("next", href(cursor: tokens.last ?? page.cursor, descending: page.descending)),
+                ("prev", href(cursor: tokens.first ?? page.cursor, descending: !page.descending)),
+            ])),
+            ("_embedded", .object([("records", .array(records))])),
+        ])
+    }
+
+    /// Server-sent events, as Horizon sends them: a hello, then every record after `cursor` with
+    /// its paging token as the event id, then each new record as its ledger commits.
+    func stream(_ resources: HorizonResources, from cursor: Int64?, fetch: @escaping @Sendable (Int64?) throws -> [(Int64, JSONValue)]) -> Response {
+        let commits = writer.commits
+        let logger = self.logger
+        let body = ResponseBody { writer in
+            var cursor = cursor
+            try await writer.write(ByteBuffer(string: "retry: 1000\nevent: open\ndata: \"hello\"\n\n"))
+            var seen = commits.latest
+            while !commits.isClosed {
+                let records: [(Int64, JSONValue)]
+                do {
+                    records = try fetch(cursor)
+                } catch {
+                    logger.error("stream read failed: \(error)")
+                    break
+                }
+                if !records.isEmpty {
+                    var events = ""
+                    for (token, record) in records {
+                        events += "id: \(token)\ndata: \(record.compact())\n\n"
+                        cursor = token
+                    }
+                    try await writer.write(ByteBuffer(string: events))
+                    if records.count == 200 { continue }
+                }
+                let latest = await commits.wait(after: seen, timeout: Self.streamKeepAlive)
+                if latest == seen {
+                    // Nothing new: a comment keeps the connection (and its proxies) alive and
+                    // finds out whether the client is still there.
+                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                }
+                seen = latest
+            }
+            try await writer.write(ByteBuffer(string: "event: close\ndata: \"byebye\"\n\n"))
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache"],
+            body: body)
+    }
+
+    // MARK: Order books, paths, fees
+
+    func orderBook(_ query: HorizonQuery) async throws -> Response {
+        let selling = try query.requiredAsset("selling")
+        let buying = try query.requiredAsset("buying")
+        var limit = 20
+        if let text = query["limit"] {
+            guard let value = Int(text), (1...200).contains(value) else { throw ProblemError.invalid("limit", "limit must be a whole number from 1 to 200") }
+            limit = value
+        }
+        let (asks, bids) = await writer.read { state in
+            (state.offers(selling: selling, buying: buying), state.offers(selling: buying, buying: selling))
+        }
+        // Asks sell the base asset; bids sell the counter asset, their price inverted.
+        let askLevels = Self.levels(asks.map { (Price(n: $0.price.n, d: $0.price.d), $0.amount) }, limit: limit)
+        let bidLevels = Self.levels(bids.map { (Price(n: $0.price.d, d: $0.price.n), $0.amount) }, limit: limit)
+        return try json(.object([
+            ("bids", .array(bidLevels)), ("asks", .array(askLevels)),
+            ("base", HorizonResources.asset(selling)), ("counter", HorizonResources.asset(buying)),
+        ]))
+    }
+
+    /// Offers in book order, summed by price level.
+    static func levels(_ offers: [(Price, Int64)], limit: Int) -> [JSONValue] {
+        var levels: [(Price, Int64)] = []
+        for (price, amount) in offers {
+            if let last = levels.last, Int64(last.0.n) * Int64(price.d) == Int64(price.n) * Int64(last.0.d) {
+                levels[levels.count - 1].1 = last.1.addingReportingOverflow(amount).overflow ? .max : last.1 + amount
+            } else {
+                if levels.count == limit { break }
+                levels.append((price, amount))
+            }
+        }
+        return levels.map { price, amount in
+            .object(HorizonResources.price(price) + [("amount", HorizonResources.amount(amount))])
+        }
+    }
+
+    /// The assets an account holds: XLM and every trustline, with their balances.
+    private func holdings(_ account: AccountID, field: String) throws -> [(Asset, Int64)] {
+        guard let record = try store.account(account) else { throw ProblemError(.notFound) }
+        return [(.native, record.account.balance)] + record.trustLines.map { ($0.asset, $0.balance) }
+    }
+
+    func strictSendPaths(_ query: HorizonQuery, _ resources: HorizonResources) async throws -> Response {
+        let sourceAsset = try query.requiredAsset("source")
+        let sourceAmount = try query.amount("source_amount")
+        let destinations: [Asset]
+        if let account = try query.accountID("destination_account") {
+            guard query["destination_assets"] == nil else { throw ProblemError.invalid("destination_assets", "give destination_account or destination_assets, not both") }
+            destinations = try holdings(account, field: "destination_account").map(\.0)
+        } else if let assets = try query.assetList("destination_assets") {
+            destinations = assets
+        } else {
+            throw ProblemError.invalid("destination_assets", "destination_account or destination_assets is required")
+        }
+        let paths = await writer.read { $0.strictSendPaths(sourceAsset: sourceAsset, sourceAmount: sourceAmount, destinationAssets: destinations) }
+        return try json(pathsDocument(resources, paths))
+    }
+
+    func strictReceivePaths(_ query: HorizonQuery, _ resources: HorizonResources) async throws -> Response {
+        let destinationAsset = try query.requiredAsset("destination")
+        let destinationAmount = try query.amount("destination_amount")
+        let sources: [Asset]
+        var balances: [Asset: Int64]?
+        if let account = try query.accountID("source_account") {
+            guard query["source_assets"] == nil else { throw ProblemError.invalid("source_assets", "give source_account or source_assets, not both") }
+            let held = try holdings(account, field: "source_account")
+            sources = held.map(\.0)
+            balances = Dictionary(held, uniquingKeysWith: { first, _ in first })
+        } else if let assets = try query.assetList("source_assets") {
+            sources = assets
+        } else {
+            throw ProblemError.invalid("source_assets", "source_account or source_assets is required")
+        }
+        var paths = await writer.read { $0.strictReceivePaths(sourceAssets: sources, destinationAsset: destinationAsset, destinationAmount: destinationAmount) }
+        if let balances {
+            // With a source account, only paths it can pay for.
+            paths = paths.filter { $0.sourceAmount <= balances[$0.sourceAsset] ?? 0 }
+        }
+        return try json(pathsDocument(resources, paths))
+    }
+
+    private func pathsDocument(_ resources: HorizonResources, _ paths: [PaymentPath]) -> JSONValue {
+        .object([
+            ("_links", .object([("self", resources.link(""))])),
+            ("_embedded", .object([("records", .array(paths.map(HorizonResources.path)))])),
+        ])
+    }
+
+    /// Fee statistics over the last five ledgers, per operation, as Horizon reports them.
+    func feeStats() throws -> Response {
+        let recentLedgers = 5
+        let (charged, offered) = try store.recentFees(ledgers: recentLedgers)
+        let latest = try store.ledger(writer.commits.latest)
+        let baseFee = Int64(latest?.header.baseFee ?? 100)
+        let capacity = latest.map { Double($0.operationCount) / Double(max(1, $0.header.maxTransactionSetSize)) } ?? 0
+        return try json(.object([
+            ("last_ledger", .string(String(writer.commits.latest))),
+            ("last_ledger_base_fee", .string(String(baseFee))),
+            ("ledger_capacity_usage", .string(String(format: "%.2f", capacity))),
+            ("fee_charged", Self.distribution(charged, base: baseFee)),
+            ("max_fee", Self.distribution(offered, base: baseFee)),
+        ]))
+    }
+
+    /// max, min, mode and percentiles of `values` (all `base` when there are none).
+    static func distribution(_ values: [Int64], base: Int64) -> JSONValue {
+        let sorted = values.isEmpty ? [base] : values.sorted()
+        func percentile(_ p: Int) -> JSONValue {
+            // Nearest rank.
+            let rank = max(1, Int((Double(p) / 100 * Double(sorted.count)).rounded(.up)))
+            return .string(String(sorted[min(rank, sorted.count) - 1]))
+        }
+        var counts: [Int64: Int] = [:]
+        for value in sorted { counts[value, default: 0] += 1 }
+        let mode = counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }!.key
+        var fields: [(String, JSONValue)] = [
+            ("max", .string(String(sorted.last!))), ("min", .string(String(sorted.first!))), ("mode", .string(String(mode))),
+        ]
+        for p in [10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99] { fields.append(("p\(p)", percentile(p))) }
+        return .object(fields)
+    }
+}

@@ -1,0 +1,154 @@
+import Crypto
+import Foundation
+import Ledger
+import LedgerService
+import StellarBase
+
+/// The local network's test anchor: issuers of USDC, SRT and EUR whose keys come from a
+/// configurable seed, created with a home domain when the network starts, and handing out
+/// their assets to accounts that trust them, as friendbot hands out XLM.
+public struct TestAnchor: Sendable {
+    public struct Currency: Sendable {
+        public let code: String
+        public let name: String
+        public let keyPair: KeyPair
+        public var asset: Asset { try! Asset(code: code, issuer: keyPair.accountID) }
+    }
+
+    public let currencies: [Currency]
+    public let homeDomain: String
+    /// What the test anchor hands out per request, in stroops (1,000 units).
+    public static let grant: Int64 = 1_000 * Amount.stroopsPerUnit
+    /// The XLM each issuer starts with, for its fees.
+    static let issuerStartingBalance: Int64 = 1_000 * Amount.stroopsPerUnit
+
+    public init(seed: String, homeDomain: String) {
+        self.homeDomain = homeDomain
+        currencies = [("USDC", "USD Coin (test)"), ("SRT", "Stellar Reference Token (test)"), ("EUR", "Euro (test)")].map { code, name in
+            let digest = SHA256.hash(data: Array("tender test anchor \(seed) \(code)".utf8))
+            return Currency(code: code, name: name, keyPair: try! KeyPair(seed: Array(digest)))
+        }
+    }
+
+    public func currency(code: String) -> Currency? {
+        currencies.first { $0.code.caseInsensitiveCompare(code) == .orderedSame }
+    }
+
+    /// Creates the issuers that do not exist yet, in one transaction from the root account,
+    /// and waits for its ledger.
+    /// - Throws: ``LedgerWriterError`` or a description of the failed setup.
+    func install(on writer: LedgerWriter) async throws {
+        let network = writer.configuration.network
+        let root = LedgerState.rootKeyPair(network: network)
+        let (missing, rootSequence) = await writer.read { state in
+            (currencies.filter { state.account($0.keyPair.accountID) == nil }, state.account(root.accountID)?.sequenceNumber)
+        }
+        guard !missing.isEmpty, let rootSequence else { return }
+        var operations: [StellarBase.Operation] = []
+        for currency in missing {
+            operations.append(StellarBase.Operation(.createAccount(CreateAccountOperation(destination: currency.keyPair.accountID, startingBalance: Self.issuerStartingBalance))))
+            var options = SetOptionsOperation()
+            options.homeDomain = Array(homeDomain.utf8.prefix(32))
+            operations.append(StellarBase.Operation(sourceAccount: .ed25519(currency.keyPair.accountID), .setOptions(options)))
+        }
+        let transaction = Transaction(
+            sourceAccount: .ed25519(root.accountID), fee: UInt32(100 * operations.count), sequenceNumber: rootSequence + 1,
+            preconditions: .none, memo: .none, operations: operations)
+        var envelope = TransactionEnvelope.v1(transaction, signatures: [])
+        envelope.sign(with: root, on: network)
+        for currency in missing { envelope.sign(with: currency.keyPair, on: network) }
+        let result = try await writer.submitInOrder([envelope], closeAtOnce: true)[0].result
+        guard result.isSuccess else {
+            throw LedgerWriterError(message: "the test anchor's issuers were not created: \(result.code.name) \(result.outcome.operationResults?.map(\.name) ?? [])")
+        }
+    }
+
+    /// SEP-1's stellar.toml for the local network and its test anchor.
+    func stellarToml(network: Network, horizonURL: String) -> String {
+        var lines = [
+            "# The local Tender network and its test anchor (SEP-1).",
+            "VERSION=\"2.7.0\"",
+            "NETWORK_PASSPHRASE=\(tomlString(network.passphrase))",
+            "HORIZON_URL=\(tomlString(horizonURL))",
+            "ACCOUNTS=[\(currencies.map { tomlString($0.keyPair.accountID.strKey) }.joined(separator: ", "))]",
+            "",
+            "[DOCUMENTATION]",
+            "ORG_NAME=\"Tender test anchor\"",
+            "ORG_DESCRIPTION=\"Test assets of a local Tender network. Get 1000 of one with GET /friendbot?addr=G...&asset=CODE.\"",
+        ]
+        for currency in currencies {
+            lines += [
+                "",
+                "[[CURRENCIES]]",
+                "code=\(tomlString(currency.code))",
+                "issuer=\(tomlString(currency.keyPair.accountID.strKey))",
+                "display_decimals=7",
+                "name=\(tomlString(currency.name))",
+                "desc=\(tomlString("A test asset with no value, handed out by the local network's test anchor."))",
+                "is_asset_anchored=false",
+                "status=\"test\"",
+            ]
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func tomlString(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
+
+/// Submits transactions from one account of the server's own (the root for friendbot, an
+/// issuer for the test anchor): requests that arrive together share consecutive sequence
+/// numbers and are queued in order, so many fundings fit in one ledger.
+actor FundingDesk {
+    private let writer: LedgerWriter
+    private let keyPair: KeyPair
+    private var pending: [(StellarBase.Operation, CheckedContinuation<SubmissionResult, any Error>)] = []
+    private var draining = false
+
+    init(writer: LedgerWriter, keyPair: KeyPair) {
+        self.writer = writer
+        self.keyPair = keyPair
+    }
+
+    /// Submits `operation` in a transaction of its own from the desk's account.
+    func submit(_ operation: StellarBase.Operation) async throws -> SubmissionResult {
+        try await withCheckedThrowingContinuation { continuation in
+            pending.append((operation, continuation))
+            if !draining {
+                draining = true
+                Task { await drain() }
+            }
+        }
+    }
+
+    private func drain() async {
+        while !pending.isEmpty {
+            let batch = Array(pending.prefix(100))
+            pending.removeFirst(batch.count)
+            let source = keyPair.accountID
+            guard let sequence = await writer.read({ $0.account(source)?.sequenceNumber }) else {
+                for (_, continuation) in batch {
+                    continuation.resume(throwing: LedgerWriterError(message: "the funding account \(source.strKey) does not exist"))
+                }
+                continue
+            }
+            let network = writer.configuration.network
+            let envelopes = batch.enumerated().map { index, item in
+                let transaction = Transaction(
+                    sourceAccount: .ed25519(source), fee: 100, sequenceNumber: sequence + 1 + Int64(index),
+                    preconditions: .none, memo: .none, operations: [item.0])
+                var envelope = TransactionEnvelope.v1(transaction, signatures: [])
+                envelope.sign(with: keyPair, on: network)
+                return envelope
+            }
+            do {
+                let results = try await writer.submitInOrder(envelopes)
+                for ((_, continuation), result) in zip(batch, results) { continuation.resume(returning: result) }
+            } catch {
+                for (_, continuation) in batch { continuation.resume(throwing: error) }
+            }
+        }
+        draining = false
+    }
+}

@@ -1,0 +1,260 @@
+"""Drives a running `tender serve` only through the real Python stellar-sdk (16.1.1).
+
+Usage: python horizon_interop.py HORIZON_URL
+Prints one line per check and exits non-zero at the first failure.
+"""
+
+import queue
+import sys
+import threading
+import time
+from decimal import Decimal
+
+import requests
+from stellar_sdk import (
+    Asset,
+    Keypair,
+    Network,
+    Server,
+    Signer,
+    TransactionBuilder,
+)
+from stellar_sdk.exceptions import BadRequestError, NotFoundError
+from stellar_sdk.sep.exceptions import AccountRequiresMemoError
+
+URL = sys.argv[1].rstrip("/")
+server = Server(URL)
+root = server.root().call()
+PASSPHRASE = root["network_passphrase"]
+assert PASSPHRASE == Network.STANDALONE_NETWORK_PASSPHRASE, PASSPHRASE
+checks = 0
+
+
+def check(name, condition, detail=""):
+    global checks
+    if not condition:
+        print(f"FAIL {name} {detail}", flush=True)
+        sys.exit(1)
+    checks += 1
+    print(f"ok   {name}", flush=True)
+
+
+def friendbot(address, asset=None):
+    params = {"addr": address}
+    if asset:
+        params["asset"] = asset
+    return requests.get(f"{URL}/friendbot", params=params, timeout=30)
+
+
+def builder(keypair, fee=None):
+    account = server.load_account(keypair.public_key)
+    return TransactionBuilder(account, PASSPHRASE, base_fee=fee or server.fetch_base_fee()).set_timeout(60)
+
+
+def submit(tx_builder, *signers, skip_memo_check=False):
+    tx = tx_builder.build()
+    for signer in signers:
+        tx.sign(signer)
+    return server.submit_transaction(tx, skip_memo_required_check=skip_memo_check)
+
+
+def failure(tx_builder, *signers):
+    """Submits and returns the result codes of the failure it must be."""
+    try:
+        submit(tx_builder, *signers, skip_memo_check=True)
+    except BadRequestError as error:
+        return error.extras["result_codes"]
+    raise AssertionError("the transaction was expected to fail")
+
+
+def balance(address, asset):
+    for line in server.accounts().account_id(address).call()["balances"]:
+        if asset.is_native() and line["asset_type"] == "native":
+            return Decimal(line["balance"])
+        if not asset.is_native() and line.get("asset_code") == asset.code and line.get("asset_issuer") == asset.issuer:
+            return Decimal(line["balance"])
+    return None
+
+
+# --- root, stellar.toml, test anchor -------------------------------------------------------------
+check("root names the network", root["network_passphrase"] == PASSPHRASE and root["history_latest_ledger"] >= 1)
+toml = requests.get(f"{URL}/.well-known/stellar.toml", timeout=10).text
+anchor = {}
+for block in toml.split("[[CURRENCIES]]")[1:]:
+    fields = dict(line.split("=", 1) for line in block.strip().splitlines() if "=" in line)
+    anchor[fields["code"].strip('"')] = fields["issuer"].strip('"')
+check("stellar.toml lists USDC, SRT and EUR", set(anchor) == {"USDC", "SRT", "EUR"} and f'NETWORK_PASSPHRASE="{PASSPHRASE}"' in toml)
+SRT = Asset("SRT", anchor["SRT"])
+USDC = Asset("USDC", anchor["USDC"])
+issuer = server.accounts().account_id(anchor["SRT"]).call()
+check("anchor issuers exist with a home domain", "home_domain" in issuer)
+
+# --- friendbot and accounts ----------------------------------------------------------------------
+alice, bob, maker, carol = (Keypair.random() for _ in range(4))
+for keypair in (alice, bob, maker):
+    response = friendbot(keypair.public_key)
+    check("friendbot funds a new account", response.status_code == 200 and response.json()["successful"], response.text)
+check("friendbot refuses a funded account", friendbot(alice.public_key).status_code == 400)
+check("friendbot refuses a bad address", friendbot("GABC").json()["extras"]["invalid_field"] == "addr")
+account = server.load_account(alice.public_key)
+check("load_account reads the sequence", account.sequence > 0)
+check("the new account holds 10000 XLM", balance(alice.public_key, Asset.native()) == Decimal("10000"))
+try:
+    server.accounts().account_id(carol.public_key).call()
+    check("an unknown account is 404", False)
+except NotFoundError:
+    check("an unknown account is 404", True)
+check("fetch_base_fee reads the last ledger", server.fetch_base_fee() == 100)
+fee_stats = server.fee_stats().call()
+check("fee_stats has percentiles as strings", fee_stats["fee_charged"]["p50"] == "100" and fee_stats["last_ledger_base_fee"] == "100")
+
+# --- create account, native payment, memos -------------------------------------------------------
+response = submit(builder(alice).append_create_account_op(carol.public_key, "50").add_text_memo("welcome carol"), alice)
+check("CreateAccount succeeds", response["successful"] and response["memo"] == "welcome carol")
+check("the created account holds its starting balance", balance(carol.public_key, Asset.native()) == Decimal("50"))
+response = submit(builder(alice).append_payment_op(bob.public_key, Asset.native(), "12.5").add_id_memo(424242), alice)
+check("native payment with an id memo", response["memo_type"] == "id" and response["memo"] == "424242")
+response = submit(builder(bob).append_payment_op(alice.public_key, Asset.native(), "1").add_hash_memo(b"\x07" * 32), bob)
+check("payment with a hash memo", response["memo_type"] == "hash")
+tx = server.transactions().transaction(response["hash"]).call()
+check("GET /transactions/{hash} finds it", tx["hash"] == response["hash"] and tx["ledger"] == response["ledger"])
+check("bob's balance moved by exactly the payments and the fee", balance(bob.public_key, Asset.native()) == Decimal("10011.4999900"))
+
+# --- trustlines and issued assets ----------------------------------------------------------------
+for keypair in (alice, bob, maker):
+    submit(builder(keypair).append_change_trust_op(SRT), keypair)
+check("ChangeTrust adds a trustline", balance(alice.public_key, SRT) == Decimal("0"))
+response = friendbot(carol.public_key, "SRT")
+check("the anchor refuses an account without the trustline", response.status_code == 400 and "trust" in response.json()["detail"])
+for keypair in (alice, maker):
+    response = friendbot(keypair.public_key, "SRT")
+    check("the anchor hands out 1000 SRT", response.status_code == 200, response.text)
+check("alice holds 1000 SRT", balance(alice.public_key, SRT) == Decimal("1000"))
+submit(builder(alice).append_payment_op(bob.public_key, SRT, "250"), alice)
+check("credit payment", balance(bob.public_key, SRT) == Decimal("250") and balance(alice.public_key, SRT) == Decimal("750"))
+
+# --- failures with their result codes ------------------------------------------------------------
+stale = server.load_account(alice.public_key)
+submit(TransactionBuilder(stale, PASSPHRASE, 100).set_timeout(60).append_payment_op(bob.public_key, Asset.native(), "1"), alice)
+stale.sequence -= 1
+codes = failure(TransactionBuilder(stale, PASSPHRASE, 100).set_timeout(60).append_payment_op(bob.public_key, Asset.native(), "2"), alice)
+check("a reused sequence number is tx_bad_seq", codes["transaction"] == "tx_bad_seq", codes)
+codes = failure(builder(alice).append_payment_op(bob.public_key, SRT, "5000"), alice)
+check("paying more than held is op_underfunded", codes["operations"] == ["op_underfunded"], codes)
+codes = failure(builder(alice).append_payment_op(carol.public_key, SRT, "1"), alice)
+check("paying an asset the destination does not trust is op_no_trust", codes["operations"] == ["op_no_trust"], codes)
+codes = failure(builder(alice).append_payment_op(Keypair.random().public_key, Asset.native(), "1"), alice)
+check("paying a missing account is op_no_destination", codes["operations"] == ["op_no_destination"], codes)
+codes = failure(builder(alice).append_create_account_op(Keypair.random().public_key, "0.5"), alice)
+check("creating an account below the reserve is op_low_reserve", codes["operations"] == ["op_low_reserve"], codes)
+codes = failure(builder(carol).append_payment_op(alice.public_key, Asset.native(), "49.5"), carol)
+check("spending into the reserve is op_underfunded", codes["operations"] == ["op_underfunded"], codes)
+submit(builder(carol).append_change_trust_op(SRT, limit="10"), carol)
+codes = failure(builder(alice).append_payment_op(carol.public_key, SRT, "11"), alice)
+check("paying past the trustline limit is op_line_full", codes["operations"] == ["op_line_full"], codes)
+codes = failure(builder(alice).append_payment_op(bob.public_key, Asset.native(), "1"), bob)
+check("signing with the wrong key is tx_bad_auth", codes["transaction"] == "tx_bad_auth", codes)
+# The SDK will not send bad XDR, so this one goes by hand.
+response = requests.post(f"{URL}/transactions", data={"tx": "AAAA"}, timeout=10)
+check("malformed XDR is a 400 transaction_malformed", response.status_code == 400 and response.json()["type"].endswith("transaction_malformed"))
+
+# --- offers and path payments --------------------------------------------------------------------
+submit(builder(maker).append_change_trust_op(USDC), maker)
+check("the anchor hands out 1000 USDC", friendbot(maker.public_key, "USDC").status_code == 200)
+submit(builder(maker).append_manage_sell_offer_op(SRT, Asset.native(), "500", "1"), maker)
+submit(builder(maker).append_manage_buy_offer_op(USDC, SRT, "400", "1"), maker)
+offers = server.offers().for_seller(maker.public_key).call()["_embedded"]["records"]
+check("ManageSellOffer and ManageBuyOffer leave two offers", len(offers) == 2, offers)
+book = server.orderbook(SRT, Asset.native()).call()
+check("the order book shows the SRT ask", book["asks"][0]["price"] == "1.0000000" and book["asks"][0]["amount"] == "500.0000000", book)
+submit(builder(bob).append_change_trust_op(USDC), bob)
+paths = server.strict_send_paths(Asset.native(), "10", [USDC]).call()["_embedded"]["records"]
+check("strict-send paths go XLM -> SRT -> USDC", paths and paths[0]["path"][0]["asset_code"] == "SRT" and paths[0]["destination_amount"] == "10.0000000", paths)
+path = [SRT]
+submit(builder(alice).append_path_payment_strict_send_op(bob.public_key, Asset.native(), "10", USDC, "9.9", path), alice)
+check("PathPaymentStrictSend delivers USDC", balance(bob.public_key, USDC) == Decimal("10"))
+paths = server.strict_receive_paths(alice.public_key, USDC, "5").call()["_embedded"]["records"]
+native_paths = [p for p in paths if p["source_asset_type"] == "native"]
+check("strict-receive paths from alice's assets", native_paths and native_paths[0]["source_amount"] == "5.0000000", paths)
+submit(builder(alice).append_path_payment_strict_receive_op(bob.public_key, Asset.native(), "5.5", USDC, "5", path), alice)
+check("PathPaymentStrictReceive delivers exactly 5 USDC", balance(bob.public_key, USDC) == Decimal("15"))
+payments = server.payments().for_account(bob.public_key).order(desc=True).limit(1).call()["_embedded"]["records"]
+check("the path payment is in bob's payments", payments[0]["type"] == "path_payment_strict_receive" and payments[0]["source_amount"] == "5.0000000", payments)
+codes = failure(builder(alice).append_path_payment_strict_send_op(bob.public_key, Asset.native(), "10", USDC, "11", path), alice)
+check("a strict-send under its minimum is op_under_dest_min", codes["operations"] == ["op_under_dest_min"], codes)
+
+# --- multi-signature -----------------------------------------------------------------------------
+submit(builder(bob).append_set_options_op(signer=Signer.ed25519_public_key(carol.public_key, 1), low_threshold=2, med_threshold=2, high_threshold=2), bob)
+signers = server.accounts().account_id(bob.public_key).call()["signers"]
+check("SetOptions adds a signer", any(s["key"] == carol.public_key for s in signers))
+codes = failure(builder(bob).append_payment_op(alice.public_key, Asset.native(), "1"), bob)
+check("one of two signatures is tx_bad_auth", codes["transaction"] == "tx_bad_auth", codes)
+response = submit(builder(bob).append_payment_op(alice.public_key, Asset.native(), "1"), bob, carol)
+check("a 2-of-2 payment succeeds", response["successful"] and len(response["signatures"]) == 2)
+
+# --- SEP-29 --------------------------------------------------------------------------------------
+submit(builder(maker).append_manage_data_op("config.memo_required", "1"), maker)
+check("account data is shown base64", server.accounts().account_id(maker.public_key).call()["data"]["config.memo_required"] == "MQ==")
+try:
+    submit(builder(alice).append_payment_op(maker.public_key, Asset.native(), "1"), alice)
+    check("the SDK's memo check stops a payment without memo", False)
+except AccountRequiresMemoError:
+    check("the SDK's memo check stops a payment without memo", True)
+response = submit(builder(alice).append_payment_op(maker.public_key, Asset.native(), "1").add_text_memo("invoice 7"), alice)
+check("the SDK's memo check passes with a memo", response["successful"])
+
+# --- trustline removal, merge --------------------------------------------------------------------
+submit(builder(alice).append_payment_op(maker.public_key, SRT, "750").add_text_memo("back"), alice)
+submit(builder(alice).append_change_trust_op(SRT, limit="0"), alice)
+check("ChangeTrust with limit 0 removes the empty trustline", balance(alice.public_key, SRT) is None)
+merged = Keypair.random()
+submit(builder(alice).append_create_account_op(merged.public_key, "20"), alice)
+before = balance(alice.public_key, Asset.native())
+submit(builder(merged).append_account_merge_op(alice.public_key), merged)
+check("AccountMerge moves the balance and removes the account", balance(alice.public_key, Asset.native()) == before + Decimal("20") - Decimal("0.00001"))
+try:
+    server.load_account(merged.public_key)
+    check("the merged account is gone", False)
+except NotFoundError:
+    check("the merged account is gone", True)
+
+# --- paging --------------------------------------------------------------------------------------
+first = server.payments().for_account(alice.public_key).limit(2).call()
+records = first["_embedded"]["records"]
+builder_page = server.payments().for_account(alice.public_key).limit(2)
+builder_page.call()
+second = builder_page.next()["_embedded"]["records"]
+check("payments page forward with next()", len(records) == 2 and len(second) == 2 and int(second[0]["paging_token"]) > int(records[1]["paging_token"]))
+everything = server.payments().for_account(alice.public_key).limit(200).call()["_embedded"]["records"]
+check("paging covers every payment once", [r["id"] for r in everything[:4]] == [r["id"] for r in records + second])
+types = {r["type"] for r in everything}
+check("payments hold every payment type", {"create_account", "payment", "path_payment_strict_send", "path_payment_strict_receive", "account_merge"} <= types, types)
+desc = server.operations().for_account(alice.public_key).order(desc=True).limit(3).call()["_embedded"]["records"]
+check("operations page backwards", [int(r["id"]) for r in desc] == sorted((int(r["id"]) for r in desc), reverse=True))
+try:
+    server.payments().limit(201).call()
+    check("limit over 200 is refused", False)
+except BadRequestError as error:
+    check("limit over 200 is refused with invalid_field", error.extras["invalid_field"] == "limit")
+
+# --- streaming -----------------------------------------------------------------------------------
+received = queue.Queue()
+
+
+def listen():
+    for record in server.payments().for_account(bob.public_key).cursor("now").stream():
+        received.put(record)
+        return
+
+
+listener = threading.Thread(target=listen, daemon=True)
+listener.start()
+time.sleep(1.5)
+response = submit(builder(alice).append_payment_op(bob.public_key, Asset.native(), "3.25"), alice)
+try:
+    record = received.get(timeout=15)
+    check("a stream from now receives the new payment", record["transaction_hash"] == response["hash"] and record["amount"] == "3.2500000", record)
+except queue.Empty:
+    check("a stream from now receives the new payment", False, "nothing arrived in 15 s")
+
+print(f"{checks} checks passed", flush=True)
