@@ -113,6 +113,7 @@ let package = Package(
                 "TenderServer",
                 "Ledger",
                 "Store",
+                "TenderTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

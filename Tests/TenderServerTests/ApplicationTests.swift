@@ -18,7 +18,7 @@ struct ApplicationTests {
         try await app.test(.router) { client in
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(response.status == .ok)
-                #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+                #expect(response.headers[.contentType]?.hasPrefix("application/hal+json") == true)
                 let body = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
                 #expect(body?["network_passphrase"] as? String == "Test SDF Network ; September 2015")
                 #expect(body?["network_id"] as? String == Network.testnet.networkID.hex)

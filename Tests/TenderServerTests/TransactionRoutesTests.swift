@@ -34,17 +34,18 @@ struct TransactionRoutesTests {
         let app = try await buildApplication(configuration())
         try await app.test(.router) { client in
             let headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
-            let created = createAccount(sequence: 1)
+            // The root's first sequence number went to creating the test anchor's issuers.
+            let created = createAccount(sequence: 2)
             try await client.execute(uri: "/transactions", method: .post, headers: headers, body: form(created)) { response in
                 #expect(response.status == .ok)
                 let body = try json(response.body)
                 #expect(body["successful"] as? Bool == true)
                 #expect(body["hash"] as? String == created.hash(on: .standalone).hex)
                 #expect(body["fee_charged"] as? String == "100")
-                #expect(body["source_account_sequence"] as? String == "1")
+                #expect(body["source_account_sequence"] as? String == "2")
             }
             // Creating the same account again fails in the ledger: 400 with the codes.
-            try await client.execute(uri: "/transactions", method: .post, headers: headers, body: form(createAccount(sequence: 2))) { response in
+            try await client.execute(uri: "/transactions", method: .post, headers: headers, body: form(createAccount(sequence: 3))) { response in
                 #expect(response.status == .badRequest)
                 #expect(response.headers[.contentType]?.hasPrefix("application/problem+json") == true)
                 let body = try json(response.body)
@@ -88,7 +89,7 @@ struct TransactionRoutesTests {
         // Ledgers close every minute here, so the submission outlasts its 50 ms timeout.
         let app = try await buildApplication(configuration(closeInterval: .seconds(60), timeout: .milliseconds(50)))
         try await app.test(.router) { client in
-            let envelope = createAccount(sequence: 1)
+            let envelope = createAccount(sequence: 2)
             try await client.execute(
                 uri: "/transactions", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: form(envelope)
             ) { response in
