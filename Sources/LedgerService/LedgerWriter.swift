@@ -232,7 +232,7 @@ public actor LedgerWriter {
         ])
         switch outcome {
         case .success:
-            commits.publish(closed.header.sequence)
+            commits.publish(closed.header.sequence, changes: closed.changes)
             for (item, stored) in applied {
                 for reply in committing.removeValue(forKey: item.prepared.hash) ?? [] {
                     reply(.success(.applied(stored)))
@@ -322,6 +322,7 @@ public final class LedgerCommits: @unchecked Sendable {
     private var waiters: [Int: CheckedContinuation<UInt32, Never>] = [:]
     private var nextWaiter = 0
     private var closed = false
+    private var listeners: [@Sendable (UInt32, Set<AccountID>) -> Void] = []
 
     public init(latest: UInt32) { latestSequence = latest }
 
@@ -350,7 +351,24 @@ public final class LedgerCommits: @unchecked Sendable {
         for waiter in ready.values { waiter.resume(returning: latest) }
     }
 
-    func publish(_ sequence: UInt32) {
+    /// Calls `listener` with every committed ledger's sequence and the accounts whose entry,
+    /// trustlines or data it changed, before ``latest`` moves to that ledger.
+    public func observe(_ listener: @escaping @Sendable (UInt32, Set<AccountID>) -> Void) {
+        lock.lock()
+        listeners.append(listener)
+        lock.unlock()
+    }
+
+    func publish(_ sequence: UInt32, changes: LedgerChanges) {
+        lock.lock()
+        let listeners = self.listeners
+        lock.unlock()
+        if !listeners.isEmpty {
+            var accounts = Set(changes.accounts.keys)
+            for key in changes.trustLines.keys { accounts.insert(key.accountID) }
+            for key in changes.data.keys { accounts.insert(key.accountID) }
+            for listener in listeners { listener(sequence, accounts) }
+        }
         lock.lock()
         latestSequence = sequence
         let ready = waiters

@@ -35,7 +35,8 @@ public func buildApplication(
     router.add(middleware: CORSMiddleware(
         allowOrigin: .all, allowHeaders: [.accept, .contentType, .origin, .init("X-Client-Name")!, .init("X-Client-Version")!],
         allowMethods: [.get, .post, .head, .options], exposedHeaders: ["Date", "Latest-Ledger"], maxAge: .seconds(3600)))
-    let horizon = HorizonRoutes(store: store, writer: writer, configuration: configuration, logger: logger)
+    let horizon = HorizonRoutes(
+        store: store, writer: writer, configuration: configuration, logger: logger, accountCache: AccountCache(commits: writer.commits))
     router.get("/") { request, _ in
         let header = await writer.header
         let resources = horizon.resources(for: request)

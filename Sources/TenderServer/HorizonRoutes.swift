@@ -3,6 +3,7 @@ import Hummingbird
 import Ledger
 import LedgerService
 import Logging
+import ServiceLifecycle
 import StellarBase
 import Store
 
@@ -15,6 +16,7 @@ struct HorizonRoutes: Sendable {
     let writer: LedgerWriter
     let configuration: TenderConfiguration
     let logger: Logger
+    let accountCache: AccountCache
 
     /// How long a quiet stream waits before sending a keep-alive comment.
     static let streamKeepAlive: Duration = .seconds(10)
@@ -22,9 +24,14 @@ struct HorizonRoutes: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.get("/accounts/:account") { request, context in
             await respond(request) { resources in
-                let id = try HorizonQuery.accountID(context.parameters.get("account") ?? "", field: "account_id")
+                let address = context.parameters.get("account") ?? ""
+                if let body = accountCache.body(for: address, base: resources.base) { return json(body) }
+                let id = try HorizonQuery.accountID(address, field: "account_id")
+                let readAt = writer.commits.latest
                 guard let record = try store.account(id) else { throw ProblemError(.notFound) }
-                return try json(resources.account(record))
+                let body = ByteBuffer(bytes: resources.account(record).compactBytes())
+                accountCache.store(body, for: id.strKey, base: resources.base, readAt: readAt)
+                return json(body)
             }
         }
         router.get("/accounts/:account/transactions") { request, context in
@@ -155,10 +162,18 @@ struct HorizonRoutes: Sendable {
     }
 
     func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) throws -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/hal+json; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: value.compact())))
+        json(value.compactBytes(), status: status)
     }
+
+    func json(_ body: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        json(ByteBuffer(bytes: body), status: status)
+    }
+
+    func json(_ body: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: Self.jsonHeaders, body: ResponseBody(byteBuffer: body))
+    }
+
+    static let jsonHeaders: HTTPFields = [.contentType: "application/hal+json; charset=utf-8"]
 
     /// A collection: a HAL page, or with `Accept: text/event-stream` a stream of its records
     /// from `cursor` on.
@@ -215,7 +230,8 @@ struct HorizonRoutes: Sendable {
             var cursor = cursor
             try await writer.write(ByteBuffer(string: "retry: 1000\nevent: open\ndata: \"hello\"\n\n"))
             var seen = commits.latest
-            while !commits.isClosed {
+            var quiet = Duration.zero
+            while !commits.isClosed && !Task.isShuttingDownGracefully {
                 let records: [(Int64, JSONValue)]
                 do {
                     records = try fetch(cursor)
@@ -232,11 +248,20 @@ struct HorizonRoutes: Sendable {
                     try await writer.write(ByteBuffer(string: events))
                     if records.count == 200 { continue }
                 }
-                let latest = await commits.wait(after: seen, timeout: Self.streamKeepAlive)
+                // Wake at least every second to notice a graceful shutdown (the server drains its
+                // connections before the ledger writer stops, so a stream must end by itself).
+                let latest = await commits.wait(after: seen, timeout: .seconds(1))
+                if Task.isShuttingDownGracefully || Task.isCancelled { break }
                 if latest == seen {
-                    // Nothing new: a comment keeps the connection (and its proxies) alive and
-                    // finds out whether the client is still there.
-                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                    quiet += .seconds(1)
+                    if quiet >= Self.streamKeepAlive {
+                        // A comment keeps the connection (and its proxies) alive and finds out
+                        // whether the client is still there.
+                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        quiet = .zero
+                    }
+                } else {
+                    quiet = .zero
                 }
                 seen = latest
             }

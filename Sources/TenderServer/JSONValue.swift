@@ -48,36 +48,70 @@ public enum JSONValue: Sendable {
 
     /// Compact, as the API sends it.
     public func compact() -> String {
-        var out = ""
-        out.reserveCapacity(512)
+        String(decoding: compactBytes(), as: UTF8.self)
+    }
+
+    /// Compact UTF-8 bytes, written straight into one buffer (the API's hot path).
+    public func compactBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
         writeCompact(to: &out)
         return out
     }
 
-    private func writeCompact(to out: inout String) {
+    private func writeCompact(to out: inout [UInt8]) {
         switch self {
-        case .string(let text): out += JSONValue.quote(text)
-        case .number(let value): out += String(value)
-        case .unsigned(let value): out += String(value)
-        case .bool(let value): out += value ? "true" : "false"
-        case .null: out += "null"
+        case .string(let text): JSONValue.appendQuoted(text, to: &out)
+        case .number(let value): out.append(contentsOf: String(value).utf8)
+        case .unsigned(let value): out.append(contentsOf: String(value).utf8)
+        case .bool(let value): out.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
+        case .null: out.append(contentsOf: Self.nullBytes)
         case .array(let values):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 value.writeCompact(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let fields):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (index, (key, value)) in fields.enumerated() {
-                if index > 0 { out += "," }
-                out += JSONValue.quote(key)
-                out += ":"
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                JSONValue.appendQuoted(key, to: &out)
+                out.append(UInt8(ascii: ":"))
                 value.writeCompact(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
+    }
+
+    private static let trueBytes = Array("true".utf8), falseBytes = Array("false".utf8), nullBytes = Array("null".utf8)
+
+    /// Appends `text` as a JSON string; text without quotes, backslashes or control characters
+    /// (nearly all of it) is copied in one go.
+    private static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                out.append(contentsOf: bytes)
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+                case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                case 0..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                default: out.append(byte)
+                }
+            }
+        }
+        out.append(UInt8(ascii: "\""))
     }
 
     static func quote(_ text: String) -> String {

@@ -74,11 +74,7 @@ struct Serve: AsyncParsableCommand {
             anchorHomeDomain: anchorDomain ?? environment["TENDER_ANCHOR_DOMAIN"] ?? "localhost:8000")
         guard configuration.anchorHomeDomain.utf8.count <= 32 else { throw CommandFailure("the anchor domain has more than 32 bytes") }
 
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .info
-            return handler
-        }
+        LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: .info) }
         let app = try await makeApplication(configuration)
         do {
             try await app.runService()

@@ -1,0 +1,92 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A minimal HTTP/1.1 keep-alive connection for load generation: one request in flight at a
+/// time, as a browser or SDK connection behaves.
+final class LoadConnection: @unchecked Sendable {
+    private let channel: any Channel
+    private let handler: ResponseCollector
+    private let host: String
+
+    private init(channel: any Channel, handler: ResponseCollector, host: String) {
+        self.channel = channel
+        self.handler = handler
+        self.host = host
+    }
+
+    static func connect(host: String, port: Int, group: any EventLoopGroup) async throws -> LoadConnection {
+        let handler = ResponseCollector()
+        let channel = try await ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+            .connect(host: host, port: port).get()
+        return LoadConnection(channel: channel, handler: handler, host: "\(host):\(port)")
+    }
+
+    /// Sends a request and returns the status and body of its answer.
+    func send(_ method: HTTPMethod, _ path: String, form: String? = nil) async throws -> (status: Int, body: String) {
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
+        head.headers.add(name: "Host", value: host)
+        var body: ByteBuffer?
+        if let form {
+            let buffer = channel.allocator.buffer(string: form)
+            head.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            head.headers.add(name: "Content-Length", value: String(buffer.readableBytes))
+            body = buffer
+        }
+        let promise = channel.eventLoop.makePromise(of: (Int, String).self)
+        channel.eventLoop.execute { [channel, handler] in
+            handler.expect(promise)
+            channel.write(HTTPClientRequestPart.head(head), promise: nil)
+            if let body { channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil) }
+            channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
+        }
+        let (status, text) = try await promise.futureResult.get()
+        return (status, text)
+    }
+
+    func close() async {
+        try? await channel.close()
+    }
+}
+
+/// Gathers one response at a time and completes the waiting promise with it.
+private final class ResponseCollector: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPClientResponsePart
+    private var promise: EventLoopPromise<(Int, String)>?
+    private var status = 0
+    private var body = ""
+
+    func expect(_ promise: EventLoopPromise<(Int, String)>) {
+        self.promise = promise
+        status = 0
+        body = ""
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): status = Int(head.status.code)
+        case .body(let buffer): body += String(buffer: buffer)
+        case .end:
+            promise?.succeed((status, body))
+            promise = nil
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        promise?.fail(error)
+        promise = nil
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        promise?.fail(ChannelError.ioOnClosedChannel)
+        promise = nil
+    }
+}
