@@ -29,7 +29,7 @@ struct TransactionRoutes: Sendable {
             // Never 413: the SDKs retry it.
             return Problem.badRequest("the request body is larger than \(Self.maxBodyBytes) bytes", field: "tx").response()
         }
-        guard let tx = FormBody(String(buffer: body))["tx"], !tx.isEmpty else {
+        guard let tx = FormBody(bytes: body.readableBytesView)["tx"], !tx.isEmpty else {
             return Problem.badRequest("the form field tx (a base64 transaction envelope) is missing", field: "tx").response()
         }
         let envelope: TransactionEnvelope
@@ -61,17 +61,18 @@ extension TransactionRoutes {
         let writer = self.writer
         return try await withCheckedThrowingContinuation { continuation in
             let once = ResumeOnce()
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                if !Task.isCancelled, once.claim() { continuation.resume(returning: nil) }
+            }
             Task {
                 do {
                     let result = try await writer.submit(envelope)
-                    if once.claim() { continuation.resume(returning: result) }
+                    // The timer goes at once rather than sleeping out its 30 s.
+                    if once.claim() { timer.cancel(); continuation.resume(returning: result) }
                 } catch {
-                    if once.claim() { continuation.resume(throwing: error) }
+                    if once.claim() { timer.cancel(); continuation.resume(throwing: error) }
                 }
-            }
-            Task {
-                try? await Task.sleep(for: timeout)
-                if once.claim() { continuation.resume(returning: nil) }
             }
         }
     }
@@ -91,20 +92,54 @@ final class ResumeOnce: @unchecked Sendable {
     }
 }
 
-/// A form-urlencoded body.
+/// A form-urlencoded body (`application/x-www-form-urlencoded`), decoded byte by byte.
 struct FormBody {
     private var fields: [String: String] = [:]
 
     init(_ text: String) {
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = parts.first.flatMap({ Self.decode($0) }) else { continue }
+        self.init(bytes: Array(text.utf8))
+    }
+
+    init<Bytes: Collection>(bytes: Bytes) where Bytes.Element == UInt8 {
+        for pair in bytes.split(separator: UInt8(ascii: "&")) {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = parts.first.flatMap(Self.decode) else { continue }
             fields[name] = parts.count > 1 ? Self.decode(parts[1]) ?? "" : ""
         }
     }
 
-    private static func decode(_ part: Substring) -> String? {
-        part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    /// `+` is a space and `%XX` a byte; a malformed escape or invalid UTF-8 gives nil.
+    private static func decode<Part: Collection>(_ part: Part) -> String? where Part.Element == UInt8 {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(part.count)
+        var index = part.startIndex
+        while index != part.endIndex {
+            let byte = part[index]
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                let high = part.index(after: index)
+                guard high != part.endIndex else { return nil }
+                let low = part.index(after: high)
+                guard low != part.endIndex, let h = hexValue(part[high]), let l = hexValue(part[low]) else { return nil }
+                bytes.append(h << 4 | l)
+                index = low
+            default:
+                bytes.append(byte)
+            }
+            index = part.index(after: index)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     subscript(name: String) -> String? { fields[name] }

@@ -90,3 +90,99 @@ private final class ResponseCollector: ChannelInboundHandler, @unchecked Sendabl
         promise = nil
     }
 }
+
+/// Sends a fixed list of requests over one connection, one at a time, entirely on the
+/// connection's event loop: each answer's end sends the next request at once, with no task
+/// switch, so the load generator spends as little of the machine as it can.
+final class RequestStream: ChannelDuplexHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = Never
+    typealias OutboundOut = HTTPClientRequestPart
+
+    struct Outcome: Sendable {
+        var latenciesMS: [Double] = []
+        var statuses: [Int: Int] = [:]
+    }
+
+    private let requests: [(HTTPRequestHead, ByteBuffer)]
+    private var next = 0
+    private var status = 0
+    private var sentAt: NIODeadline = .now()
+    private var outcome = Outcome()
+    private let done: EventLoopPromise<Outcome>
+    private let start: EventLoopFuture<Void>
+
+    /// `requests` go out, in order, once `start` succeeds.
+    init(requests: [(HTTPRequestHead, ByteBuffer)], start: EventLoopFuture<Void>, done: EventLoopPromise<Outcome>) {
+        self.requests = requests
+        self.start = start
+        self.done = done
+        outcome.latenciesMS.reserveCapacity(requests.count)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        start.hop(to: context.eventLoop).whenSuccess { [self] in sendNext(loopBound.value) }
+        context.fireChannelActive()
+    }
+
+    private func sendNext(_ context: ChannelHandlerContext) {
+        guard next < requests.count else {
+            done.succeed(outcome)
+            context.close(promise: nil)
+            return
+        }
+        sentAt = .now()
+        let (head, body) = requests[next]
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        next += 1
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): status = Int(head.status.code)
+        case .body: break
+        case .end:
+            outcome.latenciesMS.append(Double((NIODeadline.now() - sentAt).nanoseconds) / 1_000_000)
+            outcome.statuses[status, default: 0] += 1
+            sendNext(context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        done.fail(error)
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if next < requests.count { done.fail(ChannelError.ioOnClosedChannel) }
+    }
+
+    /// Connects and returns the stream's outcome once every request is answered.
+    static func run(host: String, port: Int, requests: [(HTTPRequestHead, ByteBuffer)], start: EventLoopFuture<Void>, group: any EventLoopGroup) async throws -> EventLoopFuture<Outcome> {
+        let loop = group.next()
+        let done = loop.makePromise(of: Outcome.self)
+        _ = try await ClientBootstrap(group: loop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(RequestStream(requests: requests, start: start, done: done))
+                }
+            }
+            .connect(host: host, port: port).get()
+        return done.futureResult
+    }
+
+    /// A `POST` of a form, ready to send.
+    static func post(_ path: String, host: String, form: String) -> (HTTPRequestHead, ByteBuffer) {
+        let body = ByteBuffer(string: form)
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path)
+        head.headers.add(name: "Host", value: host)
+        head.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        head.headers.add(name: "Content-Length", value: String(body.readableBytes))
+        return (head, body)
+    }
+}

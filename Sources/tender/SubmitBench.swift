@@ -84,41 +84,26 @@ struct SubmitBench: AsyncParsableCommand {
         let total = work.reduce(0) { $0 + $1.count }
         print("\(accounts) accounts created; \(total) payments signed; sending over \(connections) connections to \(url)")
 
-        let clients = try await withThrowingTaskGroup(of: LoadConnection.self) { tasks in
-            for _ in 0..<connections { tasks.addTask { try await LoadConnection.connect(host: host, port: port, group: group) } }
-            return try await tasks.reduce(into: [LoadConnection]()) { $0.append($1) }
+        // Connect everything first; the clock starts when the first request goes out.
+        let starter = group.next().makePromise(of: Void.self)
+        var streams: [EventLoopFuture<RequestStream.Outcome>] = []
+        for forms in work {
+            let requests = forms.map { RequestStream.post("/transactions", host: "\(host):\(port)", form: $0) }
+            streams.append(try await RequestStream.run(host: host, port: port, requests: requests, start: starter.futureResult, group: group))
         }
         let clock = ContinuousClock()
         let started = clock.now
-        let outcomes = try await withThrowingTaskGroup(of: (latencies: [Double], applied: Int, failures: [String: Int]).self) { tasks in
-            for (client, forms) in zip(clients, work) {
-                tasks.addTask {
-                    var latencies: [Double] = []
-                    latencies.reserveCapacity(forms.count)
-                    var applied = 0
-                    var failures: [String: Int] = [:]
-                    for form in forms {
-                        let sent = clock.now
-                        let answer = try await client.send(.POST, "/transactions", form: form)
-                        latencies.append((clock.now - sent) / .milliseconds(1))
-                        if answer.status == 200, answer.body.contains("\"successful\":true") {
-                            applied += 1
-                        } else {
-                            failures["\(answer.status) \(Self.field(answer.body, "transaction") ?? "")", default: 0] += 1
-                        }
-                    }
-                    return (latencies, applied, failures)
-                }
-            }
-            return try await tasks.reduce(into: [(latencies: [Double], applied: Int, failures: [String: Int])]()) { $0.append($1) }
-        }
+        starter.succeed()
+        var outcomes: [RequestStream.Outcome] = []
+        for stream in streams { outcomes.append(try await stream.get()) }
         let elapsed = (clock.now - started) / .seconds(1)
-        for client in clients { await client.close() }
 
-        let latencies = outcomes.flatMap(\.latencies).sorted()
-        let applied = outcomes.reduce(0) { $0 + $1.applied }
-        var failures: [String: Int] = [:]
-        for outcome in outcomes { failures.merge(outcome.failures, uniquingKeysWith: +) }
+        let latencies = outcomes.flatMap(\.latenciesMS).sorted()
+        var statuses: [Int: Int] = [:]
+        for outcome in outcomes { statuses.merge(outcome.statuses, uniquingKeysWith: +) }
+        // 200 is an applied, successful transaction; anything else is not.
+        let applied = statuses[200, default: 0]
+        let failures = statuses.filter { $0.key != 200 }.reduce(into: [String: Int]()) { $0["HTTP \($1.key)"] = $1.value }
         func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
         let rate = Double(applied) / elapsed
         print(String(format: "applied %d of %d in %.2f s: %.0f transactions per second", applied, total, elapsed, rate))
