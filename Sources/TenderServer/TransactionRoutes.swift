@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Ledger
 import LedgerService
+import MultipartKit
 import StellarBase
 
 /// `POST /transactions`, as Horizon answers it: synchronous, the transaction resource on
@@ -29,7 +30,7 @@ struct TransactionRoutes: Sendable {
             // Never 413: the SDKs retry it.
             return Problem.badRequest("the request body is larger than \(Self.maxBodyBytes) bytes", field: "tx").response()
         }
-        guard let tx = FormBody(bytes: body.readableBytesView)["tx"], !tx.isEmpty else {
+        guard let tx = Self.transactionField(body: body, contentType: request.headers[.contentType]), !tx.isEmpty else {
             return Problem.badRequest("the form field tx (a base64 transaction envelope) is missing", field: "tx").response()
         }
         let envelope: TransactionEnvelope
@@ -55,6 +56,29 @@ struct TransactionRoutes: Sendable {
 }
 
 extension TransactionRoutes {
+    /// The `tx` field of a form body: `multipart/form-data` (through MultipartKit) or, by
+    /// default, `application/x-www-form-urlencoded`.
+    static func transactionField(body: ByteBuffer, contentType: String?) -> String? {
+        if let contentType, contentType.lowercased().hasPrefix("multipart/form-data") {
+            guard let boundary = multipartBoundary(contentType) else { return nil }
+            struct Fields: Decodable { let tx: String? }
+            return (try? FormDataDecoder().decode(Fields.self, from: body, boundary: boundary))?.tx
+        }
+        return FormBody(bytes: body.readableBytesView)["tx"]
+    }
+
+    /// The `boundary` parameter of a multipart content type, quoted or not.
+    static func multipartBoundary(_ contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let parts = parameter.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else { continue }
+            let value = parts[1].trimmingCharacters(in: .whitespaces)
+            let unquoted = value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2 ? String(value.dropFirst().dropLast()) : value
+            return unquoted.isEmpty ? nil : unquoted
+        }
+        return nil
+    }
+
     /// The submission's result, or nil when `timeout` passes first. The submission itself goes
     /// on: its ledger still commits, and the client finds the result by hash.
     func submitWithin(_ timeout: Duration, _ envelope: TransactionEnvelope) async throws -> SubmissionResult? {

@@ -134,6 +134,33 @@ struct CLITests {
         #expect(FileManager.default.fileExists(atPath: data))
     }
 
+    @Test func serveStopsOnSIGTERMWithAStreamOpen() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tender-cli-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.2"])
+        defer { if server.process.isRunning { server.process.terminate() } }
+        let url = try await server.waitForURL()
+        // A client following the ledgers stream, as a wallet follows its payments.
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = ["-sN", "-H", "Accept: text/event-stream", url + "/ledgers?cursor=now"]
+        let events = Pipe()
+        curl.standardOutput = events
+        try curl.run()
+        defer { if curl.isRunning { curl.terminate() } }
+        try await Task.sleep(for: .seconds(1))
+        kill(server.process.processIdentifier, SIGTERM)
+        // The stream ends by itself, so the server drains and exits instead of hanging.
+        let deadline = Date().addingTimeInterval(15)
+        while server.process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!server.process.isRunning)
+        if !server.process.isRunning { #expect(server.process.terminationStatus == 0) }
+        curl.waitUntilExit()
+        let received = String(decoding: events.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(received.contains("\"hello\""))
+        #expect(received.contains("\"byebye\""))
+    }
+
     @Test func serveRefusesABadPort() throws {
         let result = try Tender.run(["serve", "--port", "70000"])
         #expect(result.status == 1)

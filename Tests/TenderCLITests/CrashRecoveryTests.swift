@@ -34,20 +34,26 @@ struct CrashRecoveryTests {
         let root = LedgerState.rootKeyPair(network: Self.network)
         let payers = (0..<100).map { try! KeyPair(seed: [UInt8($0), 0xC4] + Array(repeating: 1, count: 30)) }
         let create = Transaction(
-            sourceAccount: .ed25519(root.accountID), fee: 100 * 100, sequenceNumber: 1,
+            // The root's first sequence number created the test anchor's issuers.
+            sourceAccount: .ed25519(root.accountID), fee: 100 * 100, sequenceNumber: 2,
             operations: payers.map { StellarBase.Operation(.createAccount(CreateAccountOperation(destination: $0.accountID, startingBalance: 1000 * Amount.stroopsPerUnit))) })
         #expect(try await post(base, create.signed(by: [root], on: Self.network)) == 200)
-        let startLedger = Int64(3) // genesis is ledger 2 here; the accounts were created in ledger 3.
+        // Every payer starts at the sequence number of the ledger that created it.
+        let (accountBody, _) = try await URLSession.shared.data(from: URL(string: base + "/accounts/\(payers[0].accountID.strKey)")!)
+        let account = try #require(try JSONSerialization.jsonObject(with: accountBody) as? [String: Any])
+        let startSequence = try #require((account["sequence"] as? String).flatMap { Int64($0) })
 
         // Waves of payments, one per payer per wave; SIGKILL lands in the middle of a wave.
         let acknowledged = AcknowledgedHashes()
         let killer = Task {
-            while await acknowledged.count < 250 { try await Task.sleep(for: .milliseconds(2)) }
+            // Never waits forever: after 60 s the kill comes anyway and the count check fails.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while await acknowledged.count < 250, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
             kill(server.process.processIdentifier, SIGKILL)
         }
         wavesLoop: for wave in 1...20 {
             let envelopes = payers.enumerated().map { index, payer in
-                Transaction(sourceAccount: .ed25519(payer.accountID), fee: 100, sequenceNumber: startLedger << 32 + Int64(wave),
+                Transaction(sourceAccount: .ed25519(payer.accountID), fee: 100, sequenceNumber: startSequence + Int64(wave),
                             operations: [StellarBase.Operation(.payment(PaymentOperation(
                                 destination: .ed25519(payers[(index + wave) % payers.count].accountID), asset: .native, amount: Int64(wave))))])
                     .signed(by: [payer], on: Self.network)
@@ -89,7 +95,7 @@ struct CrashRecoveryTests {
         #expect(state.verifyAllInvariants() == nil)
         // Payments move XLM between payers; only fees leave them.
         let payerBalances = payers.reduce(Int64(0)) { $0 + (state.account($1.accountID)?.balance ?? 0) }
-        let payerFees = payers.reduce(Int64(0)) { $0 + ((state.account($1.accountID)?.sequenceNumber ?? 0) - (startLedger << 32)) * 100 }
+        let payerFees = payers.reduce(Int64(0)) { $0 + ((state.account($1.accountID)?.sequenceNumber ?? 0) - startSequence) * 100 }
         #expect(payerBalances == 100 * 1000 * Amount.stroopsPerUnit - payerFees)
     }
 }

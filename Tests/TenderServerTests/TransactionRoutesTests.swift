@@ -85,6 +85,41 @@ struct TransactionRoutesTests {
         }
     }
 
+    @Test func multipartFormsAndEscapes() async throws {
+        let app = try await buildApplication(configuration())
+        try await app.test(.router) { client in
+            // multipart/form-data, as some SDKs send it.
+            let envelope = createAccount(sequence: 2)
+            let boundary = "----tender\(UUID().uuidString)"
+            let multipart = "--\(boundary)\r\nContent-Disposition: form-data; name=\"tx\"\r\n\r\n\(envelope.xdrBase64)\r\n--\(boundary)--\r\n"
+            try await client.execute(
+                uri: "/transactions", method: .post, headers: [.contentType: "multipart/form-data; boundary=\"\(boundary)\""],
+                body: ByteBuffer(string: multipart)
+            ) { response in
+                #expect(response.status == .ok)
+                let answer = try json(response.body)
+                #expect(answer["hash"] as? String == envelope.hash(on: .standalone).hex)
+            }
+            // A broken multipart body or a bad escape is a missing field, never a crash.
+            try await client.execute(
+                uri: "/transactions", method: .post, headers: [.contentType: "multipart/form-data; boundary=x"], body: ByteBuffer(string: "garbage")
+            ) { response in
+                #expect(response.status == .badRequest)
+                let answer = try json(response.body)
+                #expect((answer["extras"] as? [String: Any])?["invalid_field"] as? String == "tx")
+            }
+            for body in ["tx=%ZZ", "tx=%4", "tx=%", "tx=%C3%28"] {
+                try await client.execute(
+                    uri: "/transactions", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: body)
+                ) { response in
+                    #expect(response.status == .badRequest, "\(body)")
+                    let answer = try json(response.body)
+                    #expect((answer["extras"] as? [String: Any])?["invalid_field"] as? String == "tx", "\(body)")
+                }
+            }
+        }
+    }
+
     @Test func aSlowLedgerAnswers504WithTheHash() async throws {
         // Ledgers close every minute here, so the submission outlasts its 50 ms timeout.
         let app = try await buildApplication(configuration(closeInterval: .seconds(60), timeout: .milliseconds(50)))
