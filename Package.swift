@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "StellarBase", targets: ["StellarBase"]),
         .library(name: "Ledger", targets: ["Ledger"]),
         .library(name: "TenderServer", targets: ["TenderServer"]),
+        .library(name: "WalletKit", targets: ["WalletKit"]),
         .executable(name: "tender", targets: ["tender"]),
     ],
     dependencies: [
@@ -68,6 +69,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "WalletKit",
+            dependencies: [
+                "StellarBase",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "tender",
             dependencies: [
@@ -112,6 +121,15 @@ let package = Package(
             name: "TenderCLITests",
             dependencies: ["tender", "StellarBase", "Ledger", "Store"],
             exclude: []
+        ),
+        .testTarget(
+            name: "WalletKitTests",
+            dependencies: [
+                "WalletKit",
+                "StellarBase",
+                "TenderServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         .testTarget(
             name: "TenderServerTests",

@@ -1,0 +1,299 @@
+import Foundation
+import StellarBase
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How the client reaches Horizon: one request, one answer. ``URLSessionTransport`` is the real
+/// one; tests and apps can put anything behind it.
+public protocol HorizonTransport: Sendable {
+    /// Sends a request and returns the status code and body of the answer.
+    func send(_ request: URLRequest) async throws -> (status: Int, body: Data)
+}
+
+/// Horizon over URLSession (FoundationNetworking on Linux).
+public struct URLSessionTransport: HorizonTransport {
+    private let session: URLSession
+
+    public init(session: URLSession = .shared) { self.session = session }
+
+    public func send(_ request: URLRequest) async throws -> (status: Int, body: Data) {
+        let (data, response) = try await session.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}
+
+/// A Horizon error answer (problem+json), with the result codes of a failed transaction.
+public struct HorizonProblem: Error, Sendable, CustomStringConvertible {
+    public let status: Int
+    /// The last part of the problem type: `not_found`, `bad_request`, `transaction_failed`...
+    public let type: String
+    public let title: String
+    public let detail: String
+    public let invalidField: String?
+    public let transactionCode: String?
+    public let operationCodes: [String]
+    public let resultXDR: String?
+
+    public var description: String {
+        if let transactionCode {
+            return "\(title): \(([transactionCode] + operationCodes).joined(separator: ", "))"
+        }
+        return detail.isEmpty ? title : detail
+    }
+
+    init(status: Int, body: Data) {
+        self.status = status
+        let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
+        type = (object["type"] as? String).map { String($0.split(separator: "/").last ?? "") } ?? "http_\(status)"
+        title = object["title"] as? String ?? "HTTP \(status)"
+        detail = object["detail"] as? String ?? ""
+        let extras = object["extras"] as? [String: Any] ?? [:]
+        invalidField = extras["invalid_field"] as? String
+        let codes = extras["result_codes"] as? [String: Any] ?? [:]
+        transactionCode = codes["transaction"] as? String
+        operationCodes = codes["operations"] as? [String] ?? []
+        resultXDR = extras["result_xdr"] as? String
+    }
+}
+
+/// One balance of an account.
+public struct HorizonBalance: Decodable, Sendable, Equatable {
+    public let balance: String
+    public let limit: String?
+    public let assetType: String
+    public let assetCode: String?
+    public let assetIssuer: String?
+    public let buyingLiabilities: String?
+    public let sellingLiabilities: String?
+
+    /// The balance's asset.
+    public var asset: Asset? {
+        if assetType == "native" { return .native }
+        guard let code = assetCode, let issuer = assetIssuer.flatMap({ try? AccountID($0) }) else { return nil }
+        return try? Asset(code: code, issuer: issuer)
+    }
+}
+
+/// An account as `GET /accounts/{id}` shows it.
+public struct HorizonAccount: Decodable, Sendable {
+    public struct Signer: Decodable, Sendable, Equatable {
+        public let key: String
+        public let weight: Int
+        public let type: String
+    }
+
+    public let accountId: String
+    /// The sequence number (a string in JSON, parsed).
+    public let sequence: Int64
+    public let subentryCount: Int
+    public let balances: [HorizonBalance]
+    public let signers: [Signer]
+    public let data: [String: String]
+    public let homeDomain: String?
+
+    enum CodingKeys: String, CodingKey {
+        case accountId, sequence, subentryCount, balances, signers, data, homeDomain
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        accountId = try container.decode(String.self, forKey: .accountId)
+        let sequenceText = try container.decode(String.self, forKey: .sequence)
+        guard let sequence = Int64(sequenceText) else {
+            throw DecodingError.dataCorruptedError(forKey: .sequence, in: container, debugDescription: "not a sequence number: \(sequenceText)")
+        }
+        self.sequence = sequence
+        subentryCount = try container.decode(Int.self, forKey: .subentryCount)
+        balances = try container.decode([HorizonBalance].self, forKey: .balances)
+        signers = try container.decode([Signer].self, forKey: .signers)
+        data = try container.decodeIfPresent([String: String].self, forKey: .data) ?? [:]
+        homeDomain = try container.decodeIfPresent(String.self, forKey: .homeDomain)
+    }
+
+    /// The balance of `asset` in stroops, or nil when the account does not hold it.
+    public func balance(of asset: Asset) -> Int64? {
+        balances.first { $0.asset == asset }.flatMap { try? Amount.parse($0.balance) }
+    }
+}
+
+/// A payment-like operation: create_account, payment, both path payments or account_merge.
+public struct HorizonPayment: Decodable, Sendable {
+    public let id: String
+    public let pagingToken: String
+    public let type: String
+    public let createdAt: String
+    public let transactionHash: String
+    public let transactionSuccessful: Bool
+    public let sourceAccount: String
+    // payment and path payments
+    public let from: String?
+    public let to: String?
+    public let amount: String?
+    public let assetType: String?
+    public let assetCode: String?
+    public let assetIssuer: String?
+    public let sourceAmount: String?
+    public let sourceAssetType: String?
+    public let sourceAssetCode: String?
+    public let sourceAssetIssuer: String?
+    // create_account
+    public let funder: String?
+    public let account: String?
+    public let startingBalance: String?
+    // account_merge
+    public let into: String?
+}
+
+/// A page of a collection and where the next one starts.
+public struct HorizonPage<Record: Decodable & Sendable>: Sendable {
+    public let records: [Record]
+    /// The cursor of the last record, for the following page.
+    public let nextCursor: String?
+}
+
+/// A payment path as Horizon's path finding returns it.
+public struct HorizonPath: Decodable, Sendable {
+    public struct PathAsset: Decodable, Sendable {
+        public let assetType: String
+        public let assetCode: String?
+        public let assetIssuer: String?
+    }
+
+    public let sourceAssetType: String
+    public let sourceAssetCode: String?
+    public let sourceAssetIssuer: String?
+    public let sourceAmount: String
+    public let destinationAssetType: String
+    public let destinationAssetCode: String?
+    public let destinationAssetIssuer: String?
+    public let destinationAmount: String
+    public let path: [PathAsset]
+
+    static func asset(_ type: String, _ code: String?, _ issuer: String?) -> Asset? {
+        if type == "native" { return .native }
+        guard let code, let issuer = issuer.flatMap({ try? AccountID($0) }) else { return nil }
+        return try? Asset(code: code, issuer: issuer)
+    }
+
+    public var sourceAsset: Asset? { Self.asset(sourceAssetType, sourceAssetCode, sourceAssetIssuer) }
+    public var destinationAsset: Asset? { Self.asset(destinationAssetType, destinationAssetCode, destinationAssetIssuer) }
+    public var intermediateAssets: [Asset] { path.compactMap { Self.asset($0.assetType, $0.assetCode, $0.assetIssuer) } }
+}
+
+/// A submitted, successful transaction.
+public struct HorizonSubmission: Decodable, Sendable {
+    public let hash: String
+    public let ledger: Int
+    public let successful: Bool
+}
+
+/// A typed client of Horizon's API: Tender's or any real Horizon.
+public struct HorizonClient: Sendable {
+    public let baseURL: URL
+    private let transport: any HorizonTransport
+
+    public init(baseURL: URL, transport: any HorizonTransport = URLSessionTransport()) {
+        self.baseURL = baseURL
+        self.transport = transport
+    }
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }()
+
+    private func url(_ path: String, _ query: [(String, String)] = []) -> URL {
+        var components = URLComponents(url: baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
+        if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
+        return components.url!
+    }
+
+    /// GETs `path` and decodes the answer.
+    /// - Throws: ``HorizonProblem`` for an error answer; a decoding error for a body that is not the resource.
+    func get<T: Decodable>(_ type: T.Type, _ path: String, _ query: [(String, String)] = []) async throws -> T {
+        var request = URLRequest(url: url(path, query))
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        let (status, body) = try await transport.send(request)
+        guard (200..<300).contains(status) else { throw HorizonProblem(status: status, body: body) }
+        return try Self.decoder.decode(T.self, from: body)
+    }
+
+    /// The network passphrase the server reports.
+    public func networkPassphrase() async throws -> String {
+        struct Root: Decodable { let networkPassphrase: String }
+        return try await get(Root.self, "/").networkPassphrase
+    }
+
+    /// The account, or nil when it does not exist (404).
+    public func account(_ id: String) async throws -> HorizonAccount? {
+        do {
+            return try await get(HorizonAccount.self, "/accounts/\(id)")
+        } catch let problem as HorizonProblem where problem.status == 404 {
+            return nil
+        }
+    }
+
+    /// An account's payments, newest first by default.
+    public func payments(for account: String, limit: Int = 10, descending: Bool = true, cursor: String? = nil) async throws -> HorizonPage<HorizonPayment> {
+        var query = [("limit", String(limit)), ("order", descending ? "desc" : "asc")]
+        if let cursor { query.append(("cursor", cursor)) }
+        struct Embedded: Decodable { let records: [HorizonPayment] }
+        struct Page: Decodable { let _embedded: Embedded }
+        let page = try await get(Page.self, "/accounts/\(account)/payments", query)
+        return HorizonPage(records: page._embedded.records, nextCursor: page._embedded.records.last?.pagingToken)
+    }
+
+    /// The base fee of the last ledger, in stroops, as the SDKs' `fetchBaseFee` reads it.
+    public func baseFee() async throws -> Int64 {
+        struct Ledger: Decodable { let baseFeeInStroops: Int64 }
+        struct Embedded: Decodable { let records: [Ledger] }
+        struct Page: Decodable { let _embedded: Embedded }
+        return try await get(Page.self, "/ledgers", [("order", "desc"), ("limit", "1")])._embedded.records.first?.baseFeeInStroops ?? 100
+    }
+
+    /// Submits a signed envelope and waits for its ledger.
+    /// - Throws: ``HorizonProblem`` with the result codes when it fails.
+    public func submit(_ envelope: TransactionEnvelope) async throws -> HorizonSubmission {
+        var request = URLRequest(url: url("/transactions"))
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(("tx=" + envelope.xdrBase64.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!).utf8)
+        let (status, body) = try await transport.send(request)
+        guard (200..<300).contains(status) else { throw HorizonProblem(status: status, body: body) }
+        return try Self.decoder.decode(HorizonSubmission.self, from: body)
+    }
+
+    /// Funds a new account through friendbot, or with `asset` asks a local network's test
+    /// anchor for some of that asset.
+    public func friendbot(_ address: String, asset: String? = nil) async throws -> HorizonSubmission {
+        var query = [("addr", address)]
+        if let asset { query.append(("asset", asset)) }
+        return try await get(HorizonSubmission.self, "/friendbot", query)
+    }
+
+    private static func assetQuery(_ asset: Asset, prefix: String) -> [(String, String)] {
+        switch asset {
+        case .native: [("\(prefix)_asset_type", "native")]
+        case .alphanum4(let code, let issuer): [("\(prefix)_asset_type", "credit_alphanum4"), ("\(prefix)_asset_code", code.text), ("\(prefix)_asset_issuer", issuer.strKey)]
+        case .alphanum12(let code, let issuer): [("\(prefix)_asset_type", "credit_alphanum12"), ("\(prefix)_asset_code", code.text), ("\(prefix)_asset_issuer", issuer.strKey)]
+        }
+    }
+
+    private func paths(_ path: String, _ query: [(String, String)]) async throws -> [HorizonPath] {
+        struct Embedded: Decodable { let records: [HorizonPath] }
+        struct Page: Decodable { let _embedded: Embedded }
+        return try await get(Page.self, path, query)._embedded.records
+    }
+
+    /// Paths that deliver something to `destination` for exactly `amount` of `source`, best first.
+    public func strictSendPaths(source: Asset, amount: Int64, destinationAccount: String) async throws -> [HorizonPath] {
+        try await paths("/paths/strict-send", Self.assetQuery(source, prefix: "source") + [("source_amount", Amount.format(amount)), ("destination_account", destinationAccount)])
+    }
+
+    /// Paths from `sourceAccount`'s assets that deliver exactly `amount` of `destination`, cheapest first.
+    public func strictReceivePaths(sourceAccount: String, destination: Asset, amount: Int64) async throws -> [HorizonPath] {
+        try await paths("/paths/strict-receive", Self.assetQuery(destination, prefix: "destination") + [("destination_amount", Amount.format(amount)), ("source_account", sourceAccount)])
+    }
+}
