@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import NIOCore
 import LedgerService
 import StellarBase
@@ -57,5 +58,29 @@ final class AccountCache: @unchecked Sendable {
             changedAt[address] = sequence
             entries[address] = nil
         }
+    }
+}
+
+/// Answers `GET /accounts/{id}` from the cache before routing (the API's hottest read skips
+/// the route lookup and the middleware); anything else (a miss, a query string, a browser's
+/// `Origin`) goes to the router as usual.
+struct CachedAccountResponder<Router: HTTPResponder>: HTTPResponder {
+    typealias Context = Router.Context
+    let router: Router
+    let cache: AccountCache
+    let resources: @Sendable (Request) -> HorizonResources
+    private static var prefix: String { "/accounts/" }
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        if request.method == .get, request.headers[.origin] == nil, request.uri.query == nil {
+            let path = request.uri.path
+            if path.hasPrefix(Self.prefix) {
+                let address = path.dropFirst(Self.prefix.count)
+                if !address.contains("/"), let body = cache.body(for: String(address), base: resources(request).base) {
+                    return Response(status: .ok, headers: HorizonRoutes.jsonHeaders, body: ResponseBody(byteBuffer: body))
+                }
+            }
+        }
+        return try await router.respond(to: request, context: context)
     }
 }

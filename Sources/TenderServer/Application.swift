@@ -31,12 +31,12 @@ public func buildApplication(
     try await anchor.install(on: writer)
 
     let router = Router()
+    let accountCache = AccountCache(commits: writer.commits)
+    let horizon = HorizonRoutes(store: store, writer: writer, configuration: configuration, logger: logger, accountCache: accountCache)
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: CORSMiddleware(
         allowOrigin: .all, allowHeaders: [.accept, .contentType, .origin, .init("X-Client-Name")!, .init("X-Client-Version")!],
         allowMethods: [.get, .post, .head, .options], exposedHeaders: ["Date", "Latest-Ledger"], maxAge: .seconds(3600)))
-    let horizon = HorizonRoutes(
-        store: store, writer: writer, configuration: configuration, logger: logger, accountCache: AccountCache(commits: writer.commits))
     router.get("/") { request, _ in
         let header = await writer.header
         let resources = horizon.resources(for: request)
@@ -81,7 +81,7 @@ public func buildApplication(
     horizon.register(on: router)
     LocalNetworkRoutes(horizon: horizon, anchor: anchor).register(on: router)
     return Application(
-        router: router,
+        responder: CachedAccountResponder(router: router.buildResponder(), cache: accountCache, resources: { horizon.resources(for: $0) }),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tender"),
         services: [LedgerWriterService(writer: writer)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },

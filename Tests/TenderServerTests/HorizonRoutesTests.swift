@@ -213,6 +213,31 @@ struct HorizonRoutesTests {
         }
     }
 
+    @Test func cachedAccountsFollowEveryChange() async throws {
+        let app = try await buildApplication(configuration())
+        try await app.test(.router) { client in
+            let path = "/accounts/\(bob.accountID.strKey)"
+            _ = try await get(client, "/friendbot?addr=\(alice.accountID.strKey)")
+            #expect(try await get(client, path).0 == .notFound)
+            _ = try await get(client, "/friendbot?addr=\(bob.accountID.strKey)")
+            func balance() async throws -> String? {
+                let (_, body, _) = try await get(client, path)
+                return (try json(body)["balances"] as? [[String: Any]])?.last?["balance"] as? String
+            }
+            // The first read fills the cache, the second is served from it; both agree.
+            #expect(try await balance() == "10000.0000000")
+            #expect(try await balance() == "10000.0000000")
+            for amount in 1...3 {
+                _ = try await pay(client, from: alice, to: bob, .native, Int64(amount) * Amount.stroopsPerUnit)
+                #expect(try await balance() == "\(10000 + (1...amount).reduce(0, +)).0000000")
+            }
+            // A browser's request still gets its CORS headers.
+            let (status, _, headers) = try await get(client, path, headers: [.origin: "https://wallet.example"])
+            #expect(status == .ok)
+            #expect(headers[.accessControlAllowOrigin] == "*")
+        }
+    }
+
     @Test func corsAnswersBrowsers() async throws {
         let app = try await buildApplication(configuration())
         try await app.test(.router) { client in
