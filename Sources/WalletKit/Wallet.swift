@@ -1,0 +1,287 @@
+import Foundation
+import StellarBase
+
+/// Why the wallet refused to do something, before or after asking the network. `message` is
+/// the reference app's wording where it has one.
+public struct WalletError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case recipientRequired = "recipient_required"
+        case invalidAddress = "address_invalid"
+        case amountRequired = "amount_required"
+        case invalidAmount = "amount_invalid"
+        case amountNotPositive = "amount_not_positive"
+        case insufficientBalance = "balance_insufficient"
+        case memoTooLong = "memo_too_long"
+        case accountNotFound = "account_not_found"
+        case recipientNotFound = "recipient_not_found"
+        case recipientCannotReceive = "recipient_cannot_receive"
+        case createBelowMinimum = "create_below_minimum"
+        case issuerNotFound = "issuer_not_found"
+        case invalidAsset = "asset_invalid"
+        case trustlineNotEmpty = "trustline_not_empty"
+        case trustlineMissing = "trustline_missing"
+        case noPath = "path_not_found"
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// A payment as the dashboard shows it: from the wallet's side.
+public struct WalletPayment: Sendable, Equatable {
+    public enum Direction: String, Sendable { case sent, received }
+    public let id: String
+    public let direction: Direction
+    /// The amount moved from the wallet's side: what it sent, or what it received.
+    public let amount: String
+    /// `XLM` or `CODE:ISSUER`.
+    public let asset: String
+    public let counterparty: String
+    /// The counterparty's contact name, if it is a contact.
+    public let contactName: String?
+    public let type: String
+    public let createdAt: String
+}
+
+/// What a SwiftBasicPay user does, over any Horizon: balances, recent payments, trust, payments
+/// and path payments, each checked before anything is submitted and signed with the PIN.
+public struct Wallet: Sendable {
+    public let horizon: HorizonClient
+    public let network: Network
+    public let keystore: Keystore
+    public let contacts: ContactBook
+
+    /// Half an XLM per base reserve, as on Stellar's networks.
+    public static let baseReserve: Int64 = 5_000_000
+
+    public init(horizon: HorizonClient, network: Network, keystore: Keystore, contacts: ContactBook) {
+        self.horizon = horizon
+        self.network = network
+        self.keystore = keystore
+        self.contacts = contacts
+    }
+
+    /// The wallet's own account, or `account_not_found` (fund it with friendbot).
+    public func account() async throws -> HorizonAccount {
+        let address = try keystore.address()
+        guard let account = try await horizon.account(address) else {
+            throw WalletError(.accountNotFound, "Account not found: fund \(address) first (friendbot on a test network)")
+        }
+        return account
+    }
+
+    /// The least XLM the account must keep: (2 + subentries) base reserves plus what its offers
+    /// may sell.
+    public static func minimumBalance(_ account: HorizonAccount) -> Int64 {
+        let selling = account.balances.first { $0.assetType == "native" }?.sellingLiabilities.flatMap { try? Amount.parse($0) } ?? 0
+        return (2 + Int64(account.subentryCount)) * baseReserve + selling
+    }
+
+    /// The most of `asset` the account can send: for XLM the balance less the minimum balance
+    /// and the fee, for other assets the balance less what offers may sell.
+    public static func maximumSendable(_ account: HorizonAccount, asset: Asset, fee: Int64) -> Int64 {
+        guard let line = account.balances.first(where: { $0.asset == asset }), let balance = try? Amount.parse(line.balance) else { return 0 }
+        if asset == .native { return max(0, balance - minimumBalance(account) - fee) }
+        let selling = line.sellingLiabilities.flatMap { try? Amount.parse($0) } ?? 0
+        return max(0, balance - selling)
+    }
+
+    /// Parses an amount as the payment form does.
+    public static func parseAmount(_ text: String) throws(WalletError) -> Int64 {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw WalletError(.amountRequired, "Amount is required") }
+        let value: Int64
+        do {
+            value = try Amount.parse(trimmed)
+        } catch {
+            throw WalletError(.invalidAmount, "Invalid amount format")
+        }
+        guard value > 0 else { throw WalletError(.amountNotPositive, "Amount must be greater than 0") }
+        return value
+    }
+
+    /// A contact's name or an address, as the recipient of a payment.
+    public func resolveRecipient(_ text: String) throws -> AccountID {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw WalletError(.recipientRequired, "Recipient address is required") }
+        if let contact = try contacts.find(trimmed) { return try AccountID(contact.address) }
+        guard let id = try? AccountID(trimmed) else { throw WalletError(.invalidAddress, "Invalid Stellar address") }
+        return id
+    }
+
+    static func memo(_ text: String?) throws(WalletError) -> Memo {
+        guard let text, !text.isEmpty else { return .none }
+        do {
+            return try Memo.text(text)
+        } catch {
+            throw WalletError(.memoTooLong, "Memo must be at most 28 bytes")
+        }
+    }
+
+    private func submit(_ operations: [OperationBody], account: HorizonAccount, memo: Memo = .none, fee: Int64?, pin: String) async throws -> HorizonSubmission {
+        let keyPair = try keystore.unlock(pin: pin)
+        var builder = TransactionBuilder(source: keyPair.accountID, currentSequenceNumber: account.sequence)
+        builder.memo = memo
+        if let fee { builder.baseFee = UInt32(clamping: fee) }
+        for operation in operations { builder.add(operation) }
+        builder.setTimeBounds(minTime: 0, maxTime: UInt64(Date().timeIntervalSince1970) + 300)
+        return try await horizon.submit(try builder.build().signed(by: [keyPair], on: network))
+    }
+
+    /// Pays `amount` of `asset` to a contact or address. Sending XLM to an account that does not
+    /// exist creates it (at least 1 XLM); other assets need an existing account that trusts them.
+    /// Everything is checked before the PIN is asked for and before anything is submitted.
+    public func pay(to recipient: String, amount amountText: String, asset: Asset = .native, memo memoText: String? = nil, fee: Int64? = nil, pin: String) async throws -> HorizonSubmission {
+        let destination = try resolveRecipient(recipient)
+        let amount = try Self.parseAmount(amountText)
+        let memo = try Self.memo(memoText)
+        let account = try await account()
+        let baseFee: Int64
+        if let fee { baseFee = fee } else { baseFee = try await horizon.baseFee() }
+        let maximum = Self.maximumSendable(account, asset: asset, fee: baseFee)
+        guard amount <= maximum else {
+            throw WalletError(.insufficientBalance, "Insufficient balance (max: \(Amount.format(maximum)))")
+        }
+        let operation: OperationBody
+        if let recipientAccount = try await horizon.account(destination.strKey) {
+            if asset != .native, recipientAccount.balances.first(where: { $0.asset == asset }) == nil, asset.issuer != destination {
+                throw WalletError(.recipientCannotReceive, "Recipient cannot receive \(asset.code?.text ?? "XLM")")
+            }
+            operation = .payment(PaymentOperation(destination: .ed25519(destination), asset: asset, amount: amount))
+        } else {
+            guard asset == .native else {
+                throw WalletError(.recipientNotFound, "The recipient's account does not exist; only XLM can create it")
+            }
+            guard amount >= Amount.stroopsPerUnit else {
+                throw WalletError(.createBelowMinimum, "The recipient's account does not exist; send at least 1 XLM to create it")
+            }
+            operation = .createAccount(CreateAccountOperation(destination: destination, startingBalance: amount))
+        }
+        return try await submit([operation], account: account, memo: memo, fee: fee, pin: pin)
+    }
+
+    /// Trusts `asset` with the largest limit. A custom issuer must exist.
+    public func addTrust(_ asset: Asset, pin: String) async throws -> HorizonSubmission {
+        guard let issuer = asset.issuer else { throw WalletError(.invalidAsset, "XLM needs no trustline") }
+        guard try await horizon.account(issuer.strKey) != nil else { throw WalletError(.issuerNotFound, "Asset issuer not found") }
+        let account = try await account()
+        return try await submit([.changeTrust(ChangeTrustOperation(asset: asset))], account: account, fee: nil, pin: pin)
+    }
+
+    /// Removes the trustline to `asset`; only an empty one can go.
+    public func removeTrust(_ asset: Asset, pin: String) async throws -> HorizonSubmission {
+        let account = try await account()
+        guard let line = account.balances.first(where: { $0.asset == asset }) else {
+            throw WalletError(.trustlineMissing, "This account does not trust \(asset)")
+        }
+        guard (try? Amount.parse(line.balance)) == 0 else {
+            throw WalletError(.trustlineNotEmpty, "The balance of \(asset.code?.text ?? "") must be zero before the trustline can be removed (it is \(line.balance))")
+        }
+        return try await submit([.changeTrust(ChangeTrustOperation(asset: asset, limit: 0))], account: account, fee: nil, pin: pin)
+    }
+
+    /// The most recent payments (5 by default), from the wallet's side. A create_account the
+    /// wallet funded is sent; a path payment it sent shows the amount and asset it sent.
+    public func recentPayments(limit: Int = 5) async throws -> [WalletPayment] {
+        let me = try keystore.address()
+        let names = Dictionary((try contacts.all()).map { ($0.address, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let page = try await horizon.payments(for: me, limit: limit, descending: true)
+        return page.records.compactMap { record in
+            func asset(_ type: String?, _ code: String?, _ issuer: String?) -> String {
+                type == "native" || type == nil ? "XLM" : "\(code ?? ""):\(issuer ?? "")"
+            }
+            let direction: WalletPayment.Direction
+            let counterparty: String
+            let amount: String
+            let assetText: String
+            switch record.type {
+            case "create_account":
+                let sent = record.funder == me
+                direction = sent ? .sent : .received
+                counterparty = (sent ? record.account : record.funder) ?? ""
+                amount = record.startingBalance ?? "0"
+                assetText = "XLM"
+            case "payment", "path_payment_strict_send", "path_payment_strict_receive":
+                let sent = record.from == me
+                direction = sent ? .sent : .received
+                counterparty = (sent ? record.to : record.from) ?? ""
+                if sent, record.type != "payment" {
+                    amount = record.sourceAmount ?? "0"
+                    assetText = asset(record.sourceAssetType, record.sourceAssetCode, record.sourceAssetIssuer)
+                } else {
+                    amount = record.amount ?? "0"
+                    assetText = asset(record.assetType, record.assetCode, record.assetIssuer)
+                }
+            case "account_merge":
+                let sent = record.account == me
+                direction = sent ? .sent : .received
+                counterparty = (sent ? record.into : record.account) ?? ""
+                amount = "all"
+                assetText = "XLM"
+            default:
+                return nil
+            }
+            return WalletPayment(
+                id: record.id, direction: direction, amount: amount, asset: assetText, counterparty: counterparty,
+                contactName: names[counterparty], type: record.type, createdAt: record.createdAt)
+        }
+    }
+
+    /// Strict-send paths to `recipient` for exactly `amount` of `source`, best (most delivered) first.
+    public func strictSendPaths(to recipient: String, source: Asset, amount amountText: String) async throws -> [HorizonPath] {
+        let destination = try resolveRecipient(recipient)
+        let amount = try Self.parseAmount(amountText)
+        let paths = try await horizon.strictSendPaths(source: source, amount: amount, destinationAccount: destination.strKey)
+        return paths.sorted { (try? Amount.parse($0.destinationAmount)) ?? 0 > (try? Amount.parse($1.destinationAmount)) ?? 0 }
+    }
+
+    /// Sends along `path` (from ``strictSendPaths(to:source:amount:)``), accepting down to
+    /// `slippage` less than the quote (1% by default), so a moved order book fails cleanly with
+    /// op_under_dest_min.
+    public func pathPayStrictSend(to recipient: String, path: HorizonPath, slippagePercent: Int = 1, pin: String) async throws -> HorizonSubmission {
+        let destination = try resolveRecipient(recipient)
+        guard let source = path.sourceAsset, let target = path.destinationAsset,
+              let sendAmount = try? Amount.parse(path.sourceAmount), let quoted = try? Amount.parse(path.destinationAmount) else {
+            throw WalletError(.noPath, "The path is not usable")
+        }
+        let minimum = quoted - quoted * Int64(slippagePercent) / 100
+        let account = try await account()
+        return try await submit([.pathPaymentStrictSend(PathPaymentStrictSendOperation(
+            sendAsset: source, sendAmount: sendAmount, destination: .ed25519(destination), destAsset: target, destMin: max(1, minimum), path: path.intermediateAssets))],
+            account: account, fee: nil, pin: pin)
+    }
+
+    /// Strict-receive paths from the wallet's assets that deliver exactly `amount` of `asset`,
+    /// cheapest first. The recipient must exist.
+    public func strictReceivePaths(to recipient: String, asset: Asset, amount amountText: String) async throws -> [HorizonPath] {
+        let destination = try resolveRecipient(recipient)
+        let amount = try Self.parseAmount(amountText)
+        guard try await horizon.account(destination.strKey) != nil else {
+            throw WalletError(.recipientNotFound, "The recipient's account does not exist")
+        }
+        let paths = try await horizon.strictReceivePaths(sourceAccount: try keystore.address(), destination: asset, amount: amount)
+        return paths.sorted { (try? Amount.parse($0.sourceAmount)) ?? 0 < (try? Amount.parse($1.sourceAmount)) ?? 0 }
+    }
+
+    /// Receives exactly the quoted amount along `path`, spending up to `slippage` more than the
+    /// quote (1% by default); a moved book fails cleanly with op_over_source_max.
+    public func pathPayStrictReceive(to recipient: String, path: HorizonPath, slippagePercent: Int = 1, pin: String) async throws -> HorizonSubmission {
+        let destination = try resolveRecipient(recipient)
+        guard let source = path.sourceAsset, let target = path.destinationAsset,
+              let quoted = try? Amount.parse(path.sourceAmount), let receive = try? Amount.parse(path.destinationAmount) else {
+            throw WalletError(.noPath, "The path is not usable")
+        }
+        let maximum = quoted + (quoted * Int64(slippagePercent) + 99) / 100
+        let account = try await account()
+        return try await submit([.pathPaymentStrictReceive(PathPaymentStrictReceiveOperation(
+            sendAsset: source, sendMax: maximum, destination: .ed25519(destination), destAsset: target, destAmount: receive, path: path.intermediateAssets))],
+            account: account, fee: nil, pin: pin)
+    }
+}
