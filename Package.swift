@@ -85,6 +85,7 @@ let package = Package(
                 "LedgerService",
                 "Store",
                 "TenderServer",
+                "WalletKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -273,6 +273,25 @@ public struct HorizonClient: Sendable {
         return try await get(HorizonSubmission.self, "/friendbot", query)
     }
 
+    /// The `[[CURRENCIES]]` of the server's own `/.well-known/stellar.toml` (SEP-1), as a local
+    /// network's test anchor lists them: code and issuer of each.
+    public func anchorCurrencies() async throws -> [Asset] {
+        let (status, body) = try await transport.send(URLRequest(url: url("/.well-known/stellar.toml")))
+        guard status == 200 else { throw HorizonProblem(status: status, body: body) }
+        var assets: [Asset] = []
+        for block in String(decoding: body, as: UTF8.self).components(separatedBy: "[[CURRENCIES]]").dropFirst() {
+            var fields: [String: String] = [:]
+            for line in block.split(separator: "\n") {
+                let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                if parts.count == 2 { fields[parts[0]] = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            }
+            if let code = fields["code"], let issuer = fields["issuer"].flatMap({ try? AccountID($0) }), let asset = try? Asset(code: code, issuer: issuer) {
+                assets.append(asset)
+            }
+        }
+        return assets
+    }
+
     private static func assetQuery(_ asset: Asset, prefix: String) -> [(String, String)] {
         switch asset {
         case .native: [("\(prefix)_asset_type", "native")]
