@@ -25,8 +25,7 @@ struct InteropTests {
         python.standardOutput = output
         python.standardError = output
         try python.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        python.waitUntilExit()
+        let text = await Tender.collect(python, output: output)
         #expect(python.terminationStatus == 0, "\(text)")
         #expect(text.contains("checks passed"), "\(text)")
     }

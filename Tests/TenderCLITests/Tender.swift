@@ -37,6 +37,28 @@ enum Tender {
         return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
+    /// ``run(_:input:)`` on a thread of its own, so waiting for the process never holds one of
+    /// Swift concurrency's few threads (on 2 cores, two blocked tests would stall every other).
+    static func runDetached(_ arguments: [String], input: String? = nil) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Swift.Result { try run(arguments, input: input) })
+            }
+        }
+    }
+
+    /// Waits for a process to exit and returns everything it wrote to `output`, on a thread of
+    /// its own (see ``runDetached(_:input:)``).
+    static func collect(_ process: Process, output: Pipe) async -> String {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                continuation.resume(returning: text)
+            }
+        }
+    }
+
     /// A running `tender serve` whose standard output is read line by line.
     final class Server: @unchecked Sendable {
         let process: Process
