@@ -14,6 +14,11 @@ struct HorizonResources: Sendable {
         templated ? .object([("href", .string(base + path)), ("templated", true)]) : .object([("href", .string(base + path))])
     }
 
+    /// `self` and a templated link to each of `collections` below `path`, as Horizon gives them.
+    func links(_ path: String, collections: [String]) -> JSONValue {
+        .object([("self", link(path))] + collections.map { ($0, link("\(path)/\($0){?cursor,limit,order}", templated: true)) })
+    }
+
     static func amount(_ stroops: Int64) -> JSONValue { .string(Amount.format(stroops)) }
 
     static func time(_ seconds: UInt64) -> String {
@@ -71,16 +76,10 @@ struct HorizonResources: Sendable {
         }
         signers.append(.object([("weight", .number(Int64(account.thresholds.masterWeight))), ("key", .string(id)), ("type", "ed25519_public_key")]))
         var fields: [(String, JSONValue)] = [
-            ("_links", .object([
-                ("self", link(path)),
-                ("transactions", link(path + "/transactions{?cursor,limit,order}", templated: true)),
-                ("operations", link(path + "/operations{?cursor,limit,order}", templated: true)),
-                ("payments", link(path + "/payments{?cursor,limit,order}", templated: true)),
-                ("effects", link(path + "/effects{?cursor,limit,order}", templated: true)),
-                ("offers", link(path + "/offers{?cursor,limit,order}", templated: true)),
-                ("trades", link(path + "/trades{?cursor,limit,order}", templated: true)),
-                ("data", link(path + "/data/{key}", templated: true)),
-            ])),
+            ("_links", .object(
+                [("self", link(path))]
+                    + ["transactions", "operations", "payments", "effects", "offers", "trades"].map { ($0, link("\(path)/\($0){?cursor,limit,order}", templated: true)) }
+                    + [("data", link(path + "/data/{key}", templated: true))])),
             ("id", .string(id)), ("account_id", .string(id)),
             ("sequence", .string(String(account.sequenceNumber))),
             ("sequence_ledger", .number(Int64(account.sequenceLedger))),
@@ -117,13 +116,7 @@ struct HorizonResources: Sendable {
         let header = record.header
         let path = "/ledgers/\(header.sequence)"
         var fields: [(String, JSONValue)] = [
-            ("_links", .object([
-                ("self", link(path)),
-                ("transactions", link(path + "/transactions{?cursor,limit,order}", templated: true)),
-                ("operations", link(path + "/operations{?cursor,limit,order}", templated: true)),
-                ("payments", link(path + "/payments{?cursor,limit,order}", templated: true)),
-                ("effects", link(path + "/effects{?cursor,limit,order}", templated: true)),
-            ])),
+            ("_links", links(path, collections: ["transactions", "operations", "payments", "effects"])),
             ("id", .string(record.hash.hex)), ("paging_token", .string(String(record.pagingToken))),
             ("hash", .string(record.hash.hex)),
         ]

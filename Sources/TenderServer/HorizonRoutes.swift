@@ -129,8 +129,7 @@ struct HorizonRoutes: Sendable {
     }
 
     private func accountParameter(_ context: BasicRequestContext) throws(ProblemError) -> AccountID {
-        let id = try HorizonQuery.accountID(context.parameters.get("account") ?? "", field: "account_id")
-        return id
+        try HorizonQuery.accountID(context.parameters.get("account") ?? "", field: "account_id")
     }
 
     private func hashParameter(_ context: BasicRequestContext) throws(ProblemError) -> Bytes32 {
@@ -313,7 +312,7 @@ struct HorizonRoutes: Sendable {
     }
 
     /// The assets an account holds: XLM and every trustline, with their balances.
-    private func holdings(_ account: AccountID, field: String) throws -> [(Asset, Int64)] {
+    private func holdings(_ account: AccountID) throws -> [(Asset, Int64)] {
         guard let record = try store.account(account) else { throw ProblemError(.notFound) }
         return [(.native, record.account.balance)] + record.trustLines.map { ($0.asset, $0.balance) }
     }
@@ -324,7 +323,7 @@ struct HorizonRoutes: Sendable {
         let destinations: [Asset]
         if let account = try query.accountID("destination_account") {
             guard query["destination_assets"] == nil else { throw ProblemError.invalid("destination_assets", "give destination_account or destination_assets, not both") }
-            destinations = try holdings(account, field: "destination_account").map(\.0)
+            destinations = try holdings(account).map(\.0)
         } else if let assets = try query.assetList("destination_assets") {
             destinations = assets
         } else {
@@ -341,7 +340,7 @@ struct HorizonRoutes: Sendable {
         var balances: [Asset: Int64]?
         if let account = try query.accountID("source_account") {
             guard query["source_assets"] == nil else { throw ProblemError.invalid("source_assets", "give source_account or source_assets, not both") }
-            let held = try holdings(account, field: "source_account")
+            let held = try holdings(account)
             sources = held.map(\.0)
             balances = Dictionary(held, uniquingKeysWith: { first, _ in first })
         } else if let assets = try query.assetList("source_assets") {

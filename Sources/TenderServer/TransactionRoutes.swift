@@ -120,10 +120,6 @@ final class ResumeOnce: @unchecked Sendable {
 struct FormBody {
     private var fields: [String: String] = [:]
 
-    init(_ text: String) {
-        self.init(bytes: Array(text.utf8))
-    }
-
     init<Bytes: Collection>(bytes: Bytes) where Bytes.Element == UInt8 {
         for pair in bytes.split(separator: UInt8(ascii: "&")) {
             let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
