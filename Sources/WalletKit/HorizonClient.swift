@@ -9,11 +9,16 @@ import FoundationNetworking
 public protocol HorizonTransport: Sendable {
     /// Sends a request and returns the status code and body of the answer.
     func send(_ request: URLRequest) async throws -> (status: Int, body: Data)
+
+    /// Opens a long-lived request (a server-sent event stream) and yields the body in chunks as
+    /// they arrive, until the server closes it or the consumer stops iterating.
+    /// - Throws: ``HorizonProblem`` for an answer that is not 2xx.
+    func stream(_ request: URLRequest) -> AsyncThrowingStream<Data, any Error>
 }
 
 /// Horizon over URLSession (FoundationNetworking on Linux).
 public struct URLSessionTransport: HorizonTransport {
-    private let session: URLSession
+    let session: URLSession
 
     public init(session: URLSession = .shared) { self.session = session }
 
@@ -42,7 +47,9 @@ public struct HorizonProblem: Error, Sendable, CustomStringConvertible {
         return detail.isEmpty ? title : detail
     }
 
-    init(status: Int, body: Data) {
+    /// The problem a Horizon answer with `status` and a problem+json `body` describes (a body
+    /// that is not problem+json gives `http_STATUS`).
+    public init(status: Int, body: Data) {
         self.status = status
         let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
         type = (object["type"] as? String).map { String($0.split(separator: "/").last ?? "") } ?? "http_\(status)"
@@ -243,6 +250,76 @@ public struct HorizonClient: Sendable {
         struct Page: Decodable { let _embedded: Embedded }
         let page = try await get(Page.self, "/accounts/\(account)/payments", query)
         return HorizonPage(records: page._embedded.records, nextCursor: page._embedded.records.last?.pagingToken)
+    }
+
+    /// How a stream reconnects: after the server closes it, after the delay the server asked
+    /// for; after a failed connection, after twice the previous delay, giving up after
+    /// `attempts` failures in a row.
+    public struct Reconnection: Sendable {
+        public var attempts: Int
+        public var firstDelay: Duration
+        public var longestDelay: Duration
+
+        public init(attempts: Int = 5, firstDelay: Duration = .milliseconds(500), longestDelay: Duration = .seconds(8)) {
+            self.attempts = attempts
+            self.firstDelay = firstDelay
+            self.longestDelay = longestDelay
+        }
+    }
+
+    /// An account's payments as they happen, oldest first, from `cursor` (`now`: only new ones),
+    /// over Horizon's server-sent events. The stream reconnects from the last payment it
+    /// delivered, so none is lost or repeated, and runs until the consumer stops iterating.
+    /// - Throws: ``HorizonProblem`` when Horizon refuses the stream; the connection's error after
+    ///   `reconnection.attempts` failed connections in a row.
+    public func paymentStream(for account: String, cursor: String = "now", reconnection: Reconnection = Reconnection()) -> AsyncThrowingStream<HorizonPayment, any Error> {
+        let transport = self.transport
+        let base = url("/accounts/\(account)/payments")
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                var cursor = cursor
+                var failures = 0
+                var retry = Duration.seconds(1)
+                while !Task.isCancelled {
+                    var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
+                    components.queryItems = [URLQueryItem(name: "cursor", value: cursor)]
+                    var request = URLRequest(url: components.url!)
+                    request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+                    var parser = ServerSentEventParser()
+                    do {
+                        for try await chunk in transport.stream(request) {
+                            failures = 0
+                            for event in parser.feed(chunk) {
+                                if let milliseconds = event.retry { retry = .milliseconds(milliseconds) }
+                                // The hello and byebye events carry a JSON string, records an object.
+                                guard event.id != nil, event.data.hasPrefix("{") else { continue }
+                                let payment = try Self.decoder.decode(HorizonPayment.self, from: Data(event.data.utf8))
+                                cursor = payment.pagingToken
+                                continuation.yield(payment)
+                            }
+                        }
+                    } catch let problem as HorizonProblem {
+                        continuation.finish(throwing: problem)
+                        return
+                    } catch let error as DecodingError {
+                        continuation.finish(throwing: error)
+                        return
+                    } catch {
+                        if Task.isCancelled { break }
+                        failures += 1
+                        if failures >= reconnection.attempts {
+                            continuation.finish(throwing: error)
+                            return
+                        }
+                    }
+                    var delay = failures == 0 ? retry : reconnection.firstDelay
+                    for _ in 1..<max(1, failures) { delay = min(delay * 2, reconnection.longestDelay) }
+                    try? await Task.sleep(for: delay)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
     }
 
     /// The base fee of the last ledger, in stroops, as the SDKs' `fetchBaseFee` reads it.

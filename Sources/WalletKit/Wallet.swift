@@ -21,6 +21,7 @@ public struct WalletError: Error, Equatable, Sendable, CustomStringConvertible {
         case trustlineNotEmpty = "trustline_not_empty"
         case trustlineMissing = "trustline_missing"
         case noPath = "path_not_found"
+        case invalidSlippage = "slippage_invalid"
     }
 
     public let code: Code
@@ -48,6 +49,49 @@ public struct WalletPayment: Sendable, Equatable {
     public let contactName: String?
     public let type: String
     public let createdAt: String
+}
+
+extension WalletPayment {
+    /// The payment as `me` sees it, or nil for a record that moves no money to or from it.
+    init?(_ record: HorizonPayment, me: String, names: [String: String]) {
+        func asset(_ type: String?, _ code: String?, _ issuer: String?) -> String {
+            type == "native" || type == nil ? "XLM" : "\(code ?? ""):\(issuer ?? "")"
+        }
+        let direction: Direction
+        let counterparty: String
+        let amount: String
+        let assetText: String
+        switch record.type {
+        case "create_account":
+            let sent = record.funder == me
+            direction = sent ? .sent : .received
+            counterparty = (sent ? record.account : record.funder) ?? ""
+            amount = record.startingBalance ?? "0"
+            assetText = "XLM"
+        case "payment", "path_payment_strict_send", "path_payment_strict_receive":
+            let sent = record.from == me
+            direction = sent ? .sent : .received
+            counterparty = (sent ? record.to : record.from) ?? ""
+            if sent, record.type != "payment" {
+                amount = record.sourceAmount ?? "0"
+                assetText = asset(record.sourceAssetType, record.sourceAssetCode, record.sourceAssetIssuer)
+            } else {
+                amount = record.amount ?? "0"
+                assetText = asset(record.assetType, record.assetCode, record.assetIssuer)
+            }
+        case "account_merge":
+            let sent = record.account == me
+            direction = sent ? .sent : .received
+            counterparty = (sent ? record.into : record.account) ?? ""
+            amount = "all"
+            assetText = "XLM"
+        default:
+            return nil
+        }
+        self.init(
+            id: record.id, direction: direction, amount: amount, asset: assetText, counterparty: counterparty,
+            contactName: names[counterparty], type: record.type, createdAt: record.createdAt)
+    }
 }
 
 /// What a SwiftBasicPay user does, over any Horizon: balances, recent payments, trust, payments
@@ -191,47 +235,37 @@ public struct Wallet: Sendable {
     /// wallet funded is sent; a path payment it sent shows the amount and asset it sent.
     public func recentPayments(limit: Int = 5) async throws -> [WalletPayment] {
         let me = try keystore.address()
-        let names = Dictionary((try contacts.all()).map { ($0.address, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let names = try Self.names(contacts)
         let page = try await horizon.payments(for: me, limit: limit, descending: true)
-        return page.records.compactMap { record in
-            func asset(_ type: String?, _ code: String?, _ issuer: String?) -> String {
-                type == "native" || type == nil ? "XLM" : "\(code ?? ""):\(issuer ?? "")"
-            }
-            let direction: WalletPayment.Direction
-            let counterparty: String
-            let amount: String
-            let assetText: String
-            switch record.type {
-            case "create_account":
-                let sent = record.funder == me
-                direction = sent ? .sent : .received
-                counterparty = (sent ? record.account : record.funder) ?? ""
-                amount = record.startingBalance ?? "0"
-                assetText = "XLM"
-            case "payment", "path_payment_strict_send", "path_payment_strict_receive":
-                let sent = record.from == me
-                direction = sent ? .sent : .received
-                counterparty = (sent ? record.to : record.from) ?? ""
-                if sent, record.type != "payment" {
-                    amount = record.sourceAmount ?? "0"
-                    assetText = asset(record.sourceAssetType, record.sourceAssetCode, record.sourceAssetIssuer)
-                } else {
-                    amount = record.amount ?? "0"
-                    assetText = asset(record.assetType, record.assetCode, record.assetIssuer)
+        return page.records.compactMap { WalletPayment($0, me: me, names: names) }
+    }
+
+    /// Payments to and from the wallet as they happen, from the wallet's side, starting after
+    /// `cursor` (`now` by default). Runs until the caller stops iterating.
+    public func paymentUpdates(cursor: String = "now", reconnection: HorizonClient.Reconnection = .init()) throws -> AsyncThrowingStream<WalletPayment, any Error> {
+        let me = try keystore.address()
+        let contacts = self.contacts
+        let records = horizon.paymentStream(for: me, cursor: cursor, reconnection: reconnection)
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for try await record in records {
+                        // Contacts are read per payment, so a name added while watching shows.
+                        if let payment = WalletPayment(record, me: me, names: try Self.names(contacts)) {
+                            continuation.yield(payment)
+                        }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
                 }
-            case "account_merge":
-                let sent = record.account == me
-                direction = sent ? .sent : .received
-                counterparty = (sent ? record.into : record.account) ?? ""
-                amount = "all"
-                assetText = "XLM"
-            default:
-                return nil
             }
-            return WalletPayment(
-                id: record.id, direction: direction, amount: amount, asset: assetText, counterparty: counterparty,
-                contactName: names[counterparty], type: record.type, createdAt: record.createdAt)
+            continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    private static func names(_ contacts: ContactBook) throws -> [String: String] {
+        Dictionary((try contacts.all()).map { ($0.address, $0.name) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Strict-send paths to `recipient` for exactly `amount` of `source`, best (most delivered) first.
@@ -245,13 +279,13 @@ public struct Wallet: Sendable {
     /// Sends along `path` (from ``strictSendPaths(to:source:amount:)``), accepting down to
     /// `slippage` less than the quote (1% by default), so a moved order book fails cleanly with
     /// op_under_dest_min.
-    public func pathPayStrictSend(to recipient: String, path: HorizonPath, slippagePercent: Int = 1, pin: String) async throws -> HorizonSubmission {
+    public func pathPayStrictSend(to recipient: String, path: HorizonPath, slippage: Slippage = .standard, pin: String) async throws -> HorizonSubmission {
         let destination = try resolveRecipient(recipient)
         guard let source = path.sourceAsset, let target = path.destinationAsset,
               let sendAmount = try? Amount.parse(path.sourceAmount), let quoted = try? Amount.parse(path.destinationAmount) else {
             throw WalletError(.noPath, "The path is not usable")
         }
-        let minimum = quoted - quoted * Int64(slippagePercent) / 100
+        let minimum = slippage.lowered(quoted)
         let account = try await account()
         return try await submit([.pathPaymentStrictSend(PathPaymentStrictSendOperation(
             sendAsset: source, sendAmount: sendAmount, destination: .ed25519(destination), destAsset: target, destMin: max(1, minimum), path: path.intermediateAssets))],
@@ -272,16 +306,66 @@ public struct Wallet: Sendable {
 
     /// Receives exactly the quoted amount along `path`, spending up to `slippage` more than the
     /// quote (1% by default); a moved book fails cleanly with op_over_source_max.
-    public func pathPayStrictReceive(to recipient: String, path: HorizonPath, slippagePercent: Int = 1, pin: String) async throws -> HorizonSubmission {
+    public func pathPayStrictReceive(to recipient: String, path: HorizonPath, slippage: Slippage = .standard, pin: String) async throws -> HorizonSubmission {
         let destination = try resolveRecipient(recipient)
         guard let source = path.sourceAsset, let target = path.destinationAsset,
               let quoted = try? Amount.parse(path.sourceAmount), let receive = try? Amount.parse(path.destinationAmount) else {
             throw WalletError(.noPath, "The path is not usable")
         }
-        let maximum = quoted + (quoted * Int64(slippagePercent) + 99) / 100
+        let maximum = slippage.raised(quoted)
         let account = try await account()
         return try await submit([.pathPaymentStrictReceive(PathPaymentStrictReceiveOperation(
             sendAsset: source, sendMax: maximum, destination: .ed25519(destination), destAsset: target, destAmount: receive, path: path.intermediateAssets))],
             account: account, fee: nil, pin: pin)
+    }
+}
+
+/// How far a path payment may stray from its quote, in basis points (1% is 100): a strict send
+/// accepts that much less than quoted, a strict receive spends that much more.
+public struct Slippage: Sendable, Equatable, CustomStringConvertible {
+    public let basisPoints: Int64
+
+    /// 1%, as the wallet uses unless told otherwise.
+    public static let standard = Slippage(checked: 100)
+
+    private init(checked basisPoints: Int64) { self.basisPoints = basisPoints }
+
+    /// From 0 to 10,000 basis points (0% to 100%).
+    public init(basisPoints: Int64) throws(WalletError) {
+        guard (0...10_000).contains(basisPoints) else {
+            throw WalletError(.invalidSlippage, "Slippage must be from 0% to 100%")
+        }
+        self.basisPoints = basisPoints
+    }
+
+    /// A percentage with at most two decimals: `1`, `0.5`, `2.25`.
+    public init(percent text: String) throws(WalletError) {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let whole = parts.first, !whole.isEmpty, whole.count <= 3, whole.allSatisfy({ $0.isASCII && $0.isNumber }), let units = Int64(whole),
+              parts.count == 1 || (1...2).contains(parts[1].count) && parts[1].allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw WalletError(.invalidSlippage, "Slippage must be a percentage such as 1 or 0.5")
+        }
+        let fraction = parts.count == 2 ? Int64(parts[1].padding(toLength: 2, withPad: "0", startingAt: 0)) ?? 0 : 0
+        try self.init(basisPoints: units * 100 + fraction)
+    }
+
+    public var description: String {
+        basisPoints % 100 == 0 ? "\(basisPoints / 100)%" : String(format: "%d.%02d%%", basisPoints / 100, basisPoints % 100)
+    }
+
+    /// `amount` less the tolerance, rounded down, and never below one stroop.
+    public func lowered(_ amount: Int64) -> Int64 {
+        let (quotient, remainder) = amount.quotientAndRemainder(dividingBy: 10_000)
+        return max(1, quotient * (10_000 - basisPoints) + remainder * (10_000 - basisPoints) / 10_000)
+    }
+
+    /// `amount` plus the tolerance, rounded up, and at most Int64.max.
+    public func raised(_ amount: Int64) -> Int64 {
+        let (quotient, remainder) = amount.quotientAndRemainder(dividingBy: 10_000)
+        let (whole, overflow) = quotient.multipliedReportingOverflow(by: 10_000 + basisPoints)
+        let part = (remainder * (10_000 + basisPoints) + 9_999) / 10_000
+        guard !overflow else { return .max }
+        let (total, overflowAgain) = whole.addingReportingOverflow(part)
+        return overflowAgain ? .max : total
     }
 }

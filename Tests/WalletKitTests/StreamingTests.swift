@@ -1,0 +1,178 @@
+import Foundation
+import HummingbirdTesting
+import Ledger
+import StellarBase
+import TenderServer
+import Testing
+import WalletKit
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Server-sent events: the parser, the reconnecting payment stream, and a wallet watching a
+/// real server.
+@Suite("Streaming")
+struct StreamingTests {
+    static let horizonLike = "retry: 1000\nevent: open\ndata: \"hello\"\n\n: keep-alive\n\nid: 42\ndata: {\"a\":1}\n\nid: 43\ndata: line one\ndata: line two\n\nevent: close\ndata: \"byebye\"\n\n"
+
+    @Test func parsesHorizonsEvents() {
+        var parser = ServerSentEventParser()
+        let events = parser.feed(Array(Self.horizonLike.utf8))
+        #expect(events == [
+            ServerSentEvent(event: "open", data: "\"hello\"", retry: 1000),
+            ServerSentEvent(id: "42", data: "{\"a\":1}"),
+            ServerSentEvent(id: "43", data: "line one\nline two"),
+            ServerSentEvent(event: "close", data: "\"byebye\""),
+        ])
+    }
+
+    @Test func lineEndingsAndFieldsWithoutSpaceOrValue() {
+        var parser = ServerSentEventParser()
+        let events = parser.feed(Array("id:7\r\ndata\r\rdata:x\rretry: soon\n\nunknown: y\n\n".utf8))
+        #expect(events == [ServerSentEvent(id: "7", data: ""), ServerSentEvent(data: "x")])
+    }
+
+    /// However the bytes are cut into chunks (a CR at the end of one and its LF at the start of
+    /// the next included), the same events come out; random bytes never crash the parser.
+    @Test func chunkBoundariesDoNotMatter() {
+        var random = SystemRandomNumberGenerator()
+        let text = Array(Self.horizonLike.replacingOccurrences(of: "\n", with: "\r\n").utf8)
+        var whole = ServerSentEventParser()
+        let expected = whole.feed(text)
+        #expect(expected.count == 4)
+        for _ in 0..<500 {
+            var parser = ServerSentEventParser()
+            var events: [ServerSentEvent] = []
+            var rest = text[...]
+            while !rest.isEmpty {
+                let size = Int.random(in: 1...12, using: &random)
+                events += parser.feed(rest.prefix(size))
+                rest = rest.dropFirst(size)
+            }
+            #expect(events == expected)
+        }
+        for _ in 0..<2_000 {
+            var parser = ServerSentEventParser()
+            let bytes = (0..<Int.random(in: 0...200, using: &random)).map { _ in
+                [UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: ":"), UInt8(ascii: "d"), 0xFF, UInt8.random(in: 0...255, using: &random)].randomElement(using: &random)!
+            }
+            _ = parser.feed(bytes)
+        }
+    }
+
+    /// A transport that answers each stream request with the next script and records the URLs.
+    final class ScriptedTransport: HorizonTransport, @unchecked Sendable {
+        enum Step { case events(String), failure, problem(Int) }
+        private let lock = NSLock()
+        private var scripts: [Step]
+        private(set) var urls: [URL] = []
+
+        init(_ scripts: [Step]) { self.scripts = scripts }
+
+        func send(_ request: URLRequest) async throws -> (status: Int, body: Data) {
+            Issue.record("unexpected request \(request)")
+            return (500, Data())
+        }
+
+        func stream(_ request: URLRequest) -> AsyncThrowingStream<Data, any Error> {
+            let step: Step? = lock.withLock {
+                urls.append(request.url!)
+                return scripts.isEmpty ? nil : scripts.removeFirst()
+            }
+            return AsyncThrowingStream { continuation in
+                switch step {
+                case .events(let text):
+                    for byte in text.utf8 { continuation.yield(Data([byte])) }
+                    continuation.finish()
+                case .failure: continuation.finish(throwing: URLError(.cannotConnectToHost))
+                case .problem(let status): continuation.finish(throwing: HorizonProblem(status: status, body: Data(#"{"type":"https://stellar.org/horizon-errors/bad_request","title":"Bad Request","status":400,"detail":"no"}"#.utf8)))
+                // Out of script: a connection that stays open with nothing on it.
+                case nil: break
+                }
+            }
+        }
+    }
+
+    static func record(_ token: String) -> String {
+        #"{"id":"\#(token)","paging_token":"\#(token)","type":"payment","created_at":"2026-11-22T00:00:00Z","transaction_hash":"ab","transaction_successful":true,"source_account":"GA","from":"GA","to":"GB","amount":"1.0000000","asset_type":"native"}"#
+    }
+
+    /// After the server closes the stream, and after a failed connection, the stream comes back
+    /// from the last payment it delivered: nothing lost, nothing twice.
+    @Test func reconnectsFromTheLastPayment() async throws {
+        let transport = ScriptedTransport([
+            .events("retry: 10\ndata: \"hello\"\n\nid: 100\ndata: \(Self.record("100"))\n\nid: 101\ndata: \(Self.record("101"))\n\n"),
+            .failure,
+            .events("id: 102\ndata: \(Self.record("102"))\n\nevent: close\ndata: \"byebye\"\n\n"),
+        ])
+        let client = HorizonClient(baseURL: URL(string: "http://horizon.invalid")!, transport: transport)
+        let fast = HorizonClient.Reconnection(attempts: 3, firstDelay: .milliseconds(1), longestDelay: .milliseconds(5))
+        var tokens: [String] = []
+        for try await payment in client.paymentStream(for: "GA", cursor: "now", reconnection: fast) {
+            tokens.append(payment.pagingToken)
+            if tokens.count == 3 { break }
+        }
+        #expect(tokens == ["100", "101", "102"])
+        let cursors = transport.urls.map { URLComponents(url: $0, resolvingAgainstBaseURL: false)!.queryItems?.first { $0.name == "cursor" }?.value }
+        #expect(cursors == ["now", "101", "101"])
+        #expect(transport.urls.first?.path == "/accounts/GA/payments")
+    }
+
+    @Test func givesUpAfterRepeatedFailuresAndOnAProblem() async throws {
+        let fast = HorizonClient.Reconnection(attempts: 3, firstDelay: .milliseconds(1), longestDelay: .milliseconds(5))
+        let failing = ScriptedTransport([.failure, .failure, .failure])
+        do {
+            for try await _ in HorizonClient(baseURL: URL(string: "http://horizon.invalid")!, transport: failing).paymentStream(for: "GA", reconnection: fast) {}
+            Issue.record("the stream did not fail")
+        } catch let error as URLError {
+            #expect(error.code == .cannotConnectToHost)
+        }
+        #expect(failing.urls.count == 3)
+        let refused = ScriptedTransport([.problem(400)])
+        do {
+            for try await _ in HorizonClient(baseURL: URL(string: "http://horizon.invalid")!, transport: refused).paymentStream(for: "GA", reconnection: fast) {}
+            Issue.record("the stream did not fail")
+        } catch let problem as HorizonProblem {
+            #expect(problem.status == 400)
+        }
+        #expect(refused.urls.count == 1)
+    }
+
+    /// A wallet watching a real server sees a payment made after it started, from its own side
+    /// and with the contact's name; stopping the iteration closes the connection.
+    @Test func aWalletSeesAPaymentAsItHappens() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tender-stream-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let app = try await buildApplication(TenderConfiguration(port: 0, dataDirectory: root.appendingPathComponent("server").path, closeInterval: .zero))
+        try await app.test(.live) { client in
+            let horizon = HorizonClient(baseURL: URL(string: "http://127.0.0.1:\(client.port!)")!)
+            func wallet(_ name: String) -> Wallet {
+                Wallet(horizon: horizon, network: .standalone,
+                       keystore: Keystore(storage: FileKeystoreStorage(url: root.appendingPathComponent("\(name)/keystore.json")), cost: .testing),
+                       contacts: ContactBook(storage: FileKeystoreStorage(url: root.appendingPathComponent("\(name)/contacts.json"))))
+            }
+            let alice = wallet("alice"), bob = wallet("bob")
+            try alice.keystore.create(KeyPair.random(), pin: "111111")
+            try bob.keystore.create(KeyPair.random(), pin: "222222")
+            let aliceAddress = try alice.keystore.address()
+            _ = try await horizon.friendbot(aliceAddress)
+            _ = try await horizon.friendbot(try bob.keystore.address())
+            try await bob.contacts.add(name: "Alice", address: aliceAddress) { _ in true }
+
+            let updates = try bob.paymentUpdates()
+            let watcher = Task { () -> WalletPayment? in
+                for try await payment in updates { return payment }
+                return nil
+            }
+            // The stream starts at `now`: friendbot's funding must not show, the payment must.
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await alice.pay(to: try bob.keystore.address(), amount: "7.5", memo: "dinner", pin: "111111")
+            let seen = try #require(try await watcher.value)
+            #expect(seen.type == "payment")
+            #expect(seen.direction == .received)
+            #expect(seen.amount == "7.5000000")
+            #expect(seen.counterparty == aliceAddress)
+            #expect(seen.contactName == "Alice")
+        }
+    }
+}
