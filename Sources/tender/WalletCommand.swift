@@ -6,6 +6,9 @@ import WalletKit
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Options every `tender wallet` subcommand takes.
 struct WalletOptions: ParsableArguments {
@@ -103,6 +106,7 @@ func walletFailure(_ error: any Error) -> CommandFailure {
     case let error as KeystoreError: CommandFailure(error.message)
     case let error as ContactError: CommandFailure(error.message)
     case let problem as HorizonProblem: CommandFailure("Horizon refused: \(problem)")
+    case let error as URLError: CommandFailure("cannot reach Horizon: \(error.localizedDescription)")
     default: CommandFailure("\(error)")
     }
 }
@@ -140,7 +144,7 @@ struct WalletCommand: AsyncParsableCommand {
             The seed is kept encrypted under a 6-digit PIN (scrypt and AES-GCM) in --home; every \
             signing asks for the PIN. Options go after the subcommand: `tender wallet pay Bob 10 --memo lunch`.
             """,
-        subcommands: [Create.self, Import.self, Show.self, Fund.self, Balances.self, History.self, Trust.self, Pay.self, Contacts.self, Reset.self]
+        subcommands: [Create.self, Import.self, Show.self, Fund.self, Balances.self, History.self, Watch.self, Trust.self, Pay.self, PathPay.self, Contacts.self, Reset.self]
     )
 
     struct Create: WalletSubcommand {
@@ -216,16 +220,42 @@ struct WalletCommand: AsyncParsableCommand {
             guard (1...200).contains(limit) else { throw CommandFailure("--limit must be from 1 to 200") }
             _ = try await wallet.account()
             let payments = try await wallet.recentPayments(limit: limit)
-            emit(.array(payments.map { payment in
-                .object([
-                    ("direction", .string(payment.direction.rawValue)), ("amount", .string(payment.amount)), ("asset", .string(payment.asset)),
-                    ("counterparty", .string(payment.counterparty)), ("contact", payment.contactName.map { .string($0) } ?? .null),
-                    ("type", .string(payment.type)), ("created_at", .string(payment.createdAt)),
-                ])
-            }), payments.isEmpty ? "no payments yet" : payments.map { payment in
-                let who = payment.contactName.map { "\($0) (\(payment.counterparty))" } ?? payment.counterparty
-                return "\(payment.createdAt)  \(payment.direction == .sent ? "sent    " : "received")  \(payment.amount) \(payment.asset.split(separator: ":").first ?? "")  \(payment.direction == .sent ? "to" : "from") \(who)"
-            }.joined(separator: "\n"))
+            emit(.array(payments.map(Self.json)), payments.isEmpty ? "no payments yet" : payments.map(Self.line).joined(separator: "\n"))
+        }
+
+        static func json(_ payment: WalletPayment) -> JSONValue {
+            .object([
+                ("id", .string(payment.id)),
+                ("direction", .string(payment.direction.rawValue)), ("amount", .string(payment.amount)), ("asset", .string(payment.asset)),
+                ("counterparty", .string(payment.counterparty)), ("contact", payment.contactName.map { .string($0) } ?? .null),
+                ("type", .string(payment.type)), ("created_at", .string(payment.createdAt)),
+            ])
+        }
+
+        static func line(_ payment: WalletPayment) -> String {
+            let who = payment.contactName.map { "\($0) (\(payment.counterparty))" } ?? payment.counterparty
+            return "\(payment.createdAt)  \(payment.direction == .sent ? "sent    " : "received")  \(payment.amount) \(payment.asset.split(separator: ":").first ?? "")  \(payment.direction == .sent ? "to" : "from") \(who)"
+        }
+    }
+
+    struct Watch: WalletSubcommand {
+        static let configuration = CommandConfiguration(abstract: "Print payments to and from the wallet as they happen, until interrupted.")
+        @OptionGroup var options: WalletOptions
+        @Option(help: "Start after this payment id (from history --json); `now` shows only new ones.") var cursor = "now"
+        @Option(help: "Stop after this many payments.") var count: Int?
+
+        func run(_ wallet: Wallet) async throws {
+            if let count, count < 1 { throw CommandFailure("--count must be at least 1") }
+            guard cursor == "now" || (UInt64(cursor) != nil) else { throw CommandFailure("--cursor must be a payment id or now") }
+            FileHandle.standardError.write(Data("watching payments of \(try wallet.keystore.address()) (Ctrl-C to stop)\n".utf8))
+            var seen = 0
+            for try await payment in try wallet.paymentUpdates(cursor: cursor) {
+                // One JSON document per line, so a program can read the stream line by line.
+                print(options.json ? History.json(payment).compact() : History.line(payment))
+                fflush(nil)
+                seen += 1
+                if let count, seen >= count { return }
+            }
         }
     }
 
@@ -271,6 +301,105 @@ struct WalletCommand: AsyncParsableCommand {
             _ = try Wallet.parseAmount(amount)
             let submission = try await wallet.pay(to: destination, amount: amount, asset: asset, memo: memo, fee: fee, pin: try options.pin())
             submitted(submission, "paid \(amount) \(asset.code?.text ?? "XLM") to \(destination)")
+        }
+    }
+
+    struct PathPay: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "path-pay",
+            abstract: "Pay through the order books: choose among the paths found, best first.",
+            subcommands: [Send.self, Receive.self])
+
+        /// What both directions share: the recipient, the amount, the choice of path, slippage.
+        struct Choice: ParsableArguments {
+            @Option(help: "Pay along path N of the list without asking.") var path: Int?
+            @Flag(help: "Only list the paths found; pay nothing.") var list = false
+            @Option(help: "How far the payment may stray from the quote, in percent.") var slippage = "1"
+        }
+
+        static func render(_ paths: [HorizonPath], receive: Bool) -> (JSONValue, String) {
+            func name(_ type: String, _ code: String?) -> String { type == "native" ? "XLM" : code ?? "?" }
+            func full(_ type: String, _ code: String?, _ issuer: String?) -> String { type == "native" ? "XLM" : "\(code ?? ""):\(issuer ?? "")" }
+            let json = JSONValue.array(paths.enumerated().map { index, path in
+                .object([
+                    ("path", .number(Int64(index + 1))),
+                    ("source_asset", .string(full(path.sourceAssetType, path.sourceAssetCode, path.sourceAssetIssuer))), ("source_amount", .string(path.sourceAmount)),
+                    ("destination_asset", .string(full(path.destinationAssetType, path.destinationAssetCode, path.destinationAssetIssuer))), ("destination_amount", .string(path.destinationAmount)),
+                    ("via", .array(path.path.map { .string(full($0.assetType, $0.assetCode, $0.assetIssuer)) })),
+                ])
+            })
+            let text: String = paths.enumerated().map { index, path -> String in
+                let via = path.path.isEmpty ? "directly" : "via " + path.path.map { name($0.assetType, $0.assetCode) }.joined(separator: " → ")
+                let figure = receive
+                    ? "costs \(path.sourceAmount) \(name(path.sourceAssetType, path.sourceAssetCode))"
+                    : "delivers \(path.destinationAmount) \(name(path.destinationAssetType, path.destinationAssetCode))"
+                return "\(String(index + 1).leftPadded(3)). \(figure)  \(via)"
+            }.joined(separator: "\n")
+            return (json, text)
+        }
+
+        /// Lists the paths and returns the one to pay along (nil with --list), asking on
+        /// standard input unless --path chose it.
+        static func choose(_ paths: [HorizonPath], _ choice: Choice, receive: Bool, options: WalletOptions) throws -> HorizonPath? {
+            guard !paths.isEmpty else { throw WalletError(.noPath, "No path found: no order book leads there") }
+            let (json, text) = render(paths, receive: receive)
+            if choice.list {
+                print(options.json ? json.rendered() : text)
+                return nil
+            }
+            let number: Int
+            if let path = choice.path {
+                number = path
+            } else {
+                FileHandle.standardError.write(Data("\(text)\nPath (1-\(paths.count)): ".utf8))
+                let line = readLine(strippingNewline: true)
+                // Typed at a terminal, the answer is on the screen already; read from a pipe, show it.
+                if isatty(STDIN_FILENO) == 0 { FileHandle.standardError.write(Data("\(line ?? "")\n".utf8)) }
+                guard let line, let typed = Int(line.trimmingCharacters(in: .whitespaces)) else {
+                    throw CommandFailure("choose a path by its number (or pass --path N)")
+                }
+                number = typed
+            }
+            guard (1...paths.count).contains(number) else {
+                throw CommandFailure("there \(paths.count == 1 ? "is 1 path" : "are \(paths.count) paths"); choose one from 1 to \(paths.count)")
+            }
+            return paths[number - 1]
+        }
+
+        struct Send: WalletSubcommand {
+            static let configuration = CommandConfiguration(abstract: "Send exactly AMOUNT of ASSET; the recipient gets what the path delivers (at least the quote less the slippage).")
+            @OptionGroup var options: WalletOptions
+            @Argument(help: "A contact's name or an address (G...).") var destination: String
+            @Argument(help: "The amount to send.") var amount: String
+            @Argument(help: "The asset to send: XLM, a test anchor CODE or CODE:ISSUER.") var asset: String = "XLM"
+            @OptionGroup var choice: Choice
+
+            func run(_ wallet: Wallet) async throws {
+                let slippage = try Slippage(percent: choice.slippage)
+                let source = try await options.asset(asset)
+                let paths = try await wallet.strictSendPaths(to: destination, source: source, amount: amount)
+                guard let path = try PathPay.choose(paths, choice, receive: false, options: options) else { return }
+                let submission = try await wallet.pathPayStrictSend(to: destination, path: path, slippage: slippage, pin: try options.pin())
+                submitted(submission, "sent \(path.sourceAmount) \(source.code?.text ?? "XLM") to \(destination), delivering at least \(Amount.format(slippage.lowered(try Amount.parse(path.destinationAmount)))) \(path.destinationAssetCode ?? "XLM")")
+            }
+        }
+
+        struct Receive: WalletSubcommand {
+            static let configuration = CommandConfiguration(abstract: "Deliver exactly AMOUNT of ASSET; pay with what the path costs (at most the quote plus the slippage).")
+            @OptionGroup var options: WalletOptions
+            @Argument(help: "A contact's name or an address (G...); the account must exist.") var destination: String
+            @Argument(help: "The amount the recipient gets.") var amount: String
+            @Argument(help: "The asset the recipient gets: XLM, a test anchor CODE or CODE:ISSUER.") var asset: String
+            @OptionGroup var choice: Choice
+
+            func run(_ wallet: Wallet) async throws {
+                let slippage = try Slippage(percent: choice.slippage)
+                let target = try await options.asset(asset)
+                let paths = try await wallet.strictReceivePaths(to: destination, asset: target, amount: amount)
+                guard let path = try PathPay.choose(paths, choice, receive: true, options: options) else { return }
+                let submission = try await wallet.pathPayStrictReceive(to: destination, path: path, slippage: slippage, pin: try options.pin())
+                submitted(submission, "delivered \(path.destinationAmount) \(target.code?.text ?? "XLM") to \(destination), spending at most \(Amount.format(slippage.raised(try Amount.parse(path.sourceAmount)))) \(path.sourceAssetCode ?? "XLM")")
+            }
         }
     }
 
@@ -322,4 +451,8 @@ struct WalletCommand: AsyncParsableCommand {
             emit(.object([("reset", true)]), "wallet deleted")
         }
     }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StellarBase
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -64,12 +65,89 @@ struct WalletCLITests {
         let balances = try JSONSerialization.jsonObject(with: Data(try await ok("bob", ["balances", "--json"]).utf8)) as! [[String: Any]]
         #expect(balances.map { $0["asset"] as? String } == ["XLM"])
 
+        // A third account issues GOLD, SILVER and COPPER and sells each for the one before, one
+        // for one; Bob trusts COPPER; Alice path-pays him both ways from XLM through the books.
+        _ = try await ok("maker", ["create"], input: "333333\n333333\n")
+        _ = try await ok("maker", ["fund"])
+        let makerSeed = try #require((try JSONSerialization.jsonObject(with: Data(try await ok("maker", ["show", "--secret", "--json"], input: "333333\n").utf8)) as? [String: Any])?["secret_seed"] as? String)
+        let maker = try KeyPair(secretSeed: makerSeed)
+        try await submitOffers(url, maker: maker)
+        let copper = "COPPER:\(maker.accountID.strKey)"
+        #expect(try await wallet("bob", ["trust", "add", "COPPER:" + KeyPair.random().accountID.strKey], input: "654321\n").stderr == "tender: Asset issuer not found\n")
+        _ = try await ok("bob", ["trust", "add", copper], input: "654321\n")
+
+        // Bob watches from his latest payment on, so nothing is missed however fast it starts.
+        let bobsLatest = try #require(bobsHistory.first?["id"] as? String)
+        async let watched = wallet("bob", ["watch", "--cursor", bobsLatest, "--count", "3", "--json"])
+
+        let sendPaths = try JSONSerialization.jsonObject(with: Data(try await ok("alice", ["path-pay", "send", "Bob", "10", "XLM", "--list", "--json"]).utf8)) as! [[String: Any]]
+        let throughMetals = try #require(sendPaths.first { $0["destination_asset"] as? String == copper })
+        #expect(throughMetals["destination_amount"] as? String == "10.0000000")
+        #expect((throughMetals["via"] as? [String])?.map { $0.split(separator: ":")[0] } == ["GOLD", "SILVER"])
+        let number = try #require(throughMetals["path"] as? Int)
+        #expect(try await wallet("alice", ["path-pay", "send", "Bob", "10", "XLM", "--path", "9"]).stderr.contains("choose one from 1 to"))
+        #expect(try await wallet("alice", ["path-pay", "send", "Bob", "10", "XLM", "--path", "\(number)", "--slippage", "1.234"]).stderr == "tender: Slippage must be a percentage such as 1 or 0.5\n")
+        _ = try await ok("alice", ["path-pay", "send", "Bob", "10", "XLM", "--path", "\(number)"], input: "123456\n")
+        // Strict receive, choosing the path at the prompt: the only one costs 5 XLM.
+        let receive = try await ok("alice", ["path-pay", "receive", "Bob", "5", copper], input: "1\n123456\n")
+        #expect(receive.contains("delivered 5.0000000 COPPER"))
+        #expect(receive.contains("spending at most 5.0500000 XLM"))
+        let bobsBalances = try JSONSerialization.jsonObject(with: Data(try await ok("bob", ["balances", "--json"]).utf8)) as! [[String: Any]]
+        #expect(bobsBalances.first { $0["asset"] as? String == copper }?["balance"] as? String == "15.0000000")
+        let alicesLatest = try JSONSerialization.jsonObject(with: Data(try await ok("alice", ["history", "--json", "--limit", "2"]).utf8)) as! [[String: Any]]
+        #expect(alicesLatest.map { $0["type"] as? String } == ["path_payment_strict_receive", "path_payment_strict_send"])
+        #expect(alicesLatest.map { $0["asset"] as? String } == ["XLM", "XLM"])
+        #expect(alicesLatest.map { $0["amount"] as? String } == ["5.0000000", "10.0000000"])
+        #expect(alicesLatest.map { $0["direction"] as? String } == ["sent", "sent"])
+
+        // Bob's watch printed his three payments since (12.5 SRT back to Alice, then the two
+        // path payments), from his side, one JSON line each, and stopped.
+        let watch = try await watched
+        #expect(watch.status == 0, "\(watch.stderr)")
+        let lines = watch.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.map { $0?["direction"] as? String } == ["sent", "received", "received"])
+        #expect(lines.map { $0?["amount"] as? String } == ["12.5000000", "10.0000000", "5.0000000"])
+        #expect(lines.dropFirst().map { $0?["asset"] as? String } == [copper, copper])
+
+        // Wrong PINs are refused, and after three the keystore backs off even the right one.
+        for _ in 0..<3 {
+            #expect(try await wallet("alice", ["show", "--secret"], input: "999999\n").stderr == "tender: Incorrect PIN\n")
+        }
+        let lockedOut = try await wallet("alice", ["show", "--secret"], input: "123456\n")
+        #expect(lockedOut.status == 1)
+        #expect(lockedOut.stderr.hasPrefix("tender: Too many incorrect PINs; try again in "))
+
         // The seed is shown only after the PIN and is nowhere in the keystore in clear.
-        let secret = try JSONSerialization.jsonObject(with: Data(try await ok("alice", ["show", "--secret", "--json"], input: "123456\n").utf8)) as! [String: Any]
-        let seed = try #require(secret["secret_seed"] as? String)
-        let keystore = try String(contentsOfFile: root + "/alice/keystore.json", encoding: .utf8)
-        #expect(!keystore.contains(seed))
+        let keystore = try String(contentsOfFile: root + "/maker/keystore.json", encoding: .utf8)
+        #expect(!keystore.contains(makerSeed))
         _ = try await ok("alice", ["reset"])
         #expect(try await wallet("alice", ["show"]).stderr.contains("no wallet here"))
+    }
+
+    /// The maker's three offers, signed with its seed and posted to Horizon directly (the wallet
+    /// has no offer command).
+    func submitOffers(_ url: String, maker: KeyPair) async throws {
+        let (body, _) = try await URLSession.shared.data(from: URL(string: "\(url)/accounts/\(maker.accountID.strKey)")!)
+        let sequence = try #require(((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["sequence"] as? String).flatMap { Int64($0) })
+        let gold = try Asset(code: "GOLD", issuer: maker.accountID)
+        let silver = try Asset(code: "SILVER", issuer: maker.accountID)
+        let copper = try Asset(code: "COPPER", issuer: maker.accountID)
+        var builder = TransactionBuilder(source: maker.accountID, currentSequenceNumber: sequence)
+        for (selling, buying) in [(gold, Asset.native), (silver, gold), (copper, silver)] {
+            builder.add(.manageSellOffer(ManageSellOfferOperation(selling: selling, buying: buying, amount: 1_000 * Amount.stroopsPerUnit, price: Price(n: 1, d: 1))))
+        }
+        let passphrase = try await networkPassphrase(url)
+        let envelope = try builder.build().signed(by: [maker], on: Network(passphrase: passphrase))
+        var request = URLRequest(url: URL(string: "\(url)/transactions")!)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(("tx=" + envelope.xdrBase64.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!).utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    func networkPassphrase(_ url: String) async throws -> String {
+        let (body, _) = try await URLSession.shared.data(from: URL(string: url)!)
+        return try #require((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["network_passphrase"] as? String)
     }
 }
