@@ -142,10 +142,39 @@ struct WalletCommand: AsyncParsableCommand {
         discussion: """
             Works against the local `tender serve` by default and against any Horizon with --horizon. \
             The seed is kept encrypted under a 6-digit PIN (scrypt and AES-GCM) in --home; every \
-            signing asks for the PIN. Options go after the subcommand: `tender wallet pay Bob 10 --memo lunch`.
+            signing asks for the PIN. The shared options (--home, --horizon, --passphrase, --pin-stdin, \
+            --json) may come before or after the subcommand: `tender wallet --home ~/w pay Bob 10 --memo lunch`.
             """,
         subcommands: [Create.self, Import.self, Show.self, Fund.self, Balances.self, History.self, Watch.self, Trust.self, Pay.self, PathPay.self, Contacts.self, Reset.self]
     )
+
+    /// `tender wallet --home D --horizon U pay ...` as the issue writes it: ArgumentParser gives a
+    /// subcommand only the options after its name, so the options every wallet subcommand shares
+    /// are moved from before the subcommand to after it (before a `--`, if there is one).
+    static func movingSharedOptions(_ arguments: [String]) -> [String] {
+        guard arguments.first == "wallet" else { return arguments }
+        let valued: Set = ["--home", "--horizon", "--passphrase"]
+        let flags: Set = ["--pin-stdin", "--json"]
+        var shared: [String] = []
+        var index = 1
+        while index < arguments.count {
+            let token = arguments[index]
+            let name = String(token.split(separator: "=", maxSplits: 1).first ?? "")
+            if flags.contains(token) || (valued.contains(name) && token.contains("=")) {
+                shared.append(token)
+                index += 1
+            } else if valued.contains(token), index + 1 < arguments.count {
+                shared += arguments[index...(index + 1)]
+                index += 2
+            } else {
+                break
+            }
+        }
+        guard !shared.isEmpty else { return arguments }
+        var rest = Array(arguments[index...])
+        rest.insert(contentsOf: shared, at: rest.firstIndex(of: "--") ?? rest.endIndex)
+        return ["wallet"] + rest
+    }
 
     struct Create: WalletSubcommand {
         static let configuration = CommandConfiguration(abstract: "Make a new key pair and keep its seed under a PIN typed twice.")

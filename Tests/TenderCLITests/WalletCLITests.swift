@@ -30,6 +30,10 @@ struct WalletCLITests {
         _ = try await ok("bob", ["create"], input: "654321\n654321\n")
         let alice = try await ok("alice", ["show"]).trimmingCharacters(in: .whitespacesAndNewlines)
         let bob = try await ok("bob", ["show"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        // The shared options may also come before the subcommand, as `tender wallet --home D show`.
+        let before = try await Tender.runDetached(["wallet", "--home", root + "/bob", "--horizon=" + url, "--json", "show"])
+        #expect(before.status == 0, "\(before.stderr)")
+        #expect(before.stdout.contains("\"address\": \"\(bob)\""))
         #expect(try await wallet("alice", ["balances"]).stderr.contains("Account not found"))
         _ = try await ok("alice", ["fund"])
         _ = try await ok("bob", ["fund"])
