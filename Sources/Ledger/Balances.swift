@@ -11,7 +11,11 @@ enum Holding: Sendable {
 extension LedgerState {
     /// The least XLM `account` must keep: (2 + subentries) × base reserve.
     public func minimumBalance(_ account: AccountEntry) -> Int64 {
-        (2 + Int64(account.numSubEntries)) * Int64(header.baseReserve)
+        Self.minimumBalance(account, baseReserve: Int64(header.baseReserve))
+    }
+
+    static func minimumBalance(_ account: AccountEntry, baseReserve: Int64) -> Int64 {
+        (2 + Int64(account.numSubEntries)) * baseReserve
     }
 
     /// XLM the account can spend: balance less reserve and selling liabilities (may be negative).
@@ -100,14 +104,15 @@ extension LedgerState {
         guard delta != 0 else { return true }
         switch holding {
         case .native(let id):
-            var account = accounts[id]!
-            let (newBalance, overflow) = account.balance.addingReportingOverflow(delta)
-            guard !overflow, newBalance >= 0 else { return false }
-            if delta < 0, newBalance - minimumBalance(account) < account.sellingLiabilities { return false }
-            if delta > 0, newBalance > Int64.max - account.buyingLiabilities { return false }
-            account.balance = newBalance
-            setAccount(account)
-            return true
+            let baseReserve = Int64(header.baseReserve)
+            return modifyAccount(id) { account in
+                let (newBalance, overflow) = account.balance.addingReportingOverflow(delta)
+                guard !overflow, newBalance >= 0 else { return false }
+                if delta < 0, newBalance - Self.minimumBalance(account, baseReserve: baseReserve) < account.sellingLiabilities { return false }
+                if delta > 0, newBalance > Int64.max - account.buyingLiabilities { return false }
+                account.balance = newBalance
+                return true
+            }
         case .issuer(_, let asset):
             recordIssuance(asset, delta)
             return true

@@ -114,18 +114,20 @@ extension LedgerState {
         }
 
         // The fee and the sequence number are taken whatever the operations do.
-        var account = accounts[source]!
-        if feeSource == source {
-            account.balance -= fee
-        } else {
-            var payer = accounts[feeSource]!
-            payer.balance -= fee
-            setAccount(payer)
+        if feeSource != source {
+            _ = modifyAccount(feeSource) { payer in
+                payer.balance -= fee
+                return true
+            }
         }
-        account.sequenceNumber = tx.sequenceNumber
-        account.sequenceLedger = header.sequence
-        account.sequenceTime = header.closeTime
-        setAccount(account)
+        let (ledger, closeTime) = (header.sequence, header.closeTime)
+        _ = modifyAccount(source) { account in
+            if feeSource == source { account.balance -= fee }
+            account.sequenceNumber = tx.sequenceNumber
+            account.sequenceLedger = ledger
+            account.sequenceTime = closeTime
+            return true
+        }
         updateHeader { $0.feePool += fee }
         removeUsedPreAuthSigners(checker.usedPreAuth, tx: tx)
         let afterFee = savepoint()

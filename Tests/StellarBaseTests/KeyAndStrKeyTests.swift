@@ -1,5 +1,6 @@
 import Testing
 import StellarBase
+import TenderTesting
 
 @Suite("Key pairs and StrKey, against stellar-sdk vectors")
 struct KeyVectorTests {
@@ -159,5 +160,35 @@ struct StrKeyErrorTests {
 extension String {
     func leftPadded(to length: Int) -> String {
         String(repeating: "0", count: max(0, length - count)) + self
+    }
+}
+
+@Suite("Account ids as dictionary keys")
+struct AccountIDHashingTests {
+    /// The fast hash must agree with equality and spread real keys evenly over a table's
+    /// buckets whatever its seed, or every ledger lookup slows down.
+    @Test func equalKeysHashEqualAndKeysSpreadEvenly() throws {
+        var random = SplitMix64(seed: 7)
+        let keys = (0..<20_000).map { _ in
+            AccountID(publicKey: Bytes32(w0: random.next(), w1: random.next(), w2: random.next(), w3: random.next()))
+        }
+        for seed in [0, 1, -1, Int.max, Int(truncatingIfNeeded: random.next())] {
+            var buckets = [Int](repeating: 0, count: 4_096)
+            for key in keys {
+                let copy = AccountID(publicKey: key.publicKey)
+                #expect(copy._rawHashValue(seed: seed) == key._rawHashValue(seed: seed))
+                buckets[key._rawHashValue(seed: seed) & 4_095] += 1
+            }
+            // About 4.9 per bucket; a Poisson tail beyond 20 is vanishingly rare.
+            #expect(buckets.max()! <= 20, "seed \(seed): \(buckets.max()!) keys in one bucket")
+            #expect(buckets.filter { $0 == 0 }.count < 100, "seed \(seed): too many empty buckets")
+        }
+        // Dictionaries built from the keys find every one of them, and nothing else.
+        let table = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+        for (index, key) in keys.enumerated() { #expect(table[key] == index) }
+        #expect(table[AccountID(publicKey: .zero)] == nil)
+        // Keys that differ only in the words the hash skips still stay distinct.
+        let a = AccountID(publicKey: Bytes32(w0: 1, w1: 2, w2: 3, w3: 4)), b = AccountID(publicKey: Bytes32(w0: 1, w1: 9, w2: 3, w3: 4))
+        #expect(Set([a, b]).count == 2)
     }
 }

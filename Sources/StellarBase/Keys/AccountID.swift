@@ -15,6 +15,12 @@ public struct AccountID: Hashable, Sendable, Comparable, CustomStringConvertible
     public var description: String { strKey }
 
     public static func < (lhs: AccountID, rhs: AccountID) -> Bool { lhs.publicKey < rhs.publicKey }
+
+    public func hash(into hasher: inout Hasher) { publicKey.hash(into: &hasher) }
+
+    /// The public key's fast hash (see ``Bytes32/_rawHashValue(seed:)``): accounts are the keys
+    /// the ledger looks up most.
+    public func _rawHashValue(seed: Int) -> Int { publicKey._rawHashValue(seed: seed) }
 }
 
 extension AccountID: XDRCodable {
