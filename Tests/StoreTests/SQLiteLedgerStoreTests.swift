@@ -16,6 +16,12 @@ struct SQLiteLedgerStoreTests {
         #expect(try store.latestLedgerSequence() == nil)
     }
 
+    /// GRDB sets a pool's writer to synchronous=NORMAL; the store must set it back to FULL.
+    @Test func everyCommitIsSyncedToDisk() throws {
+        let store = try SQLiteLedgerStore(path: temporaryPath())
+        #expect(try store.writerSynchronousMode() == 2)
+    }
+
     @Test func committedLedgersReloadToTheSameState() throws {
         let path = temporaryPath()
         let store = try SQLiteLedgerStore(path: path)
