@@ -98,14 +98,16 @@ extension WalletPayment {
 /// and path payments, each checked before anything is submitted and signed with the PIN.
 public struct Wallet: Sendable {
     public let horizon: HorizonClient
-    public let network: Network
+    /// The network transactions are signed for; nil asks the server (`GET /`) when the first
+    /// transaction is signed, so what needs no signature works without it.
+    public let network: Network?
     public let keystore: Keystore
     public let contacts: ContactBook
 
     /// Half an XLM per base reserve, as on Stellar's networks.
     public static let baseReserve: Int64 = 5_000_000
 
-    public init(horizon: HorizonClient, network: Network, keystore: Keystore, contacts: ContactBook) {
+    public init(horizon: HorizonClient, network: Network?, keystore: Keystore, contacts: ContactBook) {
         self.horizon = horizon
         self.network = network
         self.keystore = keystore
@@ -176,7 +178,9 @@ public struct Wallet: Sendable {
         if let fee { builder.baseFee = UInt32(clamping: fee) }
         for operation in operations { builder.add(operation) }
         builder.setTimeBounds(minTime: 0, maxTime: UInt64(Date().timeIntervalSince1970) + 300)
-        return try await horizon.submit(try builder.build().signed(by: [keyPair], on: network))
+        let signingNetwork: Network
+        if let network { signingNetwork = network } else { signingNetwork = Network(passphrase: try await horizon.networkPassphrase()) }
+        return try await horizon.submit(try builder.build().signed(by: [keyPair], on: signingNetwork))
     }
 
     /// Pays `amount` of `asset` to a contact or address. Sending XLM to an account that does not

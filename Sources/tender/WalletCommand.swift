@@ -32,23 +32,15 @@ struct WalletOptions: ParsableArguments {
         return URL(fileURLWithPath: path)
     }
 
-    func wallet() async throws -> Wallet {
+    func wallet() throws -> Wallet {
         guard let url = URL(string: horizon), url.scheme == "http" || url.scheme == "https" else {
             throw CommandFailure("--horizon must be an http(s) URL, not \(horizon)")
         }
         let client = HorizonClient(baseURL: url)
-        let network: Network
-        if let passphrase {
-            network = Network(passphrase: passphrase)
-        } else {
-            do {
-                network = Network(passphrase: try await client.networkPassphrase())
-            } catch {
-                throw CommandFailure("cannot reach Horizon at \(horizon): \(error.localizedDescription)")
-            }
-        }
+        // Without --passphrase the server's is asked for when something is signed, so commands
+        // that sign nothing (create, show, contacts list...) work with no server running.
         return Wallet(
-            horizon: client, network: network,
+            horizon: client, network: passphrase.map { Network(passphrase: $0) },
             keystore: Keystore(storage: FileKeystoreStorage(url: directory.appendingPathComponent("keystore.json"))),
             contacts: ContactBook(storage: FileKeystoreStorage(url: directory.appendingPathComponent("contacts.json"))))
     }
@@ -119,7 +111,7 @@ protocol WalletSubcommand: AsyncParsableCommand {
 extension WalletSubcommand {
     func run() async throws {
         do {
-            try await run(try await options.wallet())
+            try await run(try options.wallet())
         } catch {
             throw walletFailure(error)
         }
