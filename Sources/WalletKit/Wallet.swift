@@ -52,11 +52,13 @@ public struct WalletPayment: Sendable, Equatable {
 }
 
 extension WalletPayment {
+    /// `XLM`, or `CODE:ISSUER` for an asset Horizon gives as type, code and issuer.
+    public static func assetName(_ type: String?, _ code: String?, _ issuer: String?) -> String {
+        type == "native" || type == nil ? "XLM" : "\(code ?? ""):\(issuer ?? "")"
+    }
+
     /// The payment as `me` sees it, or nil for a record that moves no money to or from it.
     init?(_ record: HorizonPayment, me: String, names: [String: String]) {
-        func asset(_ type: String?, _ code: String?, _ issuer: String?) -> String {
-            type == "native" || type == nil ? "XLM" : "\(code ?? ""):\(issuer ?? "")"
-        }
         let direction: Direction
         let counterparty: String
         let amount: String
@@ -74,10 +76,10 @@ extension WalletPayment {
             counterparty = (sent ? record.to : record.from) ?? ""
             if sent, record.type != "payment" {
                 amount = record.sourceAmount ?? "0"
-                assetText = asset(record.sourceAssetType, record.sourceAssetCode, record.sourceAssetIssuer)
+                assetText = Self.assetName(record.sourceAssetType, record.sourceAssetCode, record.sourceAssetIssuer)
             } else {
                 amount = record.amount ?? "0"
-                assetText = asset(record.assetType, record.assetCode, record.assetIssuer)
+                assetText = Self.assetName(record.assetType, record.assetCode, record.assetIssuer)
             }
         case "account_merge":
             let sent = record.account == me

@@ -340,7 +340,7 @@ struct WalletCommand: AsyncParsableCommand {
 
         static func render(_ paths: [HorizonPath], receive: Bool) -> (JSONValue, String) {
             func name(_ type: String, _ code: String?) -> String { type == "native" ? "XLM" : code ?? "?" }
-            func full(_ type: String, _ code: String?, _ issuer: String?) -> String { type == "native" ? "XLM" : "\(code ?? ""):\(issuer ?? "")" }
+            let full = WalletPayment.assetName
             let json = JSONValue.array(paths.enumerated().map { index, path in
                 .object([
                     ("path", .number(Int64(index + 1))),
