@@ -20,7 +20,9 @@ enum Tender {
         return directory.appendingPathComponent("tender")
     }
 
-    static func run(_ arguments: [String], input: String? = nil) throws -> Result {
+    /// Runs the binary to the end; one still running after `timeout` seconds is terminated, so a
+    /// command that hangs fails its test instead of hanging the suite.
+    static func run(_ arguments: [String], input: String? = nil, timeout: TimeInterval = 120) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -29,6 +31,9 @@ enum Tender {
         process.standardError = stderr
         process.standardInput = stdin
         try process.run()
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
