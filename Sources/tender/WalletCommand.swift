@@ -15,13 +15,13 @@ struct WalletOptions: ParsableArguments {
     @Option(help: "The wallet's directory (keystore.json, contacts.json). [env: TENDER_WALLET_HOME] (default: ~/.tender-wallet)")
     var home: String?
 
-    @Option(help: "The Horizon server. (default: http://127.0.0.1:8000, the local tender serve)")
+    @Option(help: "The Horizon server; by default the local `tender serve`.")
     var horizon = "http://127.0.0.1:8000"
 
     @Option(help: "The network passphrase. (default: the server's, from GET /)")
     var passphrase: String?
 
-    @Flag(help: "Read PINs (and a seed to import) from standard input, one per line, for scripts.")
+    @Flag(help: "Read PINs (and a seed to import, or a path number to pay along) from standard input, one per line, for scripts.")
     var pinStdin = false
 
     @Flag(help: "Print JSON for programs instead of tables for people.")
