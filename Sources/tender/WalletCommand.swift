@@ -311,7 +311,7 @@ struct WalletCommand: AsyncParsableCommand {
         @OptionGroup var options: WalletOptions
         @Argument(help: "A contact's name or an address (G...).") var destination: String
         @Argument(help: "The amount, up to 7 decimals.") var amount: String
-        @Argument(help: "XLM (default), a test anchor CODE or CODE:ISSUER.") var asset: String = "XLM"
+        @Argument(help: "XLM, a test anchor CODE or CODE:ISSUER.") var asset: String = "XLM"
         @Option(help: "A text memo (at most 28 bytes).") var memo: String?
         @Option(help: "The fee per operation in stroops (default: the network's base fee).") var fee: Int64?
 
