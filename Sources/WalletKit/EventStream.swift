@@ -100,8 +100,13 @@ extension URLSessionTransport {
             let session = URLSession(configuration: self.session.configuration, delegate: delegate, delegateQueue: nil)
             let task = session.dataTask(with: request)
             continuation.onTermination = { _ in
-                task.cancel()
-                session.invalidateAndCancel()
+                // Not here and now: a consumer's cancellation runs this holding its task's lock,
+                // and cancelling waits for the session's queue, which may be waiting for that
+                // lock to hand over the last chunk.
+                DispatchQueue.global().async {
+                    task.cancel()
+                    session.invalidateAndCancel()
+                }
             }
             task.resume()
         }

@@ -22,9 +22,20 @@ public struct URLSessionTransport: HorizonTransport {
 
     public init(session: URLSession = .shared) { self.session = session }
 
+    /// A cancelled caller still waits for the answer: FoundationNetworking's async
+    /// `data(for:)` can deadlock when a task is cancelled while its answer is being delivered
+    /// (the cancellation holds the task's lock and waits for the session's queue, which waits
+    /// for that lock to resume the task), so the request goes through a completion handler.
     public func send(_ request: URLRequest) async throws -> (status: Int, body: Data) {
-        let (data, response) = try await session.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        try await withCheckedThrowingContinuation { continuation in
+            session.dataTask(with: request) { data, response, error in
+                if let error {
+                    continuation.resume(throwing: error)
+                } else {
+                    continuation.resume(returning: ((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data()))
+                }
+            }.resume()
+        }
     }
 }
 

@@ -163,22 +163,20 @@ struct StreamingTests {
             // payment must, however soon the stream connects.
             let funding = try #require(try await horizon.payments(for: try bob.keystore.address(), limit: 1).records.first)
             let updates = try bob.paymentUpdates(cursor: funding.pagingToken)
-            let seen = try await withThrowingTaskGroup(of: WalletPayment?.self) { group in
-                group.addTask {
-                    for try await payment in updates { return payment }
-                    return nil
-                }
-                group.addTask {
-                    try await Task.sleep(for: .milliseconds(300))
-                    _ = try await alice.pay(to: try bob.keystore.address(), amount: "7.5", memo: "dinner", pin: "111111")
-                    try await Task.sleep(for: .seconds(30))
-                    Issue.record("no payment arrived on the stream within 30 s")
-                    return nil
-                }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                return first
+            let watcher = Task { () -> WalletPayment? in
+                for try await payment in updates { return payment }
+                return nil
             }
+            // A stream that never delivers fails the test instead of hanging it.
+            let deadline = Task {
+                try await Task.sleep(for: .seconds(30))
+                Issue.record("no payment arrived on the stream within 30 s")
+                watcher.cancel()
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try await alice.pay(to: try bob.keystore.address(), amount: "7.5", memo: "dinner", pin: "111111")
+            let seen = try await watcher.value
+            deadline.cancel()
             let payment = try #require(seen)
             #expect(payment.type == "payment")
             #expect(payment.direction == .received)
