@@ -30,6 +30,10 @@ let package = Package(
             ]
         ),
         .target(
+            name: "TenderJSON",
+            path: "Sources/TenderJSON"
+        ),
+        .target(
             name: "TenderTesting",
             path: "Sources/TenderTesting"
         ),
@@ -63,6 +67,7 @@ let package = Package(
                 "Ledger",
                 "LedgerService",
                 "Store",
+                "TenderJSON",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
@@ -85,6 +90,7 @@ let package = Package(
                 "LedgerService",
                 "Store",
                 "TenderServer",
+                "TenderJSON",
                 "WalletKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),

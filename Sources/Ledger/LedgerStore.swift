@@ -32,18 +32,20 @@ public enum TOID {
     }
 }
 
-/// Where closed ledgers are kept. Domain code depends on this; Store implements it.
+/// Where closed ledgers are kept: the write side of a store, used by the ledger writer alone.
+/// Domain code depends on this; Store implements it. Every method suspends instead of blocking
+/// a thread of Swift's cooperative pool.
 public protocol LedgerStore: Sendable {
     /// The state as of the last committed ledger, or nil when nothing was ever committed.
     /// - Throws: when the storage cannot be read.
-    func loadState() throws -> LedgerState?
+    func loadState() async throws -> LedgerState?
     /// Commits a closed ledger atomically: its header, every changed entry and the history of
     /// its applied transactions. When this returns, the ledger survives a crash.
     /// - Throws: when the storage cannot be written; nothing of the ledger is kept then.
-    func commit(_ ledger: ClosedLedger) throws
+    func commit(_ ledger: ClosedLedger) async throws
     /// An applied transaction by hash.
     /// - Throws: when the storage cannot be read.
-    func transaction(hash: Bytes32) throws -> StoredTransaction?
+    func transaction(hash: Bytes32) async throws -> StoredTransaction?
 }
 
 extension Operation {

@@ -72,19 +72,19 @@ public actor LedgerWriter {
 
     /// Opens the ledger in `store`, or starts a new network at genesis and commits it.
     /// - Throws: when the store cannot be read or written.
-    public init(store: any LedgerStore, configuration: Configuration, logger: Logger, now: @escaping @Sendable () -> UInt64) throws {
+    public init(store: any LedgerStore, configuration: Configuration, logger: Logger, now: @escaping @Sendable () -> UInt64) async throws {
         self.store = store
         self.configuration = configuration
         self.logger = logger
         self.now = now
-        if let state = try store.loadState() {
+        if let state = try await store.loadState() {
             self.state = state
             self.commits = LedgerCommits(latest: state.header.sequence)
             logger.info("ledger opened", metadata: ["ledger.sequence": "\(state.header.sequence)"])
         } else {
             var genesis = LedgerState.genesis(network: configuration.network, closeTime: now())
             let closed = try genesis.closeLedger([], closeTime: now())
-            try store.commit(closed)
+            try await store.commit(closed)
             self.state = genesis
             self.commits = LedgerCommits(latest: genesis.header.sequence)
             logger.info("new network at genesis", metadata: ["ledger.sequence": "\(genesis.header.sequence)"])
@@ -139,7 +139,7 @@ public actor LedgerWriter {
         // A transaction already in the ledger comes back with a bad sequence number (its
         // sequence was consumed); only then is history read, so the common path stays off disk.
         if case .rejected(let rejection) = result, rejection.code == .badSequence,
-           let stored = try store.transaction(hash: prepared.hash) {
+           let stored = try await store.transaction(hash: prepared.hash) {
             return .applied(stored)
         }
         return result
@@ -221,10 +221,12 @@ public actor LedgerWriter {
 
         let store = self.store
         let started = ContinuousClock.now
-        let outcome: Result<Void, any Error> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: Result { try store.commit(closed) })
-            }
+        let outcome: Result<Void, any Error>
+        do {
+            try await store.commit(closed)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
         }
         logger.debug("ledger committed", metadata: [
             "ledger.sequence": "\(closed.header.sequence)", "ledger.transactions": "\(batch.count)",

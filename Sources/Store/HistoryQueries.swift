@@ -4,20 +4,7 @@ import GRDB
 import Ledger
 import StellarBase
 
-/// Which slice of a collection to read: Horizon's `cursor`, `limit` and `order`.
-public struct PageRequest: Sendable, Equatable {
-    /// Records strictly after this paging token in the page's order; nil: from the start
-    /// (ascending) or the end (descending).
-    public var cursor: Int64?
-    public var limit: Int
-    public var descending: Bool
-
-    public init(cursor: Int64? = nil, limit: Int = 10, descending: Bool = false) {
-        self.cursor = cursor
-        self.limit = limit
-        self.descending = descending
-    }
-
+extension PageRequest {
     /// The SQL condition on `column` and the order clause.
     func clauses(_ column: String) -> (condition: String, arguments: [Int64], order: String) {
         let order = "ORDER BY \(column) \(descending ? "DESC" : "ASC") LIMIT \(limit)"
@@ -26,63 +13,11 @@ public struct PageRequest: Sendable, Equatable {
     }
 }
 
-/// An account with its trustlines and data entries, as `GET /accounts/{id}` shows it.
-public struct AccountRecord: Sendable {
-    public var account: AccountEntry
-    public var trustLines: [TrustLineEntry]
-    public var data: [DataEntry]
-}
-
-/// A closed ledger as history keeps it.
-public struct LedgerRecord: Sendable {
-    public var header: LedgerHeader
-    /// SHA-256 of the stored header.
-    public var hash: Bytes32
-    public var previousHash: Bytes32?
-    public var transactionCount: Int
-    public var successfulTransactionCount: Int
-    public var operationCount: Int
-
-    /// Horizon's paging token for a ledger: its sequence in the high 32 bits.
-    public var pagingToken: Int64 { Int64(header.sequence) << 32 }
-}
-
-/// One operation of an applied transaction.
-public struct OperationRecord: Sendable {
-    /// The operation's TOID.
-    public var id: Int64
-    public var transaction: StoredTransaction
-    /// 0-based position in the transaction.
-    public var index: Int
-
-    public var operation: StellarBase.Operation { transaction.envelope.transaction.operations[index] }
-    /// The operation's result, when the transaction got as far as operation results.
-    public var result: OperationResult? { transaction.result.outcome.operationResults?[safe: index] }
-}
-
-/// Which operations to list.
-public struct OperationFilter: Sendable {
-    public var account: AccountID?
-    public var transactionHash: Bytes32?
-    public var paymentsOnly: Bool
-    public var includeFailed: Bool
-
-    public init(account: AccountID? = nil, transactionHash: Bytes32? = nil, paymentsOnly: Bool = false, includeFailed: Bool = false) {
-        self.account = account
-        self.transactionHash = transactionHash
-        self.paymentsOnly = paymentsOnly
-        self.includeFailed = includeFailed
-    }
-}
-
-extension Array {
-    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
-}
-
-// Reads for the Horizon API. Every read sees whole committed ledgers only.
-extension SQLiteLedgerStore {
-    public func account(_ id: AccountID) throws -> AccountRecord? {
-        try database.read { db in
+// Reads for the Horizon API, through GRDB's async API: each suspends while a reader connection
+// of the pool does the work on its own thread. Every read sees whole committed ledgers only.
+extension SQLiteLedgerStore: LedgerReader {
+    public func account(_ id: AccountID) async throws -> AccountRecord? {
+        try await database.read { db in
             let key = id.storageKey
             guard let blob = try Data.fetchOne(db, sql: "SELECT entry FROM accounts WHERE account_id = ?", arguments: [key]) else { return nil }
             let account = try AccountEntry(xdrBytes: [UInt8](blob))
@@ -99,25 +34,30 @@ extension SQLiteLedgerStore {
     }
 
     /// Whether the account exists.
-    public func accountExists(_ id: AccountID) throws -> Bool {
-        try database.read { db in
+    public func accountExists(_ id: AccountID) async throws -> Bool {
+        try await database.read { db in
             try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE account_id = ?", arguments: [id.storageKey]) ?? false
         }
     }
 
-    public func ledgers(_ page: PageRequest) throws -> [LedgerRecord] {
-        try database.read { db in
-            // Ledger paging tokens are sequence << 32; compare on the sequence.
+    public func ledgers(_ page: PageRequest) async throws -> [LedgerRecord] {
+        try await database.read { db in
+            // Ledger paging tokens are sequence << 32; compare on the sequence. Descending, a
+            // cursor inside ledger N's token range still includes N (its token is below the
+            // cursor); the sum cannot overflow: a non-negative Int64 shifted right by 32 is
+            // below 2^31.
             var sequencePage = page
-            sequencePage.cursor = page.cursor.map { page.descending ? ($0 + 0xFFFF_FFFF) >> 32 : $0 >> 32 }
+            sequencePage.cursor = page.cursor.map { cursor in
+                page.descending ? (cursor >> 32) + (cursor & 0xFFFF_FFFF == 0 ? 0 : 1) : cursor >> 32
+            }
             let (condition, arguments, order) = sequencePage.clauses("sequence")
             return try Row.fetchAll(db, sql: "SELECT * FROM ledger_headers WHERE \(condition) \(order)", arguments: StatementArguments(arguments))
                 .map { try Self.ledgerRecord($0, db) }
         }
     }
 
-    public func ledger(_ sequence: UInt32) throws -> LedgerRecord? {
-        try database.read { db in
+    public func ledger(_ sequence: UInt32) async throws -> LedgerRecord? {
+        try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM ledger_headers WHERE sequence = ?", arguments: [sequence]).map { try Self.ledgerRecord($0, db) }
         }
     }
@@ -137,8 +77,8 @@ extension SQLiteLedgerStore {
     }
 
     /// Applied transactions, all or one account's (as source or participant of any operation).
-    public func transactions(_ page: PageRequest, account: AccountID? = nil, includeFailed: Bool = false) throws -> [StoredTransaction] {
-        try database.read { db in
+    public func transactions(_ page: PageRequest, account: AccountID? = nil, includeFailed: Bool = false) async throws -> [StoredTransaction] {
+        try await database.read { db in
             let failed = includeFailed ? "" : "AND t.successful = 1"
             let columns = "t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result"
             let rows: [Row]
@@ -164,8 +104,8 @@ extension SQLiteLedgerStore {
             closeTime: UInt64(row["close_time"] as Int64))
     }
 
-    public func operations(_ page: PageRequest, filter: OperationFilter) throws -> [OperationRecord] {
-        try database.read { db in
+    public func operations(_ page: PageRequest, filter: OperationFilter) async throws -> [OperationRecord] {
+        try await database.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
             let from: String
@@ -197,13 +137,15 @@ extension SQLiteLedgerStore {
         }
     }
 
-    public func operation(_ id: Int64) throws -> OperationRecord? {
-        try operations(PageRequest(cursor: id - 1, limit: 1), filter: OperationFilter(includeFailed: true)).first { $0.id == id }
+    public func operation(_ id: Int64) async throws -> OperationRecord? {
+        // `id` is positive (the route refuses anything else), so `id - 1` cannot overflow.
+        guard id > 0 else { return nil }
+        return try await operations(PageRequest(cursor: id - 1, limit: 1), filter: OperationFilter(includeFailed: true)).first { $0.id == id }
     }
 
     /// Open offers, filtered by seller and by the assets traded, in offer id order.
-    public func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?) throws -> [LedgerOffer] {
-        try database.read { db in
+    public func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?) async throws -> [LedgerOffer] {
+        try await database.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
             if let seller {
@@ -226,15 +168,15 @@ extension SQLiteLedgerStore {
         }
     }
 
-    public func offer(_ id: Int64) throws -> LedgerOffer? {
-        try database.read { db in
+    public func offer(_ id: Int64) async throws -> LedgerOffer? {
+        try await database.read { db in
             try Data.fetchOne(db, sql: "SELECT entry FROM offers WHERE offer_id = ?", arguments: [id]).map { try LedgerOffer(xdrBytes: [UInt8]($0)) }
         }
     }
 
     /// The fees charged by the transactions of the last `ledgers` ledgers, and the most they offered.
-    public func recentFees(ledgers: Int) throws -> (charged: [Int64], offered: [Int64]) {
-        try database.read { db in
+    public func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) {
+        try await database.read { db in
             let latest = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM ledger_headers") ?? 0
             let rows = try Row.fetchAll(db, sql: "SELECT fee_charged, operation_count, envelope FROM transactions WHERE ledger > ?", arguments: [latest - Int64(ledgers)])
             var charged: [Int64] = []

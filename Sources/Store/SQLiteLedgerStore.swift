@@ -113,8 +113,8 @@ public final class SQLiteLedgerStore: LedgerStore {
         return migrator
     }
 
-    public func loadState() throws -> LedgerState? {
-        try database.read { db in
+    public func loadState() async throws -> LedgerState? {
+        try await database.read { db in
             guard let headerBlob = try Data.fetchOne(db, sql: "SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1") else {
                 return nil
             }
@@ -127,23 +127,31 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    public func commit(_ ledger: ClosedLedger) throws {
-        try database.write { db in
-            let applied = ledger.transactions.filter(\.application.isApplied)
-            try db.execute(
-                sql: "INSERT INTO ledger_headers (sequence, close_time, header, transaction_count, successful_transaction_count, operation_count) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    ledger.header.sequence, Int64(ledger.header.closeTime), Data(ledger.header.xdrBytes), applied.count,
-                    applied.filter { $0.application.result.isSuccess }.count,
-                    applied.reduce(0) { $0 + $1.prepared.transaction.operations.count },
-                ])
-            try writeChanges(ledger.changes, db)
-            try writeHistory(applied, header: ledger.header, db)
+    public func commit(_ ledger: ClosedLedger) async throws {
+        // The write runs on the pool's writer queue while this task suspends. It is GRDB's
+        // completion-based write, not its async one: that one gives up when the calling task is
+        // cancelled (a graceful shutdown cancels the writer's service), and a ledger already
+        // answered to nobody but applied in memory must still reach the disk.
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            database.asyncWrite({ db in
+                let applied = ledger.transactions.filter(\.application.isApplied)
+                try db.execute(
+                    sql: "INSERT INTO ledger_headers (sequence, close_time, header, transaction_count, successful_transaction_count, operation_count) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [
+                        ledger.header.sequence, Int64(ledger.header.closeTime), Data(ledger.header.xdrBytes), applied.count,
+                        applied.filter { $0.application.result.isSuccess }.count,
+                        applied.reduce(0) { $0 + $1.prepared.transaction.operations.count },
+                    ])
+                try Self.writeChanges(ledger.changes, db)
+                try Self.writeHistory(applied, header: ledger.header, db)
+            }, completion: { _, result in
+                continuation.resume(with: result)
+            })
         }
         checkpointSoon()
     }
 
-    private func writeChanges(_ changes: LedgerChanges, _ db: Database) throws {
+    private static func writeChanges(_ changes: LedgerChanges, _ db: Database) throws {
         let upsertAccount = try db.cachedStatement(sql: "INSERT OR REPLACE INTO accounts (account_id, entry) VALUES (?, ?)")
         let deleteAccount = try db.cachedStatement(sql: "DELETE FROM accounts WHERE account_id = ?")
         for (id, entry) in changes.accounts {
@@ -183,7 +191,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    private func writeHistory(_ applied: [ClosedTransaction], header: LedgerHeader, _ db: Database) throws {
+    private static func writeHistory(_ applied: [ClosedTransaction], header: LedgerHeader, _ db: Database) throws {
         let insertTransaction = try db.cachedStatement(sql: """
             INSERT INTO transactions (id, hash, ledger, application_order, source_account, successful, fee_charged, operation_count, close_time, envelope, result)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -219,8 +227,8 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    public func transaction(hash: Bytes32) throws -> StoredTransaction? {
-        try database.read { db in
+    public func transaction(hash: Bytes32) async throws -> StoredTransaction? {
+        try await database.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT ledger, application_order, close_time, envelope, result FROM transactions WHERE hash = ?", arguments: [Data(hash.bytes)]) else {
                 return nil
             }
@@ -234,8 +242,8 @@ public final class SQLiteLedgerStore: LedgerStore {
     }
 
     /// The sequence of the last committed ledger, or nil.
-    public func latestLedgerSequence() throws -> UInt32? {
-        try database.read { db in try UInt32.fetchOne(db, sql: "SELECT MAX(sequence) FROM ledger_headers") }
+    public func latestLedgerSequence() async throws -> UInt32? {
+        try await database.read { db in try UInt32.fetchOne(db, sql: "SELECT MAX(sequence) FROM ledger_headers") }
     }
 }
 

@@ -1,3 +1,4 @@
+import TenderJSON
 import Foundation
 import Hummingbird
 import Ledger
@@ -23,7 +24,7 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
     let store = try SQLiteLedgerStore(path: configuration.databasePath)
-    let writer = try LedgerWriter(
+    let writer = try await LedgerWriter(
         store: store,
         configuration: .init(network: configuration.network, closeInterval: configuration.closeInterval, batchLimit: configuration.batchLimit),
         logger: logger, now: { UInt64(Date().timeIntervalSince1970) })
@@ -32,8 +33,8 @@ public func buildApplication(
 
     let router = Router()
     let accountCache = AccountCache(commits: writer.commits)
-    let horizon = HorizonRoutes(store: store, writer: writer, configuration: configuration, logger: logger, accountCache: accountCache)
-    router.add(middleware: ProblemMiddleware())
+    let horizon = HorizonRoutes(reader: store, writer: writer, configuration: configuration, logger: logger, accountCache: accountCache)
+    router.add(middleware: ProblemMiddleware(logger: logger))
     router.add(middleware: CORSMiddleware(
         allowOrigin: .all, allowHeaders: [.accept, .contentType, .origin, .init("X-Client-Name")!, .init("X-Client-Version")!],
         allowMethods: [.get, .post, .head, .options], exposedHeaders: ["Date", "Latest-Ledger"], maxAge: .seconds(3600)))
@@ -91,28 +92,6 @@ public func buildApplication(
 extension TenderConfiguration {
     /// The test anchor of this configuration's network.
     public var testAnchor: TestAnchor { TestAnchor(seed: anchorSeed, homeDomain: anchorHomeDomain) }
-}
-
-/// Answers what the router itself refuses (unknown routes, wrong methods) as Horizon's
-/// problem+json.
-struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as HTTPError {
-            switch error.status {
-            case .notFound: return Problem.notFound.response()
-            case .methodNotAllowed:
-                return Problem(
-                    type: "https://stellar.org/horizon-errors/method_not_allowed", title: "Method Not Allowed", status: 405,
-                    detail: "This endpoint does not support the request method you used.", extras: nil).response()
-            default:
-                return Problem(
-                    type: "https://stellar.org/horizon-errors/bad_request", title: "Bad Request", status: 400,
-                    detail: error.body ?? "The request you sent was invalid in some way.", extras: nil).response()
-            }
-        }
-    }
 }
 
 /// Runs the ledger writer's close loop until graceful shutdown, then lets it finish the ledger

@@ -3,14 +3,6 @@ import Ledger
 import StellarBase
 import Store
 
-/// A request's problem, answered as Horizon's problem+json.
-struct ProblemError: Error {
-    let problem: Problem
-    init(_ problem: Problem) { self.problem = problem }
-
-    static func invalid(_ field: String, _ detail: String) -> ProblemError { ProblemError(.badRequest(detail, field: field)) }
-}
-
 /// Reads and checks a request's query parameters the way Horizon does: a bad value is a 400
 /// naming the parameter in `extras.invalid_field`.
 struct HorizonQuery {

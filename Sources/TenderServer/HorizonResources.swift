@@ -1,3 +1,4 @@
+import TenderJSON
 import Foundation
 import Ledger
 import StellarBase

@@ -1,3 +1,4 @@
+import TenderJSON
 import Foundation
 import Hummingbird
 import Ledger
@@ -12,7 +13,8 @@ import Store
 /// committed ledgers in SQLite, so nothing is shown before it is durable; order books and paths
 /// come from the writer's state.
 struct HorizonRoutes: Sendable {
-    let store: SQLiteLedgerStore
+    /// Committed history and entries; the routes know only the protocol, not the database.
+    let reader: any LedgerReader
     let writer: LedgerWriter
     let configuration: TenderConfiguration
     let logger: Logger
@@ -28,7 +30,7 @@ struct HorizonRoutes: Sendable {
                 if let body = accountCache.body(for: address, base: resources.base) { return json(body) }
                 let id = try HorizonQuery.accountID(address, field: "account_id")
                 let readAt = writer.commits.latest
-                guard let record = try store.account(id) else { throw ProblemError(.notFound) }
+                guard let record = try await reader.account(id) else { throw ProblemError(.notFound) }
                 let body = ByteBuffer(bytes: resources.account(record).compactBytes())
                 accountCache.store(body, for: id.strKey, base: resources.base, readAt: readAt)
                 return json(body)
@@ -37,49 +39,49 @@ struct HorizonRoutes: Sendable {
         router.get("/accounts/:account/transactions") { request, context in
             await collection(request, path: "/accounts/\(context.parameters.get("account") ?? "")/transactions", tokenOf: \.id) { query, page in
                 let id = try accountParameter(context)
-                return try store.transactions(page, account: id, includeFailed: try query.includeFailed())
+                return try await reader.transactions(page, account: id, includeFailed: try query.includeFailed())
             } render: { $0.transaction($1) }
         }
         for kind in ["operations", "payments"] {
             router.get("/accounts/:account/\(kind)") { request, context in
                 await collection(request, path: "/accounts/\(context.parameters.get("account") ?? "")/\(kind)", tokenOf: \.id) { query, page in
                     let id = try accountParameter(context)
-                    return try store.operations(page, filter: OperationFilter(account: id, paymentsOnly: kind == "payments", includeFailed: try query.includeFailed()))
+                    return try await reader.operations(page, filter: OperationFilter(account: id, paymentsOnly: kind == "payments", includeFailed: try query.includeFailed()))
                 } render: { $0.operation($1) }
             }
             router.get("/\(kind)") { request, _ in
                 await collection(request, path: "/\(kind)", tokenOf: \.id) { query, page in
                     let account = try query.accountID("for_account")
-                    return try store.operations(page, filter: OperationFilter(account: account, paymentsOnly: kind == "payments", includeFailed: try query.includeFailed()))
+                    return try await reader.operations(page, filter: OperationFilter(account: account, paymentsOnly: kind == "payments", includeFailed: try query.includeFailed()))
                 } render: { $0.operation($1) }
             }
             router.get("/transactions/:hash/\(kind)") { request, context in
                 await collection(request, path: "/transactions/\(context.parameters.get("hash") ?? "")/\(kind)", tokenOf: \.id) { query, page in
                     let hash = try hashParameter(context)
-                    return try store.operations(page, filter: OperationFilter(transactionHash: hash, paymentsOnly: kind == "payments", includeFailed: true))
+                    return try await reader.operations(page, filter: OperationFilter(transactionHash: hash, paymentsOnly: kind == "payments", includeFailed: true))
                 } render: { $0.operation($1) }
             }
         }
         router.get("/accounts/:account/offers") { request, context in
             await collection(request, path: "/accounts/\(context.parameters.get("account") ?? "")/offers", tokenOf: { $0.entry.offerID }) { _, page in
-                try store.offers(page, seller: try accountParameter(context), selling: nil, buying: nil)
+                try await reader.offers(page, seller: try accountParameter(context), selling: nil, buying: nil)
             } render: { $0.offer($1) }
         }
         router.get("/transactions") { request, _ in
             await collection(request, path: "/transactions", tokenOf: \.id) { query, page in
-                try store.transactions(page, account: try query.accountID("for_account"), includeFailed: try query.includeFailed())
+                try await reader.transactions(page, account: try query.accountID("for_account"), includeFailed: try query.includeFailed())
             } render: { $0.transaction($1) }
         }
         router.get("/transactions/:hash") { request, context in
             await respond(request) { resources in
                 let hash = try hashParameter(context)
-                guard let stored = try store.transaction(hash: hash) else { throw ProblemError(.notFound) }
+                guard let stored = try await reader.transaction(hash: hash) else { throw ProblemError(.notFound) }
                 return try json(resources.transaction(stored))
             }
         }
         router.get("/ledgers") { request, _ in
             await collection(request, path: "/ledgers", tokenOf: \.pagingToken) { _, page in
-                try store.ledgers(page)
+                try await reader.ledgers(page)
             } render: { $0.ledger($1) }
         }
         router.get("/ledgers/:sequence") { request, context in
@@ -87,7 +89,7 @@ struct HorizonRoutes: Sendable {
                 guard let sequence = context.parameters.get("sequence").flatMap({ UInt32($0) }), sequence > 0 else {
                     throw ProblemError.invalid("sequence", "a ledger sequence is a positive whole number")
                 }
-                guard let record = try store.ledger(sequence) else { throw ProblemError(.notFound) }
+                guard let record = try await reader.ledger(sequence) else { throw ProblemError(.notFound) }
                 return try json(resources.ledger(record))
             }
         }
@@ -96,13 +98,13 @@ struct HorizonRoutes: Sendable {
                 guard let id = context.parameters.get("id").flatMap({ Int64($0) }), id > 0 else {
                     throw ProblemError.invalid("id", "an operation id is a positive whole number")
                 }
-                guard let record = try store.operation(id) else { throw ProblemError(.notFound) }
+                guard let record = try await reader.operation(id) else { throw ProblemError(.notFound) }
                 return try json(resources.operation(record))
             }
         }
         router.get("/offers") { request, _ in
             await collection(request, path: "/offers", tokenOf: { $0.entry.offerID }) { query, page in
-                try store.offers(page, seller: try query.accountID("seller"), selling: try query.asset("selling"), buying: try query.asset("buying"))
+                try await reader.offers(page, seller: try query.accountID("seller"), selling: try query.asset("selling"), buying: try query.asset("buying"))
             } render: { $0.offer($1) }
         }
         router.get("/offers/:id") { request, context in
@@ -110,7 +112,7 @@ struct HorizonRoutes: Sendable {
                 guard let id = context.parameters.get("id").flatMap({ Int64($0) }), id > 0 else {
                     throw ProblemError.invalid("id", "an offer id is a positive whole number")
                 }
-                guard let offer = try store.offer(id) else { throw ProblemError(.notFound) }
+                guard let offer = try await reader.offer(id) else { throw ProblemError(.notFound) }
                 return try json(resources.offer(offer))
             }
         }
@@ -124,7 +126,7 @@ struct HorizonRoutes: Sendable {
             await respond(request) { resources in try await strictReceivePaths(HorizonQuery(request), resources) }
         }
         router.get("/fee_stats") { request, _ in
-            await respond(request) { _ in try feeStats() }
+            await respond(request) { _ in try await feeStats() }
         }
     }
 
@@ -143,15 +145,12 @@ struct HorizonRoutes: Sendable {
     // MARK: Answers
 
     /// Runs `body`, turning a ``ProblemError`` into its problem+json answer and anything else
-    /// into a 500 that is logged.
+    /// into a 500 that is logged (``Problem/answering(_:to:logger:)``).
     func respond(_ request: Request, _ body: (HorizonResources) async throws -> Response) async -> Response {
         do {
             return try await body(resources(for: request))
-        } catch let error as ProblemError {
-            return error.problem.response()
         } catch {
-            logger.error("request failed: \(error)", metadata: ["http.path": "\(request.uri.path)"])
-            return Problem.serverError.response()
+            return Problem.answering(error, to: request, logger: logger).response()
         }
     }
 
@@ -178,7 +177,7 @@ struct HorizonRoutes: Sendable {
     /// from `cursor` on.
     func collection<Record>(
         _ request: Request, path: String, tokenOf: @escaping @Sendable (Record) -> Int64,
-        fetch: @escaping @Sendable (HorizonQuery, PageRequest) throws -> [Record],
+        fetch: @escaping @Sendable (HorizonQuery, PageRequest) async throws -> [Record],
         render: @escaping @Sendable (HorizonResources, Record) -> JSONValue
     ) async -> Response {
         let query = HorizonQuery(request)
@@ -190,12 +189,12 @@ struct HorizonRoutes: Sendable {
             if streaming {
                 // Streams always run forward; an unknown cursor starts from the beginning.
                 page.descending = false
-                _ = try fetch(query, PageRequest(cursor: page.cursor, limit: 1))
+                _ = try await fetch(query, PageRequest(cursor: page.cursor, limit: 1))
                 return stream(resources, from: page.cursor) { cursor in
-                    try fetch(query, PageRequest(cursor: cursor, limit: 200)).map { (tokenOf($0), render(resources, $0)) }
+                    try await fetch(query, PageRequest(cursor: cursor, limit: 200)).map { (tokenOf($0), render(resources, $0)) }
                 }
             }
-            let records = try fetch(query, page)
+            let records = try await fetch(query, page)
             let tokens = records.map(tokenOf)
             return try json(pageDocument(resources, path: path, query: query, page: page, tokens: tokens, records: records.map { render(resources, $0) }))
         }
@@ -222,7 +221,7 @@ struct HorizonRoutes: Sendable {
 
     /// Server-sent events, as Horizon sends them: a hello, then every record after `cursor` with
     /// its paging token as the event id, then each new record as its ledger commits.
-    func stream(_ resources: HorizonResources, from cursor: Int64?, fetch: @escaping @Sendable (Int64?) throws -> [(Int64, JSONValue)]) -> Response {
+    func stream(_ resources: HorizonResources, from cursor: Int64?, fetch: @escaping @Sendable (Int64?) async throws -> [(Int64, JSONValue)]) -> Response {
         let commits = writer.commits
         let logger = self.logger
         let body = ResponseBody { writer in
@@ -233,7 +232,7 @@ struct HorizonRoutes: Sendable {
             while !commits.isClosed && !Task.isShuttingDownGracefully {
                 let records: [(Int64, JSONValue)]
                 do {
-                    records = try fetch(cursor)
+                    records = try await fetch(cursor)
                 } catch {
                     logger.error("stream read failed: \(error)")
                     break
@@ -312,8 +311,8 @@ struct HorizonRoutes: Sendable {
     }
 
     /// The assets an account holds: XLM and every trustline, with their balances.
-    private func holdings(_ account: AccountID) throws -> [(Asset, Int64)] {
-        guard let record = try store.account(account) else { throw ProblemError(.notFound) }
+    private func holdings(_ account: AccountID) async throws -> [(Asset, Int64)] {
+        guard let record = try await reader.account(account) else { throw ProblemError(.notFound) }
         return [(.native, record.account.balance)] + record.trustLines.map { ($0.asset, $0.balance) }
     }
 
@@ -323,7 +322,7 @@ struct HorizonRoutes: Sendable {
         let destinations: [Asset]
         if let account = try query.accountID("destination_account") {
             guard query["destination_assets"] == nil else { throw ProblemError.invalid("destination_assets", "give destination_account or destination_assets, not both") }
-            destinations = try holdings(account).map(\.0)
+            destinations = try await holdings(account).map(\.0)
         } else if let assets = try query.assetList("destination_assets") {
             destinations = assets
         } else {
@@ -340,7 +339,7 @@ struct HorizonRoutes: Sendable {
         var balances: [Asset: Int64]?
         if let account = try query.accountID("source_account") {
             guard query["source_assets"] == nil else { throw ProblemError.invalid("source_assets", "give source_account or source_assets, not both") }
-            let held = try holdings(account)
+            let held = try await holdings(account)
             sources = held.map(\.0)
             balances = Dictionary(held, uniquingKeysWith: { first, _ in first })
         } else if let assets = try query.assetList("source_assets") {
@@ -364,10 +363,10 @@ struct HorizonRoutes: Sendable {
     }
 
     /// Fee statistics over the last five ledgers, per operation, as Horizon reports them.
-    func feeStats() throws -> Response {
+    func feeStats() async throws -> Response {
         let recentLedgers = 5
-        let (charged, offered) = try store.recentFees(ledgers: recentLedgers)
-        let latest = try store.ledger(writer.commits.latest)
+        let (charged, offered) = try await reader.recentFees(ledgers: recentLedgers)
+        let latest = try await reader.ledger(writer.commits.latest)
         let baseFee = Int64(latest?.header.baseFee ?? 100)
         let capacity = latest.map { Double($0.operationCount) / Double(max(1, $0.header.maxTransactionSetSize)) } ?? 0
         return try json(.object([

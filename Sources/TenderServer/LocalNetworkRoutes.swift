@@ -42,13 +42,13 @@ struct LocalNetworkRoutes: Sendable {
             let query = HorizonQuery(request)
             guard let addressText = query["addr"] else { throw ProblemError.invalid("addr", "addr (the account to fund, G...) is required") }
             let address = try HorizonQuery.accountID(addressText, field: "addr")
-            let store = horizon.store
+            let reader = horizon.reader
             let submission: SubmissionResult
             if let code = query["asset"] {
                 guard let currency = anchor.currency(code: code), let desk = anchorDesks[currency.code] else {
                     throw ProblemError.invalid("asset", "the test anchor hands out \(anchor.currencies.map(\.code).joined(separator: ", ")), not \(code)")
                 }
-                guard let account = try store.account(address) else {
+                guard let account = try await reader.account(address) else {
                     throw ProblemError(.badRequest("the account \(address.strKey) does not exist; fund it with XLM first (GET /friendbot?addr=\(address.strKey))", field: "addr"))
                 }
                 guard account.trustLines.contains(where: { $0.asset == currency.asset }) else {
@@ -56,7 +56,7 @@ struct LocalNetworkRoutes: Sendable {
                 }
                 submission = try await desk.submit(StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(address), asset: currency.asset, amount: TestAnchor.grant))))
             } else {
-                guard try !store.accountExists(address) else {
+                guard try await !reader.accountExists(address) else {
                     throw ProblemError(.badRequest("the account \(address.strKey) is already funded", field: "addr"))
                 }
                 submission = try await friendbot.submit(StellarBase.Operation(.createAccount(CreateAccountOperation(destination: address, startingBalance: Self.friendbotStartingBalance))))
@@ -82,8 +82,8 @@ extension Problem {
         return Problem(
             type: "https://stellar.org/horizon-errors/bad_request", title: "Bad Request", status: 400, detail: detail,
             extras: [
-                "invalid_field": .string("addr"), "reason": .string(detail), "result_xdr": .string(result.xdrBase64),
-                "result_codes": .codes(transaction: result.code.name, operations: operations),
+                ("invalid_field", .string("addr")), ("reason", .string(detail)), ("result_xdr", .string(result.xdrBase64)),
+                ("result_codes", resultCodes(result)),
             ])
     }
 }

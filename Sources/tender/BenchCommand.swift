@@ -1,4 +1,4 @@
-import TenderServer
+import TenderJSON
 import ArgumentParser
 import Foundation
 import StellarBase

@@ -36,7 +36,7 @@ struct CommitBench: AsyncParsableCommand {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
         let store = try SQLiteLedgerStore(path: path)
-        let writer = try LedgerWriter(
+        let writer = try await LedgerWriter(
             store: store, configuration: .init(network: .standalone, closeInterval: .zero, batchLimit: 1000),
             logger: Logger(label: "bench"), now: { UInt64(Date().timeIntervalSince1970) })
         let accounts = max(concurrency, 1)

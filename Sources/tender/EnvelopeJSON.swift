@@ -1,4 +1,4 @@
-import TenderServer
+import TenderJSON
 import StellarBase
 
 /// Renders envelopes as readable JSON, in the spirit of Stellar Laboratory's XDR viewer:

@@ -1,3 +1,4 @@
+import TenderJSON
 import ArgumentParser
 import Foundation
 import Hummingbird

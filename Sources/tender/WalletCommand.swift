@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StellarBase
-import TenderServer
+import TenderJSON
 import WalletKit
 #if canImport(Glibc)
 import Glibc

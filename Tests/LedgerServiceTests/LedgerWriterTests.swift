@@ -11,8 +11,8 @@ struct LedgerWriterTests {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("tender-writer-\(UUID().uuidString).sqlite").path
     let root = LedgerState.rootKeyPair(network: .standalone)
 
-    func writer(closeInterval: Duration = .zero) throws -> LedgerWriter {
-        try LedgerWriter(
+    func writer(closeInterval: Duration = .zero) async throws -> LedgerWriter {
+        try await LedgerWriter(
             store: SQLiteLedgerStore(path: path), configuration: .init(network: .standalone, closeInterval: closeInterval),
             logger: Logger(label: "test"), now: { UInt64(Date().timeIntervalSince1970) })
     }
@@ -25,7 +25,7 @@ struct LedgerWriterTests {
     }
 
     @Test func submissionsAreDurableAndAnsweredOnce() async throws {
-        let writer = try writer()
+        let writer = try await writer()
         let rootSequence = await writer.read { $0.account(LedgerState.rootKeyPair(network: .standalone).accountID)!.sequenceNumber }
         let (keys, create) = createAccounts(50, sequence: rootSequence)
         guard case .applied(let stored) = try await writer.submit(create) else { Issue.record("not applied"); return }
@@ -56,26 +56,26 @@ struct LedgerWriterTests {
         guard case .rejected(let rejected) = try await writer.submit(payments[0]) else {
             // The first payment is in history: resubmitting it returns the stored result.
             let hash = PreparedTransaction.prepare(payments[0], network: .standalone).hash
-            #expect(try SQLiteLedgerStore(path: path).transaction(hash: hash) != nil)
+            #expect(try await SQLiteLedgerStore(path: path).transaction(hash: hash) != nil)
             return
         }
         Issue.record("a resubmitted payment was \(rejected.code) instead of its stored result")
     }
 
     @Test func aRestartedWriterHasTheCommittedState() async throws {
-        let first = try writer()
+        let first = try await writer()
         let rootSequence = await first.read { $0.account(LedgerState.rootKeyPair(network: .standalone).accountID)!.sequenceNumber }
         let (_, create) = createAccounts(10, sequence: rootSequence)
         _ = try await first.submit(create)
         let hash = await first.read { $0.stateHash() }
         let header = await first.header
-        let second = try writer()
+        let second = try await writer()
         #expect(await second.read { $0.stateHash() } == hash)
         #expect(await second.header == header)
     }
 
     @Test func refusedTransactionsAreAnsweredAtOnce() async throws {
-        let writer = try writer()
+        let writer = try await writer()
         let stranger = try KeyPair(seed: Array(repeating: 42, count: 32))
         let tx = Transaction(sourceAccount: .ed25519(stranger.accountID), fee: 100, sequenceNumber: 1,
                              operations: [StellarBase.Operation(.bumpSequence(bumpTo: 0))])
@@ -88,7 +88,7 @@ struct LedgerWriterTests {
     }
 
     @Test func timerModeClosesLedgersOnItsOwn() async throws {
-        let writer = try writer(closeInterval: .milliseconds(50))
+        let writer = try await writer(closeInterval: .milliseconds(50))
         let start = await writer.header.sequence
         let task = Task { try await writer.run() }
         // Wait (boundedly) for three ledgers that nobody asked for; a busy machine may be slow.

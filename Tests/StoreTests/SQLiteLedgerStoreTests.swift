@@ -10,10 +10,10 @@ struct SQLiteLedgerStoreTests {
         FileManager.default.temporaryDirectory.appendingPathComponent("tender-store-\(UUID().uuidString).sqlite").path
     }
 
-    @Test func anEmptyStoreHasNoState() throws {
+    @Test func anEmptyStoreHasNoState() async throws {
         let store = try SQLiteLedgerStore(path: temporaryPath())
-        #expect(try store.loadState() == nil)
-        #expect(try store.latestLedgerSequence() == nil)
+        #expect(try await store.loadState() == nil)
+        #expect(try await store.latestLedgerSequence() == nil)
     }
 
     /// GRDB sets a pool's writer to synchronous=NORMAL; the store must set it back to FULL.
@@ -22,34 +22,34 @@ struct SQLiteLedgerStoreTests {
         #expect(try store.writerSynchronousMode() == 2)
     }
 
-    @Test func committedLedgersReloadToTheSameState() throws {
+    @Test func committedLedgersReloadToTheSameState() async throws {
         let path = temporaryPath()
         let store = try SQLiteLedgerStore(path: path)
         var state = LedgerState.genesis(network: .standalone, closeTime: 1_700_000_000)
-        try store.commit(try state.closeLedger([], closeTime: 1_700_000_001))
+        try await store.commit(try state.closeLedger([], closeTime: 1_700_000_001))
         let root = LedgerState.rootKeyPair(network: .standalone)
         let alice = try KeyPair(seed: Array(repeating: 9, count: 32))
         let usd = try Asset(code: "USD", issuer: root.accountID)
-        func submit(_ source: KeyPair, _ ops: [StellarBase.Operation]) throws -> ClosedLedger {
+        func submit(_ source: KeyPair, _ ops: [StellarBase.Operation]) async throws -> ClosedLedger {
             let tx = Transaction(sourceAccount: .ed25519(source.accountID), fee: UInt32(100 * ops.count),
                                  sequenceNumber: state.account(source.accountID)!.sequenceNumber + 1, operations: ops)
             let closed = try state.closeLedger([PreparedTransaction.prepare(tx.signed(by: [source], on: .standalone), network: .standalone)],
                                                closeTime: state.header.closeTime + 1)
-            try store.commit(closed)
+            try await store.commit(closed)
             return closed
         }
-        _ = try submit(root, [StellarBase.Operation(.createAccount(CreateAccountOperation(destination: alice.accountID, startingBalance: 100 * Amount.stroopsPerUnit)))])
-        _ = try submit(alice, [
+        _ = try await submit(root, [StellarBase.Operation(.createAccount(CreateAccountOperation(destination: alice.accountID, startingBalance: 100 * Amount.stroopsPerUnit)))])
+        _ = try await submit(alice, [
             StellarBase.Operation(.changeTrust(ChangeTrustOperation(asset: usd))),
             StellarBase.Operation(.manageData(ManageDataOperation(name: Array("config.memo_required".utf8), value: [0x31]))),
             StellarBase.Operation(.setOptions(SetOptionsOperation(homeDomain: Array("example.com".utf8), signer: Signer(key: .ed25519(root.accountID.publicKey), weight: 1)))),
         ])
-        _ = try submit(root, [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(alice.accountID), asset: usd, amount: 50 * Amount.stroopsPerUnit)))])
-        let offerLedger = try submit(alice, [StellarBase.Operation(.manageSellOffer(ManageSellOfferOperation(selling: usd, buying: .native, amount: 10 * Amount.stroopsPerUnit, price: Price(n: 3, d: 2))))])
+        _ = try await submit(root, [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(alice.accountID), asset: usd, amount: 50 * Amount.stroopsPerUnit)))])
+        let offerLedger = try await submit(alice, [StellarBase.Operation(.manageSellOffer(ManageSellOfferOperation(selling: usd, buying: .native, amount: 10 * Amount.stroopsPerUnit, price: Price(n: 3, d: 2))))])
         // A deletion must reach the disk too.
-        _ = try submit(alice, [StellarBase.Operation(.manageData(ManageDataOperation(name: Array("config.memo_required".utf8), value: nil)))])
+        _ = try await submit(alice, [StellarBase.Operation(.manageData(ManageDataOperation(name: Array("config.memo_required".utf8), value: nil)))])
 
-        let reloaded = try #require(try SQLiteLedgerStore(path: path).loadState())
+        let reloaded = try #require(try await SQLiteLedgerStore(path: path).loadState())
         #expect(reloaded.stateHash() == state.stateHash())
         #expect(reloaded.header == state.header)
         #expect(reloaded.verifyAllInvariants() == nil)
@@ -58,12 +58,12 @@ struct SQLiteLedgerStoreTests {
 
         // History: the offer's transaction is found by hash with its result.
         let hash = offerLedger.transactions[0].prepared.hash
-        let stored = try #require(try store.transaction(hash: hash))
+        let stored = try #require(try await store.transaction(hash: hash))
         #expect(stored.ledger == offerLedger.header.sequence)
         #expect(stored.applicationOrder == 1)
         #expect(stored.result == offerLedger.transactions[0].application.result)
         #expect(stored.envelope == offerLedger.transactions[0].prepared.envelope)
-        #expect(try store.latestLedgerSequence() == state.header.sequence)
+        #expect(try await store.latestLedgerSequence() == state.header.sequence)
     }
 
     @Test func entryEncodingsRoundTrip() throws {

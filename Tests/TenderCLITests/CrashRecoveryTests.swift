@@ -89,9 +89,9 @@ struct CrashRecoveryTests {
 
         let store = try SQLiteLedgerStore(path: data + "/ledger.sqlite")
         for hash in answered {
-            #expect(try store.transaction(hash: hash) != nil, "answered \(hash.hex) as applied but it is not in the ledger")
+            #expect(try await store.transaction(hash: hash) != nil, "answered \(hash.hex) as applied but it is not in the ledger")
         }
-        let state = try #require(try store.loadState())
+        let state = try #require(try await store.loadState())
         #expect(state.verifyAllInvariants() == nil)
         // Payments move XLM between payers; only fees leave them.
         let payerBalances = payers.reduce(Int64(0)) { $0 + (state.account($1.accountID)?.balance ?? 0) }

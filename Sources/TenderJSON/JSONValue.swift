@@ -114,7 +114,7 @@ public enum JSONValue: Sendable {
         out.append(UInt8(ascii: "\""))
     }
 
-    static func quote(_ text: String) -> String {
+    public static func quote(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

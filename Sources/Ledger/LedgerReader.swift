@@ -1,0 +1,147 @@
+import StellarBase
+
+/// Which slice of a collection to read: Horizon's `cursor`, `limit` and `order`.
+///
+/// Its values are bounded by construction: a cursor is a non-negative paging token and a limit
+/// is within ``limits``, so no store has to check them again (the server refuses anything else
+/// with a 400 before building one).
+public struct PageRequest: Sendable, Equatable {
+    /// The page sizes a client may ask for.
+    public static let limits = 1...200
+
+    /// Records strictly after this paging token in the page's order; nil: from the start
+    /// (ascending) or the end (descending).
+    public var cursor: Int64? {
+        didSet { precondition((cursor ?? 0) >= 0, "a paging token is never negative") }
+    }
+    public var limit: Int {
+        didSet { precondition(Self.limits.contains(limit), "a page holds 1 to 200 records") }
+    }
+    public var descending: Bool
+
+    public init(cursor: Int64? = nil, limit: Int = 10, descending: Bool = false) {
+        precondition((cursor ?? 0) >= 0, "a paging token is never negative")
+        precondition(Self.limits.contains(limit), "a page holds 1 to 200 records")
+        self.cursor = cursor
+        self.limit = limit
+        self.descending = descending
+    }
+}
+
+/// An account with its trustlines and data entries, as `GET /accounts/{id}` shows it.
+public struct AccountRecord: Sendable {
+    public var account: AccountEntry
+    public var trustLines: [TrustLineEntry]
+    public var data: [DataEntry]
+
+    public init(account: AccountEntry, trustLines: [TrustLineEntry], data: [DataEntry]) {
+        self.account = account
+        self.trustLines = trustLines
+        self.data = data
+    }
+}
+
+/// A closed ledger as history keeps it.
+public struct LedgerRecord: Sendable {
+    public var header: LedgerHeader
+    /// SHA-256 of the stored header.
+    public var hash: Bytes32
+    public var previousHash: Bytes32?
+    public var transactionCount: Int
+    public var successfulTransactionCount: Int
+    public var operationCount: Int
+
+    public init(header: LedgerHeader, hash: Bytes32, previousHash: Bytes32?, transactionCount: Int, successfulTransactionCount: Int, operationCount: Int) {
+        self.header = header
+        self.hash = hash
+        self.previousHash = previousHash
+        self.transactionCount = transactionCount
+        self.successfulTransactionCount = successfulTransactionCount
+        self.operationCount = operationCount
+    }
+
+    /// Horizon's paging token for a ledger: its sequence in the high 32 bits.
+    public var pagingToken: Int64 { Int64(header.sequence) << 32 }
+}
+
+/// One operation of an applied transaction.
+public struct OperationRecord: Sendable {
+    /// The operation's TOID.
+    public var id: Int64
+    public var transaction: StoredTransaction
+    /// 0-based position in the transaction.
+    public var index: Int
+
+    public init(id: Int64, transaction: StoredTransaction, index: Int) {
+        self.id = id
+        self.transaction = transaction
+        self.index = index
+    }
+
+    public var operation: StellarBase.Operation { transaction.envelope.transaction.operations[index] }
+    /// The operation's result, when the transaction got as far as operation results.
+    public var result: OperationResult? { transaction.result.outcome.operationResults?[safe: index] }
+}
+
+/// Which operations to list.
+public struct OperationFilter: Sendable {
+    public var account: AccountID?
+    public var transactionHash: Bytes32?
+    public var paymentsOnly: Bool
+    public var includeFailed: Bool
+
+    public init(account: AccountID? = nil, transactionHash: Bytes32? = nil, paymentsOnly: Bool = false, includeFailed: Bool = false) {
+        self.account = account
+        self.transactionHash = transactionHash
+        self.paymentsOnly = paymentsOnly
+        self.includeFailed = includeFailed
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
+
+/// The read model behind Horizon's API: committed ledgers only, never what is not yet durable.
+/// The server depends on this protocol, not on a database; each store (SQLite, PostgreSQL)
+/// implements it. Every method suspends instead of blocking a thread of Swift's cooperative pool.
+public protocol LedgerReader: Sendable {
+    /// An account with its trustlines and data entries; nil when it does not exist.
+    /// - Throws: when the storage cannot be read.
+    func account(_ id: AccountID) async throws -> AccountRecord?
+    /// Whether the account exists.
+    /// - Throws: when the storage cannot be read.
+    func accountExists(_ id: AccountID) async throws -> Bool
+    /// A page of closed ledgers.
+    /// - Throws: when the storage cannot be read.
+    func ledgers(_ page: PageRequest) async throws -> [LedgerRecord]
+    /// One closed ledger; nil when it has not closed.
+    /// - Throws: when the storage cannot be read.
+    func ledger(_ sequence: UInt32) async throws -> LedgerRecord?
+    /// The sequence of the last committed ledger; nil before genesis.
+    /// - Throws: when the storage cannot be read.
+    func latestLedgerSequence() async throws -> UInt32?
+    /// Applied transactions, all or one account's (as source or participant of any operation).
+    /// - Throws: when the storage cannot be read.
+    func transactions(_ page: PageRequest, account: AccountID?, includeFailed: Bool) async throws -> [StoredTransaction]
+    /// An applied transaction by hash.
+    /// - Throws: when the storage cannot be read.
+    func transaction(hash: Bytes32) async throws -> StoredTransaction?
+    /// A page of operations.
+    /// - Throws: when the storage cannot be read.
+    func operations(_ page: PageRequest, filter: OperationFilter) async throws -> [OperationRecord]
+    /// One operation by its TOID.
+    /// - Throws: when the storage cannot be read.
+    func operation(_ id: Int64) async throws -> OperationRecord?
+    /// Open offers, filtered by seller and by the assets traded, in offer id order.
+    /// - Throws: when the storage cannot be read.
+    func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?) async throws -> [LedgerOffer]
+    /// One open offer.
+    /// - Throws: when the storage cannot be read.
+    func offer(_ id: Int64) async throws -> LedgerOffer?
+    /// The fees charged per operation by the transactions of the last `ledgers` ledgers, and the
+    /// most they offered.
+    /// - Throws: when the storage cannot be read.
+    func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64])
+}
+
