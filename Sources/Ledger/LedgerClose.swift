@@ -28,6 +28,8 @@ public struct LedgerChanges: Sendable {
     public var trustLines: [TrustLineKey: TrustLineEntry?] = [:]
     public var offers: [Int64: LedgerOffer?] = [:]
     public var data: [DataKey: DataEntry?] = [:]
+    /// The markets whose offers the ledger created, changed or removed (both before and after).
+    public var offerMarkets: Set<AssetPair> = []
 }
 
 /// A closed ledger: its header, every transaction offered to it in order, and its changes.
@@ -96,6 +98,8 @@ extension LedgerState {
         var firstLines: [TrustLineKey: TrustLineEntry?] = [:]
         var firstHeader: LedgerHeader?
         var offers: Set<Int64> = []
+        /// Markets of the offers as they were before the ledger.
+        var offerMarkets: Set<AssetPair> = []
         var data: Set<DataKey> = []
 
         /// The current values of the touched entries.
@@ -104,7 +108,12 @@ extension LedgerState {
             changes.accounts.reserveCapacity(firstAccounts.count)
             for id in firstAccounts.keys { changes.accounts[id] = .some(state.accounts[id]) }
             for key in firstLines.keys { changes.trustLines[key] = .some(state.trustLines[key]) }
-            for id in offers { changes.offers[id] = .some(state.offers[id]) }
+            changes.offerMarkets = offerMarkets
+            for id in offers {
+                let offer = state.offers[id]
+                changes.offers[id] = .some(offer)
+                if let entry = offer?.entry { changes.offerMarkets.insert(AssetPair(selling: entry.selling, buying: entry.buying)) }
+            }
             for key in data { changes.data[key] = .some(state.data[key]) }
             return changes
         }
@@ -121,7 +130,9 @@ extension LedgerState {
                 if summary.firstLines.index(forKey: key) == nil { summary.firstLines[key] = .some(old) }
             case .header(let old):
                 if summary.firstHeader == nil { summary.firstHeader = old }
-            case .offer(let id, _): summary.offers.insert(id)
+            case .offer(let id, let old):
+                summary.offers.insert(id)
+                if let entry = old?.entry { summary.offerMarkets.insert(AssetPair(selling: entry.selling, buying: entry.buying)) }
             case .data(let key, _): summary.data.insert(key)
             case .issuance: break
             }

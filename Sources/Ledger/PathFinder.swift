@@ -11,12 +11,67 @@ public struct PaymentPath: Hashable, Sendable {
     public var path: [Asset]
 }
 
-/// Finds payment paths through the live order book, computing each hop with the same
-/// exchange arithmetic the path payment operations use.
-extension LedgerState {
+/// How much work one path search may do before it gives up: a query over a large, densely
+/// connected book would otherwise explore every simple path of up to six hops.
+public struct PathSearchLimits: Sendable {
+    /// The most search steps (an asset reached along some path); each is one hop evaluated.
+    public var maxAssetsVisited: Int
+    /// The most offers crossed in all, over every hop evaluated.
+    public var maxOffersCrossed: Int
+    /// Asked at every step; true ends the search (the caller's clock and time budget).
+    public var isPastDeadline: @Sendable () -> Bool
+
+    public init(maxAssetsVisited: Int = 2_000, maxOffersCrossed: Int = 100_000, isPastDeadline: @escaping @Sendable () -> Bool = { false }) {
+        self.maxAssetsVisited = maxAssetsVisited
+        self.maxOffersCrossed = maxOffersCrossed
+        self.isPastDeadline = isPastDeadline
+    }
+}
+
+/// A path search that went over its ``PathSearchLimits``.
+public struct PathSearchError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case tooManyAssets = "path_search_too_many_assets"
+        case tooManyOffers = "path_search_too_many_offers"
+        case timedOut = "path_search_timed_out"
+    }
+
+    public let code: Code
+    public let message: String
+    public var description: String { message }
+}
+
+/// The work a search has done, checked against its limits at every step.
+private struct SearchBudget {
+    let limits: PathSearchLimits
+    var assetsVisited = 0
+    var offersCrossed = 0
+
+    mutating func visit() throws(PathSearchError) {
+        assetsVisited += 1
+        if assetsVisited > limits.maxAssetsVisited {
+            throw PathSearchError(code: .tooManyAssets, message: "the path search reached more than \(limits.maxAssetsVisited) assets; ask for fewer source or destination assets")
+        }
+        if limits.isPastDeadline() {
+            throw PathSearchError(code: .timedOut, message: "the path search took longer than its time limit; ask for fewer source or destination assets")
+        }
+    }
+
+    mutating func cross(_ offers: Int) throws(PathSearchError) {
+        offersCrossed += offers
+        if offersCrossed > limits.maxOffersCrossed {
+            throw PathSearchError(code: .tooManyOffers, message: "the path search crossed more than \(limits.maxOffersCrossed) offers; ask for a smaller amount or fewer assets")
+        }
+    }
+}
+
+/// Finds payment paths through a snapshot of the committed order book, computing each hop with
+/// the same exchange arithmetic the path payment operations use.
+extension OrderBookSnapshot {
     /// Paths that sell exactly `sourceAmount` of `sourceAsset` for any of `destinationAssets`,
     /// best (most received) first.
-    public func strictSendPaths(sourceAsset: Asset, sourceAmount: Int64, destinationAssets: [Asset], limit: Int = 20) -> [PaymentPath] {
+    /// - Throws: ``PathSearchError`` when the search goes over `limits`.
+    public func strictSendPaths(sourceAsset: Asset, sourceAmount: Int64, destinationAssets: [Asset], limit: Int = 20, limits: PathSearchLimits = PathSearchLimits()) throws(PathSearchError) -> [PaymentPath] {
         guard sourceAmount > 0 else { return [] }
         let targets = Set(destinationAssets)
         var found: [PaymentPath] = []
@@ -24,24 +79,27 @@ extension LedgerState {
             found.append(PaymentPath(sourceAsset: sourceAsset, sourceAmount: sourceAmount, destinationAsset: sourceAsset, destinationAmount: sourceAmount, path: []))
         }
         let sellers = marketsBySelling()
-        func search(_ asset: Asset, _ amount: Int64, _ path: [Asset], _ visited: Set<Asset>) {
+        var budget = SearchBudget(limits: limits)
+        func search(_ asset: Asset, _ amount: Int64, _ path: [Asset], _ visited: Set<Asset>) throws(PathSearchError) {
             // `path` holds the assets after the source asset, so far; the last is `asset`.
             for next in sellers.buying[asset] ?? [] where !visited.contains(next) {
-                guard let received = sellAlongBook(sheep: asset, amount: amount, wheat: next) else { continue }
+                try budget.visit()
+                guard let received = try sellAlongBook(sheep: asset, amount: amount, wheat: next, budget: &budget) else { continue }
                 let hops = path + [next]
                 if targets.contains(next) {
                     found.append(PaymentPath(sourceAsset: sourceAsset, sourceAmount: sourceAmount, destinationAsset: next, destinationAmount: received, path: Array(hops.dropLast())))
                 }
-                if hops.count <= Operation.maxPathLength { search(next, received, hops, visited.union([next])) }
+                if hops.count <= Operation.maxPathLength { try search(next, received, hops, visited.union([next])) }
             }
         }
-        search(sourceAsset, sourceAmount, [], [sourceAsset])
+        try search(sourceAsset, sourceAmount, [], [sourceAsset])
         return Array(found.sorted { ($0.destinationAmount, -$0.path.count) > ($1.destinationAmount, -$1.path.count) }.prefix(limit))
     }
 
     /// Paths that deliver exactly `destinationAmount` of `destinationAsset` from any of
     /// `sourceAssets`, best (least sent) first.
-    public func strictReceivePaths(sourceAssets: [Asset], destinationAsset: Asset, destinationAmount: Int64, limit: Int = 20) -> [PaymentPath] {
+    /// - Throws: ``PathSearchError`` when the search goes over `limits`.
+    public func strictReceivePaths(sourceAssets: [Asset], destinationAsset: Asset, destinationAmount: Int64, limit: Int = 20, limits: PathSearchLimits = PathSearchLimits()) throws(PathSearchError) -> [PaymentPath] {
         guard destinationAmount > 0 else { return [] }
         let sources = Set(sourceAssets)
         var found: [PaymentPath] = []
@@ -49,18 +107,20 @@ extension LedgerState {
             found.append(PaymentPath(sourceAsset: destinationAsset, sourceAmount: destinationAmount, destinationAsset: destinationAsset, destinationAmount: destinationAmount, path: []))
         }
         let markets = marketsBySelling()
-        func search(_ asset: Asset, _ amount: Int64, _ reversedPath: [Asset], _ visited: Set<Asset>) {
+        var budget = SearchBudget(limits: limits)
+        func search(_ asset: Asset, _ amount: Int64, _ reversedPath: [Asset], _ visited: Set<Asset>) throws(PathSearchError) {
             // Walks backwards: which asset can buy `amount` of `asset`?
             for previous in markets.sellingFor[asset] ?? [] where !visited.contains(previous) {
-                guard let needed = buyAlongBook(wheat: asset, amount: amount, sheep: previous) else { continue }
+                try budget.visit()
+                guard let needed = try buyAlongBook(wheat: asset, amount: amount, sheep: previous, budget: &budget) else { continue }
                 let hops = reversedPath + [previous]
                 if sources.contains(previous) {
                     found.append(PaymentPath(sourceAsset: previous, sourceAmount: needed, destinationAsset: destinationAsset, destinationAmount: destinationAmount, path: Array(hops.dropLast().reversed())))
                 }
-                if hops.count <= Operation.maxPathLength { search(previous, needed, hops, visited.union([previous])) }
+                if hops.count <= Operation.maxPathLength { try search(previous, needed, hops, visited.union([previous])) }
             }
         }
-        search(destinationAsset, destinationAmount, [], [destinationAsset])
+        try search(destinationAsset, destinationAmount, [], [destinationAsset])
         return Array(found.sorted { ($0.sourceAmount, $0.path.count) < ($1.sourceAmount, $1.path.count) }.prefix(limit))
     }
 
@@ -78,11 +138,12 @@ extension LedgerState {
 
     /// What selling exactly `amount` of `sheep` for `wheat` against the book yields, as a strict
     /// send path payment would; nil when the book cannot take it all.
-    func sellAlongBook(sheep: Asset, amount: Int64, wheat: Asset) -> Int64? {
+    private func sellAlongBook(sheep: Asset, amount: Int64, wheat: Asset, budget: inout SearchBudget) throws(PathSearchError) -> Int64? {
         var remaining = amount
         var received: Int64 = 0
         for (index, offer) in offers(selling: wheat, buying: sheep).enumerated() {
             guard index < maxOffersToCross else { return nil }
+            try budget.cross(1)
             let result = Exchange.exchangeV10(
                 price: offer.price, maxWheatSend: offer.amount, maxWheatReceive: .max, maxSheepSend: remaining,
                 maxSheepReceive: .max, rounding: .pathPaymentStrictSend)
@@ -97,11 +158,12 @@ extension LedgerState {
 
     /// What buying exactly `amount` of `wheat` with `sheep` against the book costs, as a strict
     /// receive path payment would; nil when the book cannot supply it all.
-    func buyAlongBook(wheat: Asset, amount: Int64, sheep: Asset) -> Int64? {
+    private func buyAlongBook(wheat: Asset, amount: Int64, sheep: Asset, budget: inout SearchBudget) throws(PathSearchError) -> Int64? {
         var remaining = amount
         var spent: Int64 = 0
         for (index, offer) in offers(selling: wheat, buying: sheep).enumerated() {
             guard index < maxOffersToCross else { return nil }
+            try budget.cross(1)
             let result = Exchange.exchangeV10(
                 price: offer.price, maxWheatSend: offer.amount, maxWheatReceive: remaining, maxSheepSend: .max,
                 maxSheepReceive: .max, rounding: .pathPaymentStrictReceive)
@@ -112,5 +174,21 @@ extension LedgerState {
             if result.wheatStays || remaining == 0 { break }
         }
         return remaining == 0 ? spent : nil
+    }
+}
+
+extension LedgerState {
+    /// ``OrderBookSnapshot/strictSendPaths(sourceAsset:sourceAmount:destinationAssets:limit:limits:)``
+    /// over this state's offers.
+    /// - Throws: ``PathSearchError`` when the search goes over `limits`.
+    public func strictSendPaths(sourceAsset: Asset, sourceAmount: Int64, destinationAssets: [Asset], limit: Int = 20, limits: PathSearchLimits = PathSearchLimits()) throws(PathSearchError) -> [PaymentPath] {
+        try OrderBookSnapshot(self).strictSendPaths(sourceAsset: sourceAsset, sourceAmount: sourceAmount, destinationAssets: destinationAssets, limit: limit, limits: limits)
+    }
+
+    /// ``OrderBookSnapshot/strictReceivePaths(sourceAssets:destinationAsset:destinationAmount:limit:limits:)``
+    /// over this state's offers.
+    /// - Throws: ``PathSearchError`` when the search goes over `limits`.
+    public func strictReceivePaths(sourceAssets: [Asset], destinationAsset: Asset, destinationAmount: Int64, limit: Int = 20, limits: PathSearchLimits = PathSearchLimits()) throws(PathSearchError) -> [PaymentPath] {
+        try OrderBookSnapshot(self).strictReceivePaths(sourceAssets: sourceAssets, destinationAsset: destinationAsset, destinationAmount: destinationAmount, limit: limit, limits: limits)
     }
 }

@@ -79,14 +79,14 @@ public actor LedgerWriter {
         self.now = now
         if let state = try await store.loadState() {
             self.state = state
-            self.commits = LedgerCommits(latest: state.header.sequence)
+            self.commits = LedgerCommits(header: state.header, orderBook: OrderBookSnapshot(state))
             logger.info("ledger opened", metadata: ["ledger.sequence": "\(state.header.sequence)"])
         } else {
             var genesis = LedgerState.genesis(network: configuration.network, closeTime: now())
             let closed = try genesis.closeLedger([], closeTime: now())
             try await store.commit(closed)
             self.state = genesis
-            self.commits = LedgerCommits(latest: genesis.header.sequence)
+            self.commits = LedgerCommits(header: genesis.header, orderBook: OrderBookSnapshot(genesis))
             logger.info("new network at genesis", metadata: ["ledger.sequence": "\(genesis.header.sequence)"])
         }
     }
@@ -234,7 +234,10 @@ public actor LedgerWriter {
         ])
         switch outcome {
         case .success:
-            commits.publish(closed.header.sequence, changes: closed.changes)
+            // Only the markets this ledger touched are read again; the state is still the one
+            // just committed (the next ledger closes only after this).
+            let orderBook = closed.changes.offerMarkets.isEmpty ? nil : commits.orderBook.updating(closed.changes.offerMarkets, from: state)
+            commits.publish(closed.header, changes: closed.changes, orderBook: orderBook)
             for (item, stored) in applied {
                 for reply in committing.removeValue(forKey: item.prepared.hash) ?? [] {
                     reply(.success(.applied(stored)))
@@ -321,12 +324,33 @@ private final class ReplyCollector: @unchecked Sendable {
 public final class LedgerCommits: @unchecked Sendable {
     private let lock = NSLock()
     private var latestSequence: UInt32
+    private var latestHeader: LedgerHeader
+    private var latestOrderBook: OrderBookSnapshot
     private var waiters: [Int: CheckedContinuation<UInt32, Never>] = [:]
     private var nextWaiter = 0
     private var closed = false
     private var listeners: [@Sendable (UInt32, Set<AccountID>) -> Void] = []
 
-    public init(latest: UInt32) { latestSequence = latest }
+    public init(header: LedgerHeader, orderBook: OrderBookSnapshot) {
+        latestSequence = header.sequence
+        latestHeader = header
+        latestOrderBook = orderBook
+    }
+
+    /// The header of the last committed ledger.
+    public var header: LedgerHeader {
+        lock.lock()
+        defer { lock.unlock() }
+        return latestHeader
+    }
+
+    /// The offers of every market as of the last committed ledger that changed any: order books
+    /// and path searches read this, never the writer's state.
+    public var orderBook: OrderBookSnapshot {
+        lock.lock()
+        defer { lock.unlock() }
+        return latestOrderBook
+    }
 
     /// The last committed ledger.
     public var latest: UInt32 {
@@ -361,7 +385,8 @@ public final class LedgerCommits: @unchecked Sendable {
         lock.unlock()
     }
 
-    func publish(_ sequence: UInt32, changes: LedgerChanges) {
+    func publish(_ header: LedgerHeader, changes: LedgerChanges, orderBook: OrderBookSnapshot?) {
+        let sequence = header.sequence
         lock.lock()
         let listeners = self.listeners
         lock.unlock()
@@ -373,6 +398,8 @@ public final class LedgerCommits: @unchecked Sendable {
         }
         lock.lock()
         latestSequence = sequence
+        latestHeader = header
+        if let orderBook { latestOrderBook = orderBook }
         let ready = waiters
         waiters = [:]
         lock.unlock()

@@ -39,7 +39,7 @@ public func buildApplication(
         allowOrigin: .all, allowHeaders: [.accept, .contentType, .origin, .init("X-Client-Name")!, .init("X-Client-Version")!],
         allowMethods: [.get, .post, .head, .options], exposedHeaders: ["Date", "Latest-Ledger"], maxAge: .seconds(3600)))
     router.get("/") { request, _ in
-        let header = await writer.header
+        let header = writer.commits.header
         let resources = horizon.resources(for: request)
         let root: JSONValue = .object([
             ("_links", .object([
@@ -63,8 +63,8 @@ public func buildApplication(
             ])),
             ("horizon_version", .string("tender-\(tenderVersion)")),
             ("core_version", .string("tender-\(tenderVersion)")),
-            ("ingest_latest_ledger", .number(Int64(writer.commits.latest))),
-            ("history_latest_ledger", .number(Int64(writer.commits.latest))),
+            ("ingest_latest_ledger", .number(Int64(header.sequence))),
+            ("history_latest_ledger", .number(Int64(header.sequence))),
             ("history_latest_ledger_closed_at", .string(HorizonResources.time(header.closeTime))),
             ("history_elder_ledger", 1),
             ("core_latest_ledger", .number(Int64(header.sequence))),

@@ -282,9 +282,8 @@ struct HorizonRoutes: Sendable {
             guard let value = Int(text), (1...200).contains(value) else { throw ProblemError.invalid("limit", "limit must be a whole number from 1 to 200") }
             limit = value
         }
-        let (asks, bids) = await writer.read { state in
-            (state.offers(selling: selling, buying: buying), state.offers(selling: buying, buying: selling))
-        }
+        let book = writer.commits.orderBook
+        let (asks, bids) = (book.offers(selling: selling, buying: buying), book.offers(selling: buying, buying: selling))
         // Asks sell the base asset; bids sell the counter asset, their price inverted.
         let askLevels = Self.levels(asks.map { (Price(n: $0.price.n, d: $0.price.d), $0.amount) }, limit: limit)
         let bidLevels = Self.levels(bids.map { (Price(n: $0.price.d, d: $0.price.n), $0.amount) }, limit: limit)
@@ -328,7 +327,9 @@ struct HorizonRoutes: Sendable {
         } else {
             throw ProblemError.invalid("destination_assets", "destination_account or destination_assets is required")
         }
-        let paths = await writer.read { $0.strictSendPaths(sourceAsset: sourceAsset, sourceAmount: sourceAmount, destinationAssets: destinations) }
+        let paths = try searchingPaths { book, limits throws(PathSearchError) in
+            try book.strictSendPaths(sourceAsset: sourceAsset, sourceAmount: sourceAmount, destinationAssets: destinations, limits: limits)
+        }
         return try json(pathsDocument(resources, paths))
     }
 
@@ -347,12 +348,28 @@ struct HorizonRoutes: Sendable {
         } else {
             throw ProblemError.invalid("source_assets", "source_account or source_assets is required")
         }
-        var paths = await writer.read { $0.strictReceivePaths(sourceAssets: sources, destinationAsset: destinationAsset, destinationAmount: destinationAmount) }
+        var paths = try searchingPaths { book, limits throws(PathSearchError) in
+            try book.strictReceivePaths(sourceAssets: sources, destinationAsset: destinationAsset, destinationAmount: destinationAmount, limits: limits)
+        }
         if let balances {
             // With a source account, only paths it can pay for.
             paths = paths.filter { $0.sourceAmount <= balances[$0.sourceAsset] ?? 0 }
         }
         return try json(pathsDocument(resources, paths))
+    }
+
+    /// Runs a path search on the committed order book within ``TenderConfiguration/pathSearchLimits``
+    /// and its time budget; a search over them is a 400 that says which bound it hit.
+    private func searchingPaths(_ search: (OrderBookSnapshot, PathSearchLimits) throws(PathSearchError) -> [PaymentPath]) throws(ProblemError) -> [PaymentPath] {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: configuration.pathSearchTimeLimit)
+        var limits = configuration.pathSearchLimits
+        limits.isPastDeadline = { clock.now >= deadline }
+        do {
+            return try search(writer.commits.orderBook, limits)
+        } catch {
+            throw ProblemError(.badRequest(error.message))
+        }
     }
 
     private func pathsDocument(_ resources: HorizonResources, _ paths: [PaymentPath]) -> JSONValue {

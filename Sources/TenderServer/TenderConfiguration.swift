@@ -1,3 +1,4 @@
+import Ledger
 import StellarBase
 
 /// Everything `tender serve` needs to start, after flags, environment and defaults are merged.
@@ -20,6 +21,10 @@ public struct TenderConfiguration: Sendable {
     public var anchorSeed: String
     /// The home domain set on the test anchor's issuers.
     public var anchorHomeDomain: String
+    /// How much work one `GET /paths/...` may do (assets reached, offers crossed).
+    public var pathSearchLimits = PathSearchLimits()
+    /// How long one path search may run before it is a 400.
+    public var pathSearchTimeLimit: Duration = .milliseconds(500)
 
     public init(
         host: String = "127.0.0.1", port: Int = 8000, dataDirectory: String = ".tender",

@@ -117,39 +117,104 @@ struct PathPaymentTests {
         #expect(codes(chain.strictSend(chain.alice, eur, xlm, to: bob, usd, destMin: 1, path: [])) == ["tx_failed", "op_src_no_trust"])
     }
 
-    @Test func pathFinderFindsEveryHop() {
+    @Test func pathFinderFindsEveryHop() throws {
         let chain = Chain()
-        let paths = chain.ledger.state.strictSendPaths(sourceAsset: .native, sourceAmount: 10 * xlm, destinationAssets: chain.assets)
+        let paths = try chain.ledger.state.strictSendPaths(sourceAsset: .native, sourceAmount: 10 * xlm, destinationAssets: chain.assets)
         #expect(paths.count == 6)
         #expect(Set(paths.map(\.path.count)) == Set(0...5))
         let toUSD = paths.first { $0.destinationAsset == chain.usd }
         #expect(toUSD?.path == Array(chain.assets.prefix(5)))
         #expect(toUSD?.destinationAmount == 10 * xlm)
 
-        let receive = chain.ledger.state.strictReceivePaths(sourceAssets: [.native, chain.assets[2]], destinationAsset: chain.usd, destinationAmount: 3 * xlm)
+        let receive = try chain.ledger.state.strictReceivePaths(sourceAssets: [.native, chain.assets[2]], destinationAsset: chain.usd, destinationAmount: 3 * xlm)
         #expect(receive.count == 2)
         #expect(receive.first { $0.sourceAsset == .native }?.path == Array(chain.assets.prefix(5)))
         #expect(receive.first { $0.sourceAsset == chain.assets[2] }?.path == [chain.assets[3], chain.assets[4]])
         #expect(receive.allSatisfy { $0.sourceAmount == 3 * xlm })
         // Nothing beyond what the book holds.
-        #expect(chain.ledger.state.strictSendPaths(sourceAsset: .native, sourceAmount: 1001 * xlm, destinationAssets: [chain.usd]).isEmpty)
+        #expect(try chain.ledger.state.strictSendPaths(sourceAsset: .native, sourceAmount: 1001 * xlm, destinationAssets: [chain.usd]).isEmpty)
         // The same asset needs no path.
-        let direct = chain.ledger.state.strictSendPaths(sourceAsset: chain.usd, sourceAmount: 5, destinationAssets: [chain.usd])
+        let direct = try chain.ledger.state.strictSendPaths(sourceAsset: chain.usd, sourceAmount: 5, destinationAssets: [chain.usd])
         #expect(direct == [PaymentPath(sourceAsset: chain.usd, sourceAmount: 5, destinationAsset: chain.usd, destinationAmount: 5, path: [])])
     }
 
-    @Test func pathsFoundArePayable() {
+    @Test func pathsFoundArePayable() throws {
         var chain = Chain(price: Price(n: 3, d: 2))
-        let found = chain.ledger.state.strictSendPaths(sourceAsset: .native, sourceAmount: 7 * xlm + 3, destinationAssets: [chain.usd])
+        let found = try chain.ledger.state.strictSendPaths(sourceAsset: .native, sourceAmount: 7 * xlm + 3, destinationAssets: [chain.usd])
         let best = try! #require(found.first)
         let result = chain.strictSend(chain.alice, .native, 7 * xlm + 3, to: chain.bob.accountID, chain.usd, destMin: best.destinationAmount, path: best.path)
         #expect(codes(result) == ["tx_success", "op_success"])
         #expect(chain.ledger.balance(chain.bob, chain.usd) == best.destinationAmount)
 
-        let receive = try! #require(chain.ledger.state.strictReceivePaths(sourceAssets: [.native], destinationAsset: chain.usd, destinationAmount: xlm + 1).first)
+        let receive = try! #require(try chain.ledger.state.strictReceivePaths(sourceAssets: [.native], destinationAsset: chain.usd, destinationAmount: xlm + 1).first)
         let before = chain.ledger.balance(chain.alice)!
         let paid = chain.strictReceive(chain.alice, .native, sendMax: receive.sourceAmount, to: chain.bob.accountID, chain.usd, xlm + 1, path: receive.path)
         #expect(codes(paid) == ["tx_success", "op_success"])
         #expect(chain.ledger.balance(chain.alice) == before - receive.sourceAmount - 100)
+    }
+
+    /// The code a bounded search stops with, or nil when it finishes.
+    func stopCode(_ search: () throws(PathSearchError) -> [PaymentPath]) -> PathSearchError.Code? {
+        do {
+            _ = try search()
+            return nil
+        } catch {
+            return error.code
+        }
+    }
+
+    @Test func pathSearchesStopAtTheirBounds() {
+        let chain = Chain()
+        let book = OrderBookSnapshot(chain.ledger.state)
+        func send(_ limits: PathSearchLimits) -> PathSearchError.Code? {
+            stopCode { () throws(PathSearchError) in
+                try book.strictSendPaths(sourceAsset: .native, sourceAmount: 10 * xlm, destinationAssets: [chain.usd], limits: limits)
+            }
+        }
+        func receive(_ limits: PathSearchLimits) -> PathSearchError.Code? {
+            stopCode { () throws(PathSearchError) in
+                try book.strictReceivePaths(sourceAssets: [.native], destinationAsset: chain.usd, destinationAmount: xlm, limits: limits)
+            }
+        }
+        // The chain XLM → A1 → ... → A5 → USD takes six steps, each crossing one offer.
+        #expect(send(PathSearchLimits(maxAssetsVisited: 6, maxOffersCrossed: 6)) == nil)
+        #expect(send(PathSearchLimits(maxAssetsVisited: 5)) == .tooManyAssets)
+        #expect(send(PathSearchLimits(maxOffersCrossed: 5)) == .tooManyOffers)
+        #expect(receive(PathSearchLimits(maxAssetsVisited: 6, maxOffersCrossed: 6)) == nil)
+        #expect(receive(PathSearchLimits(maxAssetsVisited: 5)) == .tooManyAssets)
+        #expect(receive(PathSearchLimits(maxOffersCrossed: 5)) == .tooManyOffers)
+        // The deadline is asked at every step: past it after three steps, the search stops.
+        let steps = StepCounter()
+        #expect(send(PathSearchLimits(isPastDeadline: { steps.next() > 3 })) == .timedOut)
+        #expect(steps.count == 4)
+    }
+
+    @Test func snapshotsFollowTheMarketsEachLedgerTouches() {
+        var chain = Chain()
+        let before = OrderBookSnapshot(chain.ledger.state)
+        // A payment through the chain consumes part of every offer on it.
+        let closedBefore = chain.ledger.state.header.sequence
+        _ = chain.strictSend(chain.alice, .native, xlm, to: chain.bob.accountID, chain.usd, destMin: 1, path: Array(chain.assets.prefix(5)))
+        #expect(chain.ledger.state.header.sequence > closedBefore)
+        let changes = chain.ledger.lastChanges
+        #expect(changes.offerMarkets.count == 6)
+        let updated = before.updating(changes.offerMarkets, from: chain.ledger.state)
+        let fresh = OrderBookSnapshot(chain.ledger.state)
+        #expect(updated.ledgerSequence == fresh.ledgerSequence)
+        #expect(Set(updated.markets) == Set(fresh.markets))
+        for market in fresh.markets {
+            #expect(updated.offers(selling: market.selling, buying: market.buying) == fresh.offers(selling: market.selling, buying: market.buying))
+        }
+        // The old snapshot still shows the book as it was.
+        #expect(before.offers(selling: chain.assets[0], buying: .native) != updated.offers(selling: chain.assets[0], buying: .native))
+    }
+}
+
+/// Counts the steps of a search from inside its deadline check.
+private final class StepCounter: @unchecked Sendable {
+    private(set) var count = 0
+    func next() -> Int {
+        count += 1
+        return count
     }
 }

@@ -8,6 +8,8 @@ struct TestLedger {
     let network = Network.standalone
     let root: KeyPair
     var closeTime: UInt64 = 1_700_000_000
+    /// What the last closed ledger changed.
+    private(set) var lastChanges = LedgerChanges()
     private var nextSeed: UInt8 = 1
 
     init() {
@@ -48,6 +50,7 @@ struct TestLedger {
         let prepared = PreparedTransaction.prepare(envelope, network: network)
         do {
             let closed = try state.closeLedger([prepared], closeTime: closeTime)
+            lastChanges = closed.changes
             return closed.transactions[0].application
         } catch {
             Issue.record("ledger did not close: \(error)", sourceLocation: sourceLocation)

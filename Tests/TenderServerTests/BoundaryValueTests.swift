@@ -137,3 +137,52 @@ extension HorizonRoutesTests {
         }
     }
 }
+
+extension HorizonRoutesTests {
+    @Test func pathSearchesOverTheirBoundsAre400AndBooksShowCommittedOffers() async throws {
+        var configuration = configuration()
+        let srt = configuration.testAnchor.currency(code: "SRT")!
+        let query = "/paths/strict-send?source_asset_type=native&source_amount=10&destination_assets=SRT:\(srt.keyPair.accountID.strKey)"
+        let book = "/order_book?selling_asset_type=credit_alphanum4&selling_asset_code=SRT&selling_asset_issuer=\(srt.keyPair.accountID.strKey)&buying_asset_type=native"
+        func offerAndSearch(_ configuration: TenderConfiguration) async throws -> (HTTPResponse.Status, [String: Any]) {
+            var configuration = configuration
+            configuration.dataDirectory = self.configuration().dataDirectory
+            let app = try await buildApplication(configuration)
+            return try await app.test(.router) { client in
+                _ = try await get(client, "/friendbot?addr=\(alice.accountID.strKey)")
+                let trust = Transaction(
+                    sourceAccount: .ed25519(alice.accountID), fee: 100, sequenceNumber: try await sequence(client, alice) + 1,
+                    operations: [StellarBase.Operation(.changeTrust(ChangeTrustOperation(asset: srt.asset)))])
+                _ = try await submit(client, trust.signed(by: [alice], on: .standalone))
+                _ = try await get(client, "/friendbot?addr=\(alice.accountID.strKey)&asset=SRT")
+                let emptyBody = try await get(client, query).1
+                #expect((try? records(emptyBody))?.isEmpty == true, "\(String(buffer: emptyBody))")
+                #expect((try json(try await get(client, book).1)["asks"] as? [Any])?.isEmpty == true)
+                let offer = Transaction(
+                    sourceAccount: .ed25519(alice.accountID), fee: 100, sequenceNumber: try await sequence(client, alice) + 1,
+                    operations: [StellarBase.Operation(.manageSellOffer(ManageSellOfferOperation(
+                        selling: srt.asset, buying: .native, amount: 100 * Amount.stroopsPerUnit, price: Price(n: 2, d: 1))))])
+                #expect(try await submit(client, offer.signed(by: [alice], on: .standalone)).0 == .ok)
+                // Answered once its ledger committed, the offer is in the published book.
+                let asks = try #require(try json(try await get(client, book).1)["asks"] as? [[String: Any]])
+                #expect(asks.first?["amount"] as? String == "100.0000000")
+                let (status, body, _) = try await get(client, query)
+                return (status, try json(body))
+            }
+        }
+        let (found, paths) = try await offerAndSearch(configuration)
+        #expect(found == .ok)
+        #expect(((paths["_embedded"] as? [String: Any])?["records"] as? [[String: Any]])?.first?["destination_amount"] as? String == "5.0000000")
+
+        configuration.pathSearchTimeLimit = .zero
+        let (late, lateBody) = try await offerAndSearch(configuration)
+        #expect(late == .badRequest)
+        #expect((lateBody["detail"] as? String)?.contains("time limit") == true)
+
+        configuration.pathSearchTimeLimit = .seconds(1)
+        configuration.pathSearchLimits.maxOffersCrossed = 0
+        let (crowded, crowdedBody) = try await offerAndSearch(configuration)
+        #expect(crowded == .badRequest)
+        #expect((crowdedBody["detail"] as? String)?.contains("crossed more than 0 offers") == true)
+    }
+}
