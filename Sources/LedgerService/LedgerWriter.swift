@@ -19,29 +19,65 @@ public enum SubmissionResult: Sendable {
     }
 }
 
-/// Why the writer cannot take submissions.
-public struct LedgerWriterError: Error, Sendable, CustomStringConvertible {
+/// Why the writer cannot take submissions, or why it stopped.
+public struct LedgerWriterError: Error, Sendable, Equatable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A ledger could not be committed: the writer stopped (fail-stop).
+        public static let commitFailed = Code(rawValue: "ledger_commit_failed")
+        /// The writer is shutting down gracefully and takes nothing new.
+        public static let shuttingDown = Code(rawValue: "ledger_writer_shutting_down")
+        /// The writer's loop has ended.
+        public static let stopped = Code(rawValue: "ledger_writer_stopped")
+        /// The writer's configuration is out of bounds.
+        public static let invalidConfiguration = Code(rawValue: "ledger_writer_invalid_configuration")
+    }
+
+    public let code: Code
     public let message: String
-    public init(message: String) { self.message = message }
-    public var description: String { message }
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { "\(code): \(message)" }
 }
 
 /// The single writer of the ledger: queues submissions, closes ledgers and commits each one
 /// before answering the transactions in it.
 ///
+/// The queue and the sets of waiting and committing transactions are a pure
+/// ``LedgerWriterStateMachine``; ``run()`` is the one loop that performs what it asks: it waits
+/// for a wake-up (a submission that wants a ledger now, the close interval's tick, a graceful
+/// shutdown), applies a batch, commits it, answers, and asks again.
+///
 /// With a close interval of zero it runs in group-commit mode: a ledger closes as soon as
 /// transactions are waiting and the previous ledger has committed, so whatever arrives during
-/// one commit shares the next ledger. Otherwise ``run()`` closes a ledger every interval, and a
-/// full batch closes one at once.
+/// one commit shares the next ledger. Otherwise a ledger closes every interval, and a full batch
+/// closes one at once.
 public actor LedgerWriter {
     public struct Configuration: Sendable {
+        /// Transactions a ledger may hold: Horizon's TOIDs keep a transaction's place in its
+        /// ledger in 20 bits.
+        public static let batchLimits = 1...((1 << 20) - 1)
+
         public var network: Network
         /// Zero: group commit.
         public var closeInterval: Duration
         /// The most transactions in one ledger.
         public var batchLimit: Int
 
-        public init(network: Network, closeInterval: Duration = .seconds(1), batchLimit: Int = 1000) {
+        /// - Throws: ``LedgerWriterError`` (`invalidConfiguration`) for a batch limit outside
+        ///   ``batchLimits`` or a negative close interval.
+        public init(network: Network, closeInterval: Duration = .seconds(1), batchLimit: Int = 1000) throws(LedgerWriterError) {
+            guard Self.batchLimits.contains(batchLimit) else {
+                throw LedgerWriterError(code: .invalidConfiguration, message: "the batch limit must be 1 to \(Self.batchLimits.upperBound) transactions (a ledger numbers its transactions in 20 bits), not \(batchLimit)")
+            }
+            guard closeInterval >= .zero else {
+                throw LedgerWriterError(code: .invalidConfiguration, message: "the close interval cannot be negative")
+            }
             self.network = network
             self.closeInterval = closeInterval
             self.batchLimit = batchLimit
@@ -51,32 +87,42 @@ public actor LedgerWriter {
     /// Answers one submission.
     typealias Reply = @Sendable (Result<SubmissionResult, any Error>) -> Void
 
-    private struct Waiting {
-        var prepared: PreparedTransaction
-        var replies: [Reply]
+    /// What wakes the loop.
+    private enum WakeUp: Sendable {
+        case work, tick, shutdown
     }
 
     public nonisolated let configuration: Configuration
     /// Announces every committed ledger, for streams waiting for new records.
     public nonisolated let commits: LedgerCommits
+    /// Counters and timings of the writer, for `/metrics`.
+    public nonisolated let metrics: LedgerWriterMetrics
     private let store: any LedgerStore
     private let logger: Logger
+    private let clock: any Clock<Duration>
     private let now: @Sendable () -> UInt64
     private var state: LedgerState
-    private var queue: [Bytes32] = []
-    private var waiting: [Bytes32: Waiting] = [:]
-    /// Transactions applied in a ledger whose commit has not finished yet.
-    private var committing: [Bytes32: [Reply]] = [:]
-    private var isClosing = false
-    private var failure: LedgerWriterError?
+    private var machine: LedgerWriterStateMachine<Reply>
+    private let wakeUps: AsyncStream<WakeUp>
+    private let wakeUp: AsyncStream<WakeUp>.Continuation
 
     /// Opens the ledger in `store`, or starts a new network at genesis and commits it.
+    /// - Parameters:
+    ///   - clock: what the close interval and the streams' heartbeat are measured on.
+    ///   - now: the close time of new ledgers, in seconds since 1970.
     /// - Throws: when the store cannot be read or written.
-    public init(store: any LedgerStore, configuration: Configuration, logger: Logger, now: @escaping @Sendable () -> UInt64) async throws {
+    public init(
+        store: any LedgerStore, configuration: Configuration, logger: Logger, metrics: LedgerWriterMetrics = LedgerWriterMetrics(),
+        clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> UInt64
+    ) async throws {
         self.store = store
         self.configuration = configuration
         self.logger = logger
+        self.metrics = metrics
+        self.clock = clock
         self.now = now
+        self.machine = LedgerWriterStateMachine(isGroupCommit: configuration.closeInterval == .zero, batchLimit: configuration.batchLimit)
+        (wakeUps, wakeUp) = AsyncStream.makeStream(of: WakeUp.self)
         if let state = try await store.loadState() {
             self.state = state
             self.commits = LedgerCommits(header: state.header, orderBook: OrderBookSnapshot(state))
@@ -94,18 +140,20 @@ public actor LedgerWriter {
     /// The header of the last closed ledger.
     public var header: LedgerHeader { state.header }
 
-    /// A read of the current in-memory state.
+    /// A read of the current in-memory state (for the writer's own clients: friendbot and the
+    /// test anchor read their sequence numbers here; Horizon's reads use the store and the
+    /// published snapshots).
     public func read<T: Sendable>(_ body: @Sendable (LedgerState) -> T) -> T { body(state) }
 
     /// Submits a transaction and returns once its ledger is committed, or at once if it is
     /// refused. The same transaction submitted again gets the stored result.
-    /// - Throws: ``LedgerWriterError`` when the writer has failed; a store error when reading
-    ///   the history fails.
+    /// - Throws: ``LedgerWriterError`` when the writer has failed or is shutting down; a store
+    ///   error when reading the history fails.
     public nonisolated func submit(_ envelope: TransactionEnvelope) async throws -> SubmissionResult {
         // Hashing and signature checks run here, on the caller's thread, in parallel with
         // other submissions; only the apply is serialized.
         let prepared = PreparedTransaction.prepare(envelope, network: configuration.network)
-        let result = try await enqueue(prepared, closeAtOnce: false)
+        let result = try await enqueue(prepared)
         return try await replayIfApplied(prepared, result)
     }
 
@@ -123,8 +171,52 @@ public actor LedgerWriter {
         return answers
     }
 
+    /// Applies `envelopes` in order, closing ledgers at once, before ``run()`` has started
+    /// (setting up a network before serving it: the test anchor's issuers). The same steps as
+    /// the loop, driven here.
+    /// - Throws: ``LedgerWriterError`` when a commit fails.
+    public func applyBeforeServing(_ envelopes: [TransactionEnvelope]) async throws -> [SubmissionResult] {
+        precondition(!commits.isWriterRunning, "the loop closes ledgers once it runs")
+        let prepared = envelopes.map { PreparedTransaction.prepare($0, network: configuration.network) }
+        let collector = ReplyCollector(count: prepared.count)
+        nonisolated(unsafe) var outcome: Result<[SubmissionResult], any Error>?
+        collector.onComplete = { outcome = $0 }
+        for (index, transaction) in prepared.enumerated() {
+            register(transaction, closeAtOnce: true) { collector.set(index, $0) }
+        }
+        while case .close(let batch) = machine.nextStep() {
+            try await closeAndCommit(batch)
+        }
+        guard let outcome else { preconditionFailure("every transaction is answered once its ledger has closed") }
+        return try outcome.get()
+    }
+
+    /// Runs `body` with the loop running beside it (a benchmark, a test), then shuts the loop
+    /// down gracefully and waits for it.
+    /// - Throws: what `body` throws, or the loop's ``LedgerWriterError``.
+    public nonisolated func running<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.run() }
+            let value: T
+            do {
+                value = try await body()
+            } catch {
+                shutDownGracefully()
+                group.cancelAll()
+                throw error
+            }
+            shutDownGracefully()
+            try await group.waitForAll()
+            return value
+        }
+    }
+
+    /// Asks the loop to finish what is queued and return. Safe to call from anywhere, any time.
+    public nonisolated func shutDownGracefully() {
+        wakeUp.yield(.shutdown)
+    }
+
     private func enqueueInOrder(_ prepared: [PreparedTransaction], closeAtOnce: Bool) async throws -> [SubmissionResult] {
-        if let failure { throw failure }
         // Every transaction is queued in this one actor turn, so nothing comes between them.
         let collector = ReplyCollector(count: prepared.count)
         return try await withCheckedThrowingContinuation { continuation in
@@ -145,147 +237,123 @@ public actor LedgerWriter {
         return result
     }
 
-    private func enqueue(_ prepared: PreparedTransaction, closeAtOnce: Bool) async throws -> SubmissionResult {
-        if let failure { throw failure }
-        return try await withCheckedThrowingContinuation { continuation in
-            register(prepared, closeAtOnce: closeAtOnce) { continuation.resume(with: $0) }
+    private func enqueue(_ prepared: PreparedTransaction) async throws -> SubmissionResult {
+        try await withCheckedThrowingContinuation { continuation in
+            register(prepared, closeAtOnce: false) { continuation.resume(with: $0) }
         }
     }
 
     private func register(_ prepared: PreparedTransaction, closeAtOnce: Bool, reply: @escaping Reply) {
-        if committing[prepared.hash] != nil {
-            committing[prepared.hash]!.append(reply)
-            return
-        }
-        if waiting[prepared.hash] != nil {
-            waiting[prepared.hash]!.replies.append(reply)
-            return
-        }
-        waiting[prepared.hash] = Waiting(prepared: prepared, replies: [reply])
-        queue.append(prepared.hash)
-        if closeAtOnce || configuration.closeInterval == .zero || queue.count >= configuration.batchLimit {
-            startClosing()
+        switch machine.submit(prepared, closeAtOnce: closeAtOnce, reply: reply) {
+        case .queued(let wakeLoop):
+            metrics.queueDepth(machine.queueDepth)
+            if wakeLoop { wakeUp.yield(.work) }
+        case .refused(let error):
+            reply(.failure(error))
         }
     }
 
-    private func startClosing() {
-        guard !isClosing, failure == nil else { return }
-        isClosing = true
-        Task { await self.closeLedgers() }
+    private func answer(_ answers: [LedgerWriterStateMachine<Reply>.Answer]) {
+        for (reply, result) in answers { reply(result.mapError { $0 }) }
     }
 
-    /// Closes ledgers while there is work: the queue in group-commit mode, one ledger otherwise.
-    private func closeLedgers() async {
-        repeat {
-            await closeOneLedger()
-        } while failure == nil && !queue.isEmpty && (configuration.closeInterval == .zero || queue.count >= configuration.batchLimit)
-        isClosing = false
+    /// The writer's loop: closes ledgers as the state machine asks until a graceful shutdown has
+    /// drained the queue, or the task is cancelled. Beside it, one timer task ticks the close
+    /// interval and one sends the streams' heartbeat; both end with the loop.
+    /// - Throws: ``LedgerWriterError`` (`commitFailed`) when a commit failed: the writer stops
+    ///   for good, and the process should exit and be restarted from its last durable ledger;
+    ///   (`stopped`) when the loop has already run: it runs once per writer.
+    public func run() async throws {
+        // One loop per writer: when it ends, the commit broadcast closes for good.
+        switch machine.phase {
+        case .running: break
+        case .failed(let error): throw error
+        case .draining, .stopped: throw LedgerWriterError(code: .stopped, message: "the ledger writer's loop has already run")
+        }
+        commits.writerStarted()
+        defer { commits.close() }
+        let clock = self.clock
+        let interval = configuration.closeInterval
+        let wakeUp = self.wakeUp
+        let commits = self.commits
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            if interval > .zero {
+                group.addTask {
+                    while true {
+                        try await clock.sleep(for: interval)
+                        wakeUp.yield(.tick)
+                    }
+                }
+            }
+            group.addTask {
+                while true {
+                    try await clock.sleep(for: LedgerCommits.heartbeatInterval)
+                    commits.heartbeat()
+                }
+            }
+            defer { group.cancelAll() }
+            try await loop()
+        }
     }
 
-    private func closeOneLedger() async {
-        let hashes = Array(queue.prefix(configuration.batchLimit))
-        queue.removeFirst(hashes.count)
-        var batch: [Waiting] = []
-        batch.reserveCapacity(hashes.count)
-        for hash in hashes { batch.append(waiting.removeValue(forKey: hash)!) }
+    private func loop() async throws {
+        for await event in wakeUps {
+            switch event {
+            case .work: break
+            case .tick: _ = machine.timerFired()
+            case .shutdown: _ = machine.shutdownRequested()
+            }
+            while true {
+                switch machine.nextStep() {
+                case .close(let batch):
+                    try await closeAndCommit(batch)
+                    continue
+                case .wait:
+                    break
+                case .stop:
+                    if case .failed(let error) = machine.phase { throw error }
+                    return
+                }
+                break
+            }
+        }
+        // Cancelled: nothing more will be closed; whoever waits is told so.
+        answer(machine.cancelled(LedgerWriterError(code: .stopped, message: "the ledger writer has stopped")))
+    }
 
+    private func closeAndCommit(_ batch: [PreparedTransaction]) async throws {
         let closed: ClosedLedger
+        let applyStarted = ContinuousClock.now
         do {
-            closed = try state.closeLedger(batch.map(\.prepared), closeTime: now())
+            closed = try state.closeLedger(batch, closeTime: now())
         } catch {
             logger.critical("ledger did not close: \(error)", metadata: ["ledger.sequence": "\(state.header.sequence + 1)"])
-            for item in batch {
-                for reply in item.replies {
-                    reply(.success(.rejected(TransactionResult(feeCharged: 0, outcome: .code(.internalError)))))
-                }
-            }
+            answer(machine.ledgerFailedToClose())
             return
         }
-
-        // Rejected transactions are answered at once; applied ones after the commit.
-        var applied: [(Waiting, StoredTransaction)] = []
-        var order = 0
-        for (item, transaction) in zip(batch, closed.transactions) {
-            switch transaction.application {
-            case .rejected(let result):
-                for reply in item.replies { reply(.success(.rejected(result))) }
-            case .applied(let result):
-                order += 1
-                let stored = StoredTransaction(
-                    hash: item.prepared.hash, ledger: closed.header.sequence, applicationOrder: order,
-                    envelope: item.prepared.envelope, result: result, closeTime: closed.header.closeTime)
-                committing[item.prepared.hash] = item.replies
-                applied.append((item, stored))
-            }
-        }
-
-        let store = self.store
-        let started = ContinuousClock.now
-        let outcome: Result<Void, any Error>
+        answer(machine.ledgerClosed(closed))
+        let commitStarted = ContinuousClock.now
         do {
             try await store.commit(closed)
-            outcome = .success(())
         } catch {
-            outcome = .failure(error)
+            // Memory is now ahead of the disk: stop for good. A restart reloads the last
+            // committed ledger, which does not hold these transactions; none was answered as applied.
+            let failure = LedgerWriterError(code: .commitFailed, message: "ledger \(closed.header.sequence) was not committed: \(error)")
+            logger.critical("\(failure.message)", metadata: ["ledger.sequence": "\(closed.header.sequence)"])
+            answer(machine.commitFailed(failure))
+            throw failure
         }
+        let committed = ContinuousClock.now
+        // Only the markets this ledger touched are read again; the state is still the one just
+        // committed (the next ledger closes only after this).
+        let orderBook = closed.changes.offerMarkets.isEmpty ? nil : commits.orderBook.updating(closed.changes.offerMarkets, from: state)
+        commits.publish(closed.header, changes: closed.changes, orderBook: orderBook)
+        answer(machine.ledgerCommitted())
+        metrics.ledgerClosed(closed, applyDuration: commitStarted - applyStarted, commitDuration: committed - commitStarted, queueDepth: machine.queueDepth)
         logger.debug("ledger committed", metadata: [
             "ledger.sequence": "\(closed.header.sequence)", "ledger.transactions": "\(batch.count)",
-            "ledger.commit_duration": "\(ContinuousClock.now - started)",
+            "ledger.commit_duration": "\(committed - commitStarted)",
         ])
-        switch outcome {
-        case .success:
-            // Only the markets this ledger touched are read again; the state is still the one
-            // just committed (the next ledger closes only after this).
-            let orderBook = closed.changes.offerMarkets.isEmpty ? nil : commits.orderBook.updating(closed.changes.offerMarkets, from: state)
-            commits.publish(closed.header, changes: closed.changes, orderBook: orderBook)
-            for (item, stored) in applied {
-                for reply in committing.removeValue(forKey: item.prepared.hash) ?? [] {
-                    reply(.success(.applied(stored)))
-                }
-            }
-        case .failure(let error):
-            // Memory is now ahead of the disk: stop taking work. A restart reloads the last
-            // committed ledger, which does not hold these transactions.
-            let failure = LedgerWriterError(message: "ledger \(closed.header.sequence) was not committed: \(error)")
-            logger.critical("\(failure.message)")
-            self.failure = failure
-            for (item, _) in applied {
-                for reply in committing.removeValue(forKey: item.prepared.hash) ?? [] { reply(.failure(failure)) }
-            }
-            for hash in queue {
-                for reply in waiting.removeValue(forKey: hash)?.replies ?? [] { reply(.failure(failure)) }
-            }
-            queue = []
-        }
-    }
-
-    /// Closes a ledger every close interval until cancelled, then closes the ledger in flight.
-    /// In group-commit mode it only waits for cancellation.
-    /// - Throws: ``LedgerWriterError`` when a commit failed.
-    public func run() async throws {
-        defer { commits.close() }
-        while !Task.isCancelled {
-            if let failure { throw failure }
-            if configuration.closeInterval == .zero {
-                try? await Task.sleep(for: .seconds(3600))
-                continue
-            }
-            try? await Task.sleep(for: configuration.closeInterval)
-            if !isClosing {
-                isClosing = true
-                await closeOneLedger()
-                isClosing = false
-            }
-        }
-        while isClosing || !queue.isEmpty {
-            if !isClosing {
-                isClosing = true
-                await closeOneLedger()
-                isClosing = false
-            } else {
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-        }
     }
 }
 
@@ -317,122 +385,5 @@ private final class ReplyCollector: @unchecked Sendable {
         let onComplete = self.onComplete
         lock.unlock()
         if let complete { onComplete?(complete) }
-    }
-}
-
-/// The sequence of the last committed ledger, and a way to wait for the next one.
-public final class LedgerCommits: @unchecked Sendable {
-    private let lock = NSLock()
-    private var latestSequence: UInt32
-    private var latestHeader: LedgerHeader
-    private var latestOrderBook: OrderBookSnapshot
-    private var waiters: [Int: CheckedContinuation<UInt32, Never>] = [:]
-    private var nextWaiter = 0
-    private var closed = false
-    private var listeners: [@Sendable (UInt32, Set<AccountID>) -> Void] = []
-
-    public init(header: LedgerHeader, orderBook: OrderBookSnapshot) {
-        latestSequence = header.sequence
-        latestHeader = header
-        latestOrderBook = orderBook
-    }
-
-    /// The header of the last committed ledger.
-    public var header: LedgerHeader {
-        lock.lock()
-        defer { lock.unlock() }
-        return latestHeader
-    }
-
-    /// The offers of every market as of the last committed ledger that changed any: order books
-    /// and path searches read this, never the writer's state.
-    public var orderBook: OrderBookSnapshot {
-        lock.lock()
-        defer { lock.unlock() }
-        return latestOrderBook
-    }
-
-    /// The last committed ledger.
-    public var latest: UInt32 {
-        lock.lock()
-        defer { lock.unlock() }
-        return latestSequence
-    }
-
-    /// Whether the writer has stopped: no more ledgers will come.
-    public var isClosed: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return closed
-    }
-
-    /// Ends every wait; called when the writer stops.
-    public func close() {
-        lock.lock()
-        closed = true
-        let ready = waiters
-        waiters = [:]
-        let latest = latestSequence
-        lock.unlock()
-        for waiter in ready.values { waiter.resume(returning: latest) }
-    }
-
-    /// Calls `listener` with every committed ledger's sequence and the accounts whose entry,
-    /// trustlines or data it changed, before ``latest`` moves to that ledger.
-    public func observe(_ listener: @escaping @Sendable (UInt32, Set<AccountID>) -> Void) {
-        lock.lock()
-        listeners.append(listener)
-        lock.unlock()
-    }
-
-    func publish(_ header: LedgerHeader, changes: LedgerChanges, orderBook: OrderBookSnapshot?) {
-        let sequence = header.sequence
-        lock.lock()
-        let listeners = self.listeners
-        lock.unlock()
-        if !listeners.isEmpty {
-            var accounts = Set(changes.accounts.keys)
-            for key in changes.trustLines.keys { accounts.insert(key.accountID) }
-            for key in changes.data.keys { accounts.insert(key.accountID) }
-            for listener in listeners { listener(sequence, accounts) }
-        }
-        lock.lock()
-        latestSequence = sequence
-        latestHeader = header
-        if let orderBook { latestOrderBook = orderBook }
-        let ready = waiters
-        waiters = [:]
-        lock.unlock()
-        for waiter in ready.values { waiter.resume(returning: sequence) }
-    }
-
-    /// Waits until a ledger after `sequence` is committed, or `timeout` passes; returns the
-    /// latest committed sequence either way.
-    public func wait(after sequence: UInt32, timeout: Duration) async -> UInt32 {
-        await withCheckedContinuation { continuation in
-            lock.lock()
-            if latestSequence > sequence || closed {
-                let latest = latestSequence
-                lock.unlock()
-                continuation.resume(returning: latest)
-                return
-            }
-            let id = nextWaiter
-            nextWaiter += 1
-            waiters[id] = continuation
-            lock.unlock()
-            Task {
-                try? await Task.sleep(for: timeout)
-                self.expire(id)
-            }
-        }
-    }
-
-    private func expire(_ id: Int) {
-        lock.lock()
-        let waiter = waiters.removeValue(forKey: id)
-        let latest = latestSequence
-        lock.unlock()
-        waiter?.resume(returning: latest)
     }
 }

@@ -68,6 +68,7 @@ struct CachedAccountResponder<Router: HTTPResponder>: HTTPResponder {
     typealias Context = Router.Context
     let router: Router
     let cache: AccountCache
+    let metrics: ServerMetrics
     let resources: @Sendable (Request) -> HorizonResources
     private static var prefix: String { "/accounts/" }
 
@@ -76,7 +77,9 @@ struct CachedAccountResponder<Router: HTTPResponder>: HTTPResponder {
             let path = request.uri.path
             if path.hasPrefix(Self.prefix) {
                 let address = path.dropFirst(Self.prefix.count)
+                let started = ContinuousClock.now
                 if !address.contains("/"), let body = cache.body(for: String(address), base: resources(request).base) {
+                    metrics.record(route: "/accounts/:account", method: .get, status: 200, duration: ContinuousClock.now - started)
                     return Response(status: .ok, headers: HorizonRoutes.jsonHeaders, body: ResponseBody(byteBuffer: body))
                 }
             }

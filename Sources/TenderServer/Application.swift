@@ -24,16 +24,31 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
     let store = try SQLiteLedgerStore(path: configuration.databasePath)
+    return try await buildApplication(configuration, store: store, logger: logger, onServerRunning: onServerRunning)
+}
+
+/// ``buildApplication(_:logger:onServerRunning:)`` on a store of the caller's (a test's store
+/// that fails on purpose, say): the routes and the writer know only its protocols.
+/// - Throws: when the ledger cannot be opened or the test anchor cannot be set up.
+public func buildApplication(
+    _ configuration: TenderConfiguration,
+    store: any LedgerStore & LedgerReader,
+    clock: any Clock<Duration> = ContinuousClock(),
+    logger: Logger = Logger(label: "tender"),
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    let metrics = ServerMetrics()
     let writer = try await LedgerWriter(
         store: store,
         configuration: .init(network: configuration.network, closeInterval: configuration.closeInterval, batchLimit: configuration.batchLimit),
-        logger: logger, now: { UInt64(Date().timeIntervalSince1970) })
+        logger: logger, metrics: metrics.writer, clock: clock, now: { UInt64(Date().timeIntervalSince1970) })
     let anchor = configuration.testAnchor
     try await anchor.install(on: writer)
 
     let router = Router()
     let accountCache = AccountCache(commits: writer.commits)
-    let horizon = HorizonRoutes(reader: store, writer: writer, configuration: configuration, logger: logger, accountCache: accountCache)
+    let horizon = HorizonRoutes(reader: store, writer: writer, configuration: configuration, logger: logger, accountCache: accountCache, metrics: metrics)
+    router.add(middleware: MetricsMiddleware<BasicRequestContext>(metrics: metrics, logger: logger))
     router.add(middleware: ProblemMiddleware(logger: logger))
     router.add(middleware: CORSMiddleware(
         allowOrigin: .all, allowHeaders: [.accept, .contentType, .origin, .init("X-Client-Name")!, .init("X-Client-Version")!],
@@ -81,8 +96,9 @@ public func buildApplication(
     TransactionRoutes(writer: writer, horizon: horizon, timeout: configuration.submissionTimeout).register(on: router)
     horizon.register(on: router)
     LocalNetworkRoutes(horizon: horizon, anchor: anchor).register(on: router)
+    metrics.register(on: router, commits: writer.commits, reader: store)
     return Application(
-        responder: CachedAccountResponder(router: router.buildResponder(), cache: accountCache, resources: { horizon.resources(for: $0) }),
+        responder: CachedAccountResponder(router: router.buildResponder(), cache: accountCache, metrics: metrics, resources: { horizon.resources(for: $0) }),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tender"),
         services: [LedgerWriterService(writer: writer)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
@@ -94,15 +110,18 @@ extension TenderConfiguration {
     public var testAnchor: TestAnchor { TestAnchor(seed: anchorSeed, homeDomain: anchorHomeDomain) }
 }
 
-/// Runs the ledger writer's close loop until graceful shutdown, then lets it finish the ledger
-/// in flight.
+/// Runs the ledger writer's loop. On graceful shutdown the writer finishes what is queued and
+/// returns (the HTTP server, shut down first, takes no more submissions by then). If a commit
+/// fails, `run()` throws: the application's service group stops, `tender serve` exits non-zero,
+/// and a supervisor restarts it from the last durable ledger (fail-stop).
 struct LedgerWriterService: Service {
     let writer: LedgerWriter
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        try await withGracefulShutdownHandler {
             try await writer.run()
+        } onGracefulShutdown: {
+            writer.shutDownGracefully()
         }
     }
 }
-

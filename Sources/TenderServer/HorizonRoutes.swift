@@ -19,6 +19,7 @@ struct HorizonRoutes: Sendable {
     let configuration: TenderConfiguration
     let logger: Logger
     let accountCache: AccountCache
+    let metrics: ServerMetrics
 
     /// How long a quiet stream waits before sending a keep-alive comment.
     static let streamKeepAlive: Duration = .seconds(10)
@@ -224,7 +225,10 @@ struct HorizonRoutes: Sendable {
     func stream(_ resources: HorizonResources, from cursor: Int64?, fetch: @escaping @Sendable (Int64?) async throws -> [(Int64, JSONValue)]) -> Response {
         let commits = writer.commits
         let logger = self.logger
+        let openStreams = metrics.openStreams
         let body = ResponseBody { writer in
+            openStreams.increment()
+            defer { openStreams.decrement() }
             var cursor = cursor
             try await writer.write(ByteBuffer(string: "retry: 1000\nevent: open\ndata: \"hello\"\n\n"))
             var seen = commits.latest
@@ -246,12 +250,14 @@ struct HorizonRoutes: Sendable {
                     try await writer.write(ByteBuffer(string: events))
                     if records.count == 200 { continue }
                 }
-                // Wake at least every second to notice a graceful shutdown (the server drains its
-                // connections before the ledger writer stops, so a stream must end by itself).
-                let latest = await commits.wait(after: seen, timeout: .seconds(1))
+                // The commit broadcast wakes this at least every heartbeat (one timer for every
+                // stream), so a quiet stream sends keep-alives and notices a graceful shutdown
+                // (the server drains its connections before the ledger writer stops, so a
+                // stream must end by itself).
+                let latest = await commits.wait(after: seen)
                 if Task.isShuttingDownGracefully || Task.isCancelled { break }
                 if latest == seen {
-                    quiet += .seconds(1)
+                    quiet += LedgerCommits.heartbeatInterval
                     if quiet >= Self.streamKeepAlive {
                         // A comment keeps the connection (and its proxies) alive and finds out
                         // whether the client is still there.

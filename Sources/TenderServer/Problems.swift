@@ -1,4 +1,5 @@
 import Hummingbird
+import LedgerService
 import Logging
 import StellarBase
 import TenderJSON
@@ -92,6 +93,13 @@ struct Problem: Sendable {
         switch error {
         case let error as ProblemError:
             return error.problem
+        case let error as FundingError where error.code == .busy:
+            return Problem(
+                type: "https://stellar.org/horizon-errors/service_unavailable", title: "Service Unavailable", status: 503,
+                detail: error.message, extras: nil)
+        case let error as LedgerWriterError:
+            logger.error("submission refused by the ledger writer", metadata: ["http.path": "\(request.uri.path)", "error": "\(error)"])
+            return .unavailable
         case let error as HTTPError:
             switch error.status {
             case .notFound: return .notFound

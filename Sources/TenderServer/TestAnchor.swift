@@ -57,9 +57,9 @@ public struct TestAnchor: Sendable {
         var envelope = TransactionEnvelope.v1(transaction, signatures: [])
         envelope.sign(with: root, on: network)
         for currency in missing { envelope.sign(with: currency.keyPair, on: network) }
-        let result = try await writer.submitInOrder([envelope], closeAtOnce: true)[0].result
+        let result = try await writer.applyBeforeServing([envelope])[0].result
         guard result.isSuccess else {
-            throw LedgerWriterError(message: "the test anchor's issuers were not created: \(result.code.name) \(result.outcome.operationResults?.map(\.name) ?? [])")
+            throw FundingError(code: .issuersNotCreated, message: "the test anchor's issuers were not created: \(result.code.name) \(result.outcome.operationResults?.map(\.name) ?? [])")
         }
     }
 
@@ -101,6 +101,9 @@ public struct TestAnchor: Sendable {
 /// issuer for the test anchor): requests that arrive together share consecutive sequence
 /// numbers and are queued in order, so many fundings fit in one ledger.
 actor FundingDesk {
+    /// The most fundings waiting for a ledger; past it a request is refused as busy.
+    static let maxPending = 1_000
+
     private let writer: LedgerWriter
     private let keyPair: KeyPair
     private var pending: [(StellarBase.Operation, CheckedContinuation<SubmissionResult, any Error>)] = []
@@ -113,7 +116,10 @@ actor FundingDesk {
 
     /// Submits `operation` in a transaction of its own from the desk's account.
     func submit(_ operation: StellarBase.Operation) async throws -> SubmissionResult {
-        try await withCheckedThrowingContinuation { continuation in
+        guard pending.count < Self.maxPending else {
+            throw FundingError(code: .busy, message: "\(Self.maxPending) fundings are already waiting; try again in a moment")
+        }
+        return try await withCheckedThrowingContinuation { continuation in
             pending.append((operation, continuation))
             if !draining {
                 draining = true
@@ -129,7 +135,7 @@ actor FundingDesk {
             let source = keyPair.accountID
             guard let sequence = await writer.read({ $0.account(source)?.sequenceNumber }) else {
                 for (_, continuation) in batch {
-                    continuation.resume(throwing: LedgerWriterError(message: "the funding account \(source.strKey) does not exist"))
+                    continuation.resume(throwing: FundingError(code: .fundingAccountMissing, message: "the funding account \(source.strKey) does not exist"))
                 }
                 continue
             }
@@ -151,4 +157,18 @@ actor FundingDesk {
         }
         draining = false
     }
+}
+
+/// Why friendbot or the test anchor could not fund an account.
+struct FundingError: Error, Sendable, CustomStringConvertible {
+    enum Code: String, Sendable {
+        case issuersNotCreated = "anchor_issuers_not_created"
+        case fundingAccountMissing = "funding_account_missing"
+        /// The queue of fundings is full.
+        case busy = "funding_busy"
+    }
+
+    let code: Code
+    let message: String
+    var description: String { "\(code.rawValue): \(message)" }
 }

@@ -1,4 +1,3 @@
-import TenderJSON
 import ArgumentParser
 import Foundation
 import Hummingbird
@@ -14,7 +13,9 @@ struct Serve: AsyncParsableCommand {
             Every flag can also be set with an environment variable: TENDER_HOST, TENDER_PORT, \
             TENDER_DATA, TENDER_PASSPHRASE, TENDER_CLOSE_INTERVAL, TENDER_BATCH_LIMIT, TENDER_ANCHOR_SEED, TENDER_ANCHOR_DOMAIN. The ledger lives in \
             DATA/ledger.sqlite (created at genesis on first run). Stop it with Ctrl-C (SIGINT) or \
-            SIGTERM: the ledger in flight is finished first.
+            SIGTERM: the ledger in flight is finished first. If a ledger cannot be committed, it \
+            exits with status 1 at once (fail-stop), so a supervisor restarts it from the last \
+            durable ledger.
             """
     )
 
@@ -98,6 +99,7 @@ struct Serve: AsyncParsableCommand {
                     friendbot:          \(url)/friendbot?addr=G...
                     test anchor:        \(url)/.well-known/stellar.toml (GET /friendbot?addr=G...&asset=CODE pays 1000 to a trustline)
                     \(assets)
+                    operators:          \(url)/metrics (Prometheus), \(url)/health
                     data directory:     \(configuration.dataDirectory)
                     ledger closes:      \(configuration.closeInterval == .zero ? "as soon as transactions wait (group commit)" : "every \(configuration.closeInterval)"), at most \(configuration.batchLimit) transactions each
 

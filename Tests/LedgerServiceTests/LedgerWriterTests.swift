@@ -4,17 +4,20 @@ import Testing
 import StellarBase
 import Ledger
 import LedgerService
+import ServiceLifecycle
 import Store
+import TenderTesting
 
 @Suite("The ledger writer: queue, close, commit")
 struct LedgerWriterTests {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("tender-writer-\(UUID().uuidString).sqlite").path
+    let directory = TemporaryDirectory("writer")
+    var path: String { directory.file("ledger.sqlite") }
     let root = LedgerState.rootKeyPair(network: .standalone)
 
-    func writer(closeInterval: Duration = .zero) async throws -> LedgerWriter {
+    func writer(closeInterval: Duration = .zero, store: (any LedgerStore)? = nil, clock: any Clock<Duration> = ContinuousClock()) async throws -> LedgerWriter {
         try await LedgerWriter(
-            store: SQLiteLedgerStore(path: path), configuration: .init(network: .standalone, closeInterval: closeInterval),
-            logger: Logger(label: "test"), now: { UInt64(Date().timeIntervalSince1970) })
+            store: store ?? SQLiteLedgerStore(path: path), configuration: .init(network: .standalone, closeInterval: closeInterval),
+            logger: Logger(label: "test"), clock: clock, now: { 1_700_000_000 })
     }
 
     func createAccounts(_ count: Int, sequence: Int64) -> ([KeyPair], TransactionEnvelope) {
@@ -26,6 +29,10 @@ struct LedgerWriterTests {
 
     @Test func submissionsAreDurableAndAnsweredOnce() async throws {
         let writer = try await writer()
+        try await writer.running { try await submissionsAreDurableAndAnsweredOnce(writer) }
+    }
+
+    func submissionsAreDurableAndAnsweredOnce(_ writer: LedgerWriter) async throws {
         let rootSequence = await writer.read { $0.account(LedgerState.rootKeyPair(network: .standalone).accountID)!.sequenceNumber }
         let (keys, create) = createAccounts(50, sequence: rootSequence)
         guard case .applied(let stored) = try await writer.submit(create) else { Issue.record("not applied"); return }
@@ -66,7 +73,7 @@ struct LedgerWriterTests {
         let first = try await writer()
         let rootSequence = await first.read { $0.account(LedgerState.rootKeyPair(network: .standalone).accountID)!.sequenceNumber }
         let (_, create) = createAccounts(10, sequence: rootSequence)
-        _ = try await first.submit(create)
+        _ = try await first.running { try await first.submit(create) }
         let hash = await first.read { $0.stateHash() }
         let header = await first.header
         let second = try await writer()
@@ -79,7 +86,7 @@ struct LedgerWriterTests {
         let stranger = try KeyPair(seed: Array(repeating: 42, count: 32))
         let tx = Transaction(sourceAccount: .ed25519(stranger.accountID), fee: 100, sequenceNumber: 1,
                              operations: [StellarBase.Operation(.bumpSequence(bumpTo: 0))])
-        guard case .rejected(let result) = try await writer.submit(tx.signed(by: [stranger], on: .standalone)) else {
+        guard case .rejected(let result) = try await writer.running({ try await writer.submit(tx.signed(by: [stranger], on: .standalone)) }) else {
             Issue.record("applied")
             return
         }
@@ -88,16 +95,124 @@ struct LedgerWriterTests {
     }
 
     @Test func timerModeClosesLedgersOnItsOwn() async throws {
-        let writer = try await writer(closeInterval: .milliseconds(50))
-        let start = await writer.header.sequence
-        let task = Task { try await writer.run() }
-        // Wait (boundedly) for three ledgers that nobody asked for; a busy machine may be slow.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while await writer.header.sequence < start + 3, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        let clock = ManualClock()
+        let writer = try await writer(closeInterval: .seconds(1), clock: clock)
+        let start = writer.commits.latest
+        try await writer.running {
+            // The close-interval timer and the streams' heartbeat are both armed.
+            await clock.sleepers(atLeast: 2)
+            for ledger in 1...3 {
+                clock.advance(by: .seconds(1))
+                var latest = writer.commits.latest
+                while latest < start + UInt32(ledger) { latest = await writer.commits.wait(after: latest) }
+                #expect(latest == start + UInt32(ledger))
+                await clock.sleepers(atLeast: 2)
+            }
+            // Half an interval closes nothing; the other half closes the fourth ledger.
+            clock.advance(by: .milliseconds(500))
+            #expect(writer.commits.latest == start + 3)
+            clock.advance(by: .milliseconds(500))
+            var latest = writer.commits.latest
+            while latest < start + 4 { latest = await writer.commits.wait(after: latest) }
         }
-        task.cancel()
-        _ = try? await task.value
-        #expect(await writer.header.sequence >= start + 3)
+        #expect(writer.commits.latest == start + 4)
+        #expect(writer.commits.isClosed)
+    }
+
+    @Test func aFailedCommitStopsTheWriterForGood() async throws {
+        let store = FailingStore(try SQLiteLedgerStore(path: path))
+        let writer = try await writer(store: store)
+        let rootSequence = await writer.read { $0.account(root.accountID)!.sequenceNumber }
+        let (_, first) = createAccounts(1, sequence: rootSequence)
+        let (_, second) = createAccounts(2, sequence: rootSequence + 1)
+        var durable = writer.commits.header
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await writer.run() }
+                let committed = try await writer.submit(first)
+                #expect(committed.result.isSuccess)
+                durable = writer.commits.header
+                store.failCommits()
+                // The submitter of the ledger that failed is told so, not answered as applied.
+                do {
+                    _ = try await writer.submit(second)
+                    Issue.record("a submission in a ledger that was not committed was answered")
+                } catch let error as LedgerWriterError {
+                    #expect(error.code == .commitFailed)
+                }
+                // The loop has thrown (fail-stop): nothing is taken any more.
+                try await group.next()
+            }
+            Issue.record("the writer's loop went on after a failed commit")
+        } catch let error as LedgerWriterError {
+            #expect(error.code == .commitFailed)
+        }
+        await #expect(throws: LedgerWriterError.self) { try await writer.submit(second) }
+        #expect(!writer.commits.isWriterRunning)
+
+        // A restart loads the last durable ledger: the failed one is not there.
+        let restarted = try await self.writer()
+        #expect(await restarted.header == durable)
+        #expect(await writer.header.sequence == durable.sequence + 1, "the failed ledger was applied in memory only")
+        #expect(writer.commits.latest == durable.sequence, "the failed ledger was never published")
+    }
+
+    @Test func theWriterServiceStopsItsGroupWhenACommitFails() async throws {
+        let store = FailingStore(try SQLiteLedgerStore(path: path))
+        let writer = try await writer(store: store)
+        store.failCommits()
+        let rootSequence = await writer.read { $0.account(root.accountID)!.sequenceNumber }
+        let (_, create) = createAccounts(1, sequence: rootSequence)
+        let group = ServiceGroup(services: [WriterService(writer: writer), IdleService()], logger: Logger(label: "test"))
+        await #expect(throws: (any Error).self) {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                tasks.addTask { _ = try? await writer.submit(create) }
+                try await tasks.waitForAll()
+            }
+        }
+    }
+
+    @Test func batchLimitsAreCheckedWhereTheWriterIsConfigured() throws {
+        for limit in [0, -1, 1 << 20, Int.max, Int.min] {
+            #expect(throws: LedgerWriterError.self) { try LedgerWriter.Configuration(network: .standalone, batchLimit: limit) }
+        }
+        #expect(throws: LedgerWriterError.self) { try LedgerWriter.Configuration(network: .standalone, closeInterval: .seconds(-1)) }
+        #expect(try LedgerWriter.Configuration(network: .standalone, batchLimit: (1 << 20) - 1).batchLimit == (1 << 20) - 1)
+        #expect(try LedgerWriter.Configuration(network: .standalone, batchLimit: 1).batchLimit == 1)
+    }
+}
+
+/// A store that commits through SQLite until told to fail.
+final class FailingStore: LedgerStore, @unchecked Sendable {
+    struct Failure: Error {}
+    private let store: SQLiteLedgerStore
+    private let lock = NSLock()
+    private var failing = false
+
+    init(_ store: SQLiteLedgerStore) { self.store = store }
+
+    func failCommits() { lock.withLock { failing = true } }
+
+    func loadState() async throws -> LedgerState? { try await store.loadState() }
+    func transaction(hash: Bytes32) async throws -> StoredTransaction? { try await store.transaction(hash: hash) }
+    func commit(_ ledger: ClosedLedger) async throws {
+        if lock.withLock({ failing }) { throw Failure() }
+        try await store.commit(ledger)
+    }
+}
+
+/// The writer as the server runs it, for a service group.
+struct WriterService: Service {
+    let writer: LedgerWriter
+    func run() async throws {
+        try await withGracefulShutdownHandler { try await writer.run() } onGracefulShutdown: { writer.shutDownGracefully() }
+    }
+}
+
+/// A service that runs until cancelled or shut down (the HTTP server's stand-in).
+struct IdleService: Service {
+    func run() async throws {
+        try await gracefulShutdown()
     }
 }

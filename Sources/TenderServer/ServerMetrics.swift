@@ -1,0 +1,101 @@
+import Hummingbird
+import Logging
+import LedgerService
+import Ledger
+import Metrics
+import Prometheus
+import TenderJSON
+
+/// The server's metrics, in a Prometheus registry of its own (each application, and each test,
+/// has its own): HTTP requests by route, method and status with their latency, open streams,
+/// and the ledger writer's figures (``LedgerWriterMetrics``). `GET /metrics` prints them in
+/// Prometheus' text format.
+struct ServerMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry
+    let factory: PrometheusMetricsFactory
+    let writer: LedgerWriterMetrics
+    /// Streams of server-sent events open now.
+    let openStreams: Meter
+
+    init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Request latencies from 100 µs to 10 s; ledger closes and commits are far below a second.
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+            .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+            .seconds(1), .seconds(2.5), .seconds(10),
+        ]
+        self.factory = factory
+        writer = LedgerWriterMetrics(factory: factory)
+        openStreams = Meter(label: "tender_streams_open", factory: factory)
+    }
+
+    /// Counts one answered request and records how long it took.
+    func record(route: String, method: HTTPRequest.Method, status: Int, duration: Duration) {
+        let dimensions = [("route", route), ("method", method.rawValue), ("status", String(status))]
+        Counter(label: "tender_http_requests_total", dimensions: dimensions, factory: factory).increment()
+        Timer(label: "tender_http_request_duration_seconds", dimensions: dimensions, factory: factory)
+            .recordNanoseconds(duration.wholeNanoseconds)
+    }
+
+    /// `GET /metrics` (Prometheus' text format) and `GET /health` (200 when the ledger writer runs
+    /// and the store answers, 503 otherwise: a supervisor's probe, not a Horizon route).
+    func register(on router: Router<BasicRequestContext>, commits: LedgerCommits, reader: any LedgerReader) {
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+        }
+        router.get("/health") { _, _ in
+            var problems: [String] = []
+            if !commits.isWriterRunning { problems.append("the ledger writer is not running") }
+            var stored: UInt32?
+            do {
+                stored = try await reader.latestLedgerSequence()
+            } catch {
+                problems.append("the store does not answer: \(error)")
+            }
+            let fields: [(String, JSONValue)] = [
+                ("status", .string(problems.isEmpty ? "ok" : "unavailable")),
+                ("ledger", .number(Int64(commits.latest))),
+                ("stored_ledger", stored.map { .number(Int64($0)) } ?? .null),
+                ("problems", .array(problems.map { .string($0) })),
+            ]
+            return Response(
+                status: problems.isEmpty ? .ok : .serviceUnavailable, headers: [.contentType: "application/json; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONValue.object(fields).compactBytes())))
+        }
+    }
+}
+
+/// Records every request the router answers in ``ServerMetrics``, by the route that matched
+/// (`NotFound` when none did).
+struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            // The problem middleware, inside this one, answers everything; this is its safety net.
+            response = Problem.answering(error, to: request, logger: logger).response()
+        }
+        metrics.record(route: context.endpointPath ?? "NotFound", method: request.method, status: response.status.code, duration: ContinuousClock.now - started)
+        return response
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, saturating.
+    var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return .max }
+        let (sum, overflowSum) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflowSum ? .max : sum
+    }
+}
