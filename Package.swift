@@ -123,7 +123,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "Ledger"]
+            dependencies: ["Store", "Ledger", "TenderTesting"]
         ),
         .testTarget(
             name: "LedgerServiceTests",
@@ -134,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TenderCLITests",
-            dependencies: ["tender", "StellarBase", "Ledger", "Store"],
+            dependencies: ["tender", "StellarBase", "Ledger", "Store", "TenderTesting"],
             exclude: []
         ),
         .testTarget(
@@ -143,6 +143,7 @@ let package = Package(
                 "WalletKit",
                 "StellarBase",
                 "TenderServer",
+                "TenderTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

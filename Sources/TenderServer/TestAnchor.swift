@@ -40,8 +40,8 @@ public struct TestAnchor: Sendable {
     func install(on writer: LedgerWriter) async throws {
         let network = writer.configuration.network
         let root = LedgerState.rootKeyPair(network: network)
-        let (missing, rootSequence) = await writer.read { state in
-            (currencies.filter { state.account($0.keyPair.accountID) == nil }, state.account(root.accountID)?.sequenceNumber)
+        let (missing, rootSequence, baseFee) = await writer.read { state in
+            (currencies.filter { state.account($0.keyPair.accountID) == nil }, state.account(root.accountID)?.sequenceNumber, state.header.baseFee)
         }
         guard !missing.isEmpty, let rootSequence else { return }
         var operations: [StellarBase.Operation] = []
@@ -52,7 +52,7 @@ public struct TestAnchor: Sendable {
             operations.append(StellarBase.Operation(sourceAccount: .ed25519(currency.keyPair.accountID), .setOptions(options)))
         }
         let transaction = Transaction(
-            sourceAccount: .ed25519(root.accountID), fee: UInt32(100 * operations.count), sequenceNumber: rootSequence + 1,
+            sourceAccount: .ed25519(root.accountID), fee: baseFee * UInt32(operations.count), sequenceNumber: rootSequence + 1,
             preconditions: .none, memo: .none, operations: operations)
         var envelope = TransactionEnvelope.v1(transaction, signatures: [])
         envelope.sign(with: root, on: network)
@@ -133,7 +133,8 @@ actor FundingDesk {
             let batch = Array(pending.prefix(100))
             pending.removeFirst(batch.count)
             let source = keyPair.accountID
-            guard let sequence = await writer.read({ $0.account(source)?.sequenceNumber }) else {
+            // The network's base fee, as any client reads it; one operation a transaction.
+            guard let (sequence, fee) = await writer.read({ state in state.account(source).map { ($0.sequenceNumber, state.header.baseFee) } }) else {
                 for (_, continuation) in batch {
                     continuation.resume(throwing: FundingError(code: .fundingAccountMissing, message: "the funding account \(source.strKey) does not exist"))
                 }
@@ -142,7 +143,7 @@ actor FundingDesk {
             let network = writer.configuration.network
             let envelopes = batch.enumerated().map { index, item in
                 let transaction = Transaction(
-                    sourceAccount: .ed25519(source), fee: 100, sequenceNumber: sequence + 1 + Int64(index),
+                    sourceAccount: .ed25519(source), fee: fee, sequenceNumber: sequence + 1 + Int64(index),
                     preconditions: .none, memo: .none, operations: [item.0])
                 var envelope = TransactionEnvelope.v1(transaction, signatures: [])
                 envelope.sign(with: keyPair, on: network)

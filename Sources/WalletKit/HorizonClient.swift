@@ -335,10 +335,24 @@ public struct HorizonClient: Sendable {
 
     /// The base fee of the last ledger, in stroops, as the SDKs' `fetchBaseFee` reads it.
     public func baseFee() async throws -> Int64 {
-        struct Ledger: Decodable { let baseFeeInStroops: Int64 }
+        try await networkFees().baseFee
+    }
+
+    /// The base fee and base reserve of the last ledger, in stroops: what a wallet needs to
+    /// work out the fee of a transaction and how much XLM an account must keep.
+    /// - Throws: ``HorizonProblem`` or a transport error; ``HorizonProblem`` too when the
+    ///   server lists no ledger or gives a value no network uses (below 1 or above UInt32.max).
+    public func networkFees() async throws -> NetworkFees {
+        struct Ledger: Decodable { let baseFeeInStroops: Int64; let baseReserveInStroops: Int64 }
         struct Embedded: Decodable { let records: [Ledger] }
         struct Page: Decodable { let _embedded: Embedded }
-        return try await get(Page.self, "/ledgers", [("order", "desc"), ("limit", "1")])._embedded.records.first?.baseFeeInStroops ?? 100
+        let page = try await get(Page.self, "/ledgers", [("order", "desc"), ("limit", "1")])
+        let bounds: ClosedRange<Int64> = 1...Int64(UInt32.max)
+        guard let latest = page._embedded.records.first, bounds.contains(latest.baseFeeInStroops), bounds.contains(latest.baseReserveInStroops) else {
+            let body = #"{"type": "invalid_ledger", "title": "No usable ledger", "detail": "the server's latest ledger has no usable base fee and base reserve"}"#
+            throw HorizonProblem(status: 200, body: Data(body.utf8))
+        }
+        return NetworkFees(baseFee: latest.baseFeeInStroops, baseReserve: latest.baseReserveInStroops)
     }
 
     /// Submits a signed envelope and waits for its ledger.
@@ -403,4 +417,12 @@ public struct HorizonClient: Sendable {
     public func strictReceivePaths(sourceAccount: String, destination: Asset, amount: Int64) async throws -> [HorizonPath] {
         try await paths("/paths/strict-receive", Self.assetQuery(destination, prefix: "destination") + [("destination_amount", Amount.format(amount)), ("source_account", sourceAccount)])
     }
+}
+
+/// A network's fees, from its latest ledger, in stroops.
+public struct NetworkFees: Sendable, Equatable {
+    /// The least fee per operation.
+    public var baseFee: Int64
+    /// The XLM an account keeps per entry it owns (two for itself).
+    public var baseReserve: Int64
 }

@@ -22,6 +22,7 @@ public struct WalletError: Error, Equatable, Sendable, CustomStringConvertible {
         case trustlineMissing = "trustline_missing"
         case noPath = "path_not_found"
         case invalidSlippage = "slippage_invalid"
+        case invalidFee = "fee_invalid"
     }
 
     public let code: Code
@@ -106,9 +107,6 @@ public struct Wallet: Sendable {
     public let keystore: Keystore
     public let contacts: ContactBook
 
-    /// Half an XLM per base reserve, as on Stellar's networks.
-    public static let baseReserve: Int64 = 5_000_000
-
     public init(horizon: HorizonClient, network: Network?, keystore: Keystore, contacts: ContactBook) {
         self.horizon = horizon
         self.network = network
@@ -125,20 +123,45 @@ public struct Wallet: Sendable {
         return account
     }
 
-    /// The least XLM the account must keep: (2 + subentries) base reserves plus what its offers
-    /// may sell.
-    public static func minimumBalance(_ account: HorizonAccount) -> Int64 {
+    /// The least XLM the account must keep: (2 + subentries) base reserves (the network's, from
+    /// its latest ledger) plus what its offers may sell; nil when that overflows (an answer no
+    /// real network gives).
+    public static func minimumBalance(_ account: HorizonAccount, baseReserve: Int64) -> Int64? {
         let selling = account.balances.first { $0.assetType == "native" }?.sellingLiabilities.flatMap { try? Amount.parse($0) } ?? 0
-        return (2 + Int64(account.subentryCount)) * baseReserve + selling
+        let (entries, entriesOverflow) = Int64(2).addingReportingOverflow(Int64(clamping: account.subentryCount))
+        let (reserve, reserveOverflow) = entries.multipliedReportingOverflow(by: baseReserve)
+        let (minimum, sumOverflow) = reserve.addingReportingOverflow(selling)
+        return entriesOverflow || reserveOverflow || sumOverflow ? nil : minimum
     }
 
     /// The most of `asset` the account can send: for XLM the balance less the minimum balance
-    /// and the fee, for other assets the balance less what offers may sell.
-    public static func maximumSendable(_ account: HorizonAccount, asset: Asset, fee: Int64) -> Int64 {
+    /// and the fee, for other assets the balance less what offers may sell. Never negative;
+    /// zero when any step would overflow.
+    public static func maximumSendable(_ account: HorizonAccount, asset: Asset, fee: Int64, baseReserve: Int64) -> Int64 {
         guard let line = account.balances.first(where: { $0.asset == asset }), let balance = try? Amount.parse(line.balance) else { return 0 }
-        if asset == .native { return max(0, balance - minimumBalance(account) - fee) }
+        if asset == .native {
+            guard let minimum = minimumBalance(account, baseReserve: baseReserve) else { return 0 }
+            let (afterReserve, reserveOverflow) = balance.subtractingReportingOverflow(minimum)
+            let (afterFee, feeOverflow) = afterReserve.subtractingReportingOverflow(fee)
+            return reserveOverflow || feeOverflow ? 0 : max(0, afterFee)
+        }
         let selling = line.sellingLiabilities.flatMap { try? Amount.parse($0) } ?? 0
-        return max(0, balance - selling)
+        let (available, overflow) = balance.subtractingReportingOverflow(selling)
+        return overflow ? 0 : max(0, available)
+    }
+
+    /// The fees a transaction may offer per operation: 1 to UInt32.max stroops (a transaction's
+    /// fee is a UInt32).
+    public static let feeRange: ClosedRange<Int64> = 1...Int64(UInt32.max)
+
+    /// Checks a fee per operation given by the user.
+    /// - Throws: ``WalletError`` (`fee_invalid`) outside ``feeRange``.
+    public static func checkFee(_ fee: Int64?) throws(WalletError) -> UInt32? {
+        guard let fee else { return nil }
+        guard feeRange.contains(fee) else {
+            throw WalletError(.invalidFee, "Fee must be 1 to \(UInt32.max) stroops per operation")
+        }
+        return UInt32(fee)
     }
 
     /// Parses an amount as the payment form does.
@@ -173,11 +196,17 @@ public struct Wallet: Sendable {
         }
     }
 
-    private func submit(_ operations: [OperationBody], account: HorizonAccount, memo: Memo = .none, fee: Int64?, pin: String) async throws -> HorizonSubmission {
+    private func submit(_ operations: [OperationBody], account: HorizonAccount, memo: Memo = .none, fee: UInt32?, pin: String) async throws -> HorizonSubmission {
         let keyPair = try keystore.unlock(pin: pin)
         var builder = TransactionBuilder(source: keyPair.accountID, currentSequenceNumber: account.sequence)
         builder.memo = memo
-        if let fee { builder.baseFee = UInt32(clamping: fee) }
+        // The network's base fee unless the user chose one; the builder multiplies it by the
+        // operations with overflow checked when it builds.
+        if let fee {
+            builder.baseFee = fee
+        } else {
+            builder.baseFee = UInt32(clamping: try await horizon.networkFees().baseFee)
+        }
         for operation in operations { builder.add(operation) }
         builder.setTimeBounds(minTime: 0, maxTime: UInt64(Date().timeIntervalSince1970) + 300)
         let signingNetwork: Network
@@ -192,10 +221,10 @@ public struct Wallet: Sendable {
         let destination = try resolveRecipient(recipient)
         let amount = try Self.parseAmount(amountText)
         let memo = try Self.memo(memoText)
+        let chosenFee = try Self.checkFee(fee)
         let account = try await account()
-        let baseFee: Int64
-        if let fee { baseFee = fee } else { baseFee = try await horizon.baseFee() }
-        let maximum = Self.maximumSendable(account, asset: asset, fee: baseFee)
+        let networkFees = try await horizon.networkFees()
+        let maximum = Self.maximumSendable(account, asset: asset, fee: chosenFee.map(Int64.init) ?? networkFees.baseFee, baseReserve: networkFees.baseReserve)
         guard amount <= maximum else {
             throw WalletError(.insufficientBalance, "Insufficient balance (max: \(Amount.format(maximum)))")
         }
@@ -214,7 +243,7 @@ public struct Wallet: Sendable {
             }
             operation = .createAccount(CreateAccountOperation(destination: destination, startingBalance: amount))
         }
-        return try await submit([operation], account: account, memo: memo, fee: fee, pin: pin)
+        return try await submit([operation], account: account, memo: memo, fee: chosenFee ?? UInt32(clamping: networkFees.baseFee), pin: pin)
     }
 
     /// Trusts `asset` with the largest limit. A custom issuer must exist.

@@ -59,14 +59,29 @@ struct LedgerWriterTests {
         }
         #expect(ledgers.count < 50)
 
-        // A bad sequence number is refused and changes nothing.
-        guard case .rejected(let rejected) = try await writer.submit(payments[0]) else {
-            // The first payment is in history: resubmitting it returns the stored result.
-            let hash = PreparedTransaction.prepare(payments[0], network: .standalone).hash
-            #expect(try await SQLiteLedgerStore(path: path).transaction(hash: hash) != nil)
+        // A payment already applied, submitted again: its stored result, not a second payment.
+        let firstHash = PreparedTransaction.prepare(payments[0], network: .standalone).hash
+        guard case .applied(let replayed) = try await writer.submit(payments[0]) else {
+            Issue.record("a resubmitted payment was not answered with its stored result")
             return
         }
-        Issue.record("a resubmitted payment was \(rejected.code) instead of its stored result")
+        #expect(replayed.hash == firstHash)
+        #expect(try await SQLiteLedgerStore(path: path).transaction(hash: firstHash) == replayed)
+
+        // A new payment with a sequence number too far ahead is refused and changes nothing (its
+        // ledger may still close, empty).
+        let payer = keys[0].accountID
+        let before = await writer.read { $0.account(payer) }
+        let ahead = Transaction(sourceAccount: .ed25519(keys[0].accountID), fee: 100, sequenceNumber: Int64(stored.ledger) << 32 + 5,
+                                operations: [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(root.accountID), asset: .native, amount: 1)))])
+            .signed(by: [keys[0]], on: .standalone)
+        guard case .rejected(let refused) = try await writer.submit(ahead) else {
+            Issue.record("a payment with a bad sequence number was applied")
+            return
+        }
+        #expect(refused.code == .badSequence)
+        #expect(refused.feeCharged == 0)
+        #expect(await writer.read { $0.account(payer) } == before)
     }
 
     @Test func aRestartedWriterHasTheCommittedState() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TenderTesting
 import Testing
 import StellarBase
 import Ledger
@@ -6,8 +7,11 @@ import Store
 
 @Suite("SQLite ledger store")
 struct SQLiteLedgerStoreTests {
+    /// Removed with everything in it when the test ends.
+    let temporary = TemporaryDirectory("store")
+
     func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("tender-store-\(UUID().uuidString).sqlite").path
+        temporary.file("\(UUID().uuidString).sqlite")
     }
 
     @Test func anEmptyStoreHasNoState() async throws {

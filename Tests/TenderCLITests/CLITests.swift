@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TenderTesting
 import Testing
 
 /// Runs the real `tender` executable, as a user would.
@@ -120,7 +121,9 @@ struct CLITests {
     }
 
     @Test func serveAnswersAndStopsOnSIGTERM() async throws {
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tender-cli-\(UUID().uuidString)").path
+        let temporary = TemporaryDirectory("cli")
+        defer { temporary.remove() }
+        let data = temporary.path
         let server = try Tender.start(["serve", "--port", "0", "--data", data])
         defer { if server.process.isRunning { server.process.terminate() } }
         let url = try await server.waitForURL()
@@ -129,13 +132,16 @@ struct CLITests {
         let json = try JSONSerialization.jsonObject(with: body) as! [String: Any]
         #expect(json["network_passphrase"] as? String == "Standalone Network ; February 2017")
         kill(server.process.processIdentifier, SIGTERM)
-        server.process.waitUntilExit()
-        #expect(server.process.terminationStatus == 0)
+        let exited = await server.waitForExit(timeout: 30)
+        #expect(exited)
+        if exited { #expect(server.process.terminationStatus == 0) }
         #expect(FileManager.default.fileExists(atPath: data))
     }
 
     @Test func serveStopsOnSIGTERMWithAStreamOpen() async throws {
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tender-cli-\(UUID().uuidString)").path
+        let temporary = TemporaryDirectory("cli")
+        defer { temporary.remove() }
+        let data = temporary.path
         defer { try? FileManager.default.removeItem(atPath: data) }
         let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.2"])
         defer { if server.process.isRunning { server.process.terminate() } }
@@ -148,18 +154,19 @@ struct CLITests {
         curl.standardOutput = events
         try curl.run()
         defer { if curl.isRunning { curl.terminate() } }
-        // Read the events as they come: a full pipe would stop curl, then the server's writes.
-        async let streamed = Tender.collect(curl, output: events)
-        try await Task.sleep(for: .seconds(1))
+        // The stream is open once its hello has arrived; then the server is told to stop.
+        let opening = await Tender.read(events, until: "\"hello\"")
+        #expect(opening.contains("\"hello\""))
         kill(server.process.processIdentifier, SIGTERM)
-        // The stream ends by itself, so the server drains and exits instead of hanging.
-        let deadline = Date().addingTimeInterval(15)
-        while server.process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(!server.process.isRunning)
-        if !server.process.isRunning { #expect(server.process.terminationStatus == 0) }
+        // Read the rest as it comes (a full pipe would stop curl, then the server's writes). The
+        // stream ends by itself, so the server drains and exits instead of hanging.
+        async let streamed = Tender.collect(curl, output: events)
+        let exited = await server.waitForExit(timeout: 15)
+        #expect(exited)
+        if exited { #expect(server.process.terminationStatus == 0) }
         // A server that stopped closed the stream; one that did not must not hang the test.
-        if server.process.isRunning { curl.terminate() }
-        let received = await streamed
+        if !exited { curl.terminate() }
+        let received = opening + (await streamed)
         #expect(received.contains("\"hello\""))
         #expect(received.contains("\"byebye\""))
     }

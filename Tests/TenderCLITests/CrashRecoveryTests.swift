@@ -5,6 +5,7 @@ import FoundationNetworking
 import Ledger
 import StellarBase
 import Store
+import TenderTesting
 import Testing
 
 /// Kills `tender serve` with SIGKILL while payments are being submitted, restarts it, and checks
@@ -25,7 +26,9 @@ struct CrashRecoveryTests {
     }
 
     @Test func everyAnsweredPaymentSurvivesKillMinus9() async throws {
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tender-crash-\(UUID().uuidString)").path
+        let temporary = TemporaryDirectory("crash")
+        defer { temporary.remove() }
+        let data = temporary.path
         defer { try? FileManager.default.removeItem(atPath: data) }
         let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0"])
         defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
@@ -47,8 +50,12 @@ struct CrashRecoveryTests {
         let acknowledged = AcknowledgedHashes()
         let killer = Task {
             // Never waits forever: after 60 s the kill comes anyway and the count check fails.
-            let deadline = ContinuousClock.now + .seconds(60)
-            while await acknowledged.count < 250, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await acknowledged.wait(forCount: 250) }
+                group.addTask { try? await Task.sleep(for: .seconds(60)) }
+                await group.next()
+                group.cancelAll()
+            }
             kill(server.process.processIdentifier, SIGKILL)
         }
         wavesLoop: for wave in 1...20 {
@@ -71,8 +78,8 @@ struct CrashRecoveryTests {
             }
             if statuses.contains(where: { $0.1 == nil }) { break wavesLoop }
         }
-        _ = try? await killer.value
-        server.process.waitUntilExit()
+        _ = await killer.value
+        #expect(await server.waitForExit(timeout: 30))
         #expect(server.process.terminationReason == .uncaughtSignal)
         let answered = await acknowledged.hashes
         #expect(answered.count >= 250)
@@ -84,8 +91,9 @@ struct CrashRecoveryTests {
         let root_ = try JSONSerialization.jsonObject(with: body) as! [String: Any]
         #expect((root_["history_latest_ledger"] as? Int ?? 0) >= 4)
         kill(restarted.process.processIdentifier, SIGTERM)
-        restarted.process.waitUntilExit()
-        #expect(restarted.process.terminationStatus == 0)
+        let restartedExited = await restarted.waitForExit(timeout: 30)
+        #expect(restartedExited)
+        if restartedExited { #expect(restarted.process.terminationStatus == 0) }
 
         let store = try SQLiteLedgerStore(path: data + "/ledger.sqlite")
         for hash in answered {
@@ -102,6 +110,34 @@ struct CrashRecoveryTests {
 
 actor AcknowledgedHashes {
     private(set) var hashes: [Bytes32] = []
+    private var waiters: [UUID: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
     var count: Int { hashes.count }
-    func add(_ hash: Bytes32) { hashes.append(hash) }
+
+    func add(_ hash: Bytes32) {
+        hashes.append(hash)
+        for (id, waiter) in waiters where waiter.count <= hashes.count {
+            waiters[id] = nil
+            waiter.continuation.resume()
+        }
+    }
+
+    /// Returns once `count` hashes are in, or when the calling task is cancelled.
+    func wait(forCount count: Int) async {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if hashes.count >= count || Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    waiters[id] = (count, continuation)
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWaiter(id) }
+        }
+    }
+
+    private func cancelWaiter(_ id: UUID) {
+        waiters.removeValue(forKey: id)?.continuation.resume()
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TenderTesting
 import Testing
 
 /// The real Python stellar-sdk (16.1.1, installed into .venv by Scripts/python-env.sh) against
@@ -10,7 +11,9 @@ struct InteropTests {
     }
 
     @Test func pythonStellarSDKAgainstTenderServe() async throws {
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("tender-interop-\(UUID().uuidString)").path
+        let temporary = TemporaryDirectory("interop")
+        defer { temporary.remove() }
+        let data = temporary.path
         defer { try? FileManager.default.removeItem(atPath: data) }
         // A short close interval keeps the suite quick and still exercises the ledger timer.
         let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.2"])

@@ -68,26 +68,51 @@ enum Tender {
     final class Server: @unchecked Sendable {
         let process: Process
         let output: Pipe
+        /// Left when the process exits (its termination handler).
+        private let exited: DispatchGroup
 
-        init(process: Process, output: Pipe) {
+        init(process: Process, output: Pipe, exited: DispatchGroup) {
             self.process = process
             self.output = output
+            self.exited = exited
         }
 
-        /// The base URL printed in the banner, within 30 seconds.
+        /// The base URL printed in the banner. A server that prints none within 30 seconds is
+        /// terminated, which ends its output and fails the wait.
         func waitForURL() async throws -> String {
+            let process = self.process
+            let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+            defer { watchdog.cancel() }
             let handle = output.fileHandleForReading
-            var text = ""
-            let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline {
-                let chunk = handle.availableData
-                if chunk.isEmpty { try await Task.sleep(for: .milliseconds(20)); continue }
-                text += String(decoding: chunk, as: UTF8.self)
-                if let range = text.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) {
-                    return String(text[range])
+            let url: String? = await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    var text = ""
+                    while true {
+                        // Blocks until the server writes; empty only at the end of its output.
+                        let chunk = handle.availableData
+                        if chunk.isEmpty { continuation.resume(returning: nil); return }
+                        text += String(decoding: chunk, as: UTF8.self)
+                        if let range = text.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) {
+                            continuation.resume(returning: String(text[range]))
+                            return
+                        }
+                    }
                 }
             }
-            throw URLError(.timedOut)
+            guard let url else { throw URLError(.timedOut) }
+            return url
+        }
+
+        /// Waits (on a thread of its own) until the process exits, at most `timeout` seconds;
+        /// whether it exited.
+        func waitForExit(timeout: TimeInterval) async -> Bool {
+            let exited = self.exited
+            return await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(returning: exited.wait(timeout: .now() + timeout) == .success)
+                }
+            }
         }
     }
 
@@ -98,7 +123,27 @@ enum Tender {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
+        let exited = DispatchGroup()
+        exited.enter()
+        process.terminationHandler = { _ in exited.leave() }
         try process.run()
-        return Server(process: process, output: output)
+        return Server(process: process, output: output, exited: exited)
+    }
+
+    /// Reads `output` on a thread of its own until `marker` appears or the output ends; what was
+    /// read.
+    static func read(_ output: Pipe, until marker: String) async -> String {
+        let handle = output.fileHandleForReading
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var text = ""
+                while !text.contains(marker) {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+                continuation.resume(returning: text)
+            }
+        }
     }
 }

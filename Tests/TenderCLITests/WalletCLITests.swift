@@ -1,5 +1,6 @@
 import Foundation
 import StellarBase
+import TenderTesting
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -9,7 +10,9 @@ import FoundationNetworking
 @Suite(.serialized)
 struct WalletCLITests {
     @Test func theTutorialInTheTerminal() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tender-wallet-cli-\(UUID().uuidString)").path
+        let temporary = TemporaryDirectory("wallet-cli")
+        defer { temporary.remove() }
+        let root = temporary.path
         defer { try? FileManager.default.removeItem(atPath: root) }
         let server = try Tender.start(["serve", "--port", "0", "--data", root + "/server", "--close-interval", "0"])
         defer { if server.process.isRunning { server.process.terminate() } }

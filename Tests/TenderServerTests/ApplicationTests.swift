@@ -2,13 +2,17 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import StellarBase
+import TenderTesting
 import Testing
 import TenderServer
 
 @Suite("The HTTP application")
 struct ApplicationTests {
+    /// Removed with everything in it when the test ends.
+    let temporary = TemporaryDirectory("test")
+
     func configuration(passphrase: String = Network.standalone.passphrase) -> TenderConfiguration {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tender-test-\(UUID().uuidString)").path
+        let directory = temporary.file(UUID().uuidString)
         return TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, network: Network(passphrase: passphrase))
     }
 

@@ -13,8 +13,11 @@ struct HorizonRoutesTests {
     let alice = try! KeyPair(seed: Array(repeating: 21, count: 32))
     let bob = try! KeyPair(seed: Array(repeating: 22, count: 32))
 
+    /// Removed with everything in it when the test ends.
+    let temporary = TemporaryDirectory("horizon")
+
     func configuration() -> TenderConfiguration {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tender-horizon-\(UUID().uuidString)").path
+        let directory = temporary.file(UUID().uuidString)
         return TenderConfiguration(port: 0, dataDirectory: directory, closeInterval: .zero)
     }
 

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Ledger
 import StellarBase
+import TenderTesting
 import Testing
 import TenderServer
 
@@ -10,8 +11,11 @@ import TenderServer
 struct TransactionRoutesTests {
     let root = LedgerState.rootKeyPair(network: .standalone)
 
+    /// Removed with everything in it when the test ends.
+    let temporary = TemporaryDirectory("routes")
+
     func configuration(closeInterval: Duration = .zero, timeout: Duration = .seconds(30)) -> TenderConfiguration {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tender-routes-\(UUID().uuidString)").path
+        let directory = temporary.file(UUID().uuidString)
         return TenderConfiguration(port: 0, dataDirectory: directory, closeInterval: closeInterval, submissionTimeout: timeout)
     }
 

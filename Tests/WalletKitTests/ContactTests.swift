@@ -1,11 +1,14 @@
 import Foundation
 import StellarBase
+import TenderTesting
 import Testing
 import WalletKit
 
 @Suite("Contacts")
 struct ContactTests {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tender-contacts-\(UUID().uuidString)/contacts.json")
+    /// Removed with everything in it when the test ends.
+    let temporary = TemporaryDirectory("contacts")
+    var url: URL { URL(fileURLWithPath: temporary.file("contacts.json")) }
 
     func expectError(_ code: ContactError.Code, _ message: String? = nil, _ body: () async throws -> Void) async {
         do {

@@ -3,6 +3,7 @@ import HummingbirdTesting
 import Ledger
 import StellarBase
 import TenderServer
+import TenderTesting
 import Testing
 import WalletKit
 #if canImport(FoundationNetworking)
@@ -42,7 +43,9 @@ struct DashboardTests {
     }
 
     @Test func cachesAsTheReferenceAppDoes() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tender-dashboard-\(UUID().uuidString)")
+        let temporary = TemporaryDirectory("dashboard")
+        defer { temporary.remove() }
+        let root = URL(fileURLWithPath: temporary.path)
         defer { try? FileManager.default.removeItem(at: root) }
         let app = try await buildApplication(TenderConfiguration(port: 0, dataDirectory: root.appendingPathComponent("server").path, closeInterval: .zero))
         try await app.test(.live) { client in

@@ -3,6 +3,7 @@ import HummingbirdTesting
 import Ledger
 import StellarBase
 import TenderServer
+import TenderTesting
 import Testing
 import WalletKit
 
@@ -10,7 +11,9 @@ import WalletKit
 @Suite("Horizon client")
 struct HorizonClientTests {
     func configuration() -> TenderConfiguration {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tender-walletkit-\(UUID().uuidString)").path
+        let temporary = TemporaryDirectory("walletkit")
+        defer { temporary.remove() }
+        let directory = temporary.path
         return TenderConfiguration(port: 0, dataDirectory: directory, closeInterval: .zero)
     }
 

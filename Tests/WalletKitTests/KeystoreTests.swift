@@ -1,5 +1,6 @@
 import Foundation
 import StellarBase
+import TenderTesting
 import Testing
 import WalletKit
 
@@ -23,7 +24,9 @@ final class TestClock: @unchecked Sendable {
 
 @Suite("Keystore")
 struct KeystoreTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tender-keystore-\(UUID().uuidString)")
+    /// Removed with everything in it when the test ends.
+    let temporary = TemporaryDirectory("keystore")
+    var directory: URL { URL(fileURLWithPath: temporary.path) }
     var url: URL { directory.appendingPathComponent("keystore.json") }
 
     func keystore(_ clock: TestClock = TestClock()) -> Keystore {

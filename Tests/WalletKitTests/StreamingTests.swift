@@ -3,6 +3,7 @@ import HummingbirdTesting
 import Ledger
 import StellarBase
 import TenderServer
+import TenderTesting
 import Testing
 import WalletKit
 #if canImport(FoundationNetworking)
@@ -141,7 +142,9 @@ struct StreamingTests {
     /// A wallet watching a real server sees a payment made after it started, from its own side
     /// and with the contact's name; stopping the iteration closes the connection.
     @Test func aWalletSeesAPaymentAsItHappens() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tender-stream-\(UUID().uuidString)")
+        let temporary = TemporaryDirectory("stream")
+        defer { temporary.remove() }
+        let root = URL(fileURLWithPath: temporary.path)
         defer { try? FileManager.default.removeItem(at: root) }
         let app = try await buildApplication(TenderConfiguration(port: 0, dataDirectory: root.appendingPathComponent("server").path, closeInterval: .zero))
         try await app.test(.live) { client in
@@ -173,7 +176,6 @@ struct StreamingTests {
                 Issue.record("no payment arrived on the stream within 30 s")
                 watcher.cancel()
             }
-            try await Task.sleep(for: .milliseconds(300))
             _ = try await alice.pay(to: try bob.keystore.address(), amount: "7.5", memo: "dinner", pin: "111111")
             let seen = try await watcher.value
             deadline.cancel()

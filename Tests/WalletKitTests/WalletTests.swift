@@ -3,6 +3,7 @@ import HummingbirdTesting
 import Ledger
 import StellarBase
 import TenderServer
+import TenderTesting
 import Testing
 import WalletKit
 #if canImport(FoundationNetworking)
@@ -32,7 +33,9 @@ struct WalletTests {
     }
 
     @Test func theTutorial() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tender-wallet-\(UUID().uuidString)")
+        let temporary = TemporaryDirectory("wallet")
+        defer { temporary.remove() }
+        let root = URL(fileURLWithPath: temporary.path)
         defer { try? FileManager.default.removeItem(at: root) }
         let configuration = TenderConfiguration(port: 0, dataDirectory: root.appendingPathComponent("server").path, closeInterval: .zero)
         let srt = configuration.testAnchor.currency(code: "SRT")!.asset
@@ -107,7 +110,9 @@ struct WalletTests {
     /// XLM, SILVER for GOLD and COPPER for SILVER, one for one; Alice holds only XLM, Bob trusts
     /// COPPER, so every path from Alice to Bob runs XLM → GOLD → SILVER → COPPER.
     @Test func pathPaymentsBothWaysThroughGoldSilverCopper() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tender-wallet-\(UUID().uuidString)")
+        let temporary = TemporaryDirectory("wallet")
+        defer { temporary.remove() }
+        let root = URL(fileURLWithPath: temporary.path)
         defer { try? FileManager.default.removeItem(at: root) }
         let configuration = TenderConfiguration(port: 0, dataDirectory: root.appendingPathComponent("server").path, closeInterval: .zero)
         let app = try await buildApplication(configuration)

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Does read load slow the ledger down? Against a real `tender serve` (release build, group
+# commit), with a market of offers on it (tender bench market: three markets of 30 offers, paths
+# of three hops):
+#   1. POST /transactions alone: tender bench submit, 256 connections;
+#   2. the same while wrk (installed from Debian's packages if missing) asks for order books and
+#      strict-send/strict-receive paths as fast as it can over 8 connections on one thread.
+# Reports both submit rates and p99s, the read rate, and the cost of the read load to the submit
+# rate. Target: under 20%. Usage: Benchmarks/readload.sh [transactions]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TRANSACTIONS="${1:-30720}"
+if ! command -v wrk >/dev/null; then
+  (apt-get update -q && apt-get install -y -q wrk) >/dev/null
+fi
+swift build -c release --product tender >/dev/null
+DATA="$(mktemp -d)"
+LOG="$DATA/serve.log"
+timeout 1800 .build/release/tender serve --port 0 --data "$DATA/ledger" --close-interval 0 >"$LOG" 2>/dev/null &
+SERVER=$!
+WRK=""
+trap 'kill $SERVER $WRK 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT
+for _ in $(seq 1 100); do grep -q "listening on" "$LOG" 2>/dev/null && break; sleep 0.1; done
+URL="$(grep -o 'http://127.0.0.1:[0-9]*' "$LOG" | head -1)"
+echo "server: $URL (group commit)"
+
+.build/release/tender bench market --url "$URL" >"$DATA/reads.txt"
+LUA="$DATA/reads.lua"
+{
+  echo "local paths = {"
+  while read -r path; do echo "  \"$path\","; done <"$DATA/reads.txt"
+  echo "}"
+  echo "local i = 0"
+  echo "request = function() i = i % #paths + 1; return wrk.format(\"GET\", paths[i]) end"
+  echo "response = function(status) if status ~= 200 then error(\"status \" .. status) end end"
+} >"$LUA"
+# Each read does real work: show one of each.
+while read -r path; do
+  printf '%s -> %s bytes\n' "${path%%\?*}" "$(curl -sf "$URL$path" | wc -c)"
+done <"$DATA/reads.txt"
+
+submit() {
+  .build/release/tender bench submit --url "$URL" --connections 256 --accounts 1024 --transactions "$TRANSACTIONS" >"$DATA/submit.txt"
+  grep -E "applied|latency" "$DATA/submit.txt" >&2
+  awk '/transactions per second/ {for (i = 1; i <= NF; i++) if ($i == "transactions") print $(i - 1)}' "$DATA/submit.txt"
+}
+
+echo
+echo "== 1. POST /transactions alone"
+ALONE="$(submit | tail -1)"
+echo
+echo "== 2. POST /transactions while wrk reads order books and paths (1 thread, 8 connections)"
+wrk -t1 -c8 -d600s --latency -s "$LUA" "$URL" >"$DATA/wrk.txt" 2>&1 &
+WRK=$!
+sleep 2
+LOADED="$(submit | tail -1)"
+kill -INT $WRK 2>/dev/null || true
+wait $WRK 2>/dev/null || true
+WRK=""
+grep -E "Requests/sec|99%|Non-2xx" "$DATA/wrk.txt" || true
+echo
+awk -v alone="$ALONE" -v loaded="$LOADED" 'BEGIN {
+  cost = (alone - loaded) / alone * 100
+  printf "submit rate alone %.0f/s, under read load %.0f/s: the read load costs %.1f%% (target: under 20%%)\n", alone, loaded, cost
+}'
