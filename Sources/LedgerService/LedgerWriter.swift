@@ -237,9 +237,19 @@ public actor LedgerWriter {
         return result
     }
 
+    /// Queues one transaction and waits for its answer. A cancelled caller stops waiting at once
+    /// (with `CancellationError`); the transaction is queued all the same (even when the caller
+    /// was cancelled before it got here) and applied, and its result can be found by hash.
     private func enqueue(_ prepared: PreparedTransaction) async throws -> SubmissionResult {
-        try await withCheckedThrowingContinuation { continuation in
-            register(prepared, closeAtOnce: false) { continuation.resume(with: $0) }
+        let answer = AnswerOnce()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                answer.arm(continuation)
+                // Once the caller has been answered (cancelled), the writer's answer is dropped.
+                register(prepared, closeAtOnce: false) { answer.resume(with: $0) }
+            }
+        } onCancel: {
+            answer.resume(with: .failure(CancellationError()))
         }
     }
 
@@ -354,6 +364,36 @@ public actor LedgerWriter {
             "ledger.sequence": "\(closed.header.sequence)", "ledger.transactions": "\(batch.count)",
             "ledger.commit_duration": "\(committed - commitStarted)",
         ])
+    }
+}
+
+/// Resumes a submitter's continuation once: with the writer's answer, or with a cancellation
+/// if that comes first.
+private final class AnswerOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<SubmissionResult, any Error>?
+    private var early: Result<SubmissionResult, any Error>?
+    private var isDone = false
+
+    /// Hands over the continuation, resumed at once when the answer came first.
+    func arm(_ continuation: CheckedContinuation<SubmissionResult, any Error>) {
+        let early: Result<SubmissionResult, any Error>? = lock.withLock {
+            if let early = self.early { return early }
+            self.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    func resume(with result: Result<SubmissionResult, any Error>) {
+        let continuation: CheckedContinuation<SubmissionResult, any Error>? = lock.withLock {
+            guard !isDone else { return nil }
+            isDone = true
+            if self.continuation == nil { early = result }
+            defer { self.continuation = nil }
+            return self.continuation
+        }
+        continuation?.resume(with: result)
     }
 }
 

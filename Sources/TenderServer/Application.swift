@@ -118,10 +118,17 @@ struct LedgerWriterService: Service {
     let writer: LedgerWriter
 
     func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await writer.run()
-        } onGracefulShutdown: {
-            writer.shutDownGracefully()
+        // High priority: when reads and the ledger both wait for the cooperative pool, the
+        // ledger goes first (its timers inherit this).
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask(priority: .high) {
+                try await withGracefulShutdownHandler {
+                    try await writer.run()
+                } onGracefulShutdown: {
+                    writer.shutDownGracefully()
+                }
+            }
+            try await group.waitForAll()
         }
     }
 }

@@ -118,13 +118,13 @@ struct HorizonRoutes: Sendable {
             }
         }
         router.get("/order_book") { request, _ in
-            await respond(request) { _ in try await orderBook(HorizonQuery(request)) }
+            await respond(request) { _ in try await Self.atLowPriority { try await orderBook(HorizonQuery(request)) } }
         }
         router.get("/paths/strict-send") { request, _ in
-            await respond(request) { resources in try await strictSendPaths(HorizonQuery(request), resources) }
+            await respond(request) { resources in try await Self.atLowPriority { try await strictSendPaths(HorizonQuery(request), resources) } }
         }
         router.get("/paths/strict-receive") { request, _ in
-            await respond(request) { resources in try await strictReceivePaths(HorizonQuery(request), resources) }
+            await respond(request) { resources in try await Self.atLowPriority { try await strictReceivePaths(HorizonQuery(request), resources) } }
         }
         router.get("/fee_stats") { request, _ in
             await respond(request) { _ in try await feeStats() }
@@ -279,6 +279,17 @@ struct HorizonRoutes: Sendable {
     }
 
     // MARK: Order books, paths, fees
+
+    /// Runs a read's computation (an order book, a path search) as a low-priority child task:
+    /// when the cooperative pool has both, it runs the ledger writer's and the submissions'
+    /// work first, so a flood of reads slows other reads before it slows the ledger.
+    static func atLowPriority<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask(priority: .low, operation: work)
+            guard let result = try await group.next() else { throw CancellationError() }
+            return result
+        }
+    }
 
     func orderBook(_ query: HorizonQuery) async throws -> Response {
         let selling = try query.requiredAsset("selling")

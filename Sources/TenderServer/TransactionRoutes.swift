@@ -80,39 +80,19 @@ extension TransactionRoutes {
     }
 
     /// The submission's result, or nil when `timeout` passes first. The submission itself goes
-    /// on: its ledger still commits, and the client finds the result by hash.
+    /// on: its ledger still commits, and the client finds the result by hash. The two race in a
+    /// task group; the loser is cancelled (a cancelled submitter stops waiting at once).
     func submitWithin(_ timeout: Duration, _ envelope: TransactionEnvelope) async throws -> SubmissionResult? {
         let writer = self.writer
-        return try await withCheckedThrowingContinuation { continuation in
-            let once = ResumeOnce()
-            let timer = Task {
-                try? await Task.sleep(for: timeout)
-                if !Task.isCancelled, once.claim() { continuation.resume(returning: nil) }
+        return try await withThrowingTaskGroup(of: SubmissionResult?.self) { group in
+            group.addTask { try await writer.submit(envelope) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
             }
-            Task {
-                do {
-                    let result = try await writer.submit(envelope)
-                    // The timer goes at once rather than sleeping out its 30 s.
-                    if once.claim() { timer.cancel(); continuation.resume(returning: result) }
-                } catch {
-                    if once.claim() { timer.cancel(); continuation.resume(throwing: error) }
-                }
-            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
         }
-    }
-}
-
-/// Lets exactly one of two racing tasks resume a continuation.
-final class ResumeOnce: @unchecked Sendable {
-    private let lock = NSLock()
-    private var claimed = false
-
-    func claim() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if claimed { return false }
-        claimed = true
-        return true
     }
 }
 

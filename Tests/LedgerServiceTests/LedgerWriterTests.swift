@@ -188,6 +188,27 @@ struct LedgerWriterTests {
         }
     }
 
+    @Test func aCancelledSubmitterStopsWaitingButItsTransactionIsApplied() async throws {
+        let clock = ManualClock()
+        let writer = try await writer(closeInterval: .seconds(1), clock: clock)
+        let rootSequence = await writer.read { $0.account(root.accountID)!.sequenceNumber }
+        let (_, create) = createAccounts(1, sequence: rootSequence)
+        let hash = PreparedTransaction.prepare(create, network: .standalone).hash
+        let start = writer.commits.latest
+        try await writer.running {
+            await clock.sleepers(atLeast: 2)
+            // No tick comes, so the submission waits; cancelled, it stops waiting at once.
+            let submitter = Task { try await writer.submit(create) }
+            submitter.cancel()
+            await #expect(throws: CancellationError.self) { try await submitter.value }
+            // The transaction stays queued: the next ledger applies it.
+            clock.advance(by: .seconds(1))
+            var latest = writer.commits.latest
+            while latest < start + 1 { latest = await writer.commits.wait(after: latest) }
+        }
+        #expect(try await SQLiteLedgerStore(path: path).transaction(hash: hash)?.result.isSuccess == true)
+    }
+
     @Test func batchLimitsAreCheckedWhereTheWriterIsConfigured() throws {
         for limit in [0, -1, 1 << 20, Int.max, Int.min] {
             #expect(throws: LedgerWriterError.self) { try LedgerWriter.Configuration(network: .standalone, batchLimit: limit) }
