@@ -16,7 +16,7 @@ struct Tender: AsyncParsableCommand {
     /// Runs the command; a failure is one line on standard error and exit status 1.
     static func main() async {
         do {
-            var command = try parseAsRoot(WalletCommand.movingSharedOptions(Array(CommandLine.arguments.dropFirst())))
+            var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

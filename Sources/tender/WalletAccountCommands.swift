@@ -14,7 +14,8 @@ import FoundationNetworking
 extension WalletCommand {
     struct Balances: WalletSubcommand {
         static let configuration = CommandConfiguration(abstract: "Show every balance: XLM and each trusted asset.")
-        @OptionGroup var options: WalletOptions
+        @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
 
         func run(_ wallet: Wallet) async throws {
             let account = try await wallet.account()
@@ -28,7 +29,8 @@ extension WalletCommand {
 
     struct History: WalletSubcommand {
         static let configuration = CommandConfiguration(abstract: "Show recent payments, newest first, from the wallet's side.")
-        @OptionGroup var options: WalletOptions
+        @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
         @Option(help: "How many payments.") var limit = 5
 
         func run(_ wallet: Wallet) async throws {
@@ -55,7 +57,8 @@ extension WalletCommand {
 
     struct Watch: WalletSubcommand {
         static let configuration = CommandConfiguration(abstract: "Print payments to and from the wallet as they happen, until interrupted.")
-        @OptionGroup var options: WalletOptions
+        @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
         @Option(help: "Start after this payment id (from history --json); `now` shows only new ones.") var cursor = "now"
         @Option(help: "Stop after this many payments.") var count: Int?
 

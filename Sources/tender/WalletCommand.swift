@@ -23,37 +23,14 @@ struct WalletCommand: AsyncParsableCommand {
         subcommands: [Create.self, Import.self, Show.self, Fund.self, Balances.self, History.self, Watch.self, Trust.self, Pay.self, PathPay.self, Contacts.self, Reset.self]
     )
 
-    /// `tender wallet --home D --horizon U pay ...` as the issue writes it: ArgumentParser gives a
-    /// subcommand only the options after its name, so the options every wallet subcommand shares
-    /// are moved from before the subcommand to after it (before a `--`, if there is one).
-    static func movingSharedOptions(_ arguments: [String]) -> [String] {
-        guard arguments.first == "wallet" else { return arguments }
-        let valued: Set = ["--home", "--horizon", "--passphrase"]
-        let flags: Set = ["--pin-stdin", "--json"]
-        var shared: [String] = []
-        var index = 1
-        while index < arguments.count {
-            let token = arguments[index]
-            let name = String(token.split(separator: "=", maxSplits: 1).first ?? "")
-            if flags.contains(token) || (valued.contains(name) && token.contains("=")) {
-                shared.append(token)
-                index += 1
-            } else if valued.contains(token), index + 1 < arguments.count {
-                shared += arguments[index...(index + 1)]
-                index += 2
-            } else {
-                break
-            }
-        }
-        guard !shared.isEmpty else { return arguments }
-        var rest = Array(arguments[index...])
-        rest.insert(contentsOf: shared, at: rest.firstIndex(of: "--") ?? rest.endIndex)
-        return ["wallet"] + rest
-    }
+    /// The shared options given before the subcommand (`tender wallet --home D pay ...`); each
+    /// subcommand takes them after its name too, and reads these through `@ParentCommand`.
+    @OptionGroup var shared: WalletOptions
 
     struct Create: WalletSubcommand {
         static let configuration = CommandConfiguration(abstract: "Make a new key pair and keep its seed under a PIN typed twice.")
-        @OptionGroup var options: WalletOptions
+        @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
 
         func run(_ wallet: Wallet) async throws {
             let pin = try options.secretLine("New PIN (6 digits)")
@@ -66,7 +43,8 @@ struct WalletCommand: AsyncParsableCommand {
 
     struct Import: WalletSubcommand {
         static let configuration = CommandConfiguration(abstract: "Keep an existing secret seed (S...) under a PIN typed twice.")
-        @OptionGroup var options: WalletOptions
+        @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
 
         func run(_ wallet: Wallet) async throws {
             let seed = try options.secretLine("Secret seed")
@@ -80,7 +58,8 @@ struct WalletCommand: AsyncParsableCommand {
 
     struct Show: WalletSubcommand {
         static let configuration = CommandConfiguration(abstract: "Print the wallet's address; --secret also prints the seed, after the PIN.")
-        @OptionGroup var options: WalletOptions
+        @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
         @Flag(help: "Reveal the secret seed (asks for the PIN).") var secret = false
 
         func run(_ wallet: Wallet) async throws {
@@ -93,7 +72,8 @@ struct WalletCommand: AsyncParsableCommand {
 
     struct Fund: WalletSubcommand {
         static let configuration = CommandConfiguration(abstract: "Fund the wallet's account through friendbot (test networks).")
-        @OptionGroup var options: WalletOptions
+        @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
 
         func run(_ wallet: Wallet) async throws {
             let submission = try await wallet.horizon.friendbot(try wallet.keystore.address())
@@ -103,7 +83,8 @@ struct WalletCommand: AsyncParsableCommand {
 
     struct Reset: WalletSubcommand {
         static let configuration = CommandConfiguration(abstract: "Delete the keystore and the contacts.")
-        @OptionGroup var options: WalletOptions
+        @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
 
         func run(_ wallet: Wallet) async throws {
             try wallet.keystore.reset()

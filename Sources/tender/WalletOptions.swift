@@ -15,8 +15,11 @@ struct WalletOptions: ParsableArguments {
     @Option(help: "The wallet's directory (keystore.json, contacts.json). [env: TENDER_WALLET_HOME] (default: ~/.tender-wallet)")
     var home: String?
 
-    @Option(help: "The Horizon server; by default the local `tender serve`.")
-    var horizon = "http://127.0.0.1:8000"
+    @Option(name: .customLong("horizon"), help: "The Horizon server. (default: http://127.0.0.1:8000, the local `tender serve`)")
+    var horizonOption: String?
+
+    /// `--horizon`, or the local `tender serve`.
+    var horizon: String { horizonOption ?? "http://127.0.0.1:8000" }
 
     @Option(help: "The network passphrase. (default: the server's, from GET /)")
     var passphrase: String?
@@ -26,6 +29,18 @@ struct WalletOptions: ParsableArguments {
 
     @Flag(help: "Print JSON for programs instead of tables for people.")
     var json = false
+
+    /// These options, with what was given before the subcommand filling in what was not given
+    /// after it.
+    func merged(with shared: WalletOptions) -> WalletOptions {
+        var merged = self
+        merged.home = home ?? shared.home
+        merged.horizonOption = horizonOption ?? shared.horizonOption
+        merged.passphrase = passphrase ?? shared.passphrase
+        merged.pinStdin = pinStdin || shared.pinStdin
+        merged.json = json || shared.json
+        return merged
+    }
 
     var directory: URL {
         let path = home ?? ProcessInfo.processInfo.environment["TENDER_WALLET_HOME"] ?? (NSHomeDirectory() + "/.tender-wallet")
@@ -89,12 +104,18 @@ func walletFailure(_ error: any Error) -> CommandFailure {
     }
 }
 
+/// A `tender wallet` subcommand: it takes the shared options after its name (`local`) and reads
+/// those given before it from the parent command (`parent.shared`).
 protocol WalletSubcommand: AsyncParsableCommand {
-    var options: WalletOptions { get }
+    var local: WalletOptions { get }
+    var parent: WalletCommand { get }
     func run(_ wallet: Wallet) async throws
 }
 
 extension WalletSubcommand {
+    /// The shared options, from after the subcommand's name or else from before it.
+    var options: WalletOptions { local.merged(with: parent.shared) }
+
     func run() async throws {
         do {
             try await run(try options.wallet())

@@ -14,7 +14,8 @@ import FoundationNetworking
 extension WalletCommand {
     struct Pay: WalletSubcommand {
         static let configuration = CommandConfiguration(abstract: "Pay a contact or an address; XLM to a new address creates its account.")
-        @OptionGroup var options: WalletOptions
+        @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
         @Argument(help: "A contact's name or an address (G...).") var destination: String
         @Argument(help: "The amount, up to 7 decimals.") var amount: String
         @Argument(help: "XLM, a test anchor CODE or CODE:ISSUER.") var asset: String = "XLM"
@@ -26,6 +27,7 @@ extension WalletCommand {
             // Everything that can be checked is checked before the PIN is asked for.
             _ = try wallet.resolveRecipient(destination)
             _ = try Wallet.parseAmount(amount)
+            _ = try Wallet.checkFee(fee)
             let submission = try await wallet.pay(to: destination, amount: amount, asset: asset, memo: memo, fee: fee, pin: try options.pin())
             submitted(submission, "paid \(amount) \(asset.code?.text ?? "XLM") to \(destination)")
         }
@@ -95,7 +97,8 @@ extension WalletCommand {
 
         struct Send: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "Send exactly AMOUNT of ASSET; the recipient gets what the path delivers (at least the quote less the slippage).")
-            @OptionGroup var options: WalletOptions
+            @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
             @Argument(help: "A contact's name or an address (G...).") var destination: String
             @Argument(help: "The amount to send.") var amount: String
             @Argument(help: "The asset to send: XLM, a test anchor CODE or CODE:ISSUER.") var asset: String = "XLM"
@@ -113,7 +116,8 @@ extension WalletCommand {
 
         struct Receive: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "Deliver exactly AMOUNT of ASSET; pay with what the path costs (at most the quote plus the slippage).")
-            @OptionGroup var options: WalletOptions
+            @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
             @Argument(help: "A contact's name or an address (G...); the account must exist.") var destination: String
             @Argument(help: "The amount the recipient gets.") var amount: String
             @Argument(help: "The asset the recipient gets: XLM, a test anchor CODE or CODE:ISSUER.") var asset: String

@@ -17,7 +17,8 @@ extension WalletCommand {
 
         struct Add: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "Trust CODE (a test anchor asset) or CODE:ISSUER.")
-            @OptionGroup var options: WalletOptions
+            @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
             @Argument(help: "CODE or CODE:ISSUER") var asset: String
 
             func run(_ wallet: Wallet) async throws {
@@ -28,7 +29,8 @@ extension WalletCommand {
 
         struct Remove: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "Remove the trustline to CODE:ISSUER; its balance must be zero.")
-            @OptionGroup var options: WalletOptions
+            @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
             @Argument(help: "CODE or CODE:ISSUER") var asset: String
 
             func run(_ wallet: Wallet) async throws {
@@ -43,7 +45,8 @@ extension WalletCommand {
 
         struct Add: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "Add a contact; the account must exist.")
-            @OptionGroup var options: WalletOptions
+            @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
             @Argument var name: String
             @Argument var address: String
 
@@ -55,7 +58,8 @@ extension WalletCommand {
 
         struct List: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "List the contacts.")
-            @OptionGroup var options: WalletOptions
+            @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
 
             func run(_ wallet: Wallet) async throws {
                 let contacts = try wallet.contacts.all()
@@ -66,7 +70,8 @@ extension WalletCommand {
 
         struct Remove: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "Remove a contact by name or address.")
-            @OptionGroup var options: WalletOptions
+            @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
             @Argument var contact: String
 
             func run(_ wallet: Wallet) async throws {

@@ -53,6 +53,12 @@ struct WalletCLITests {
         let bad = try await wallet("alice", ["pay", "Bob", "1,5", "SRT"])
         #expect(bad.status == 1)
         #expect(bad.stderr == "tender: Invalid amount format\n")
+        // A fee outside 1 to UInt32.max stroops is refused before the PIN is asked for.
+        for fee in ["0", "4294967296", "9223372036854775807"] {
+            let badFee = try await wallet("alice", ["pay", "Bob", "1", "SRT", "--fee", fee])
+            #expect(badFee.status == 1, "--fee \(fee)")
+            #expect(badFee.stderr.contains("Fee must be 1 to 4294967295 stroops"), "--fee \(fee): \(badFee.stderr)")
+        }
         let wrong = try await wallet("alice", ["pay", "Bob", "1", "SRT"], input: "000000\n")
         #expect(wrong.stderr == "tender: Incorrect PIN\n")
         _ = try await ok("alice", ["pay", "Bob", "12.5", "SRT", "--memo", "lunch"], input: "123456\n")
