@@ -37,6 +37,7 @@ let package = Package(
         ),
         .target(
             name: "TenderTesting",
+            dependencies: ["WalletKit"],
             path: "Sources/TenderTesting"
         ),
         .target(

@@ -19,8 +19,9 @@ struct LocalNetworkRoutes: Sendable {
         self.horizon = horizon
         self.anchor = anchor
         let writer = horizon.writer
-        friendbot = FundingDesk(writer: writer, keyPair: LedgerState.rootKeyPair(network: writer.configuration.network))
-        anchorDesks = Dictionary(uniqueKeysWithValues: anchor.currencies.map { ($0.code, FundingDesk(writer: writer, keyPair: $0.keyPair)) })
+        let limit = horizon.configuration.fundingQueueLimit
+        friendbot = FundingDesk(writer: writer, keyPair: LedgerState.rootKeyPair(network: writer.configuration.network), maxPending: limit)
+        anchorDesks = Dictionary(uniqueKeysWithValues: anchor.currencies.map { ($0.code, FundingDesk(writer: writer, keyPair: $0.keyPair, maxPending: limit)) })
     }
 
     func register(on router: Router<BasicRequestContext>) {

@@ -23,6 +23,9 @@ public struct TenderConfiguration: Sendable {
     public var anchorHomeDomain: String
     /// How much work one `GET /paths/...` may do (assets reached, offers crossed).
     public var pathSearchLimits = PathSearchLimits()
+    /// The most friendbot (or test anchor) fundings waiting for a ledger, per funding account;
+    /// past it a funding is a 503.
+    public var fundingQueueLimit = 1_000
     /// How long one path search may run before it is a 400.
     public var pathSearchTimeLimit: Duration = .milliseconds(500)
 

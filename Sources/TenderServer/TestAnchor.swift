@@ -101,23 +101,24 @@ public struct TestAnchor: Sendable {
 /// issuer for the test anchor): requests that arrive together share consecutive sequence
 /// numbers and are queued in order, so many fundings fit in one ledger.
 actor FundingDesk {
-    /// The most fundings waiting for a ledger; past it a request is refused as busy.
-    static let maxPending = 1_000
-
     private let writer: LedgerWriter
     private let keyPair: KeyPair
     private var pending: [(StellarBase.Operation, CheckedContinuation<SubmissionResult, any Error>)] = []
     private var draining = false
 
-    init(writer: LedgerWriter, keyPair: KeyPair) {
+    /// The most fundings waiting for a ledger; past it a request is refused as busy.
+    private let maxPending: Int
+
+    init(writer: LedgerWriter, keyPair: KeyPair, maxPending: Int) {
         self.writer = writer
         self.keyPair = keyPair
+        self.maxPending = maxPending
     }
 
     /// Submits `operation` in a transaction of its own from the desk's account.
     func submit(_ operation: StellarBase.Operation) async throws -> SubmissionResult {
-        guard pending.count < Self.maxPending else {
-            throw FundingError(code: .busy, message: "\(Self.maxPending) fundings are already waiting; try again in a moment")
+        guard pending.count < maxPending else {
+            throw FundingError(code: .busy, message: "\(maxPending) fundings are already waiting; try again in a moment")
         }
         return try await withCheckedThrowingContinuation { continuation in
             pending.append((operation, continuation))

@@ -249,7 +249,21 @@ def listen():
 
 listener = threading.Thread(target=listen, daemon=True)
 listener.start()
-time.sleep(1.5)
+
+
+def streams_open():
+    """Tender's own count of open streams, from /metrics (0 when absent)."""
+    for line in requests.get(f"{URL}/metrics", timeout=5).text.splitlines():
+        if line.startswith("tender_streams_open "):
+            return float(line.split()[1])
+    return 0.0
+
+
+# The stream's "now" is fixed when the server accepts it: pay only once the server counts it open.
+deadline = time.monotonic() + 15
+while streams_open() < 1 and time.monotonic() < deadline:
+    time.sleep(0.02)
+check("the stream is open before paying", streams_open() >= 1)
 response = submit(builder(alice).append_payment_op(bob.public_key, Asset.native(), "3.25"), alice)
 try:
     record = received.get(timeout=15)

@@ -91,6 +91,22 @@ extension HorizonRoutesTests {
     }
 }
 
+extension HorizonRoutesTests {
+    @Test func aFullFundingQueueIs503() async throws {
+        var configuration = configuration()
+        configuration.fundingQueueLimit = 0
+        let app = try await buildApplication(configuration)
+        try await app.test(.router) { client in
+            let (status, body, _) = try await get(client, "/friendbot?addr=\(alice.accountID.strKey)")
+            #expect(status == .serviceUnavailable)
+            let problem = try json(body)
+            #expect(problem["type"] as? String == "https://stellar.org/horizon-errors/service_unavailable")
+            #expect((problem["detail"] as? String)?.contains("0 fundings are already waiting") == true)
+            #expect(try await get(client, "/accounts/\(alice.accountID.strKey)").0 == .notFound)
+        }
+    }
+}
+
 /// A SQLite store whose commits fail once it is broken.
 final class BreakableStore: LedgerStore, LedgerReader, @unchecked Sendable {
     struct Broken: Error {}

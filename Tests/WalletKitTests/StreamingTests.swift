@@ -61,38 +61,7 @@ struct StreamingTests {
         }
     }
 
-    /// A transport that answers each stream request with the next script and records the URLs.
-    final class ScriptedTransport: HorizonTransport, @unchecked Sendable {
-        enum Step { case events(String), failure, problem(Int) }
-        private let lock = NSLock()
-        private var scripts: [Step]
-        private(set) var urls: [URL] = []
-
-        init(_ scripts: [Step]) { self.scripts = scripts }
-
-        func send(_ request: URLRequest) async throws -> (status: Int, body: Data) {
-            Issue.record("unexpected request \(request)")
-            return (500, Data())
-        }
-
-        func stream(_ request: URLRequest) -> AsyncThrowingStream<Data, any Error> {
-            let step: Step? = lock.withLock {
-                urls.append(request.url!)
-                return scripts.isEmpty ? nil : scripts.removeFirst()
-            }
-            return AsyncThrowingStream { continuation in
-                switch step {
-                case .events(let text):
-                    for byte in text.utf8 { continuation.yield(Data([byte])) }
-                    continuation.finish()
-                case .failure: continuation.finish(throwing: URLError(.cannotConnectToHost))
-                case .problem(let status): continuation.finish(throwing: HorizonProblem(status: status, body: Data(#"{"type":"https://stellar.org/horizon-errors/bad_request","title":"Bad Request","status":400,"detail":"no"}"#.utf8)))
-                // Out of script: a connection that stays open with nothing on it.
-                case nil: break
-                }
-            }
-        }
-    }
+    typealias ScriptedTransport = ScriptedHorizonTransport
 
     static func record(_ token: String) -> String {
         #"{"id":"\#(token)","paging_token":"\#(token)","type":"payment","created_at":"2026-11-22T00:00:00Z","transaction_hash":"ab","transaction_successful":true,"source_account":"GA","from":"GA","to":"GB","amount":"1.0000000","asset_type":"native"}"#
@@ -117,6 +86,7 @@ struct StreamingTests {
         let cursors = transport.urls.map { URLComponents(url: $0, resolvingAgainstBaseURL: false)!.queryItems?.first { $0.name == "cursor" }?.value }
         #expect(cursors == ["now", "101", "101"])
         #expect(transport.urls.first?.path == "/accounts/GA/payments")
+        #expect(transport.unexpectedRequests.isEmpty)
     }
 
     @Test func givesUpAfterRepeatedFailuresAndOnAProblem() async throws {
@@ -137,6 +107,7 @@ struct StreamingTests {
             #expect(problem.status == 400)
         }
         #expect(refused.urls.count == 1)
+        #expect(failing.unexpectedRequests.isEmpty && refused.unexpectedRequests.isEmpty)
     }
 
     /// A wallet watching a real server sees a payment made after it started, from its own side
