@@ -61,7 +61,7 @@ let package = Package(
                 "Ledger",
                 "StellarBase",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .target(

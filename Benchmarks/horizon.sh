@@ -8,19 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_WRK="${1:-15}"
-if ! command -v wrk >/dev/null; then
-  (apt-get update -q && apt-get install -y -q wrk) >/dev/null
-fi
-swift build -c release --product tender >/dev/null
-DATA="$(mktemp -d)"
-LOG="$DATA/serve.log"
-# Port 0: the server picks a free one and prints it.
-timeout 900 .build/release/tender serve --port 0 --data "$DATA/ledger" --close-interval 0 >"$LOG" 2>/dev/null &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT
-for _ in $(seq 1 100); do grep -q "listening on" "$LOG" 2>/dev/null && break; sleep 0.1; done
-URL="$(grep -o 'http://127.0.0.1:[0-9]*' "$LOG" | head -1)"
-echo "server: $URL (group commit)"
+source Benchmarks/serve.sh
 
 # 100 funded accounts for the reads.
 ACCOUNTS=()

@@ -10,19 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TRANSACTIONS="${1:-30720}"
-if ! command -v wrk >/dev/null; then
-  (apt-get update -q && apt-get install -y -q wrk) >/dev/null
-fi
-swift build -c release --product tender >/dev/null
-DATA="$(mktemp -d)"
-LOG="$DATA/serve.log"
-timeout 1800 .build/release/tender serve --port 0 --data "$DATA/ledger" --close-interval 0 >"$LOG" 2>/dev/null &
-SERVER=$!
-WRK=""
-trap 'kill $SERVER $WRK 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT
-for _ in $(seq 1 100); do grep -q "listening on" "$LOG" 2>/dev/null && break; sleep 0.1; done
-URL="$(grep -o 'http://127.0.0.1:[0-9]*' "$LOG" | head -1)"
-echo "server: $URL (group commit)"
+SERVE_TIMEOUT=1800
+source Benchmarks/serve.sh
 
 .build/release/tender bench market --url "$URL" >"$DATA/reads.txt"
 LUA="$DATA/reads.lua"
@@ -52,11 +41,12 @@ echo
 echo "== 2. POST /transactions while wrk reads order books and paths (1 thread, 8 connections)"
 wrk -t1 -c8 -d600s --latency -s "$LUA" "$URL" >"$DATA/wrk.txt" 2>&1 &
 WRK=$!
+EXTRA_PIDS=$WRK
 sleep 2
 LOADED="$(submit | tail -1)"
 kill -INT $WRK 2>/dev/null || true
 wait $WRK 2>/dev/null || true
-WRK=""
+EXTRA_PIDS=""
 grep -E "Requests/sec|99%|Non-2xx" "$DATA/wrk.txt" || true
 echo
 awk -v alone="$ALONE" -v loaded="$LOADED" 'BEGIN {

@@ -57,11 +57,6 @@ public final class LedgerCommits: @unchecked Sendable {
         lock.withLock { closed }
     }
 
-    /// How many waiters are waiting now (open streams between records).
-    public var waiterCount: Int {
-        lock.withLock { waiters.count }
-    }
-
     /// Calls `listener` with every committed ledger's sequence and the accounts whose entry,
     /// trustlines or data it changed, before ``latest`` moves to that ledger.
     public func observe(_ listener: @escaping @Sendable (UInt32, Set<AccountID>) -> Void) {

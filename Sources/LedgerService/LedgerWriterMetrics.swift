@@ -1,4 +1,4 @@
-import CoreMetrics
+import Metrics
 import Ledger
 
 /// The ledger writer's counters and timings through swift-metrics: ledger close (apply) time,
@@ -31,8 +31,8 @@ public struct LedgerWriterMetrics: Sendable {
     }
 
     func ledgerClosed(_ ledger: ClosedLedger, applyDuration: Duration, commitDuration: Duration, queueDepth: Int) {
-        closeTime.recordNanoseconds(applyDuration.nanoseconds)
-        commitTime.recordNanoseconds(commitDuration.nanoseconds)
+        closeTime.record(duration: applyDuration)
+        commitTime.record(duration: commitDuration)
         var appliedCount = 0, failedCount = 0, refusedCount = 0
         for transaction in ledger.transactions {
             switch transaction.application {
@@ -49,16 +49,5 @@ public struct LedgerWriterMetrics: Sendable {
         ledgers.increment()
         sequence.record(Int64(ledger.header.sequence))
         depth.record(queueDepth)
-    }
-}
-
-extension Duration {
-    /// Whole nanoseconds, saturating (a duration long enough to overflow is not a timing).
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow else { return .max }
-        let (sum, overflowSum) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflowSum ? .max : sum
     }
 }

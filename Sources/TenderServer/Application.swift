@@ -48,7 +48,7 @@ public func buildApplication(
     let router = Router()
     let accountCache = AccountCache(commits: writer.commits)
     let horizon = HorizonRoutes(reader: store, writer: writer, configuration: configuration, logger: logger, accountCache: accountCache, metrics: metrics)
-    router.add(middleware: MetricsMiddleware<BasicRequestContext>(metrics: metrics, logger: logger))
+    router.add(middleware: MetricsMiddleware<BasicRequestContext>(metrics: metrics))
     router.add(middleware: ProblemMiddleware(logger: logger))
     router.add(middleware: CORSMiddleware(
         allowOrigin: .all, allowHeaders: [.accept, .contentType, .origin, .init("X-Client-Name")!, .init("X-Client-Version")!],

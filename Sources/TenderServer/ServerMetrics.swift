@@ -1,5 +1,4 @@
 import Hummingbird
-import Logging
 import LedgerService
 import Ledger
 import Metrics
@@ -36,7 +35,7 @@ struct ServerMetrics: Sendable {
         let dimensions = [("route", route), ("method", method.rawValue), ("status", String(status))]
         Counter(label: "tender_http_requests_total", dimensions: dimensions, factory: factory).increment()
         Timer(label: "tender_http_request_duration_seconds", dimensions: dimensions, factory: factory)
-            .recordNanoseconds(duration.wholeNanoseconds)
+            .record(duration: duration)
     }
 
     /// `GET /metrics` (Prometheus' text format) and `GET /health` (200 when the ledger writer runs
@@ -70,32 +69,15 @@ struct ServerMetrics: Sendable {
 }
 
 /// Records every request the router answers in ``ServerMetrics``, by the route that matched
-/// (`NotFound` when none did).
+/// (`NotFound` when none did). It sits outside ``ProblemMiddleware``, which turns every error
+/// into an answer, so it sees every answer.
 struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
-    let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
-        let response: Response
-        do {
-            response = try await next(request, context)
-        } catch {
-            // The problem middleware, inside this one, answers everything; this is its safety net.
-            response = Problem.answering(error, to: request, logger: logger).response()
-        }
+        let response = try await next(request, context)
         metrics.record(route: context.endpointPath ?? "NotFound", method: request.method, status: response.status.code, duration: ContinuousClock.now - started)
         return response
-    }
-}
-
-extension Duration {
-    /// Whole nanoseconds, saturating.
-    var wholeNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        guard !overflow else { return .max }
-        let (sum, overflowSum) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflowSum ? .max : sum
     }
 }
