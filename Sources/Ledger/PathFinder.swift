@@ -78,7 +78,7 @@ extension OrderBookSnapshot {
         if targets.contains(sourceAsset) {
             found.append(PaymentPath(sourceAsset: sourceAsset, sourceAmount: sourceAmount, destinationAsset: sourceAsset, destinationAmount: sourceAmount, path: []))
         }
-        let sellers = marketsBySelling()
+        let sellers = graph
         var budget = SearchBudget(limits: limits)
         func search(_ asset: Asset, _ amount: Int64, _ path: [Asset], _ visited: Set<Asset>) throws(PathSearchError) {
             // `path` holds the assets after the source asset, so far; the last is `asset`.
@@ -106,7 +106,7 @@ extension OrderBookSnapshot {
         if sources.contains(destinationAsset) {
             found.append(PaymentPath(sourceAsset: destinationAsset, sourceAmount: destinationAmount, destinationAsset: destinationAsset, destinationAmount: destinationAmount, path: []))
         }
-        let markets = marketsBySelling()
+        let markets = graph
         var budget = SearchBudget(limits: limits)
         func search(_ asset: Asset, _ amount: Int64, _ reversedPath: [Asset], _ visited: Set<Asset>) throws(PathSearchError) {
             // Walks backwards: which asset can buy `amount` of `asset`?
@@ -122,18 +122,6 @@ extension OrderBookSnapshot {
         }
         try search(destinationAsset, destinationAmount, [], [destinationAsset])
         return Array(found.sorted { ($0.sourceAmount, $0.path.count) < ($1.sourceAmount, $1.path.count) }.prefix(limit))
-    }
-
-    /// For each asset, the assets that offers sell for it (`buying`) and the assets that offers
-    /// accept in exchange for it (`sellingFor`).
-    private func marketsBySelling() -> (buying: [Asset: [Asset]], sellingFor: [Asset: [Asset]]) {
-        var buying: [Asset: [Asset]] = [:], sellingFor: [Asset: [Asset]] = [:]
-        for pair in markets.sorted(by: { $0.selling.description + $0.buying.description < $1.selling.description + $1.buying.description }) {
-            // An offer selling X for Y lets a payer turn Y into X.
-            buying[pair.buying, default: []].append(pair.selling)
-            sellingFor[pair.selling, default: []].append(pair.buying)
-        }
-        return (buying, sellingFor)
     }
 
     /// What selling exactly `amount` of `sheep` for `wheat` against the book yields, as a strict

@@ -208,6 +208,26 @@ struct PathPaymentTests {
         // The old snapshot still shows the book as it was.
         #expect(before.offers(selling: chain.assets[0], buying: .native) != updated.offers(selling: chain.assets[0], buying: .native))
     }
+
+    @Test func snapshotsFollowMarketsThatOpenAndEmpty() throws {
+        var chain = Chain()
+        var snapshot = OrderBookSnapshot(chain.ledger.state)
+        func paths(_ book: OrderBookSnapshot) throws -> [[Asset]] {
+            try book.strictSendPaths(sourceAsset: .native, sourceAmount: xlm, destinationAssets: [chain.usd]).map(\.path)
+        }
+        #expect(try paths(snapshot) == [Array(chain.assets.prefix(5))])
+        // A market opens: the issuer sells USD straight for XLM, a path with no hops.
+        let direct = chain.ledger.offer(chain.issuer, selling: chain.usd, buying: .native, amount: 10 * xlm, price: Price(n: 1, d: 1))
+        #expect(direct != nil)
+        snapshot = snapshot.updating(chain.ledger.lastChanges.offerMarkets, from: chain.ledger.state)
+        #expect(try paths(snapshot) == [[], Array(chain.assets.prefix(5))])
+        // A market empties: the first hop's only offer is withdrawn, and with it the long path.
+        let first = try #require(chain.ledger.state.offers(selling: chain.assets[0], buying: .native).first)
+        _ = chain.ledger.submit(chain.maker, .manageSellOffer(ManageSellOfferOperation(selling: chain.assets[0], buying: .native, amount: 0, price: first.price, offerID: first.offerID)))
+        snapshot = snapshot.updating(chain.ledger.lastChanges.offerMarkets, from: chain.ledger.state)
+        #expect(try paths(snapshot) == [[]])
+        #expect(try paths(snapshot) == paths(OrderBookSnapshot(chain.ledger.state)))
+    }
 }
 
 /// Counts the steps of a search from inside its deadline check.
