@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Ledger", targets: ["Ledger"]),
         .library(name: "TenderServer", targets: ["TenderServer"]),
         .library(name: "WalletKit", targets: ["WalletKit"]),
+        .library(name: "Gateway", targets: ["Gateway"]),
         .executable(name: "tender", targets: ["tender"]),
     ],
     dependencies: [
@@ -46,6 +47,10 @@ let package = Package(
                 "StellarBase",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        .target(
+            name: "Gateway",
+            path: "Sources/Gateway"
         ),
         .target(
             name: "Store",
@@ -121,6 +126,10 @@ let package = Package(
                 "TenderTesting",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
+        ),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: ["Gateway", "TenderTesting"]
         ),
         .testTarget(
             name: "StoreTests",
