@@ -56,6 +56,7 @@ let package = Package(
             name: "Store",
             dependencies: [
                 "Ledger",
+                "Gateway",
                 "StellarBase",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -77,6 +78,8 @@ let package = Package(
                 "LedgerService",
                 "Store",
                 "TenderJSON",
+                "Gateway",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "MultipartKit", package: "multipart-kit"),

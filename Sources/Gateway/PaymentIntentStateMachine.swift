@@ -41,6 +41,12 @@ public struct PaymentIntentStateError: Error, Sendable, Equatable, CustomStringC
     /// The parameter at fault, when there is one.
     public let parameter: String?
     public var description: String { message }
+
+    public init(code: Code, message: String, parameter: String?) {
+        self.code = code
+        self.message = message
+        self.parameter = parameter
+    }
 }
 
 /// The pure state machine of one payment intent: what each event does to it, and what the

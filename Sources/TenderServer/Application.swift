@@ -1,5 +1,6 @@
 import TenderJSON
 import Foundation
+import Gateway
 import Hummingbird
 import Ledger
 import LedgerService
@@ -33,6 +34,7 @@ public func buildApplication(
 public func buildApplication(
     _ configuration: TenderConfiguration,
     store: any LedgerStore & LedgerReader,
+    gatewayStore: (any GatewayStore)? = nil,
     clock: any Clock<Duration> = ContinuousClock(),
     logger: Logger = Logger(label: "tender"),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -44,6 +46,8 @@ public func buildApplication(
         logger: logger, metrics: metrics.writer, clock: clock, now: { UInt64(Date().timeIntervalSince1970) })
     let anchor = configuration.testAnchor
     try await anchor.install(on: writer)
+    let feeAccount = GatewayService.feeAccount(anchorSeed: configuration.anchorSeed)
+    try await GatewayService.installFeeAccount(feeAccount, anchor: anchor, on: writer)
 
     let router = Router()
     let accountCache = AccountCache(commits: writer.commits)
@@ -95,7 +99,14 @@ public func buildApplication(
     }
     TransactionRoutes(writer: writer, horizon: horizon, timeout: configuration.submissionTimeout).register(on: router)
     horizon.register(on: router)
-    LocalNetworkRoutes(horizon: horizon, anchor: anchor).register(on: router)
+    let local = LocalNetworkRoutes(horizon: horizon, anchor: anchor)
+    local.register(on: router)
+    let gateway = GatewayService(
+        store: try gatewayStore ?? SQLiteGatewayStore(path: configuration.gatewayDatabasePath), writer: writer, anchor: anchor,
+        secrets: try ServerSecrets.load(directory: configuration.dataDirectory), fees: configuration.fees,
+        rootDesk: local.friendbot, issuerDesks: local.anchorDesks, feeAccount: feeAccount,
+        now: { Int64(Date().timeIntervalSince1970) }, random: GatewayService.systemRandom, logger: logger)
+    GatewayRoutes(service: gateway, adminKey: try GatewayService.loadAdminKey(directory: configuration.dataDirectory), logger: logger).register(on: router)
     metrics.register(on: router, commits: writer.commits, reader: store)
     return Application(
         responder: CachedAccountResponder(router: router.buildResponder(), cache: accountCache, metrics: metrics, resources: { horizon.resources(for: $0) }),

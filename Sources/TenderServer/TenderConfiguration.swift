@@ -1,3 +1,4 @@
+import Gateway
 import Ledger
 import StellarBase
 
@@ -28,6 +29,8 @@ public struct TenderConfiguration: Sendable {
     public var fundingQueueLimit = 1_000
     /// How long one path search may run before it is a 400.
     public var pathSearchTimeLimit: Duration = .milliseconds(500)
+    /// The gateway's fees on captured payments.
+    public var fees = FeeSchedule()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8000, dataDirectory: String = ".tender",
@@ -47,4 +50,7 @@ public struct TenderConfiguration: Sendable {
 
     /// The SQLite file of the ledger.
     public var databasePath: String { dataDirectory + "/ledger.sqlite" }
+
+    /// The SQLite file of the gateway's merchants, payments and idempotency keys.
+    public var gatewayDatabasePath: String { dataDirectory + "/gateway.sqlite" }
 }

@@ -101,9 +101,16 @@ public struct TestAnchor: Sendable {
 /// issuer for the test anchor): requests that arrive together share consecutive sequence
 /// numbers and are queued in order, so many fundings fit in one ledger.
 actor FundingDesk {
+    private struct Request {
+        let operations: [StellarBase.Operation]
+        let memo: Memo
+        let cosigners: [KeyPair]
+        let continuation: CheckedContinuation<SubmissionResult, any Error>
+    }
+
     private let writer: LedgerWriter
     private let keyPair: KeyPair
-    private var pending: [(StellarBase.Operation, CheckedContinuation<SubmissionResult, any Error>)] = []
+    private var pending: [Request] = []
     private var draining = false
 
     /// The most fundings waiting for a ledger; past it a request is refused as busy.
@@ -117,11 +124,18 @@ actor FundingDesk {
 
     /// Submits `operation` in a transaction of its own from the desk's account.
     func submit(_ operation: StellarBase.Operation) async throws -> SubmissionResult {
+        try await submit([operation])
+    }
+
+    /// Submits `operations` in one transaction of its own from the desk's account, with
+    /// `memo`, signed also by `cosigners` (the sources of operations that are not the desk's).
+    func submit(_ operations: [StellarBase.Operation], memo: Memo = .none, cosigners: [KeyPair] = []) async throws -> SubmissionResult {
+        precondition((1...100).contains(operations.count), "a transaction has 1 to 100 operations")
         guard pending.count < maxPending else {
             throw FundingError(code: .busy, message: "\(maxPending) fundings are already waiting; try again in a moment")
         }
         return try await withCheckedThrowingContinuation { continuation in
-            pending.append((operation, continuation))
+            pending.append(Request(operations: operations, memo: memo, cosigners: cosigners, continuation: continuation))
             if !draining {
                 draining = true
                 Task { await drain() }
@@ -134,27 +148,28 @@ actor FundingDesk {
             let batch = Array(pending.prefix(100))
             pending.removeFirst(batch.count)
             let source = keyPair.accountID
-            // The network's base fee, as any client reads it; one operation a transaction.
+            // The network's base fee, as any client reads it.
             guard let (sequence, fee) = await writer.read({ state in state.account(source).map { ($0.sequenceNumber, state.header.baseFee) } }) else {
-                for (_, continuation) in batch {
-                    continuation.resume(throwing: FundingError(code: .fundingAccountMissing, message: "the funding account \(source.strKey) does not exist"))
+                for request in batch {
+                    request.continuation.resume(throwing: FundingError(code: .fundingAccountMissing, message: "the funding account \(source.strKey) does not exist"))
                 }
                 continue
             }
             let network = writer.configuration.network
-            let envelopes = batch.enumerated().map { index, item in
+            let envelopes = batch.enumerated().map { index, request in
                 let transaction = Transaction(
-                    sourceAccount: .ed25519(source), fee: fee, sequenceNumber: sequence + 1 + Int64(index),
-                    preconditions: .none, memo: .none, operations: [item.0])
+                    sourceAccount: .ed25519(source), fee: fee * UInt32(request.operations.count), sequenceNumber: sequence + 1 + Int64(index),
+                    preconditions: .none, memo: request.memo, operations: request.operations)
                 var envelope = TransactionEnvelope.v1(transaction, signatures: [])
                 envelope.sign(with: keyPair, on: network)
+                for cosigner in request.cosigners { envelope.sign(with: cosigner, on: network) }
                 return envelope
             }
             do {
                 let results = try await writer.submitInOrder(envelopes)
-                for ((_, continuation), result) in zip(batch, results) { continuation.resume(returning: result) }
+                for (request, result) in zip(batch, results) { request.continuation.resume(returning: result) }
             } catch {
-                for (_, continuation) in batch { continuation.resume(throwing: error) }
+                for request in batch { request.continuation.resume(throwing: error) }
             }
         }
         draining = false

@@ -1,0 +1,83 @@
+/// A payment method as stored: for a card only what may be kept (brand, last four digits,
+/// expiry, country, fingerprint), never the number or the security code.
+public struct PaymentMethodRecord: Sendable, Codable, Equatable {
+    public struct Card: Sendable, Codable, Equatable {
+        public let brand: CardBrand
+        public let last4: String
+        public let expMonth: Int
+        public let expYear: Int
+        public let country: String
+        public let fingerprint: String
+        /// What the test acquirer will answer for this card, decided when it was tokenised so
+        /// that the number itself need not be kept.
+        public let outcome: AcquirerOutcome
+
+        public init(brand: CardBrand, last4: String, expMonth: Int, expYear: Int, country: String, fingerprint: String, outcome: AcquirerOutcome) {
+            self.brand = brand
+            self.last4 = last4
+            self.expMonth = expMonth
+            self.expYear = expYear
+            self.country = country
+            self.fingerprint = fingerprint
+            self.outcome = outcome
+        }
+    }
+
+    public let id: String
+    public let type: PaymentMethodType
+    public let created: Int64
+    public var card: Card?
+    /// The iDEAL bank chosen, if any.
+    public var bank: String?
+    public var customer: String?
+    public var metadata: [String: String]
+
+    public init(id: String, type: PaymentMethodType, created: Int64, card: Card? = nil, bank: String? = nil, customer: String? = nil, metadata: [String: String] = [:]) {
+        self.id = id
+        self.type = type
+        self.created = created
+        self.card = card
+        self.bank = bank
+        self.customer = customer
+        self.metadata = metadata
+    }
+}
+
+/// Where the settlement of a captured payment stands on the ledger.
+public enum SettlementState: String, Sendable, Codable {
+    /// Decided (the intent moved to succeeded), not yet confirmed committed.
+    case pending
+    /// In a committed ledger.
+    case settled
+}
+
+/// A payment intent as stored: the state machine and everything else Stripe's object shows.
+public struct PaymentIntentRecord: Sendable, Codable, Equatable {
+    public let id: String
+    public let clientSecret: String
+    public let currency: String
+    public let created: Int64
+    public var machine: PaymentIntentStateMachine
+    public var paymentMethodTypes: [PaymentMethodType]
+    public var customer: String?
+    public var description: String?
+    public var statementDescriptor: String?
+    public var returnURL: String?
+    public var metadata: [String: String]
+    public var canceledAt: Int64?
+    /// Set when the intent entered requires_action, for its expiry.
+    public var actionSince: Int64?
+    public var settlement: SettlementState?
+    /// The hash of the ledger transaction that settled it (hex).
+    public var settlementTransaction: String?
+
+    public init(id: String, clientSecret: String, currency: String, created: Int64, machine: PaymentIntentStateMachine, paymentMethodTypes: [PaymentMethodType], metadata: [String: String] = [:]) {
+        self.id = id
+        self.clientSecret = clientSecret
+        self.currency = currency
+        self.created = created
+        self.machine = machine
+        self.paymentMethodTypes = paymentMethodTypes
+        self.metadata = metadata
+    }
+}

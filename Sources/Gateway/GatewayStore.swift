@@ -1,0 +1,115 @@
+/// A merchant of the gateway: its keys (only their SHA-256 hashes), and its settlement account
+/// on the ledger, whose secret seed is kept sealed under the server's key.
+public struct MerchantRecord: Sendable, Codable, Equatable {
+    /// `acct_...`
+    public let id: String
+    public let name: String
+    public let secretKeyHash: [UInt8]
+    public let publishableKeyHash: [UInt8]
+    /// The settlement account's address (G...).
+    public let settlementAccount: String
+    /// The settlement account's seed, sealed (ChaCha20-Poly1305) under the server's key.
+    public let sealedSettlementSeed: [UInt8]
+    /// Unix seconds.
+    public let created: Int64
+
+    public init(id: String, name: String, secretKeyHash: [UInt8], publishableKeyHash: [UInt8], settlementAccount: String, sealedSettlementSeed: [UInt8], created: Int64) {
+        self.id = id
+        self.name = name
+        self.secretKeyHash = secretKeyHash
+        self.publishableKeyHash = publishableKeyHash
+        self.settlementAccount = settlementAccount
+        self.sealedSettlementSeed = sealedSettlementSeed
+        self.created = created
+    }
+}
+
+/// Which of a merchant's two keys a request presented.
+public enum KeyKind: String, Sendable {
+    case secret, publishable
+}
+
+/// One stored API object of a merchant (payment method, customer, payment intent, refund,
+/// event): its id, kind, owner and the JSON of its record; `version` counts its updates, so two
+/// writers cannot both move the same intent.
+public struct StoredObject: Sendable, Equatable {
+    public let id: String
+    public let merchant: String
+    /// `payment_method`, `payment_intent`...
+    public let kind: String
+    /// The customer it belongs to, for payment methods listed by customer.
+    public var customer: String?
+    public let created: Int64
+    public var version: Int64
+    public var body: [UInt8]
+
+    public init(id: String, merchant: String, kind: String, customer: String? = nil, created: Int64, version: Int64 = 0, body: [UInt8]) {
+        self.id = id
+        self.merchant = merchant
+        self.kind = kind
+        self.customer = customer
+        self.created = created
+        self.version = version
+        self.body = body
+    }
+}
+
+/// A page of a list, newest first, as Stripe lists: `starting_after` (older than that id) or
+/// `ending_before` (newer than that id), at most `limit` (1-100).
+public struct ListRequest: Sendable, Equatable {
+    public var limit: Int
+    public var startingAfter: String?
+    public var endingBefore: String?
+    /// Only objects of this customer.
+    public var customer: String?
+
+    public init(limit: Int = 10, startingAfter: String? = nil, endingBefore: String? = nil, customer: String? = nil) {
+        precondition((1...100).contains(limit), "a page holds 1 to 100 objects")
+        self.limit = limit
+        self.startingAfter = startingAfter
+        self.endingBefore = endingBefore
+        self.customer = customer
+    }
+}
+
+/// What the store knows of an idempotency key when a request presents it.
+public enum IdempotencyClaim: Sendable, Equatable {
+    /// First time: the caller runs the request and records its answer.
+    case claimed
+    /// Answered before with the same parameters: replay this answer.
+    case replay(status: Int, body: [UInt8])
+    /// Used before with other parameters.
+    case mismatch
+    /// The first request with this key is still running.
+    case inProgress
+}
+
+/// Where the gateway keeps its merchants and objects: async, so that a SQLite store (through
+/// GRDB's async API) and a PostgreSQL store serve the same routes.
+public protocol GatewayStore: Sendable {
+    func insertMerchant(_ merchant: MerchantRecord) async throws
+    /// The merchant whose secret or publishable key hashes to `keyHash`, and which key it is.
+    func merchant(keyHash: [UInt8]) async throws -> (MerchantRecord, KeyKind)?
+    func merchants() async throws -> [MerchantRecord]
+    func merchant(id: String) async throws -> MerchantRecord?
+
+    func insert(_ object: StoredObject) async throws
+    /// One of `merchant`'s objects of `kind`; nil for an unknown id or another merchant's.
+    func object(id: String, kind: String, merchant: String) async throws -> StoredObject?
+    /// An object of `kind` whoever owns it: for the test pages a customer's browser opens, which
+    /// present the intent's client secret instead of a key.
+    func object(id: String, kind: String) async throws -> StoredObject?
+    /// Replaces an object if it is still at `object.version`, and bumps the version.
+    /// - Returns: false when someone else updated it first.
+    func update(_ object: StoredObject) async throws -> Bool
+    /// A page of `merchant`'s objects of `kind`, newest first, and whether more follow.
+    func list(kind: String, merchant: String, _ request: ListRequest) async throws -> (objects: [StoredObject], hasMore: Bool)
+
+    /// Claims `key` for a request whose parameters hash to `requestHash`; answers older than
+    /// `expiresBefore` (unix seconds) are forgotten.
+    func claimIdempotencyKey(_ key: String, merchant: String, requestHash: [UInt8], now: Int64, expiresBefore: Int64) async throws -> IdempotencyClaim
+    /// Records the answer of the request that claimed `key`.
+    func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws
+    /// Frees a key whose request ended without an answer to keep (the server is shutting down).
+    func releaseIdempotencyKey(_ key: String, merchant: String) async throws
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Gateway
+import GRDB
+
+/// The gateway's merchants, objects and idempotency keys in a SQLite database of their own
+/// (beside the ledger's), read and written through GRDB's async API.
+public final class SQLiteGatewayStore: GatewayStore {
+    let database: DatabasePool
+
+    /// Opens (or creates) the database at `path` and brings its schema up to date.
+    /// - Throws: when the file cannot be opened or migrated.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        database = try DatabasePool(path: path, configuration: configuration)
+        // As for the ledger: an answered payment must survive a power cut.
+        try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        try Self.migrator.migrate(database)
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("gateway-v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE merchant (
+                    id TEXT PRIMARY KEY, name TEXT NOT NULL,
+                    secret_key_hash BLOB NOT NULL UNIQUE, publishable_key_hash BLOB NOT NULL UNIQUE,
+                    settlement_account TEXT NOT NULL, sealed_settlement_seed BLOB NOT NULL, created INTEGER NOT NULL);
+                CREATE TABLE object (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, merchant TEXT NOT NULL,
+                    kind TEXT NOT NULL, customer TEXT, created INTEGER NOT NULL, version INTEGER NOT NULL, body BLOB NOT NULL);
+                CREATE INDEX object_by_merchant ON object (merchant, kind, seq);
+                CREATE INDEX object_by_customer ON object (merchant, kind, customer, seq);
+                CREATE TABLE idempotency (
+                    merchant TEXT NOT NULL, key TEXT NOT NULL, request_hash BLOB NOT NULL, created INTEGER NOT NULL,
+                    status INTEGER, body BLOB, PRIMARY KEY (merchant, key));
+                """)
+        }
+        return migrator
+    }
+
+    public func insertMerchant(_ merchant: MerchantRecord) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: "INSERT INTO merchant (id, name, secret_key_hash, publishable_key_hash, settlement_account, sealed_settlement_seed, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [merchant.id, merchant.name, Data(merchant.secretKeyHash), Data(merchant.publishableKeyHash), merchant.settlementAccount, Data(merchant.sealedSettlementSeed), merchant.created])
+        }
+    }
+
+    private static func merchant(_ row: Row) -> MerchantRecord {
+        MerchantRecord(
+            id: row["id"], name: row["name"], secretKeyHash: Array(row["secret_key_hash"] as Data),
+            publishableKeyHash: Array(row["publishable_key_hash"] as Data), settlementAccount: row["settlement_account"],
+            sealedSettlementSeed: Array(row["sealed_settlement_seed"] as Data), created: row["created"])
+    }
+
+    public func merchant(keyHash: [UInt8]) async throws -> (MerchantRecord, KeyKind)? {
+        try await database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM merchant WHERE secret_key_hash = ? OR publishable_key_hash = ?", arguments: [Data(keyHash), Data(keyHash)]) else { return nil }
+            let merchant = Self.merchant(row)
+            return (merchant, merchant.secretKeyHash == keyHash ? .secret : .publishable)
+        }
+    }
+
+    public func merchants() async throws -> [MerchantRecord] {
+        try await database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM merchant ORDER BY created, id").map(Self.merchant) }
+    }
+
+    public func merchant(id: String) async throws -> MerchantRecord? {
+        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM merchant WHERE id = ?", arguments: [id]).map(Self.merchant) }
+    }
+
+    public func object(id: String, kind: String) async throws -> StoredObject? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM object WHERE id = ? AND kind = ?", arguments: [id, kind]).map(Self.object)
+        }
+    }
+
+    private static func object(_ row: Row) -> StoredObject {
+        StoredObject(id: row["id"], merchant: row["merchant"], kind: row["kind"], customer: row["customer"], created: row["created"], version: row["version"], body: Array(row["body"] as Data))
+    }
+
+    public func insert(_ object: StoredObject) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(object.body)])
+        }
+    }
+
+    public func object(id: String, kind: String, merchant: String) async throws -> StoredObject? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM object WHERE id = ? AND kind = ? AND merchant = ?", arguments: [id, kind, merchant]).map(Self.object)
+        }
+    }
+
+    public func update(_ object: StoredObject) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE object SET customer = ?, version = version + 1, body = ? WHERE id = ? AND merchant = ? AND version = ?",
+                arguments: [object.customer, Data(object.body), object.id, object.merchant, object.version])
+            return db.changesCount == 1
+        }
+    }
+
+    public func list(kind: String, merchant: String, _ request: ListRequest) async throws -> (objects: [StoredObject], hasMore: Bool) {
+        try await database.read { db in
+            var conditions = ["merchant = ?", "kind = ?"]
+            var arguments: StatementArguments = [merchant, kind]
+            if let customer = request.customer {
+                conditions.append("customer = ?")
+                arguments += [customer]
+            }
+            let ascending: Bool
+            if let after = request.startingAfter {
+                conditions.append("seq < (SELECT seq FROM object WHERE id = ? AND merchant = ?)")
+                arguments += [after, merchant]
+                ascending = false
+            } else if let before = request.endingBefore {
+                conditions.append("seq > (SELECT seq FROM object WHERE id = ? AND merchant = ?)")
+                arguments += [before, merchant]
+                ascending = true
+            } else {
+                ascending = false
+            }
+            arguments += [request.limit + 1]
+            let sql = "SELECT * FROM object WHERE \(conditions.joined(separator: " AND ")) ORDER BY seq \(ascending ? "ASC" : "DESC") LIMIT ?"
+            var objects = try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.object)
+            let hasMore = objects.count > request.limit
+            objects = Array(objects.prefix(request.limit))
+            return (ascending ? objects.reversed() : objects, hasMore)
+        }
+    }
+
+    public func claimIdempotencyKey(_ key: String, merchant: String, requestHash: [UInt8], now: Int64, expiresBefore: Int64) async throws -> IdempotencyClaim {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM idempotency WHERE merchant = ? AND key = ? AND created < ?", arguments: [merchant, key, expiresBefore])
+            if let row = try Row.fetchOne(db, sql: "SELECT request_hash, status, body FROM idempotency WHERE merchant = ? AND key = ?", arguments: [merchant, key]) {
+                guard Array(row["request_hash"] as Data) == requestHash else { return .mismatch }
+                guard let status = row["status"] as Int?, let body = row["body"] as Data? else { return .inProgress }
+                return .replay(status: status, body: Array(body))
+            }
+            try db.execute(sql: "INSERT INTO idempotency (merchant, key, request_hash, created) VALUES (?, ?, ?, ?)", arguments: [merchant, key, Data(requestHash), now])
+            return .claimed
+        }
+    }
+
+    public func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws {
+        try await database.write { db in
+            try db.execute(sql: "UPDATE idempotency SET status = ?, body = ? WHERE merchant = ? AND key = ?", arguments: [status, Data(body), merchant, key])
+        }
+    }
+
+    public func releaseIdempotencyKey(_ key: String, merchant: String) async throws {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM idempotency WHERE merchant = ? AND key = ? AND status IS NULL", arguments: [merchant, key])
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Gateway
+import TenderJSON
+
+/// Stripe's JSON shapes for the gateway's objects.
+enum GatewayObjects {
+    static func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
+    static func optional(_ number: Int64?) -> JSONValue { number.map(JSONValue.number) ?? .null }
+
+    static func metadata(_ metadata: [String: String]) -> JSONValue {
+        .object(metadata.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
+    }
+
+    static func paymentMethod(_ method: PaymentMethodRecord) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("id", .string(method.id)), ("object", "payment_method"), ("type", .string(method.type.rawValue)),
+            ("created", .number(method.created)), ("customer", optional(method.customer)), ("livemode", false),
+            ("metadata", metadata(method.metadata)),
+            ("billing_details", .object([("address", .null), ("email", .null), ("name", .null), ("phone", .null)])),
+        ]
+        switch method.type {
+        case .card:
+            if let card = method.card {
+                fields.append(("card", .object([
+                    ("brand", .string(card.brand.rawValue)), ("last4", .string(card.last4)),
+                    ("exp_month", .number(Int64(card.expMonth))), ("exp_year", .number(Int64(card.expYear))),
+                    ("country", .string(card.country)), ("fingerprint", .string(card.fingerprint)), ("funding", "credit"),
+                    ("checks", .object([("cvc_check", "pass"), ("address_line1_check", .null), ("address_postal_code_check", .null)])),
+                    ("three_d_secure_usage", .object([("supported", true)])),
+                ])))
+            }
+        case .ideal: fields.append(("ideal", .object([("bank", optional(method.bank)), ("bic", .null)])))
+        case .bancontact: fields.append(("bancontact", .object([])))
+        }
+        return .object(fields)
+    }
+
+    static func paymentIntent(_ intent: PaymentIntentRecord, nextActionURL: String?) -> JSONValue {
+        let machine = intent.machine
+        var nextAction: JSONValue = .null
+        if machine.status == .requiresAction, let nextActionURL {
+            nextAction = .object([
+                ("type", "redirect_to_url"),
+                ("redirect_to_url", .object([("url", .string(nextActionURL)), ("return_url", optional(intent.returnURL))])),
+            ])
+        }
+        var lastError: JSONValue = .null
+        if let failure = machine.lastPaymentError {
+            var fields: [(String, JSONValue)] = [
+                ("type", .string(failure.code == "payment_intent_authentication_failure" || failure.code == "payment_method_provider_decline" ? "invalid_request_error" : "card_error")),
+                ("code", .string(failure.code)), ("message", .string(failure.message)),
+            ]
+            if let decline = failure.declineCode { fields.append(("decline_code", .string(decline))) }
+            lastError = .object(fields)
+        }
+        return .object([
+            ("id", .string(intent.id)), ("object", "payment_intent"),
+            ("amount", .number(machine.amount)), ("amount_capturable", .number(machine.amountCapturable)),
+            ("amount_received", .number(machine.amountReceived)),
+            ("canceled_at", optional(intent.canceledAt)), ("cancellation_reason", optional(machine.cancellationReason?.rawValue)),
+            ("capture_method", .string(machine.captureMethod.rawValue)), ("client_secret", .string(intent.clientSecret)),
+            ("confirmation_method", "automatic"), ("created", .number(intent.created)), ("currency", .string(intent.currency)),
+            ("customer", optional(intent.customer)), ("description", optional(intent.description)),
+            ("last_payment_error", lastError), ("latest_charge", .null), ("livemode", false),
+            ("metadata", metadata(intent.metadata)), ("next_action", nextAction),
+            ("payment_method", optional(machine.paymentMethod)),
+            ("payment_method_types", .array(intent.paymentMethodTypes.map { .string($0.rawValue) })),
+            ("statement_descriptor", optional(intent.statementDescriptor)), ("status", .string(machine.status.rawValue)),
+            ("amount_refunded", .number(machine.amountRefunded)),
+        ])
+    }
+
+    static func list(_ data: [JSONValue], hasMore: Bool, url: String) -> JSONValue {
+        .object([("object", "list"), ("data", .array(data)), ("has_more", .bool(hasMore)), ("url", .string(url))])
+    }
+}

@@ -1,0 +1,464 @@
+import Crypto
+import Foundation
+import Gateway
+import Hummingbird
+import Logging
+import TenderJSON
+
+/// The Stripe-shaped gateway under `/v1`: authentication by secret or publishable key,
+/// idempotency keys, payment methods, payment intents, the test pages of 3-D Secure and the
+/// banks, and the balance on the ledger.
+struct GatewayRoutes: Sendable {
+    let service: GatewayService
+    /// The bearer token of the admin routes (the contents of `admin.key` in the data directory).
+    let adminKey: String
+    let logger: Logger
+    /// The most a request body may hold.
+    static let maxBodyBytes = 256 * 1024
+    /// How long an idempotency key's answer is kept.
+    static let idempotencyLifetimeSeconds: Int64 = 24 * 60 * 60
+
+    func register(on router: Router<BasicRequestContext>) {
+        let v1 = router.group("v1")
+        v1.add(middleware: StripeErrorMiddleware(logger: logger))
+        v1.post("admin/merchants") { request, _ in try await createMerchant(request) }
+        v1.get("admin/merchants") { request, _ in try await listMerchants(request) }
+        v1.post("payment_methods") { request, _ in
+            try await post(request, allowPublishable: true) { merchant, _, form in try await createPaymentMethod(form, merchant) }
+        }
+        v1.get("payment_methods/:id") { request, context in
+            let merchant = try await authenticate(request, allowPublishable: false).0
+            let (method, _) = try await service.load(PaymentMethodRecord.self, id: try context.parameters.require("id"), kind: "payment_method", merchant: merchant)
+            return json(GatewayObjects.paymentMethod(method))
+        }
+        v1.post("payment_intents") { request, _ in
+            try await post(request) { merchant, _, form in try await createPaymentIntent(form, merchant, request) }
+        }
+        v1.get("payment_intents") { request, _ in
+            let merchant = try await authenticate(request, allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            let page = try listRequest(form, known: [])
+            let (objects, hasMore) = try await service.store.list(kind: "payment_intent", merchant: merchant.id, page)
+            let intents = try objects.map { try JSONDecoder().decode(PaymentIntentRecord.self, from: Data($0.body)) }
+            return json(GatewayObjects.list(intents.map { intentJSON($0, request) }, hasMore: hasMore, url: "/v1/payment_intents"))
+        }
+        v1.get("payment_intents/:id") { request, context in
+            let (merchant, kind) = try await authenticate(request, allowPublishable: true)
+            let form = try StripeForm(body: request.uri.query ?? "")
+            let (intent, _) = try await service.load(PaymentIntentRecord.self, id: try context.parameters.require("id"), kind: "payment_intent", merchant: merchant)
+            if kind == .publishable { try checkClientSecret(form, intent) }
+            return json(intentJSON(intent, request))
+        }
+        v1.post("payment_intents/:id") { request, context in
+            try await post(request) { merchant, _, form in try await updatePaymentIntent(try context.parameters.require("id"), form, merchant, request) }
+        }
+        v1.post("payment_intents/:id/confirm") { request, context in
+            try await post(request, allowPublishable: true) { merchant, kind, form in
+                try await confirmPaymentIntent(try context.parameters.require("id"), form, merchant, kind, request)
+            }
+        }
+        v1.post("payment_intents/:id/capture") { request, context in
+            try await post(request) { merchant, _, form in try await capturePaymentIntent(try context.parameters.require("id"), form, merchant, request) }
+        }
+        v1.post("payment_intents/:id/cancel") { request, context in
+            try await post(request) { merchant, _, form in try await cancelPaymentIntent(try context.parameters.require("id"), form, merchant, request) }
+        }
+        v1.get("balance") { request, _ in
+            let merchant = try await authenticate(request, allowPublishable: false).0
+            let balances = try await service.balances(merchant)
+            return json(.object([
+                ("object", "balance"), ("livemode", false),
+                ("available", .array(balances.map { currency, amount in
+                    .object([("amount", .number(amount)), ("currency", .string(currency.code)), ("source_types", .object([("card", .number(amount))]))])
+                })),
+                ("pending", .array(balances.map { currency, _ in .object([("amount", 0), ("currency", .string(currency.code))]) })),
+            ]))
+        }
+        GatewayTestPages(service: service, routes: self).register(on: v1)
+    }
+
+    // MARK: Plumbing
+
+    func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: value.compactBytes())))
+    }
+
+    func baseURL(_ request: Request) -> String {
+        "http://\(request.head.authority ?? "127.0.0.1")"
+    }
+
+    func intentJSON(_ intent: PaymentIntentRecord, _ request: Request) -> JSONValue {
+        let page = intent.machine.pendingAction == .bankRedirect ? "bank" : "3ds"
+        let url = "\(baseURL(request))/v1/test/\(page)/\(intent.id)?client_secret=\(intent.clientSecret)"
+        return GatewayObjects.paymentIntent(intent, nextActionURL: url)
+    }
+
+    /// The merchant whose key the request presents (Bearer, or basic auth with the key as the
+    /// user name), and which key it is.
+    /// - Throws: 401 authentication_error for a missing or unknown key; 403 permission_error for
+    ///   a publishable key where only a secret one may be used.
+    func authenticate(_ request: Request, allowPublishable: Bool) async throws -> (MerchantRecord, KeyKind) {
+        guard let header = request.headers[.authorization] else {
+            throw StripeError.authentication("You did not provide an API key. Provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').")
+        }
+        let key: String
+        if header.hasPrefix("Bearer ") {
+            key = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        } else if header.hasPrefix("Basic "), let decoded = Data(base64Encoded: String(header.dropFirst("Basic ".count))), let text = String(data: decoded, encoding: .utf8) {
+            key = String(text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        } else {
+            throw StripeError.authentication("Invalid Authorization header: use Bearer auth with your API key.")
+        }
+        guard key.utf8.count <= 255, let (merchant, kind) = try await service.store.merchant(keyHash: GatewayIDs.hash(key: key)) else {
+            throw StripeError.authentication("Invalid API Key provided: \(Self.redacted(key))")
+        }
+        guard kind == .secret || allowPublishable else {
+            throw StripeError.permission("This API call cannot be made with a publishable API key. Please use a secret API key.")
+        }
+        return (merchant, kind)
+    }
+
+    /// A key as Stripe shows a wrong one: its prefix and last four characters.
+    static func redacted(_ key: String) -> String {
+        guard key.count > 12 else { return String(repeating: "*", count: min(key.count, 12)) }
+        return String(key.prefix(8)) + String(repeating: "*", count: 8) + String(key.suffix(4))
+    }
+
+    func checkClientSecret(_ form: StripeForm, _ intent: PaymentIntentRecord) throws {
+        guard let secret = try form.string("client_secret", maxLength: 255) else { throw StripeError.missing("client_secret") }
+        guard Self.constantTimeEqual(secret, intent.clientSecret) else {
+            throw StripeError.invalid("client_secret", "The client_secret provided does not match the client_secret associated with the PaymentIntent.")
+        }
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for index in x.indices { difference |= x[index] ^ y[index] }
+        return difference == 0
+    }
+
+    /// A POST: authenticates, parses the form, and runs `body` once per idempotency key (the
+    /// first answer, errors included, is replayed for 24 hours).
+    func post(
+        _ request: Request, allowPublishable: Bool = false,
+        _ body: @Sendable (MerchantRecord, KeyKind, StripeForm) async throws -> JSONValue
+    ) async throws -> Response {
+        let (merchant, kind) = try await authenticate(request, allowPublishable: allowPublishable)
+        var request = request
+        let buffer = try await request.collectBody(upTo: Self.maxBodyBytes)
+        let text = String(decoding: buffer.readableBytesView, as: UTF8.self)
+        guard let key = request.headers[HTTPFields.headerName("Idempotency-Key")] else {
+            return json(try await body(merchant, kind, try StripeForm(body: text)))
+        }
+        guard !key.isEmpty, key.utf8.count <= 255 else {
+            throw StripeError(status: .badRequest, kind: .idempotency, code: nil, message: "Idempotency keys are 1 to 255 characters long.")
+        }
+        let requestHash = Array(SHA256.hash(data: Array("\(request.method.rawValue) \(request.uri.path)\n\(text)".utf8)))
+        let now = service.now()
+        switch try await service.store.claimIdempotencyKey(key, merchant: merchant.id, requestHash: requestHash, now: now, expiresBefore: now - Self.idempotencyLifetimeSeconds) {
+        case .replay(let status, let stored):
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            headers[HTTPFields.headerName("Idempotent-Replayed")] = "true"
+            return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: stored)))
+        case .mismatch:
+            throw StripeError(status: .badRequest, kind: .idempotency, code: nil, message: "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '\(key.prefix(255))' if you meant to execute a different request.")
+        case .inProgress:
+            throw StripeError(status: .conflict, kind: .idempotency, code: nil, message: "There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): \(key.prefix(255)). Please try again later.")
+        case .claimed:
+            break
+        }
+        let status: HTTPResponse.Status
+        let answer: JSONValue
+        do {
+            answer = try await body(merchant, kind, try StripeForm(body: text))
+            status = .ok
+        } catch let error as StripeError where error.status.code < 500 {
+            answer = error.json
+            status = error.status
+        } catch {
+            // Not executed to an answer worth keeping: free the key so a retry runs again.
+            try? await service.store.releaseIdempotencyKey(key, merchant: merchant.id)
+            throw error
+        }
+        try await service.store.recordIdempotentAnswer(key, merchant: merchant.id, status: status.code, body: answer.compactBytes())
+        return json(answer, status: status)
+    }
+
+    func listRequest(_ form: StripeForm, known: Set<String>) throws -> ListRequest {
+        try form.refuseUnknown(known.union(["limit", "starting_after", "ending_before"]))
+        var page = ListRequest()
+        if let limit = try form.integer("limit") {
+            guard (1...100).contains(limit) else { throw StripeError.invalid("limit", "This value must be between 1 and 100 (it currently is \(limit)).") }
+            page.limit = Int(limit)
+        }
+        page.startingAfter = try form.string("starting_after", maxLength: 255)
+        page.endingBefore = try form.string("ending_before", maxLength: 255)
+        if page.startingAfter != nil, page.endingBefore != nil {
+            throw StripeError.invalid("ending_before", "You may only specify one of these parameters: ending_before, starting_after.")
+        }
+        return page
+    }
+
+    // MARK: Merchants
+
+    func checkAdmin(_ request: Request) throws {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+              Self.constantTimeEqual(String(header.dropFirst("Bearer ".count)), adminKey) else {
+            throw StripeError.authentication("The admin routes take the admin key of the data directory (admin.key) as a Bearer token.")
+        }
+    }
+
+    func createMerchant(_ request: Request) async throws -> Response {
+        try checkAdmin(request)
+        var request = request
+        let buffer = try await request.collectBody(upTo: Self.maxBodyBytes)
+        let form = try StripeForm(body: String(decoding: buffer.readableBytesView, as: UTF8.self))
+        try form.refuseUnknown(["name"])
+        let name = try form.requiredString("name", maxLength: 200)
+        let merchant = try await service.createMerchant(name: name)
+        return json(.object([
+            ("id", .string(merchant.record.id)), ("object", "merchant"), ("name", .string(name)),
+            ("secret_key", .string(merchant.secretKey)), ("publishable_key", .string(merchant.publishableKey)),
+            ("settlement_account", .string(merchant.record.settlementAccount)), ("created", .number(merchant.record.created)),
+        ]))
+    }
+
+    func listMerchants(_ request: Request) async throws -> Response {
+        try checkAdmin(request)
+        let merchants = try await service.store.merchants()
+        return json(GatewayObjects.list(merchants.map { merchant in
+            .object([
+                ("id", .string(merchant.id)), ("object", "merchant"), ("name", .string(merchant.name)),
+                ("settlement_account", .string(merchant.settlementAccount)), ("created", .number(merchant.created)),
+            ])
+        }, hasMore: false, url: "/v1/admin/merchants"))
+    }
+
+    // MARK: Payment methods
+
+    func today() -> YearMonth {
+        let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date(timeIntervalSince1970: TimeInterval(service.now())))
+        return YearMonth(year: components.year!, month: components.month!)
+    }
+
+    func createPaymentMethod(_ form: StripeForm, _ merchant: MerchantRecord) async throws -> JSONValue {
+        try form.refuseUnknown(["type", "card", "ideal", "bancontact", "metadata", "billing_details"])
+        let typeName = try form.requiredString("type", maxLength: 50)
+        guard let type = PaymentMethodType(rawValue: typeName) else {
+            throw StripeError.invalid("type", "Invalid type: must be one of card, ideal or bancontact.")
+        }
+        let id = GatewayIDs.make("pm", random: service.random)
+        var record = PaymentMethodRecord(id: id, type: type, created: service.now())
+        record.metadata = try (form.metadata() ?? [:]).compactMapValues { $0 }
+        switch type {
+        case .card:
+            guard let card = try form.hash("card") else { throw StripeError.missing("card") }
+            try card.refuseUnknown(["number", "exp_month", "exp_year", "cvc"])
+            do {
+                let (digits, brand) = try CardRules.checkNumber(try card.requiredString("number", maxLength: 64))
+                let month = try StripeForm.integer(try card.requiredString("exp_month", maxLength: 20), name: "exp_month")
+                let year = try StripeForm.integer(try card.requiredString("exp_year", maxLength: 20), name: "exp_year")
+                let expiry = try CardRules.checkExpiry(month: Int(month), year: Int(year), today: today())
+                if let cvc = try card.string("cvc", maxLength: 20) { try CardRules.checkSecurityCode(cvc, brand: brand) }
+                record.card = .init(
+                    brand: brand, last4: String(digits.suffix(4)), expMonth: expiry.month, expYear: expiry.year, country: "NL",
+                    fingerprint: service.secrets.fingerprint(cardDigits: digits), outcome: TestAcquirer.outcome(forCardDigits: digits))
+            } catch let error as CardCheckError {
+                throw StripeError.card(error)
+            } catch var error as StripeError {
+                // A parameter inside card[...] is named as Stripe names it.
+                if let parameter = error.parameter, !parameter.hasPrefix("card") { error.parameter = "card[\(parameter)]" }
+                throw error
+            }
+        case .ideal:
+            if let ideal = try form.hash("ideal") {
+                try ideal.refuseUnknown(["bank"])
+                record.bank = try ideal.string("bank", maxLength: 50)
+            }
+        case .bancontact:
+            break
+        }
+        try await service.insert(record, id: id, kind: "payment_method", merchant: merchant)
+        return GatewayObjects.paymentMethod(record)
+    }
+
+    // MARK: Payment intents
+
+    static let intentParameters: Set<String> = [
+        "amount", "currency", "payment_method_types", "payment_method", "customer", "capture_method", "confirm",
+        "return_url", "description", "statement_descriptor", "metadata",
+    ]
+
+    func createPaymentIntent(_ form: StripeForm, _ merchant: MerchantRecord, _ request: Request) async throws -> JSONValue {
+        try form.refuseUnknown(Self.intentParameters)
+        guard let amount = try form.integer("amount") else { throw StripeError.missing("amount") }
+        let currencyCode = try form.requiredString("currency", maxLength: 10)
+        guard let currency = GatewayCurrency.named(currencyCode) else {
+            throw StripeError.invalid("currency", "Invalid currency: \(currencyCode.prefix(10)). Tender's test anchor issues eur and usd.")
+        }
+        var types: [PaymentMethodType] = [.card]
+        if let names = try form.stringList("payment_method_types") {
+            guard !names.isEmpty, names.count <= 10 else { throw StripeError.invalid("payment_method_types", "Give 1 to 10 payment method types.") }
+            types = []
+            for name in names {
+                guard let type = PaymentMethodType(rawValue: name) else { throw StripeError.invalid("payment_method_types", "Invalid payment method type: \(name.prefix(50)).") }
+                if !types.contains(type) { types.append(type) }
+            }
+        }
+        if types.contains(where: \.isBankRedirect), currency.code != "eur" {
+            throw StripeError.invalid("currency", "iDEAL and Bancontact take eur only.", code: "payment_intent_invalid_currency")
+        }
+        let minimum = types.map(\.minimumMinorUnits).min()!
+        guard amount >= minimum else {
+            throw StripeError.invalid("amount", "Amount must be at least \(minimum) \(currency.code) minor units.", code: "amount_too_small")
+        }
+        guard amount <= FiatConversion.maxPaymentMinorUnits else {
+            throw StripeError.invalid("amount", "Amount must be no more than \(FiatConversion.maxPaymentMinorUnits) minor units.", code: "amount_too_large")
+        }
+        var captureMethod = CaptureMethod.automatic
+        if let name = try form.string("capture_method", maxLength: 50) {
+            guard let method = CaptureMethod(rawValue: name) else { throw StripeError.invalid("capture_method", "Invalid capture_method: must be automatic or manual.") }
+            captureMethod = method
+        }
+        if captureMethod == .manual, types.contains(where: \.isBankRedirect) {
+            throw StripeError.invalid("capture_method", "iDEAL and Bancontact payments cannot be captured manually.")
+        }
+        let id = GatewayIDs.make("pi", random: service.random)
+        var intent = PaymentIntentRecord(
+            id: id, clientSecret: id + "_secret_" + String(GatewayIDs.make("s", random: service.random).dropFirst(2)),
+            currency: currency.code, created: service.now(),
+            machine: PaymentIntentStateMachine(amount: amount, captureMethod: captureMethod), paymentMethodTypes: types)
+        try applyFields(form, to: &intent)
+        if let methodID = try form.string("payment_method", maxLength: 255) {
+            try await attach(methodID, to: &intent, merchant)
+        }
+        try await service.insert(intent, id: id, kind: "payment_intent", merchant: merchant)
+        if try form.boolean("confirm") == true {
+            return try await confirmPaymentIntent(id, StripeForm(), merchant, .secret, request)
+        }
+        return intentJSON(intent, request)
+    }
+
+    /// The fields any intent update may set: description, statement_descriptor, return_url,
+    /// customer, metadata (an empty value deletes a key).
+    func applyFields(_ form: StripeForm, to intent: inout PaymentIntentRecord) throws {
+        if let description = try form.string("description", maxLength: 1000) { intent.description = description.isEmpty ? nil : description }
+        if let descriptor = try form.string("statement_descriptor", maxLength: 22) { intent.statementDescriptor = descriptor.isEmpty ? nil : descriptor }
+        if let returnURL = try form.string("return_url", maxLength: 2048) { intent.returnURL = try Self.checkedURL(returnURL) }
+        if let customer = try form.string("customer", maxLength: 255) { intent.customer = customer.isEmpty ? nil : customer }
+        if let metadata = try form.metadata() {
+            for (key, value) in metadata { intent.metadata[key] = value }
+            guard intent.metadata.count <= 50 else { throw StripeError.invalid("metadata", "Metadata may have at most 50 keys.") }
+        }
+    }
+
+    /// A return URL must be an absolute http or https URL.
+    static func checkedURL(_ text: String) throws -> String {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            throw StripeError.invalid("return_url", "return_url must be an absolute http or https URL.")
+        }
+        return text
+    }
+
+    func attach(_ methodID: String, to intent: inout PaymentIntentRecord, _ merchant: MerchantRecord) async throws {
+        let (method, _) = try await service.load(PaymentMethodRecord.self, id: methodID, kind: "payment_method", merchant: merchant, parameter: "payment_method")
+        guard intent.paymentMethodTypes.contains(method.type) else {
+            throw StripeError.invalid("payment_method", "The PaymentMethod provided (\(method.type.rawValue)) is not allowed for this PaymentIntent. Allowed: \(intent.paymentMethodTypes.map(\.rawValue).joined(separator: ", ")).", code: "payment_intent_incompatible_payment_method")
+        }
+        do {
+            try intent.machine.attach(paymentMethod: method.id, type: method.type)
+        } catch {
+            throw StripeError.state(error)
+        }
+    }
+
+    func updatePaymentIntent(_ id: String, _ form: StripeForm, _ merchant: MerchantRecord, _ request: Request) async throws -> JSONValue {
+        try form.refuseUnknown(["amount", "payment_method", "customer", "description", "statement_descriptor", "metadata", "return_url"])
+        var (intent, stored) = try await service.load(PaymentIntentRecord.self, id: id, kind: "payment_intent", merchant: merchant)
+        guard intent.machine.isUpdatable else {
+            throw StripeError.state(PaymentIntentStateError(code: .unexpectedState, message: "This PaymentIntent's fields cannot be updated because it has a status of \(intent.machine.status.rawValue).", parameter: nil), intent: intentJSON(intent, request))
+        }
+        if let amount = try form.integer("amount") {
+            let minimum = intent.paymentMethodTypes.map(\.minimumMinorUnits).min()!
+            guard amount >= minimum else { throw StripeError.invalid("amount", "Amount must be at least \(minimum) minor units.", code: "amount_too_small") }
+            guard amount <= FiatConversion.maxPaymentMinorUnits else { throw StripeError.invalid("amount", "Amount must be no more than \(FiatConversion.maxPaymentMinorUnits) minor units.", code: "amount_too_large") }
+            do { try intent.machine.update(amount: amount) } catch { throw StripeError.state(error, intent: intentJSON(intent, request)) }
+        }
+        try applyFields(form, to: &intent)
+        if let methodID = try form.string("payment_method", maxLength: 255) { try await attach(methodID, to: &intent, merchant) }
+        _ = try await service.save(intent, over: stored)
+        return intentJSON(intent, request)
+    }
+
+    func confirmPaymentIntent(_ id: String, _ form: StripeForm, _ merchant: MerchantRecord, _ kind: KeyKind, _ request: Request) async throws -> JSONValue {
+        try form.refuseUnknown(["payment_method", "return_url", "client_secret"])
+        var (intent, stored) = try await service.load(PaymentIntentRecord.self, id: id, kind: "payment_intent", merchant: merchant)
+        if kind == .publishable { try checkClientSecret(form, intent) }
+        if let returnURL = try form.string("return_url", maxLength: 2048) { intent.returnURL = try Self.checkedURL(returnURL) }
+        if let methodID = try form.string("payment_method", maxLength: 255) { try await attach(methodID, to: &intent, merchant) }
+        var outcome = AcquirerOutcome.approved
+        if let methodID = intent.machine.paymentMethod {
+            let (method, _) = try await service.load(PaymentMethodRecord.self, id: methodID, kind: "payment_method", merchant: merchant, parameter: "payment_method")
+            if method.type.isBankRedirect, intent.returnURL == nil { throw StripeError.missing("return_url") }
+            outcome = method.card?.outcome ?? .approved
+        }
+        let action: PaymentIntentStateMachine.Action
+        do { action = try intent.machine.confirm(acquirer: outcome) } catch { throw StripeError.state(error, intent: intentJSON(intent, request)) }
+        return try await perform(action, on: intent, over: stored, merchant, request)
+    }
+
+    /// Stores the intent's new state and does what its state machine asked: settle on the ledger
+    /// (stored as pending first, answered once its ledger committed), or answer a decline as
+    /// Stripe's 402 card_error with the intent.
+    func perform(_ action: PaymentIntentStateMachine.Action, on intent: PaymentIntentRecord, over stored: StoredObject, _ merchant: MerchantRecord, _ request: Request) async throws -> JSONValue {
+        var intent = intent
+        if intent.machine.status == .requiresAction, intent.actionSince == nil { intent.actionSince = service.now() }
+        if intent.machine.status == .canceled, intent.canceledAt == nil { intent.canceledAt = service.now() }
+        if case .settle = action { intent.settlement = .pending }
+        var saved = try await service.save(intent, over: stored)
+        switch action {
+        case .settle(let amount):
+            intent.settlementTransaction = try await service.settle(intent, amount: amount, merchant: merchant)
+            intent.settlement = .settled
+            saved = try await service.save(intent, over: saved)
+        case .failed(let failure):
+            throw StripeError(
+                status: .init(code: 402, reasonPhrase: "Payment Required"), kind: .card, code: failure.code, message: failure.message,
+                parameter: nil, declineCode: failure.declineCode, paymentIntent: intentJSON(intent, request))
+        case .none, .requiresAction, .authorized, .askAcquirerLater, .release, .refund, .canceled:
+            break
+        }
+        _ = saved
+        return intentJSON(intent, request)
+    }
+
+    func capturePaymentIntent(_ id: String, _ form: StripeForm, _ merchant: MerchantRecord, _ request: Request) async throws -> JSONValue {
+        try form.refuseUnknown(["amount_to_capture", "metadata", "statement_descriptor"])
+        var (intent, stored) = try await service.load(PaymentIntentRecord.self, id: id, kind: "payment_intent", merchant: merchant)
+        let amount = try form.integer("amount_to_capture")
+        let action: PaymentIntentStateMachine.Action
+        do { action = try intent.machine.capture(amount) } catch { throw StripeError.state(error, intent: intentJSON(intent, request)) }
+        if let metadata = try form.metadata() { for (key, value) in metadata { intent.metadata[key] = value } }
+        return try await perform(action, on: intent, over: stored, merchant, request)
+    }
+
+    func cancelPaymentIntent(_ id: String, _ form: StripeForm, _ merchant: MerchantRecord, _ request: Request) async throws -> JSONValue {
+        try form.refuseUnknown(["cancellation_reason"])
+        var (intent, stored) = try await service.load(PaymentIntentRecord.self, id: id, kind: "payment_intent", merchant: merchant)
+        var reason: CancellationReason?
+        if let name = try form.string("cancellation_reason", maxLength: 50) {
+            guard let parsed = CancellationReason(rawValue: name), parsed != .abandoned, parsed != .automatic else {
+                throw StripeError.invalid("cancellation_reason", "Invalid cancellation_reason: must be duplicate, fraudulent or requested_by_customer.")
+            }
+            reason = parsed
+        }
+        let action: PaymentIntentStateMachine.Action
+        do { action = try intent.machine.cancel(reason) } catch { throw StripeError.state(error, intent: intentJSON(intent, request)) }
+        return try await perform(action, on: intent, over: stored, merchant, request)
+    }
+}

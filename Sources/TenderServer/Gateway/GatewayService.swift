@@ -1,0 +1,186 @@
+import Crypto
+import Foundation
+import Gateway
+import Ledger
+import LedgerService
+import Logging
+import StellarBase
+
+/// The gateway's work behind the routes: merchants with their settlement accounts, payment
+/// methods, payment intents moved by their state machine, and the settlement of captured money
+/// on the ledger. Time and randomness are injected.
+struct GatewayService: Sendable {
+    let store: any GatewayStore
+    let writer: LedgerWriter
+    let anchor: TestAnchor
+    let secrets: ServerSecrets
+    let fees: FeeSchedule
+    /// The root account's desk (creates settlement accounts) and each anchor issuer's (settles).
+    let rootDesk: FundingDesk
+    let issuerDesks: [String: FundingDesk]
+    let feeAccount: KeyPair
+    let now: @Sendable () -> Int64
+    let random: @Sendable (Int) -> [UInt8]
+    let logger: Logger
+
+    /// Random bytes from the system's generator (cryptographically secure on Linux and macOS).
+    static let systemRandom: @Sendable (Int) -> [UInt8] = { count in
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
+    /// The admin routes' bearer token, from `admin.key` in the data directory (created on first
+    /// run, readable by its owner only): whoever can read the data directory may make merchants.
+    static func loadAdminKey(directory: String) throws -> String {
+        let path = (directory as NSString).appendingPathComponent("admin.key")
+        if let data = FileManager.default.contents(atPath: path) {
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let key = GatewayIDs.make("admin", random: systemRandom, length: 32)
+        guard FileManager.default.createFile(atPath: path, contents: Data((key + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw GatewayError(code: "admin_key_unwritable", message: "cannot create \(path)")
+        }
+        return key
+    }
+
+    static let settlementStartingBalance: Int64 = 10 * Amount.stroopsPerUnit
+
+    /// The account that collects Tender's fees, derived from the anchor's seed.
+    static func feeAccount(anchorSeed: String) -> KeyPair {
+        try! KeyPair(seed: Array(SHA256.hash(data: Array("tender gateway fees \(anchorSeed)".utf8))))
+    }
+
+    /// The fee account and its trustlines, created before the server serves.
+    static func installFeeAccount(_ feeAccount: KeyPair, anchor: TestAnchor, on writer: LedgerWriter) async throws {
+        let network = writer.configuration.network
+        let root = LedgerState.rootKeyPair(network: network)
+        let (exists, rootSequence, baseFee) = await writer.read { state in
+            (state.account(feeAccount.accountID) != nil, state.account(root.accountID)?.sequenceNumber, state.header.baseFee)
+        }
+        guard !exists, let rootSequence else { return }
+        let operations = [StellarBase.Operation(.createAccount(CreateAccountOperation(destination: feeAccount.accountID, startingBalance: settlementStartingBalance)))]
+            + trustOperations(for: feeAccount.accountID, anchor: anchor)
+        let transaction = Transaction(
+            sourceAccount: .ed25519(root.accountID), fee: baseFee * UInt32(operations.count), sequenceNumber: rootSequence + 1,
+            preconditions: .none, memo: .none, operations: operations)
+        var envelope = TransactionEnvelope.v1(transaction, signatures: [])
+        envelope.sign(with: root, on: network)
+        envelope.sign(with: feeAccount, on: network)
+        let result = try await writer.applyBeforeServing([envelope])[0].result
+        guard result.isSuccess else {
+            throw GatewayError(code: "fee_account_not_created", message: "the gateway's fee account was not created: \(result.code.name)")
+        }
+    }
+
+    /// Trustlines to every currency the gateway settles in, each operation sourced by `account`.
+    static func trustOperations(for account: AccountID, anchor: TestAnchor) -> [StellarBase.Operation] {
+        GatewayCurrency.supported.compactMap { currency in
+            anchor.currency(code: currency.assetCode).map { anchorCurrency in
+                StellarBase.Operation(sourceAccount: .ed25519(account), .changeTrust(ChangeTrustOperation(asset: anchorCurrency.asset)))
+            }
+        }
+    }
+
+    // MARK: Merchants
+
+    struct NewMerchant: Sendable {
+        let record: MerchantRecord
+        let secretKey: String
+        let publishableKey: String
+    }
+
+    /// Makes a merchant: two keys (returned once; only their hashes are kept) and a settlement
+    /// account on the ledger that trusts the anchor's currencies, its seed sealed.
+    func createMerchant(name: String) async throws -> NewMerchant {
+        let secretKey = GatewayIDs.make("sk_test", random: random, length: 32)
+        let publishableKey = GatewayIDs.make("pk_test", random: random, length: 32)
+        let seed = random(32)
+        let settlement = try KeyPair(seed: seed)
+        let operations = [StellarBase.Operation(.createAccount(CreateAccountOperation(destination: settlement.accountID, startingBalance: Self.settlementStartingBalance)))]
+            + Self.trustOperations(for: settlement.accountID, anchor: anchor)
+        let result = try await rootDesk.submit(operations, cosigners: [settlement])
+        guard result.result.isSuccess else {
+            throw GatewayError(code: "settlement_account_not_created", message: "the settlement account was not created: \(result.result.code.name)")
+        }
+        let record = MerchantRecord(
+            id: GatewayIDs.make("acct", random: random, length: 16), name: name,
+            secretKeyHash: GatewayIDs.hash(key: secretKey), publishableKeyHash: GatewayIDs.hash(key: publishableKey),
+            settlementAccount: settlement.accountID.strKey, sealedSettlementSeed: try secrets.seal(seed), created: now())
+        try await store.insertMerchant(record)
+        logger.info("gateway merchant created", metadata: ["merchant.id": "\(record.id)", "merchant.settlement": "\(record.settlementAccount)"])
+        return NewMerchant(record: record, secretKey: secretKey, publishableKey: publishableKey)
+    }
+
+    // MARK: Objects
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
+    func load<Record: Decodable>(_ type: Record.Type, id: String, kind: String, merchant: MerchantRecord, parameter: String = "id") async throws -> (Record, StoredObject) {
+        guard id.utf8.count <= 255, let stored = try await store.object(id: id, kind: kind, merchant: merchant.id) else {
+            throw StripeError.notFound(kind, id, parameter: parameter)
+        }
+        return (try JSONDecoder().decode(Record.self, from: Data(stored.body)), stored)
+    }
+
+    func insert(_ record: some Encodable, id: String, kind: String, merchant: MerchantRecord, customer: String? = nil) async throws {
+        try await store.insert(StoredObject(id: id, merchant: merchant.id, kind: kind, customer: customer, created: now(), body: Array(try Self.encoder.encode(record))))
+    }
+
+    /// Writes `record` over `stored` if nobody changed it since it was read.
+    /// - Throws: ``StripeError`` 409 `lock_timeout` when another request moved it first.
+    func save(_ record: some Encodable, over stored: StoredObject, customer: String?? = nil) async throws -> StoredObject {
+        var updated = stored
+        updated.body = Array(try Self.encoder.encode(record))
+        if let customer { updated.customer = customer }
+        guard try await store.update(updated) else {
+            throw StripeError(status: .conflict, kind: .invalidRequest, code: "lock_timeout", message: "This object was changed by another request at the same time; retry the request.")
+        }
+        updated.version += 1
+        return updated
+    }
+
+    // MARK: Settlement
+
+    /// Pays a captured amount to the merchant's settlement account from the anchor's issuer of
+    /// its currency, less the fee, which goes to the fee account: one ledger transaction, with a
+    /// memo naming the intent so that the settlement can be found again. Returns once its
+    /// ledger has committed.
+    func settle(_ intent: PaymentIntentRecord, amount: Int64, merchant: MerchantRecord) async throws -> String {
+        guard let currency = GatewayCurrency.named(intent.currency), let anchorCurrency = anchor.currency(code: currency.assetCode),
+              let desk = issuerDesks[anchorCurrency.code], let method = intent.machine.paymentMethodType else {
+            throw GatewayError(code: "settlement_impossible", message: "intent \(intent.id) cannot be settled in \(intent.currency)")
+        }
+        let fee = fees.fee(on: amount, method: method)
+        let merchantAccount = try AccountID(merchant.settlementAccount)
+        var operations: [StellarBase.Operation] = []
+        for (destination, minor) in [(merchantAccount, amount - fee), (feeAccount.accountID, fee)] where minor > 0 {
+            operations.append(StellarBase.Operation(.payment(PaymentOperation(
+                destination: .ed25519(destination), asset: anchorCurrency.asset,
+                amount: try FiatConversion.stroops(minorUnits: minor, exponent: currency.exponent)))))
+        }
+        let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender settlement \(intent.id)".utf8)))))
+        let result = try await desk.submit(operations, memo: memo)
+        guard case .applied(let stored) = result, stored.result.isSuccess else {
+            throw GatewayError(code: "settlement_failed", message: "the settlement of \(intent.id) failed: \(result.result.code.name)")
+        }
+        logger.info("gateway payment settled", metadata: ["payment.intent.id": "\(intent.id)", "payment.amount": "\(amount)", "payment.fee": "\(fee)", "ledger.sequence": "\(stored.ledger)"])
+        return stored.hash.hex
+    }
+
+    /// The merchant's settlement balances on the ledger, in minor units per currency.
+    func balances(_ merchant: MerchantRecord) async throws -> [(GatewayCurrency, Int64)] {
+        let account = try AccountID(merchant.settlementAccount)
+        let assets = GatewayCurrency.supported.compactMap { currency in anchor.currency(code: currency.assetCode).map { (currency, $0.asset) } }
+        return await writer.read { state in
+            assets.map { currency, asset in
+                let stroops = state.trustLine(account, asset)?.balance ?? 0
+                // Settlements and refunds move whole minor units, so the division is exact.
+                return (currency, stroops / (FiatConversion.stroopsPerUnit / Int64(pow(10, Double(currency.exponent)))))
+            }
+        }
+    }
+}

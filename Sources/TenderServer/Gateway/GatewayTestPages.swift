@@ -1,0 +1,127 @@
+import Foundation
+import Gateway
+import Hummingbird
+import TenderJSON
+
+/// The pages a customer is sent to by `next_action.redirect_to_url`: the test issuer's 3-D
+/// Secure challenge (`/v1/test/3ds/{id}`) and the test bank of iDEAL and Bancontact
+/// (`/v1/test/bank/{id}`), each with "Complete" and "Fail" (the bank also with "Leave"). They
+/// take the intent's client secret instead of a key, escape everything they show, load
+/// nothing from elsewhere and send a Content-Security-Policy.
+struct GatewayTestPages: Sendable {
+    let service: GatewayService
+    let routes: GatewayRoutes
+
+    func register(on group: RouterGroup<BasicRequestContext>) {
+        for page in ["3ds", "bank"] {
+            group.get("test/\(page)/:id") { request, context in
+                let (intent, _, _) = try await load(request, context, page: page)
+                return html(show(intent, page: page))
+            }
+            group.post("test/\(page)/:id/:outcome") { request, context in
+                let outcome = try context.parameters.require("outcome")
+                guard outcome == "complete" || outcome == "fail" else { throw StripeError(status: .notFound, kind: .invalidRequest, code: nil, message: "Unrecognized request URL.") }
+                let (intent, stored, merchant) = try await load(request, context, page: page)
+                var next = intent
+                let action: PaymentIntentStateMachine.Action
+                do { action = try next.machine.completeAction(succeeded: outcome == "complete") } catch {
+                    return html(message("This payment is no longer waiting for you (\(intent.machine.status.rawValue)).", title: "Nothing to do"), status: .conflict)
+                }
+                do {
+                    _ = try await routes.perform(action, on: next, over: stored, merchant, request)
+                } catch let error as StripeError where error.kind == .card {
+                    // A declined payment still returns the customer to the shop, which reads the
+                    // intent's status.
+                }
+                next = try await service.load(PaymentIntentRecord.self, id: intent.id, kind: "payment_intent", merchant: merchant).0
+                let status = next.machine.status == .requiresPaymentMethod ? "failed" : "succeeded"
+                guard let returnURL = next.returnURL else {
+                    return html(message(status == "succeeded" ? "Payment authorised. You may close this page." : "Payment failed. You may close this page.", title: "Done"))
+                }
+                var components = URLComponents(string: returnURL)!
+                components.queryItems = (components.queryItems ?? []) + [
+                    URLQueryItem(name: "payment_intent", value: next.id),
+                    URLQueryItem(name: "payment_intent_client_secret", value: next.clientSecret),
+                    URLQueryItem(name: "redirect_status", value: status),
+                ]
+                var headers = HTTPFields()
+                headers[.location] = components.string!
+                return Response(status: .seeOther, headers: headers)
+            }
+        }
+        group.get("test/bank/:id/leave") { request, context in
+            _ = try await load(request, context, page: "bank")
+            return html(message("You left your bank without paying. The shop will find out that the payment was not made.", title: "You left"))
+        }
+    }
+
+    /// The intent named in the path, if the query's client secret is its own.
+    func load(_ request: Request, _ context: BasicRequestContext, page: String) async throws -> (PaymentIntentRecord, StoredObject, MerchantRecord) {
+        let id = try context.parameters.require("id")
+        let form = try StripeForm(body: request.uri.query ?? "")
+        guard id.utf8.count <= 255, let stored = try await service.store.object(id: id, kind: "payment_intent"),
+              let merchant = try await service.store.merchant(id: stored.merchant) else {
+            throw StripeError.notFound("payment_intent", id)
+        }
+        let intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body))
+        try routes.checkClientSecret(form, intent)
+        return (intent, stored, merchant)
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    func show(_ intent: PaymentIntentRecord, page: String) -> String {
+        let amount = "\(intent.machine.amount / 100).\(String(format: "%02d", intent.machine.amount % 100)) \(intent.currency.uppercased())"
+        let query = "client_secret=" + Self.escape(intent.clientSecret)
+        let base = "/v1/test/\(page)/\(Self.escape(intent.id))"
+        guard intent.machine.status == .requiresAction else {
+            return message("This payment is not waiting for you (\(intent.machine.status.rawValue)).", title: "Nothing to do")
+        }
+        let title = page == "3ds" ? "3-D Secure test page" : "Test bank"
+        var body = """
+            <h1>\(title)</h1>
+            <p>Authorise a payment of <strong id="amount">\(Self.escape(amount))</strong>\(intent.description.map { " for <span id=\"description\">\(Self.escape($0))</span>" } ?? "").</p>
+            <form method="post" action="\(base)/complete?\(query)"><button id="complete" type="submit">Complete</button></form>
+            <form method="post" action="\(base)/fail?\(query)"><button id="fail" type="submit">Fail</button></form>
+            """
+        if page == "bank" { body += "\n<p><a id=\"leave\" href=\"\(base)/leave?\(query)\">Leave</a></p>" }
+        return document(title: title, body: body)
+    }
+
+    func message(_ text: String, title: String) -> String {
+        document(title: title, body: "<h1>\(Self.escape(title))</h1>\n<p id=\"message\">\(Self.escape(text))</p>")
+    }
+
+    func document(title: String, body: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><title>\(Self.escape(title))</title>
+        <style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto}button{font-size:1rem;margin:.25rem 0}</style>
+        </head><body>
+        \(body)
+        </body></html>
+        """
+    }
+
+    func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        // Nothing loads from elsewhere; the forms post here and the shop's return URL follows.
+        headers[HTTPFields.headerName("Content-Security-Policy")] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; base-uri 'none'; frame-ancestors 'none'"
+        headers[HTTPFields.headerName("Referrer-Policy")] = "no-referrer"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}

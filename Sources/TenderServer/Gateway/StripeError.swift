@@ -1,0 +1,104 @@
+import Gateway
+import Hummingbird
+import Logging
+import TenderJSON
+
+/// An error of the gateway's API in Stripe's shape (`{"error": {type, code, message, param}}`)
+/// with the HTTP status the stripe libraries turn into their exceptions: 400 and 404
+/// invalid_request_error, 401 authentication_error, 402 card_error, 403 permission_error,
+/// 409 idempotency_error for a key still in use, 500 api_error.
+struct StripeError: Error, Sendable {
+    enum Kind: String, Sendable {
+        case invalidRequest = "invalid_request_error"
+        case card = "card_error"
+        case authentication = "authentication_error"
+        case permission = "permission_error"
+        case idempotency = "idempotency_error"
+        case api = "api_error"
+    }
+
+    var status: HTTPResponse.Status
+    var kind: Kind
+    var code: String?
+    var message: String
+    var parameter: String?
+    var declineCode: String?
+    /// The intent a card error belongs to, rendered whole as Stripe does.
+    var paymentIntent: JSONValue?
+
+    static func invalid(_ parameter: String?, _ message: String, code: String = "parameter_invalid") -> StripeError {
+        StripeError(status: .badRequest, kind: .invalidRequest, code: code, message: message, parameter: parameter)
+    }
+
+    static func missing(_ parameter: String) -> StripeError {
+        StripeError(status: .badRequest, kind: .invalidRequest, code: "parameter_missing", message: "Missing required param: \(parameter).", parameter: parameter)
+    }
+
+    static func notFound(_ kind: String, _ id: String, parameter: String = "id") -> StripeError {
+        StripeError(status: .notFound, kind: .invalidRequest, code: "resource_missing", message: "No such \(kind): '\(id.prefix(100))'", parameter: parameter)
+    }
+
+    static func authentication(_ message: String) -> StripeError {
+        StripeError(status: .unauthorized, kind: .authentication, code: nil, message: message)
+    }
+
+    static func permission(_ message: String) -> StripeError {
+        StripeError(status: .forbidden, kind: .permission, code: nil, message: message)
+    }
+
+    static func card(_ error: CardCheckError) -> StripeError {
+        StripeError(status: .init(code: 402, reasonPhrase: "Payment Required"), kind: .card, code: error.code.rawValue, message: error.message, parameter: error.parameter)
+    }
+
+    static func state(_ error: PaymentIntentStateError, intent: JSONValue? = nil) -> StripeError {
+        StripeError(status: .badRequest, kind: .invalidRequest, code: error.code.rawValue, message: error.message, parameter: error.parameter, paymentIntent: intent)
+    }
+
+    var json: JSONValue {
+        var fields: [(String, JSONValue)] = [("type", .string(kind.rawValue)), ("message", .string(message))]
+        if let code { fields.append(("code", .string(code))) }
+        if let parameter { fields.append(("param", .string(parameter))) }
+        if let declineCode { fields.append(("decline_code", .string(declineCode))) }
+        if let paymentIntent { fields.append(("payment_intent", paymentIntent)) }
+        return .object([("error", .object(fields))])
+    }
+
+    var response: Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json.compactBytes())))
+    }
+}
+
+/// Answers every failure under `/v1` in Stripe's shape: a ``StripeError`` as it is, Hummingbird's
+/// own errors (an unknown route, a body too large) as invalid_request_error, and anything else
+/// as a logged 500 api_error.
+struct StripeErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as StripeError {
+            return error.response
+        } catch let error as HTTPError {
+            let status = error.status
+            if status == .notFound {
+                return StripeError(status: .notFound, kind: .invalidRequest, code: nil, message: "Unrecognized request URL (\(request.method.rawValue): \(request.uri.path.prefix(200))).").response
+            }
+            let kind: StripeError.Kind = status.code < 500 ? .invalidRequest : .api
+            return StripeError(status: status, kind: kind, code: nil, message: error.body ?? status.reasonPhrase).response
+        } catch {
+            logger.error("gateway request failed", metadata: ["http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)", "error": "\(String(reflecting: type(of: error)))"])
+            return StripeError(status: .internalServerError, kind: .api, code: nil, message: "An error occurred on Tender's side; the request can be retried with the same Idempotency-Key.").response
+        }
+    }
+}
+
+extension HTTPFields {
+    /// A header name of the gateway's (Idempotency-Key, Content-Security-Policy...): literal and
+    /// valid, so the force unwrap cannot fail.
+    static func headerName(_ name: String) -> HTTPFields.Element.Name {
+        HTTPFields.Element.Name(name)!
+    }
+}
