@@ -43,6 +43,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The home domain set on the test anchor's issuers when the network is created. [env: TENDER_ANCHOR_DOMAIN] (default: localhost:8000)")
     var anchorDomain: String?
 
+    @Option(help: "The least important log messages written to standard error: trace, debug, info, notice, warning, error or critical. (default: info)")
+    var logLevel: String = "info"
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let portText = environment["TENDER_PORT"]
@@ -76,7 +79,10 @@ struct Serve: AsyncParsableCommand {
             anchorHomeDomain: anchorDomain ?? environment["TENDER_ANCHOR_DOMAIN"] ?? "localhost:8000")
         guard configuration.anchorHomeDomain.utf8.count <= 32 else { throw CommandFailure("the anchor domain has more than 32 bytes") }
 
-        LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: .info) }
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        LoggingSystem.bootstrap { label in ServerLogHandler(label: label, level: level) }
         let app = try await makeApplication(configuration)
         do {
             try await app.runService()

@@ -32,4 +32,46 @@ struct InteropTests {
         #expect(python.terminationStatus == 0, "\(text)")
         #expect(text.contains("checks passed"), "\(text)")
     }
+
+    /// The real `stripe` Python library (installed into .venv by Scripts/python-env.sh) against
+    /// the gateway of a real `tender serve`: every check of Tests/Interop/stripe_interop.py must
+    /// pass. Afterwards no card number it used is anywhere in the data directory's files or in
+    /// the server's log, written at trace level.
+    @Test func pythonStripeLibraryAgainstTenderServe() async throws {
+        let temporary = TemporaryDirectory("stripe-interop")
+        defer { temporary.remove() }
+        let data = temporary.path + "/data"
+        let log = temporary.path + "/server.log"
+        let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.05", "--log-level", "trace"], errorLog: log)
+        defer { if server.process.isRunning { server.process.terminate() } }
+        let url = try await server.waitForURL()
+        let adminKey = try String(contentsOfFile: data + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/bin/bash")
+        python.arguments = ["-c", #"source Scripts/python-env.sh && exec "$TENDER_PYTHON" Tests/Interop/stripe_interop.py "$1" "$2""#, "interop", url, adminKey]
+        python.currentDirectoryURL = Self.packageRoot
+        let output = Pipe()
+        python.standardOutput = output
+        python.standardError = output
+        try python.run()
+        let text = await Tender.collect(python, output: output)
+        #expect(python.terminationStatus == 0, "\(text)")
+        #expect(text.contains("checks passed"), "\(text)")
+
+        server.process.terminate()
+        _ = await server.waitForExit(timeout: 30)
+        let script = try String(contentsOf: Self.packageRoot.appendingPathComponent("Tests/Interop/stripe_interop.py"), encoding: .utf8)
+        let numbers = Set(script.matches(of: /"([0-9]{15,16}|4242 4242 4242 4242)"/).map { String($0.1).replacingOccurrences(of: " ", with: "") })
+        #expect(numbers.count >= 15)
+        let files = try FileManager.default.contentsOfDirectory(atPath: data).map { data + "/" + $0 } + [log]
+        #expect(files.contains { $0.hasSuffix("gateway.sqlite") })
+        for file in files {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            for number in numbers {
+                #expect(bytes.range(of: Data(number.utf8)) == nil, "\(number) is in \(file)")
+            }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: log)).count > 1_000, "the trace log was written")
+    }
 }

@@ -116,13 +116,19 @@ enum Tender {
         }
     }
 
-    static func start(_ arguments: [String]) throws -> Server {
+    /// Starts the binary; its standard error (the log) goes to `errorLog` when given.
+    static func start(_ arguments: [String], errorLog: String? = nil) throws -> Server {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        if let errorLog {
+            FileManager.default.createFile(atPath: errorLog, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: errorLog)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         let exited = DispatchGroup()
         exited.enter()
         process.terminationHandler = { _ in exited.leave() }

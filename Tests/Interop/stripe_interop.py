@@ -1,0 +1,228 @@
+"""Drives the gateway of a running `tender serve` only through the real `stripe` Python library
+(and the Python stellar-sdk for the ledger), as a shop's server would after changing its API
+base URL and key.
+
+Usage: python stripe_interop.py URL ADMIN_KEY
+Prints one line per check and exits non-zero at the first failure.
+"""
+
+import sys
+import urllib.parse
+import uuid
+
+import requests
+import stripe
+from stellar_sdk import Server
+
+URL = sys.argv[1].rstrip("/")
+ADMIN_KEY = sys.argv[2]
+checks = 0
+
+
+def check(name, condition, detail=""):
+    global checks
+    if not condition:
+        print(f"FAIL {name} {detail}", flush=True)
+        sys.exit(1)
+    checks += 1
+    print(f"ok   {name}", flush=True)
+
+
+def raises(name, exception, call, **expected):
+    try:
+        call()
+    except exception as error:
+        for key, value in expected.items():
+            actual = getattr(error, key, None)
+            if actual != value:
+                check(name, False, f"{key} = {actual!r}, expected {value!r}; {error}")
+        check(name, True)
+        return error
+    except Exception as error:  # noqa: BLE001 - report what else was raised
+        check(name, False, f"raised {type(error).__name__}: {error}")
+    check(name, False, "nothing was raised")
+
+
+merchant = requests.post(f"{URL}/v1/admin/merchants", data={"name": "Interop shop"},
+                         headers={"Authorization": f"Bearer {ADMIN_KEY}"}, timeout=30).json()
+check("admin route makes a merchant", merchant["secret_key"].startswith("sk_test_") and merchant["publishable_key"].startswith("pk_test_"))
+stripe.api_base = URL
+stripe.api_key = merchant["secret_key"]
+stripe.max_network_retries = 0
+expected_eur = 0  # minor units the merchant should hold after fees
+
+
+def card_fee(amount):
+    return min((amount * 150 + 5000) // 10000 + 25, amount)
+
+
+def card(number, **extra):
+    return stripe.PaymentMethod.create(type="card", card={"number": number, "exp_month": 12, "exp_year": 2034, "cvc": extra.pop("cvc", "123"), **extra})
+
+
+# Payment methods
+pm = card("4242 4242 4242 4242")
+check("card payment method", pm.object == "payment_method" and pm.card.brand == "visa" and pm.card.last4 == "4242" and pm.card.exp_year == 2034)
+check("payment method retrieved", stripe.PaymentMethod.retrieve(pm.id).card.fingerprint == pm.card.fingerprint)
+check("same card, same fingerprint", card("4242424242424242").card.fingerprint == pm.card.fingerprint)
+check("amex and mastercard brands", card("378282246310005", cvc="1234").card.brand == "amex" and card("5555555555554444").card.brand == "mastercard")
+raises("Luhn failure is incorrect_number", stripe.error.CardError, lambda: card("4242424242424241"), code="incorrect_number")
+raises("wrong length is invalid_number", stripe.error.CardError, lambda: card("424242424242424"), code="invalid_number")
+raises("expiry month", stripe.error.CardError, lambda: stripe.PaymentMethod.create(type="card", card={"number": "4242424242424242", "exp_month": 13, "exp_year": 2034}), code="invalid_expiry_month")
+raises("expiry year in the past", stripe.error.CardError, lambda: stripe.PaymentMethod.create(type="card", card={"number": "4242424242424242", "exp_month": 1, "exp_year": 2020}), code="invalid_expiry_year")
+raises("amex CVC has four digits", stripe.error.CardError, lambda: card("378282246310005", cvc="123"), code="invalid_cvc")
+raises("unknown payment method", stripe.error.InvalidRequestError, lambda: stripe.PaymentMethod.retrieve("pm_nope"), http_status=404, code="resource_missing")
+
+# Automatic capture
+intent = stripe.PaymentIntent.create(amount=1099, currency="eur", payment_method=pm.id, confirm=True, metadata={"order": "7"}, description="Order 7")
+check("automatic capture succeeds", intent.status == "succeeded" and intent.amount_received == 1099 and intent.metadata["order"] == "7", intent)
+expected_eur += 1099 - card_fee(1099)
+check("retrieve", stripe.PaymentIntent.retrieve(intent.id).status == "succeeded")
+
+# Two steps: create, then confirm
+intent = stripe.PaymentIntent.create(amount=2000, currency="eur", payment_method_types=["card"])
+check("created without a method", intent.status == "requires_payment_method" and intent.client_secret.startswith(intent.id + "_secret_"))
+intent = stripe.PaymentIntent.modify(intent.id, amount=2500, payment_method=pm.id)
+check("updated with amount and method", intent.status == "requires_confirmation" and intent.amount == 2500)
+intent = stripe.PaymentIntent.confirm(intent.id)
+check("confirmed", intent.status == "succeeded")
+expected_eur += 2500 - card_fee(2500)
+raises("a succeeded intent cannot be confirmed again", stripe.error.InvalidRequestError, lambda: stripe.PaymentIntent.confirm(intent.id), code="payment_intent_unexpected_state")
+raises("nor cancelled", stripe.error.InvalidRequestError, lambda: stripe.PaymentIntent.cancel(intent.id), code="payment_intent_unexpected_state")
+
+# Manual and partial capture
+intent = stripe.PaymentIntent.create(amount=5000, currency="eur", payment_method=pm.id, capture_method="manual", confirm=True)
+check("manual capture holds", intent.status == "requires_capture" and intent.amount_capturable == 5000)
+raises("capture more than authorised", stripe.error.InvalidRequestError, lambda: stripe.PaymentIntent.capture(intent.id, amount_to_capture=5001), code="amount_invalid")
+intent = stripe.PaymentIntent.capture(intent.id, amount_to_capture=3000)
+check("partial capture", intent.status == "succeeded" and intent.amount_received == 3000 and intent.amount_capturable == 0)
+expected_eur += 3000 - card_fee(3000)
+raises("capture only once", stripe.error.InvalidRequestError, lambda: stripe.PaymentIntent.capture(intent.id), code="payment_intent_unexpected_state")
+held = stripe.PaymentIntent.create(amount=800, currency="eur", payment_method=pm.id, capture_method="manual", confirm=True)
+held = stripe.PaymentIntent.cancel(held.id, cancellation_reason="requested_by_customer")
+check("cancel releases a hold", held.status == "canceled" and held.cancellation_reason == "requested_by_customer" and held.amount_capturable == 0)
+
+# Every decline
+declines = {
+    "4000000000000002": ("card_declined", "generic_decline"),
+    "4000000000009995": ("card_declined", "insufficient_funds"),
+    "4000000000009987": ("card_declined", "lost_card"),
+    "4000000000009979": ("card_declined", "stolen_card"),
+    "4000000000000069": ("expired_card", "expired_card"),
+    "4000000000000127": ("incorrect_cvc", "incorrect_cvc"),
+    "4000000000000119": ("processing_error", "processing_error"),
+}
+for number, (code, decline_code) in declines.items():
+    method = card(number)
+    error = raises(f"{number} declines with {decline_code}", stripe.error.CardError,
+                   lambda: stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method=method.id, confirm=True),
+                   code=code, http_status=402)
+    declined_id = error.json_body["error"]["payment_intent"]["id"]
+    declined = stripe.PaymentIntent.retrieve(declined_id)
+    check(f"{number} leaves the intent waiting for another method",
+          declined.status == "requires_payment_method" and declined.last_payment_error.decline_code == decline_code)
+# ...and a retry with a good card goes through.
+declined = stripe.PaymentIntent.confirm(declined_id, payment_method=pm.id)
+check("a declined intent succeeds with another card", declined.status == "succeeded")
+expected_eur += 1000 - card_fee(1000)
+
+
+def follow(next_action, outcome):
+    """Does what a customer's browser does on the test page: opens it, presses a button."""
+    page_url = next_action.redirect_to_url.url
+    page = requests.get(page_url, timeout=30)
+    check(f"test page shows ({outcome})", page.status_code == 200 and f'id="{outcome}"' in page.text and "Content-Security-Policy" in page.headers)
+    parts = urllib.parse.urlsplit(page_url)
+    answer = requests.post(f"{URL}{parts.path}/{outcome}?{parts.query}", allow_redirects=False, timeout=30)
+    check(f"{outcome} returns to the shop", answer.status_code == 303, answer.text)
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(answer.headers["Location"]).query)
+    return query
+
+
+# 3-D Secure, both ways
+for number, outcome, status, redirect in [
+    ("4000000000003220", "complete", "succeeded", "succeeded"),
+    ("4000002500003155", "fail", "requires_payment_method", "failed"),
+    ("4000008260003178", "complete", "requires_payment_method", "failed"),
+]:
+    method = card(number)
+    intent = stripe.PaymentIntent.create(amount=1500, currency="eur", payment_method=method.id, confirm=True, return_url="https://shop.example/done?order=9")
+    check(f"{number} asks for 3-D Secure", intent.status == "requires_action" and intent.next_action.type == "redirect_to_url")
+    query = follow(intent.next_action, outcome)
+    check(f"{number} return URL", query["payment_intent"] == [intent.id] and query["redirect_status"] == [redirect] and query["order"] == ["9"], query)
+    check(f"{number} ends {status}", stripe.PaymentIntent.retrieve(intent.id).status == status)
+    if status == "succeeded":
+        expected_eur += 1500 - card_fee(1500)
+intent = stripe.PaymentIntent.create(amount=1500, currency="eur", payment_method=card("4000000000003055").id, confirm=True)
+check("frictionless 3-D Secure needs no page", intent.status == "succeeded")
+expected_eur += 1500 - card_fee(1500)
+
+# iDEAL and Bancontact
+for method_type, fee in [("ideal", 29), ("bancontact", 39)]:
+    method = stripe.PaymentMethod.create(type=method_type, **({"ideal": {"bank": "ing"}} if method_type == "ideal" else {}))
+    raises(f"{method_type} takes euros only", stripe.error.InvalidRequestError,
+           lambda: stripe.PaymentIntent.create(amount=1000, currency="usd", payment_method_types=[method_type]), param="currency")
+    intent = stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method_types=[method_type], payment_method=method.id, confirm=True, return_url="https://shop.example/back")
+    check(f"{method_type} redirects to the bank", intent.status == "requires_action" and "/v1/test/bank/" in intent.next_action.redirect_to_url.url)
+    query = follow(intent.next_action, "complete")
+    check(f"{method_type} authorised", query["redirect_status"] == ["succeeded"] and stripe.PaymentIntent.retrieve(intent.id).status == "succeeded")
+    expected_eur += 1000 - fee
+    failed = stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method_types=[method_type], payment_method=method.id, confirm=True, return_url="https://shop.example/back")
+    follow(failed.next_action, "fail")
+    check(f"{method_type} failed at the bank", stripe.PaymentIntent.retrieve(failed.id).status == "requires_payment_method")
+    left = stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method_types=[method_type], payment_method=method.id, confirm=True, return_url="https://shop.example/back")
+    page = requests.get(left.next_action.redirect_to_url.url, timeout=30)
+    leave = page.text.split('id="leave" href="')[1].split('"')[0].replace("&amp;", "&")
+    check(f"{method_type} customer leaves", requests.get(URL + leave, timeout=30).status_code == 200 and stripe.PaymentIntent.retrieve(left.id).status == "requires_action")
+intent = stripe.PaymentIntent.create(amount=2, currency="eur", payment_method_types=["bancontact"])
+check("Bancontact takes two cents", intent.amount == 2)
+raises("cards take fifty cents", stripe.error.InvalidRequestError, lambda: stripe.PaymentIntent.create(amount=49, currency="eur"), code="amount_too_small")
+raises("unknown currency", stripe.error.InvalidRequestError, lambda: stripe.PaymentIntent.create(amount=1000, currency="gbp"), param="currency")
+
+# Idempotency
+key = str(uuid.uuid4())
+first = stripe.PaymentIntent.create(amount=700, currency="eur", payment_method=pm.id, confirm=True, idempotency_key=key)
+again = stripe.PaymentIntent.create(amount=700, currency="eur", payment_method=pm.id, confirm=True, idempotency_key=key)
+check("same key, same answer, charged once", first.id == again.id and again.status == "succeeded")
+expected_eur += 700 - card_fee(700)
+raises("same key, other parameters", stripe.error.IdempotencyError,
+       lambda: stripe.PaymentIntent.create(amount=701, currency="eur", idempotency_key=key))
+declined_key = str(uuid.uuid4())
+first_error = raises("a decline under a key", stripe.error.CardError, lambda: stripe.PaymentIntent.create(amount=900, currency="eur", payment_method=card("4000000000000002").id, confirm=True, idempotency_key=declined_key))
+
+# Lists
+page = stripe.PaymentIntent.list(limit=3)
+check("list page", page.object == "list" and len(page.data) == 3 and page.has_more)
+following = stripe.PaymentIntent.list(limit=3, starting_after=page.data[-1].id)
+check("next page follows", following.data[0].created <= page.data[-1].created and following.data[0].id not in {i.id for i in page.data})
+previous = stripe.PaymentIntent.list(limit=3, ending_before=following.data[0].id)
+check("previous page", [i.id for i in previous.data] == [i.id for i in page.data])
+every = [i.id for i in stripe.PaymentIntent.list(limit=100).data]
+paged = [i.id for i in stripe.PaymentIntent.list(limit=5).auto_paging_iter()]
+check("auto-paging sees every intent once, newest first", paged == every and len(every) > 20, f"{len(paged)} / {len(every)}")
+
+# Keys
+raises("unknown key", stripe.error.AuthenticationError, lambda: stripe.PaymentIntent.list(api_key="sk_test_nope"))
+raises("publishable key cannot create intents", stripe.error.PermissionError,
+       lambda: stripe.PaymentIntent.create(amount=1000, currency="eur", api_key=merchant["publishable_key"]))
+browser_pm = stripe.PaymentMethod.create(type="card", card={"number": "4242424242424242", "exp_month": 1, "exp_year": 2035}, api_key=merchant["publishable_key"])
+pending = stripe.PaymentIntent.create(amount=1200, currency="eur")
+raises("publishable key needs the client secret", stripe.error.InvalidRequestError,
+       lambda: stripe.PaymentIntent.confirm(pending.id, payment_method=browser_pm.id, api_key=merchant["publishable_key"]), param="client_secret")
+confirmed = stripe.PaymentIntent.confirm(pending.id, payment_method=browser_pm.id, client_secret=pending.client_secret, api_key=merchant["publishable_key"])
+check("publishable key confirms with the client secret", confirmed.status == "succeeded")
+expected_eur += 1200 - card_fee(1200)
+other = requests.post(f"{URL}/v1/admin/merchants", data={"name": "Other shop"}, headers={"Authorization": f"Bearer {ADMIN_KEY}"}, timeout=30).json()
+raises("another merchant's intent is unknown", stripe.error.InvalidRequestError,
+       lambda: stripe.PaymentIntent.retrieve(pending.id, api_key=other["secret_key"]), http_status=404)
+raises("admin routes need the admin key", stripe.error.AuthenticationError, lambda: stripe.PaymentIntent.list(api_key=ADMIN_KEY))
+
+# The money on the ledger
+balance = stripe.Balance.retrieve()
+eur = next(b for b in balance.available if b.currency == "eur")
+check("balance is the captured amounts less fees", eur.amount == expected_eur, f"{eur.amount} != {expected_eur}")
+account = Server(URL).accounts().account_id(merchant["settlement_account"]).call()
+ledger_eur = next(b for b in account["balances"] if b.get("asset_code") == "EUR")
+check("the settlement account holds it on the ledger", ledger_eur["balance"] == f"{expected_eur // 100}.{expected_eur % 100:02d}00000", ledger_eur)
+
+print(f"{checks} checks passed", flush=True)

@@ -1,0 +1,245 @@
+import Foundation
+import Gateway
+import Hummingbird
+import HummingbirdTesting
+import Store
+import TenderTesting
+import Testing
+@testable import TenderServer
+
+@Suite("Stripe's form encoding")
+struct StripeFormTests {
+    @Test func bracketsNestAndIndexedOrEmptyBracketsMakeLists() throws {
+        let form = try StripeForm(body: "amount=1099&metadata[order]=7&metadata[note]=a+b%26c&payment_method_types[]=card&payment_method_types[]=ideal&card[number]=4242&x[0]=a&x[1]=b")
+        #expect(try form.integer("amount") == 1099)
+        #expect(try form.metadata() == ["order": "7", "note": "a b&c"])
+        #expect(try form.stringList("payment_method_types") == ["card", "ideal"])
+        #expect(try form.stringList("x") == ["a", "b"])
+        #expect(try form.hash("card")?.string("number") == "4242")
+        #expect(try form.string("missing") == nil)
+    }
+
+    @Test func refusals() throws {
+        for body in ["a[b=1", "a[b]x=1", "=1", "a=1&a[b]=2", "a[b]=1&a=2", "%zz=1", "a=%C3%28", "a[b][c][d][e][f]=1", String(repeating: "a=1&", count: 1001)] {
+            #expect(throws: StripeError.self, "\(body.prefix(40))") { try StripeForm(body: body) }
+        }
+        let form = try! StripeForm(body: "amount=1e3&n=-0&big=9223372036854775808&neg=-9223372036854775808&flag=yes&list[a]=1&arabic=%D9%A1")
+        #expect(throws: StripeError.self) { try form.integer("amount") }
+        #expect(try form.integer("n") == 0)
+        #expect(throws: StripeError.self) { try form.integer("big") }
+        #expect(try form.integer("neg") == Int64.min)
+        #expect(throws: StripeError.self) { try form.integer("arabic") }
+        #expect(throws: StripeError.self) { try form.boolean("flag") }
+        #expect(throws: StripeError.self) { try form.stringList("list") }
+        #expect(throws: StripeError.self) { try form.hash("amount") }
+        #expect(throws: StripeError.self) { try form.refuseUnknown(["amount"]) }
+    }
+}
+
+/// Counts the writes that reach the gateway's store, to show that a refused request changed
+/// nothing.
+final class CountingGatewayStore: GatewayStore, @unchecked Sendable {
+    let base: SQLiteGatewayStore
+    private let lock = NSLock()
+    private var count = 0
+    var writes: Int { lock.withLock { count } }
+
+    init(path: String) throws { base = try SQLiteGatewayStore(path: path) }
+    private func counted() { lock.withLock { count += 1 } }
+
+    func insertMerchant(_ merchant: MerchantRecord) async throws { try await base.insertMerchant(merchant); counted() }
+    func merchant(keyHash: [UInt8]) async throws -> (MerchantRecord, KeyKind)? { try await base.merchant(keyHash: keyHash) }
+    func merchants() async throws -> [MerchantRecord] { try await base.merchants() }
+    func merchant(id: String) async throws -> MerchantRecord? { try await base.merchant(id: id) }
+    func insert(_ object: StoredObject) async throws { try await base.insert(object); counted() }
+    func object(id: String, kind: String, merchant: String) async throws -> StoredObject? { try await base.object(id: id, kind: kind, merchant: merchant) }
+    func object(id: String, kind: String) async throws -> StoredObject? { try await base.object(id: id, kind: kind) }
+    func update(_ object: StoredObject) async throws -> Bool {
+        let updated = try await base.update(object)
+        if updated { counted() }
+        return updated
+    }
+    func list(kind: String, merchant: String, _ request: ListRequest) async throws -> (objects: [StoredObject], hasMore: Bool) { try await base.list(kind: kind, merchant: merchant, request) }
+    func claimIdempotencyKey(_ key: String, merchant: String, requestHash: [UInt8], now: Int64, expiresBefore: Int64) async throws -> IdempotencyClaim {
+        try await base.claimIdempotencyKey(key, merchant: merchant, requestHash: requestHash, now: now, expiresBefore: expiresBefore)
+    }
+    func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws { try await base.recordIdempotentAnswer(key, merchant: merchant, status: status, body: body) }
+    func releaseIdempotencyKey(_ key: String, merchant: String) async throws { try await base.releaseIdempotencyKey(key, merchant: merchant) }
+}
+
+@Suite("The gateway's routes")
+struct GatewayRoutesTests {
+    let temporary = TemporaryDirectory("gateway")
+
+    struct Answer {
+        let status: HTTPResponse.Status
+        let json: [String: Any]
+    }
+
+    static func call(_ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, key: String?, body: String = "") async throws -> Answer {
+        var headers = HTTPFields()
+        if let key { headers[.authorization] = "Bearer \(key)" }
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        return try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: body)) { response in
+            let json = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any]
+            return Answer(status: response.status, json: json ?? ["unparsed": String(buffer: response.body)])
+        }
+    }
+
+    /// 20,000 requests: every parameter of every route with each boundary value, then random
+    /// and mutated bodies. Each answer is a 200 or a JSON error in Stripe's shape with a type and
+    /// a status under 500; a refused request writes nothing (a 402 decline alone may move its
+    /// intent); the server is up afterwards.
+    @Test func boundaryValuesAndMutatedBodiesNeverCrashOrChangeAnything() async throws {
+        let directory = temporary.file("data")
+        var configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
+        configuration.fundingQueueLimit = 1_000
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let store = try CountingGatewayStore(path: directory + "/gateway.sqlite")
+        let app = try await buildApplication(configuration, store: try SQLiteLedgerStore(path: configuration.databasePath), gatewayStore: store)
+        try await app.test(.router) { client in
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let merchant = try await Self.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=Fuzz")
+            let key = try #require(merchant.json["secret_key"] as? String)
+            let card = "type=card&card[number]=4242424242424242&card[exp_month]=12&card[exp_year]=2034&card[cvc]=123"
+            let pm = try #require(try await Self.call(client, .post, "/v1/payment_methods", key: key, body: card).json["id"] as? String)
+            let held = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=5000&currency=eur&capture_method=manual&confirm=true&payment_method=\(pm)")
+            let heldID = try #require(held.json["id"] as? String)
+            let open = try #require(try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=5000&currency=eur").json["id"] as? String)
+
+            // Valid bodies for each route, whose parameters are then replaced one at a time.
+            let routes: [(String, [(String, String)])] = [
+                ("/v1/payment_methods", [("type", "card"), ("card[number]", "4242424242424242"), ("card[exp_month]", "12"), ("card[exp_year]", "2034"), ("card[cvc]", "123")]),
+                ("/v1/payment_methods", [("type", "ideal"), ("ideal[bank]", "ing"), ("metadata[a]", "b")]),
+                ("/v1/payment_intents", [("amount", "1000"), ("currency", "eur"), ("payment_method_types[]", "card"), ("payment_method", pm), ("capture_method", "manual"), ("description", "d"), ("metadata[k]", "v"), ("return_url", "https://a.example/")]),
+                ("/v1/payment_intents/\(open)", [("amount", "1200"), ("description", "x"), ("metadata[k]", "v"), ("payment_method", pm)]),
+                ("/v1/payment_intents/\(open)/confirm", [("payment_method", pm), ("return_url", "https://a.example/")]),
+                ("/v1/payment_intents/\(heldID)/capture", [("amount_to_capture", "100")]),
+                ("/v1/payment_intents/\(open)/cancel", [("cancellation_reason", "duplicate")]),
+            ]
+            let values = BoundaryValues.all.map(BoundaryValues.percentEncoded) + BoundaryValues.rawEscapes
+            var bodies: [(String, String)] = []
+            for (path, parameters) in routes {
+                for index in parameters.indices {
+                    for value in values {
+                        var changed = parameters
+                        changed[index].1 = value
+                        bodies.append((path, changed.map { "\($0.0)=\($0.1)" }.joined(separator: "&")))
+                    }
+                }
+            }
+            var random = SplitMix64(seed: 20_261_123)
+            let alphabet = Array("abc019-+.e[]%&=_ \u{0}é".utf8)
+            while bodies.count < 20_000 {
+                let (path, parameters) = routes[Int(random.next() % UInt64(routes.count))]
+                var bytes = Array(parameters.map { "\($0.0)=\($0.1)" }.joined(separator: "&").utf8)
+                for _ in 0..<(1 + random.next() % 4) {
+                    let position = bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count))
+                    switch random.next() % 4 {
+                    case 0 where !bytes.isEmpty: bytes.remove(at: position)
+                    case 1: bytes.insert(alphabet[Int(random.next() % UInt64(alphabet.count))], at: position)
+                    case 2 where !bytes.isEmpty: bytes[position] = UInt8(truncatingIfNeeded: random.next())
+                    default: bytes = Array(bytes.prefix(position))
+                    }
+                }
+                bodies.append((path, String(decoding: bytes, as: UTF8.self)))
+            }
+            var statuses: [Int: Int] = [:]
+            for (path, body) in bodies {
+                let writesBefore = store.writes
+                let answer = try await Self.call(client, .post, path, key: key, body: body)
+                statuses[answer.status.code, default: 0] += 1
+                if answer.status == .ok { continue }
+                let error = answer.json["error"] as? [String: Any]
+                #expect(answer.status.code < 500 && error?["type"] is String, "\(path) \(body.prefix(200)) → \(answer.status) \(answer.json)")
+                if answer.status.code != 402 {
+                    #expect(store.writes == writesBefore, "a refused \(path) wrote: \(body.prefix(200)) → \(answer.json)")
+                }
+            }
+            #expect(bodies.count >= 20_000)
+            #expect(statuses[400, default: 0] > 1_000, "\(statuses)")
+            // Boundary values in the query strings of the GET routes.
+            for value in values {
+                for uri in ["/v1/payment_intents?limit=\(value)", "/v1/payment_intents?starting_after=\(value)", "/v1/payment_intents/\(value)",
+                            "/v1/payment_methods/\(value)", "/v1/test/3ds/\(open)?client_secret=\(value)", "/v1/test/bank/\(value)?client_secret=x"] {
+                    let answer = try await Self.call(client, .get, uri, key: key)
+                    #expect(answer.status.code < 500, "\(uri.prefix(200)) → \(answer.status)")
+                }
+            }
+            #expect(try await Self.call(client, .get, "/v1/balance", key: key).status == .ok)
+        }
+    }
+
+    @Test func keysAndOtherMerchantsData() async throws {
+        let directory = temporary.file("keys")
+        let configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
+        let app = try await buildApplication(configuration)
+        try await app.test(.router) { client in
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try await Self.call(client, .post, "/v1/admin/merchants", key: nil, body: "name=A").status == .unauthorized)
+            #expect(try await Self.call(client, .post, "/v1/admin/merchants", key: admin + "x", body: "name=A").status == .unauthorized)
+            let a = try await Self.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=A").json
+            let b = try await Self.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=B").json
+            let (secretA, publishableA, secretB) = (a["secret_key"] as! String, a["publishable_key"] as! String, b["secret_key"] as! String)
+            #expect(try await Self.call(client, .get, "/v1/payment_intents", key: nil).status == .unauthorized)
+            #expect(try await Self.call(client, .get, "/v1/payment_intents", key: "sk_test_unknown").json["error"].map { ($0 as! [String: Any])["type"] as? String } == "authentication_error")
+            #expect(try await Self.call(client, .get, "/v1/payment_intents", key: publishableA).status == .forbidden)
+            #expect(try await Self.call(client, .get, "/v1/balance", key: publishableA).status == .forbidden)
+            let intent = try await Self.call(client, .post, "/v1/payment_intents", key: secretA, body: "amount=1000&currency=eur").json
+            let id = intent["id"] as! String
+            let secret = intent["client_secret"] as! String
+            // B sees nothing of A's and changes nothing.
+            for (method, uri) in [(HTTPRequest.Method.get, "/v1/payment_intents/\(id)"), (.post, "/v1/payment_intents/\(id)"), (.post, "/v1/payment_intents/\(id)/cancel"), (.post, "/v1/payment_intents/\(id)/confirm")] {
+                let answer = try await Self.call(client, method, uri, key: secretB, body: method == .post ? "" : "")
+                #expect(answer.status == .notFound, "\(uri)")
+            }
+            #expect((try await Self.call(client, .get, "/v1/payment_intents", key: secretB).json["data"] as? [Any])?.isEmpty == true)
+            #expect(try await Self.call(client, .get, "/v1/payment_intents/\(id)", key: secretA).json["status"] as? String == "requires_payment_method")
+            // A publishable key reads an intent only with its client secret.
+            #expect(try await Self.call(client, .get, "/v1/payment_intents/\(id)", key: publishableA).status == .badRequest)
+            #expect(try await Self.call(client, .get, "/v1/payment_intents/\(id)?client_secret=\(secret)x", key: publishableA).status == .badRequest)
+            #expect(try await Self.call(client, .get, "/v1/payment_intents/\(id)?client_secret=\(secret)", key: publishableA).status == .ok)
+            // Basic auth with the key as the user name works as Bearer does.
+            var headers = HTTPFields()
+            headers[.authorization] = "Basic " + Data("\(secretA):".utf8).base64EncodedString()
+            try await client.execute(uri: "/v1/payment_intents/\(id)", method: .get, headers: headers) { response in
+                #expect(response.status == .ok)
+            }
+            // Keys are stored hashed: neither appears in the database.
+            let database = try Data(contentsOf: URL(fileURLWithPath: directory + "/gateway.sqlite"))
+                + ((try? Data(contentsOf: URL(fileURLWithPath: directory + "/gateway.sqlite-wal"))) ?? Data())
+            for key in [secretA, publishableA, secretB] { #expect(database.range(of: Data(key.utf8)) == nil) }
+        }
+    }
+
+    @Test func idempotencyKeys() async throws {
+        let directory = temporary.file("idempotency")
+        let configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
+        let app = try await buildApplication(configuration)
+        try await app.test(.router) { client in
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let key = try await Self.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=A").json["secret_key"] as! String
+            func post(_ body: String, idempotencyKey: String) async throws -> (HTTPResponse.Status, String, Bool) {
+                var headers = HTTPFields()
+                headers[.authorization] = "Bearer \(key)"
+                headers[HTTPFields.headerName("Idempotency-Key")] = idempotencyKey
+                return try await client.execute(uri: "/v1/payment_intents", method: .post, headers: headers, body: ByteBuffer(string: body)) { response in
+                    (response.status, String(buffer: response.body), response.headers[HTTPFields.headerName("Idempotent-Replayed")] == "true")
+                }
+            }
+            let first = try await post("amount=1000&currency=eur", idempotencyKey: "k1")
+            let again = try await post("amount=1000&currency=eur", idempotencyKey: "k1")
+            #expect(first.0 == .ok && again.0 == .ok && first.1 == again.1 && again.2 && !first.2)
+            let other = try await post("amount=1001&currency=eur", idempotencyKey: "k1")
+            #expect(other.0 == .badRequest && other.1.contains("idempotency_error"))
+            // An error is kept and replayed too.
+            let refused = try await post("amount=1&currency=eur", idempotencyKey: "k2")
+            let refusedAgain = try await post("amount=1&currency=eur", idempotencyKey: "k2")
+            #expect(refused.0 == .badRequest && refused.1 == refusedAgain.1 && refusedAgain.2)
+            #expect(try await post("amount=1000&currency=eur", idempotencyKey: String(repeating: "k", count: 256)).0 == .badRequest)
+            #expect(try await post("amount=1000&currency=eur", idempotencyKey: String(repeating: "k", count: 255)).0 == .ok)
+            let list = try await Self.call(client, .get, "/v1/payment_intents?limit=100", key: key).json["data"] as? [Any]
+            #expect(list?.count == 2)
+        }
+    }
+}
