@@ -81,3 +81,56 @@ public struct PaymentIntentRecord: Sendable, Codable, Equatable {
         self.metadata = metadata
     }
 }
+
+/// A customer of a merchant, whose saved cards are payment methods attached to it.
+public struct CustomerRecord: Sendable, Codable, Equatable {
+    public let id: String
+    public let created: Int64
+    public var email: String?
+    public var name: String?
+    public var description: String?
+    public var metadata: [String: String]
+
+    public init(id: String, created: Int64, email: String? = nil, name: String? = nil, description: String? = nil, metadata: [String: String] = [:]) {
+        self.id = id
+        self.created = created
+        self.email = email
+        self.name = name
+        self.description = description
+        self.metadata = metadata
+    }
+}
+
+/// A refund of part or all of a captured payment, paid back from the merchant's settlement.
+public struct RefundRecord: Sendable, Codable, Equatable {
+    public enum Status: String, Sendable, Codable {
+        /// Recorded against the intent, not yet paid back on the ledger.
+        case pending
+        case succeeded
+        /// The ledger refused it (the settlement account could not cover it); nothing moved.
+        case failed
+    }
+
+    public let id: String
+    public let paymentIntent: String
+    public let amount: Int64
+    public let currency: String
+    public let created: Int64
+    public var status: Status
+    public var reason: String?
+    public var metadata: [String: String]
+    public var failureReason: String?
+    /// The ledger transaction that paid it back (hex).
+    public var ledgerTransaction: String?
+
+    public init(id: String, paymentIntent: String, amount: Int64, currency: String, created: Int64, status: Status, reason: String? = nil, metadata: [String: String] = [:]) {
+        self.id = id
+        self.paymentIntent = paymentIntent
+        self.amount = amount
+        self.currency = currency
+        self.created = created
+        self.status = status
+        self.reason = reason
+        self.metadata = metadata
+    }
+}

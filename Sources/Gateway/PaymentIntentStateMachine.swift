@@ -238,6 +238,12 @@ public struct PaymentIntentStateMachine: Sendable, Codable, Equatable {
         return .refund(amount: amount)
     }
 
+    /// Takes back a refund that the ledger refused, so that the amount may be refunded again.
+    public mutating func refundFailed(_ amount: Int64) {
+        precondition(amount > 0 && amount <= amountRefunded, "only a recorded refund can fail")
+        amountRefunded -= amount
+    }
+
     private mutating func answer(_ afterwards: AcquirerOutcome.AuthorizationAfterAuthentication) -> Action {
         switch afterwards {
         case .approved: authorize()

@@ -105,6 +105,7 @@ public func buildApplication(
         store: try gatewayStore ?? SQLiteGatewayStore(path: configuration.gatewayDatabasePath), writer: writer, anchor: anchor,
         secrets: try ServerSecrets.load(directory: configuration.dataDirectory), fees: configuration.fees,
         rootDesk: local.friendbot, issuerDesks: local.anchorDesks, feeAccount: feeAccount,
+        settlementDesks: SettlementDesks(maxPending: configuration.fundingQueueLimit),
         now: { Int64(Date().timeIntervalSince1970) }, random: GatewayService.systemRandom, logger: logger)
     GatewayRoutes(service: gateway, adminKey: try GatewayService.loadAdminKey(directory: configuration.dataDirectory), logger: logger).register(on: router)
     metrics.register(on: router, commits: writer.commits, reader: store)

@@ -190,6 +190,39 @@ raises("same key, other parameters", stripe.error.IdempotencyError,
 declined_key = str(uuid.uuid4())
 first_error = raises("a decline under a key", stripe.error.CardError, lambda: stripe.PaymentIntent.create(amount=900, currency="eur", payment_method=card("4000000000000002").id, confirm=True, idempotency_key=declined_key))
 
+# Customers and saved cards
+customer = stripe.Customer.create(email="jane@example.com", name="Jane", metadata={"tier": "gold"})
+check("customer", customer.object == "customer" and customer.email == "jane@example.com" and stripe.Customer.retrieve(customer.id).name == "Jane")
+saved = [card("4242424242424242"), card("5555555555554444")]
+for method in saved:
+    attached = stripe.PaymentMethod.attach(method.id, customer=customer.id)
+    check(f"attach {method.card.brand}", attached.customer == customer.id)
+listed = stripe.PaymentMethod.list(customer=customer.id, type="card")
+check("the customer's cards", sorted(m.id for m in listed.data) == sorted(m.id for m in saved))
+raises("attach to an unknown customer", stripe.error.InvalidRequestError, lambda: stripe.PaymentMethod.attach(pm.id, customer="cus_nope"), http_status=404)
+detached = stripe.PaymentMethod.detach(saved[0].id)
+check("detach", detached.customer is None and [m.id for m in stripe.PaymentMethod.list(customer=customer.id, type="card").data] == [saved[1].id])
+raises("detach twice", stripe.error.InvalidRequestError, lambda: stripe.PaymentMethod.detach(saved[0].id))
+intent = stripe.PaymentIntent.create(amount=1800, currency="eur", customer=customer.id, payment_method=saved[1].id, confirm=True)
+check("pay with a saved card", intent.status == "succeeded" and intent.customer == customer.id)
+expected_eur += 1800 - card_fee(1800)
+
+# Refunds
+refund = stripe.Refund.create(payment_intent=intent.id, amount=500)
+check("partial refund", refund.object == "refund" and refund.status == "succeeded" and refund.amount == 500)
+expected_eur -= 500
+refund = stripe.Refund.create(payment_intent=intent.id, amount=300, reason="requested_by_customer")
+check("another partial refund", refund.status == "succeeded" and stripe.Refund.retrieve(refund.id).amount == 300)
+expected_eur -= 300
+raises("more than what is left", stripe.error.InvalidRequestError, lambda: stripe.Refund.create(payment_intent=intent.id, amount=1001), code="amount_too_large")
+refund = stripe.Refund.create(payment_intent=intent.id)
+check("the rest", refund.amount == 1000 and stripe.PaymentIntent.retrieve(intent.id).amount_refunded == 1800)
+expected_eur -= 1000
+raises("nothing left to refund", stripe.error.InvalidRequestError, lambda: stripe.Refund.create(payment_intent=intent.id, amount=1))
+uncaptured = stripe.PaymentIntent.create(amount=900, currency="eur", payment_method=pm.id, capture_method="manual", confirm=True)
+raises("an uncaptured payment cannot be refunded", stripe.error.InvalidRequestError, lambda: stripe.Refund.create(payment_intent=uncaptured.id), code="charge_not_refundable")
+check("refunds are listed", [r.amount for r in stripe.Refund.list(limit=3).data] == [1000, 300, 500])
+
 # Lists
 page = stripe.PaymentIntent.list(limit=3)
 check("list page", page.object == "list" and len(page.data) == 3 and page.has_more)

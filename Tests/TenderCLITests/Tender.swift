@@ -124,7 +124,7 @@ enum Tender {
         let output = Pipe()
         process.standardOutput = output
         if let errorLog {
-            FileManager.default.createFile(atPath: errorLog, contents: nil)
+            _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: errorLog)
         } else {
             process.standardError = FileHandle.nullDevice

@@ -242,4 +242,35 @@ struct GatewayRoutesTests {
             #expect(list?.count == 2)
         }
     }
+
+    /// A refund the settlement account cannot cover (the fee was taken from the payment) is
+    /// refused with nothing moved, and the amount can be refunded again later.
+    @Test func aRefundTheBalanceCannotCoverMovesNothing() async throws {
+        let directory = temporary.file("refunds")
+        let configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
+        let app = try await buildApplication(configuration)
+        try await app.test(.router) { client in
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let key = try await Self.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=A").json["secret_key"] as! String
+            let pm = try await Self.call(client, .post, "/v1/payment_methods", key: key, body: "type=card&card[number]=4242424242424242&card[exp_month]=1&card[exp_year]=2040").json["id"] as! String
+            let intent = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur&confirm=true&payment_method=\(pm)").json
+            #expect(intent["status"] as? String == "succeeded")
+            let id = intent["id"] as! String
+            func balance() async throws -> Int? {
+                let available = try await Self.call(client, .get, "/v1/balance", key: key).json["available"] as? [[String: Any]]
+                return available?.first { $0["currency"] as? String == "eur" }?["amount"] as? Int
+            }
+            #expect(try await balance() == 960)  // 1000 less 1.5% + 25
+            let refused = try await Self.call(client, .post, "/v1/refunds", key: key, body: "payment_intent=\(id)")
+            #expect(refused.status == .badRequest)
+            #expect((refused.json["error"] as? [String: Any])?["code"] as? String == "balance_insufficient")
+            #expect(try await balance() == 960)
+            let refunds = try await Self.call(client, .get, "/v1/refunds", key: key).json["data"] as? [[String: Any]]
+            #expect(refunds?.map { $0["status"] as? String } == ["failed"])
+            #expect(try await Self.call(client, .get, "/v1/payment_intents/\(id)", key: key).json["amount_refunded"] as? Int == 0)
+            let partial = try await Self.call(client, .post, "/v1/refunds", key: key, body: "payment_intent=\(id)&amount=960")
+            #expect(partial.json["status"] as? String == "succeeded")
+            #expect(try await balance() == 0)
+        }
+    }
 }

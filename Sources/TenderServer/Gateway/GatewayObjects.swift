@@ -69,6 +69,23 @@ enum GatewayObjects {
         ])
     }
 
+    static func customer(_ customer: CustomerRecord) -> JSONValue {
+        .object([
+            ("id", .string(customer.id)), ("object", "customer"), ("created", .number(customer.created)),
+            ("email", optional(customer.email)), ("name", optional(customer.name)), ("description", optional(customer.description)),
+            ("livemode", false), ("metadata", metadata(customer.metadata)),
+        ])
+    }
+
+    static func refund(_ refund: RefundRecord) -> JSONValue {
+        .object([
+            ("id", .string(refund.id)), ("object", "refund"), ("amount", .number(refund.amount)), ("currency", .string(refund.currency)),
+            ("created", .number(refund.created)), ("payment_intent", .string(refund.paymentIntent)), ("status", .string(refund.status.rawValue)),
+            ("reason", optional(refund.reason)), ("failure_reason", optional(refund.failureReason)), ("metadata", metadata(refund.metadata)),
+            ("charge", .null),
+        ])
+    }
+
     static func list(_ data: [JSONValue], hasMore: Bool, url: String) -> JSONValue {
         .object([("object", "list"), ("data", .array(data)), ("has_more", .bool(hasMore)), ("url", .string(url))])
     }

@@ -31,6 +31,46 @@ struct GatewayRoutes: Sendable {
             let (method, _) = try await service.load(PaymentMethodRecord.self, id: try context.parameters.require("id"), kind: "payment_method", merchant: merchant)
             return json(GatewayObjects.paymentMethod(method))
         }
+        v1.get("payment_methods") { request, _ in
+            let merchant = try await authenticate(request, allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            var page = try listRequest(form, known: ["customer", "type"])
+            page.customer = try form.requiredString("customer", maxLength: 255)
+            let type = try form.string("type", maxLength: 50)
+            let (objects, hasMore) = try await service.store.list(kind: "payment_method", merchant: merchant.id, page)
+            let methods = try objects.map { try JSONDecoder().decode(PaymentMethodRecord.self, from: Data($0.body)) }.filter { type == nil || $0.type.rawValue == type }
+            return json(GatewayObjects.list(methods.map(GatewayObjects.paymentMethod), hasMore: hasMore, url: "/v1/payment_methods"))
+        }
+        v1.post("payment_methods/:id/attach") { request, context in
+            try await post(request) { merchant, _, form in try await attachPaymentMethod(try context.parameters.require("id"), form, merchant) }
+        }
+        v1.post("payment_methods/:id/detach") { request, context in
+            try await post(request) { merchant, _, form in try await detachPaymentMethod(try context.parameters.require("id"), form, merchant) }
+        }
+        v1.post("customers") { request, _ in
+            try await post(request) { merchant, _, form in try await createCustomer(form, merchant) }
+        }
+        v1.get("customers/:id") { request, context in
+            let merchant = try await authenticate(request, allowPublishable: false).0
+            let (customer, _) = try await service.load(CustomerRecord.self, id: try context.parameters.require("id"), kind: "customer", merchant: merchant)
+            return json(GatewayObjects.customer(customer))
+        }
+        v1.post("refunds") { request, _ in
+            try await post(request) { merchant, _, form in try await createRefund(form, merchant) }
+        }
+        v1.get("refunds/:id") { request, context in
+            let merchant = try await authenticate(request, allowPublishable: false).0
+            let (refund, _) = try await service.load(RefundRecord.self, id: try context.parameters.require("id"), kind: "refund", merchant: merchant)
+            return json(GatewayObjects.refund(refund))
+        }
+        v1.get("refunds") { request, _ in
+            let merchant = try await authenticate(request, allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            let page = try listRequest(form, known: [])
+            let (objects, hasMore) = try await service.store.list(kind: "refund", merchant: merchant.id, page)
+            let refunds = try objects.map { try JSONDecoder().decode(RefundRecord.self, from: Data($0.body)) }
+            return json(GatewayObjects.list(refunds.map(GatewayObjects.refund), hasMore: hasMore, url: "/v1/refunds"))
+        }
         v1.post("payment_intents") { request, _ in
             try await post(request) { merchant, _, form in try await createPaymentIntent(form, merchant, request) }
         }
@@ -460,5 +500,93 @@ struct GatewayRoutes: Sendable {
         let action: PaymentIntentStateMachine.Action
         do { action = try intent.machine.cancel(reason) } catch { throw StripeError.state(error, intent: intentJSON(intent, request)) }
         return try await perform(action, on: intent, over: stored, merchant, request)
+    }
+
+    // MARK: Customers and saved cards
+
+    func createCustomer(_ form: StripeForm, _ merchant: MerchantRecord) async throws -> JSONValue {
+        try form.refuseUnknown(["email", "name", "description", "metadata"])
+        let id = GatewayIDs.make("cus", random: service.random, length: 14)
+        let customer = CustomerRecord(
+            id: id, created: service.now(), email: try form.string("email", maxLength: 512), name: try form.string("name", maxLength: 256),
+            description: try form.string("description", maxLength: 1000), metadata: try (form.metadata() ?? [:]).compactMapValues { $0 })
+        try await service.insert(customer, id: id, kind: "customer", merchant: merchant)
+        return GatewayObjects.customer(customer)
+    }
+
+    func attachPaymentMethod(_ id: String, _ form: StripeForm, _ merchant: MerchantRecord) async throws -> JSONValue {
+        try form.refuseUnknown(["customer"])
+        let customerID = try form.requiredString("customer", maxLength: 255)
+        _ = try await service.load(CustomerRecord.self, id: customerID, kind: "customer", merchant: merchant, parameter: "customer")
+        var (method, stored) = try await service.load(PaymentMethodRecord.self, id: id, kind: "payment_method", merchant: merchant)
+        if let current = method.customer, current != customerID {
+            throw StripeError.invalid("customer", "The payment method you provided is already attached to a customer; detach it first.", code: "payment_method_unexpected_state")
+        }
+        method.customer = customerID
+        _ = try await service.save(method, over: stored, customer: .some(customerID))
+        return GatewayObjects.paymentMethod(method)
+    }
+
+    func detachPaymentMethod(_ id: String, _ form: StripeForm, _ merchant: MerchantRecord) async throws -> JSONValue {
+        try form.refuseUnknown([])
+        var (method, stored) = try await service.load(PaymentMethodRecord.self, id: id, kind: "payment_method", merchant: merchant)
+        guard method.customer != nil else {
+            throw StripeError.invalid(nil, "The payment method you provided is not attached to a customer so detachment is impossible.", code: "payment_method_unexpected_state")
+        }
+        method.customer = nil
+        _ = try await service.save(method, over: stored, customer: .some(nil))
+        return GatewayObjects.paymentMethod(method)
+    }
+
+    // MARK: Refunds
+
+    /// Records a refund against its intent (so two refunds can never exceed what was captured),
+    /// pays it back on the ledger, then marks it succeeded; if the ledger refuses, the intent's
+    /// refunded amount is taken back and the refund is failed.
+    func createRefund(_ form: StripeForm, _ merchant: MerchantRecord) async throws -> JSONValue {
+        try form.refuseUnknown(["payment_intent", "amount", "reason", "metadata"])
+        let intentID = try form.requiredString("payment_intent", maxLength: 255)
+        let amount = try form.integer("amount")
+        var reason: String?
+        if let text = try form.string("reason", maxLength: 50) {
+            guard ["duplicate", "fraudulent", "requested_by_customer"].contains(text) else {
+                throw StripeError.invalid("reason", "Invalid reason: must be duplicate, fraudulent or requested_by_customer.")
+            }
+            reason = text
+        }
+        var (intent, stored) = try await service.load(PaymentIntentRecord.self, id: intentID, kind: "payment_intent", merchant: merchant, parameter: "payment_intent")
+        let action: PaymentIntentStateMachine.Action
+        do {
+            action = try intent.machine.refund(amount)
+        } catch {
+            let code = error.code == .invalidAmount ? "amount_too_large" : "charge_not_refundable"
+            throw StripeError.invalid(error.parameter, error.message, code: code)
+        }
+        guard case .refund(let refunded) = action else { preconditionFailure("a refund answers .refund") }
+        let id = GatewayIDs.make("re", random: service.random)
+        var refund = RefundRecord(
+            id: id, paymentIntent: intent.id, amount: refunded, currency: intent.currency, created: service.now(), status: .pending,
+            reason: reason, metadata: try (form.metadata() ?? [:]).compactMapValues { $0 })
+        stored = try await service.save(intent, over: stored)
+        try await service.insert(refund, id: id, kind: "refund", merchant: merchant)
+        let (_, storedRefund) = try await service.load(RefundRecord.self, id: id, kind: "refund", merchant: merchant)
+        do {
+            refund.ledgerTransaction = try await service.payBack(refund, merchant: merchant)
+            refund.status = .succeeded
+            _ = try await service.save(refund, over: storedRefund)
+            return GatewayObjects.refund(refund)
+        } catch let error as StripeError {
+            // Nothing moved: give the amount back to the intent, and keep the refund as failed.
+            for _ in 0..<100 {
+                let (loaded, loadedStored) = try await service.load(PaymentIntentRecord.self, id: intent.id, kind: "payment_intent", merchant: merchant)
+                var current = loaded
+                current.machine.refundFailed(refunded)
+                if (try? await service.save(current, over: loadedStored)) != nil { break }
+            }
+            refund.status = .failed
+            refund.failureReason = "insufficient_funds"
+            _ = try await service.save(refund, over: storedRefund)
+            throw error
+        }
     }
 }

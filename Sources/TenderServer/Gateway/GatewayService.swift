@@ -19,6 +19,8 @@ struct GatewayService: Sendable {
     let rootDesk: FundingDesk
     let issuerDesks: [String: FundingDesk]
     let feeAccount: KeyPair
+    /// One desk per merchant's settlement account, for refunds (made on first use).
+    let settlementDesks: SettlementDesks
     let now: @Sendable () -> Int64
     let random: @Sendable (Int) -> [UInt8]
     let logger: Logger
@@ -171,6 +173,28 @@ struct GatewayService: Sendable {
         return stored.hash.hex
     }
 
+    /// Pays `amount` of a refund back from the merchant's settlement account to the issuer of
+    /// its currency (which takes the money out of circulation, as the card network's refund
+    /// leaves the merchant's balance). Returns once its ledger has committed.
+    /// - Throws: ``StripeError`` 400 `balance_insufficient` when the settlement account cannot
+    ///   cover it (nothing moved).
+    func payBack(_ refund: RefundRecord, merchant: MerchantRecord) async throws -> String {
+        guard let currency = GatewayCurrency.named(refund.currency), let anchorCurrency = anchor.currency(code: currency.assetCode) else {
+            throw GatewayError(code: "refund_impossible", message: "refund \(refund.id) cannot be paid in \(refund.currency)")
+        }
+        let desk = try await settlementDesks.desk(for: merchant, secrets: secrets, writer: writer)
+        let operation = StellarBase.Operation(.payment(PaymentOperation(
+            destination: .ed25519(anchorCurrency.keyPair.accountID), asset: anchorCurrency.asset,
+            amount: try FiatConversion.stroops(minorUnits: refund.amount, exponent: currency.exponent))))
+        let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender refund \(refund.id)".utf8)))))
+        let result = try await desk.submit([operation], memo: memo)
+        guard case .applied(let stored) = result, stored.result.isSuccess else {
+            throw StripeError.invalid("amount", "The merchant's balance cannot cover this refund (\(result.result.outcome.operationResults?.map(\.name).joined(separator: ", ") ?? result.result.code.name)).", code: "balance_insufficient")
+        }
+        logger.info("gateway refund paid", metadata: ["refund.id": "\(refund.id)", "payment.intent.id": "\(refund.paymentIntent)", "ledger.sequence": "\(stored.ledger)"])
+        return stored.hash.hex
+    }
+
     /// The merchant's settlement balances on the ledger, in minor units per currency.
     func balances(_ merchant: MerchantRecord) async throws -> [(GatewayCurrency, Int64)] {
         let account = try AccountID(merchant.settlementAccount)
@@ -182,5 +206,22 @@ struct GatewayService: Sendable {
                 return (currency, stroops / (FiatConversion.stroopsPerUnit / Int64(pow(10, Double(currency.exponent)))))
             }
         }
+    }
+}
+
+/// The desks of the merchants' settlement accounts, each made once with the unsealed seed, so
+/// that one account's transactions take consecutive sequence numbers.
+actor SettlementDesks {
+    private var desks: [String: FundingDesk] = [:]
+    private let maxPending: Int
+
+    init(maxPending: Int) { self.maxPending = maxPending }
+
+    func desk(for merchant: MerchantRecord, secrets: ServerSecrets, writer: LedgerWriter) throws -> FundingDesk {
+        if let desk = desks[merchant.id] { return desk }
+        let keyPair = try KeyPair(seed: try secrets.open(merchant.sealedSettlementSeed))
+        let desk = FundingDesk(writer: writer, keyPair: keyPair, maxPending: maxPending)
+        desks[merchant.id] = desk
+        return desk
     }
 }
