@@ -106,6 +106,7 @@ let package = Package(
                 "TenderServer",
                 "TenderJSON",
                 "WalletKit",
+                "Gateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -58,6 +58,32 @@ public enum FiatConversion {
         return stroops % factor == 0 ? stroops / factor : nil
     }
 
+    /// A decimal amount as people write it ("10.99", "10", "0.5") in minor units of a currency
+    /// with `exponent` decimals; nil for anything else (signs, exponents, separators, more
+    /// decimals than the currency has, or more than the gateway takes).
+    public static func minorUnits(parsing text: String, exponent: Int) -> Int64? {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let whole = parts[0], fraction = parts.count > 1 ? parts[1] : ""
+        let isDigits = { (part: Substring) in part.utf8.allSatisfy { (48...57).contains($0) } }
+        guard !whole.isEmpty, whole.utf8.count <= 12, isDigits(whole), isDigits(fraction), fraction.utf8.count <= exponent,
+              parts.count == 1 || !fraction.isEmpty else { return nil }
+        var value: Int64 = 0
+        for digit in Array(whole.utf8) + Array(fraction.utf8) + Array(repeating: UInt8(ascii: "0"), count: exponent - fraction.utf8.count) {
+            value = value * 10 + Int64(digit - 48)
+        }
+        return value <= maxPaymentMinorUnits ? value : nil
+    }
+
+    /// `minorUnits` written with the currency's decimals: 1099 with exponent 2 is "10.99".
+    public static func format(minorUnits: Int64, exponent: Int) -> String {
+        precondition(minorUnits >= 0 && (0...7).contains(exponent), "a non-negative amount with 0 to 7 decimals")
+        guard exponent > 0 else { return String(minorUnits) }
+        var factor: Int64 = 1
+        for _ in 0..<exponent { factor *= 10 }
+        let fraction = String(minorUnits % factor)
+        return "\(minorUnits / factor).\(String(repeating: "0", count: exponent - fraction.count))\(fraction)"
+    }
+
     /// The largest amount in minor units the gateway takes in one payment: Stripe's own limit
     /// (99,999,999 minor units, €999,999.99).
     public static let maxPaymentMinorUnits: Int64 = 99_999_999

@@ -126,6 +126,19 @@ struct MoneyTests {
         }
     }
 
+    @Test func decimalAmounts() {
+        #expect(FiatConversion.minorUnits(parsing: "10.99", exponent: 2) == Int64(1099))
+        #expect(FiatConversion.minorUnits(parsing: "10", exponent: 2) == Int64(1000))
+        #expect(FiatConversion.minorUnits(parsing: "0.5", exponent: 2) == Int64(50))
+        #expect(FiatConversion.minorUnits(parsing: "999999.99", exponent: 2) == Int64(99_999_999))
+        for text in ["", ".5", "10.", "10.999", "-1", "+1", "1e3", "1,00", "1 000", "1000000.00", "99999999999999999999", "١٠", "0x10", "10.9.9"] {
+            #expect(FiatConversion.minorUnits(parsing: text, exponent: 2) == nil, "\(text)")
+        }
+        #expect(FiatConversion.format(minorUnits: 1099, exponent: 2) == "10.99")
+        #expect(FiatConversion.format(minorUnits: 5, exponent: 2) == "0.05")
+        #expect(FiatConversion.format(minorUnits: 5, exponent: 0) == "5")
+    }
+
     @Test func currencies() {
         #expect(GatewayCurrency.named("EUR")?.assetCode == "EUR")
         #expect(GatewayCurrency.named("usd")?.assetCode == "USDC")
