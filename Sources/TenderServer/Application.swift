@@ -45,9 +45,9 @@ public func buildApplication(
         configuration: .init(network: configuration.network, closeInterval: configuration.closeInterval, batchLimit: configuration.batchLimit),
         logger: logger, metrics: metrics.writer, clock: clock, now: { UInt64(Date().timeIntervalSince1970) })
     let anchor = configuration.testAnchor
-    try await anchor.install(on: writer)
     let feeAccount = GatewayService.feeAccount(anchorSeed: configuration.anchorSeed)
-    try await GatewayService.installFeeAccount(feeAccount, anchor: anchor, on: writer)
+    // One transaction at genesis, so the root account's sequence number moves once.
+    try await anchor.install(on: writer, trusting: [feeAccount])
 
     let router = Router()
     let accountCache = AccountCache(commits: writer.commits)

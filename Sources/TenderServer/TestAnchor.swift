@@ -21,6 +21,8 @@ public struct TestAnchor: Sendable {
     public static let grant: Int64 = 1_000 * Amount.stroopsPerUnit
     /// The XLM each issuer starts with, for its fees.
     static let issuerStartingBalance: Int64 = 1_000 * Amount.stroopsPerUnit
+    /// The XLM an account made to trust the anchor starts with: reserves for its trustlines.
+    static let trustingStartingBalance: Int64 = 10 * Amount.stroopsPerUnit
 
     public init(seed: String, homeDomain: String) {
         self.homeDomain = homeDomain
@@ -34,16 +36,18 @@ public struct TestAnchor: Sendable {
         currencies.first { $0.code.caseInsensitiveCompare(code) == .orderedSame }
     }
 
-    /// Creates the issuers that do not exist yet, in one transaction from the root account,
-    /// and waits for its ledger.
+    /// Creates the issuers that do not exist yet, and the `trusting` accounts that do not (each
+    /// with 10 XLM and a trustline to every anchor currency: the gateway's fee account), in one
+    /// transaction from the root account, and waits for its ledger.
     /// - Throws: ``LedgerWriterError`` or a description of the failed setup.
-    func install(on writer: LedgerWriter) async throws {
+    func install(on writer: LedgerWriter, trusting: [KeyPair] = []) async throws {
         let network = writer.configuration.network
         let root = LedgerState.rootKeyPair(network: network)
-        let (missing, rootSequence, baseFee) = await writer.read { state in
-            (currencies.filter { state.account($0.keyPair.accountID) == nil }, state.account(root.accountID)?.sequenceNumber, state.header.baseFee)
+        let (missing, missingTrusting, rootSequence, baseFee) = await writer.read { state in
+            (currencies.filter { state.account($0.keyPair.accountID) == nil }, trusting.filter { state.account($0.accountID) == nil },
+             state.account(root.accountID)?.sequenceNumber, state.header.baseFee)
         }
-        guard !missing.isEmpty, let rootSequence else { return }
+        guard !missing.isEmpty || !missingTrusting.isEmpty, let rootSequence else { return }
         var operations: [StellarBase.Operation] = []
         for currency in missing {
             operations.append(StellarBase.Operation(.createAccount(CreateAccountOperation(destination: currency.keyPair.accountID, startingBalance: Self.issuerStartingBalance))))
@@ -51,12 +55,19 @@ public struct TestAnchor: Sendable {
             options.homeDomain = Array(homeDomain.utf8.prefix(32))
             operations.append(StellarBase.Operation(sourceAccount: .ed25519(currency.keyPair.accountID), .setOptions(options)))
         }
+        for account in missingTrusting {
+            operations.append(StellarBase.Operation(.createAccount(CreateAccountOperation(destination: account.accountID, startingBalance: Self.trustingStartingBalance))))
+            for currency in currencies {
+                operations.append(StellarBase.Operation(sourceAccount: .ed25519(account.accountID), .changeTrust(ChangeTrustOperation(asset: currency.asset))))
+            }
+        }
         let transaction = Transaction(
             sourceAccount: .ed25519(root.accountID), fee: baseFee * UInt32(operations.count), sequenceNumber: rootSequence + 1,
             preconditions: .none, memo: .none, operations: operations)
         var envelope = TransactionEnvelope.v1(transaction, signatures: [])
         envelope.sign(with: root, on: network)
         for currency in missing { envelope.sign(with: currency.keyPair, on: network) }
+        for account in missingTrusting { envelope.sign(with: account, on: network) }
         let result = try await writer.applyBeforeServing([envelope])[0].result
         guard result.isSuccess else {
             throw FundingError(code: .issuersNotCreated, message: "the test anchor's issuers were not created: \(result.code.name) \(result.outcome.operationResults?.map(\.name) ?? [])")

@@ -52,28 +52,6 @@ struct GatewayService: Sendable {
         try! KeyPair(seed: Array(SHA256.hash(data: Array("tender gateway fees \(anchorSeed)".utf8))))
     }
 
-    /// The fee account and its trustlines, created before the server serves.
-    static func installFeeAccount(_ feeAccount: KeyPair, anchor: TestAnchor, on writer: LedgerWriter) async throws {
-        let network = writer.configuration.network
-        let root = LedgerState.rootKeyPair(network: network)
-        let (exists, rootSequence, baseFee) = await writer.read { state in
-            (state.account(feeAccount.accountID) != nil, state.account(root.accountID)?.sequenceNumber, state.header.baseFee)
-        }
-        guard !exists, let rootSequence else { return }
-        let operations = [StellarBase.Operation(.createAccount(CreateAccountOperation(destination: feeAccount.accountID, startingBalance: settlementStartingBalance)))]
-            + trustOperations(for: feeAccount.accountID, anchor: anchor)
-        let transaction = Transaction(
-            sourceAccount: .ed25519(root.accountID), fee: baseFee * UInt32(operations.count), sequenceNumber: rootSequence + 1,
-            preconditions: .none, memo: .none, operations: operations)
-        var envelope = TransactionEnvelope.v1(transaction, signatures: [])
-        envelope.sign(with: root, on: network)
-        envelope.sign(with: feeAccount, on: network)
-        let result = try await writer.applyBeforeServing([envelope])[0].result
-        guard result.isSuccess else {
-            throw GatewayError(code: "fee_account_not_created", message: "the gateway's fee account was not created: \(result.code.name)")
-        }
-    }
-
     /// Trustlines to every currency the gateway settles in, each operation sourced by `account`.
     static func trustOperations(for account: AccountID, anchor: TestAnchor) -> [StellarBase.Operation] {
         GatewayCurrency.supported.compactMap { currency in
