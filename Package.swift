@@ -50,6 +50,7 @@ let package = Package(
         ),
         .target(
             name: "Gateway",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Sources/Gateway"
         ),
         .target(

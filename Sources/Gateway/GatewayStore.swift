@@ -112,4 +112,14 @@ public protocol GatewayStore: Sendable {
     func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws
     /// Frees a key whose request ended without an answer to keep (the server is shutting down).
     func releaseIdempotencyKey(_ key: String, merchant: String) async throws
+
+    /// Stores an event and its deliveries together, so no event is kept without them.
+    func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws
+    /// Pending deliveries due at `now`, oldest first.
+    func dueDeliveries(now: Int64, limit: Int) async throws -> [WebhookDelivery]
+    /// The earliest time a pending delivery is due, if any is pending.
+    func nextDeliveryTime() async throws -> Int64?
+    func updateDelivery(_ delivery: WebhookDelivery) async throws
+    /// Every delivery of one event (for the event's `pending_webhooks` and for tests).
+    func deliveries(event: String) async throws -> [WebhookDelivery]
 }

@@ -38,6 +38,15 @@ public final class SQLiteGatewayStore: GatewayStore {
                     status INTEGER, body BLOB, PRIMARY KEY (merchant, key));
                 """)
         }
+        migrator.registerMigration("gateway-v2-webhooks") { db in
+            try db.execute(sql: """
+                CREATE TABLE delivery (
+                    id TEXT PRIMARY KEY, merchant TEXT NOT NULL, event TEXT NOT NULL, endpoint TEXT NOT NULL,
+                    attempts INTEGER NOT NULL, next_attempt_at INTEGER NOT NULL, status TEXT NOT NULL, last_status_code INTEGER);
+                CREATE INDEX delivery_due ON delivery (status, next_attempt_at);
+                CREATE INDEX delivery_by_event ON delivery (event);
+                """)
+        }
         return migrator
     }
 
@@ -157,5 +166,46 @@ public final class SQLiteGatewayStore: GatewayStore {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM idempotency WHERE merchant = ? AND key = ? AND status IS NULL", arguments: [merchant, key])
         }
+    }
+
+    private static func delivery(_ row: Row) -> WebhookDelivery {
+        WebhookDelivery(
+            id: row["id"], merchant: row["merchant"], event: row["event"], endpoint: row["endpoint"], attempts: row["attempts"],
+            nextAttemptAt: row["next_attempt_at"], status: WebhookDelivery.Status(rawValue: row["status"]) ?? .failed, lastStatusCode: row["last_status_code"])
+    }
+
+    public func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [event.id, event.merchant, event.kind, event.customer, event.created, event.version, Data(event.body)])
+            for delivery in deliveries {
+                try db.execute(
+                    sql: "INSERT INTO delivery (id, merchant, event, endpoint, attempts, next_attempt_at, status, last_status_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [delivery.id, delivery.merchant, delivery.event, delivery.endpoint, delivery.attempts, delivery.nextAttemptAt, delivery.status.rawValue, delivery.lastStatusCode])
+            }
+        }
+    }
+
+    public func dueDeliveries(now: Int64, limit: Int) async throws -> [WebhookDelivery] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM delivery WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, rowid LIMIT ?", arguments: [now, limit]).map(Self.delivery)
+        }
+    }
+
+    public func nextDeliveryTime() async throws -> Int64? {
+        try await database.read { db in try Int64.fetchOne(db, sql: "SELECT MIN(next_attempt_at) FROM delivery WHERE status = 'pending'") }
+    }
+
+    public func updateDelivery(_ delivery: WebhookDelivery) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE delivery SET attempts = ?, next_attempt_at = ?, status = ?, last_status_code = ? WHERE id = ?",
+                arguments: [delivery.attempts, delivery.nextAttemptAt, delivery.status.rawValue, delivery.lastStatusCode, delivery.id])
+        }
+    }
+
+    public func deliveries(event: String) async throws -> [WebhookDelivery] {
+        try await database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM delivery WHERE event = ? ORDER BY rowid", arguments: [event]).map(Self.delivery) }
     }
 }

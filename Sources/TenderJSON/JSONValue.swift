@@ -8,6 +8,9 @@ public enum JSONValue: Sendable {
     case null
     case array([JSONValue])
     case object([(String, JSONValue)])
+    /// JSON already written (compact), spliced in as it is: a stored event, say. The caller
+    /// vouches that the bytes are one valid JSON value.
+    case raw([UInt8])
 
     /// Pretty-printed with two-space indentation.
     public func rendered() -> String {
@@ -25,6 +28,7 @@ public enum JSONValue: Sendable {
         case .unsigned(let value): out += String(value)
         case .bool(let value): out += value ? "true" : "false"
         case .null: out += "null"
+        case .raw(let bytes): out += String(decoding: bytes, as: UTF8.self)
         case .array(let values):
             guard !values.isEmpty else { out += "[]"; return }
             out += "[\n"
@@ -66,6 +70,7 @@ public enum JSONValue: Sendable {
         case .unsigned(let value): out.append(contentsOf: String(value).utf8)
         case .bool(let value): out.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
         case .null: out.append(contentsOf: Self.nullBytes)
+        case .raw(let bytes): out.append(contentsOf: bytes)
         case .array(let values):
             out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {

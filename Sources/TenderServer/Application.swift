@@ -101,18 +101,26 @@ public func buildApplication(
     horizon.register(on: router)
     let local = LocalNetworkRoutes(horizon: horizon, anchor: anchor)
     local.register(on: router)
+    let gatewayStore = try gatewayStore ?? SQLiteGatewayStore(path: configuration.gatewayDatabasePath)
+    let secrets = try ServerSecrets.load(directory: configuration.dataDirectory)
+    let webhookWakeup = WakeupSignal()
     let gateway = GatewayService(
-        store: try gatewayStore ?? SQLiteGatewayStore(path: configuration.gatewayDatabasePath), writer: writer, anchor: anchor,
-        secrets: try ServerSecrets.load(directory: configuration.dataDirectory), fees: configuration.fees,
+        store: gatewayStore, writer: writer, anchor: anchor,
+        secrets: secrets, fees: configuration.fees,
         rootDesk: local.friendbot, issuerDesks: local.anchorDesks, feeAccount: feeAccount,
-        settlementDesks: SettlementDesks(maxPending: configuration.fundingQueueLimit),
+        settlementDesks: SettlementDesks(maxPending: configuration.fundingQueueLimit), webhookWakeup: webhookWakeup,
         now: { Int64(Date().timeIntervalSince1970) }, random: GatewayService.systemRandom, logger: logger)
     GatewayRoutes(service: gateway, adminKey: try GatewayService.loadAdminKey(directory: configuration.dataDirectory), logger: logger).register(on: router)
     metrics.register(on: router, commits: writer.commits, reader: store)
     return Application(
         responder: CachedAccountResponder(router: router.buildResponder(), cache: accountCache, metrics: metrics, resources: { horizon.resources(for: $0) }),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tender"),
-        services: [LedgerWriterService(writer: writer)],
+        services: [
+            LedgerWriterService(writer: writer),
+            WebhookDeliverer(
+                store: gatewayStore, secrets: secrets, policy: configuration.webhookRetry, wakeup: webhookWakeup,
+                now: { Int64(Date().timeIntervalSince1970) }, clock: clock, send: WebhookDeliverer.urlSessionSend, logger: logger),
+        ],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
 }

@@ -31,6 +31,8 @@ public struct TenderConfiguration: Sendable {
     public var pathSearchTimeLimit: Duration = .milliseconds(500)
     /// The gateway's fees on captured payments.
     public var fees = FeeSchedule()
+    /// How failed webhook deliveries are tried again.
+    public var webhookRetry = WebhookRetryPolicy()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8000, dataDirectory: String = ".tender",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Gateway
+import StellarBase
 import WalletKit
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -12,7 +13,7 @@ struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "Make merchants and take card payments on a running tender serve.",
-        subcommands: [Merchants.self, Payments.self]
+        subcommands: [Merchants.self, Payments.self, Events.self, Webhooks.self]
     )
 
     struct Connection: ParsableArguments {
@@ -257,6 +258,76 @@ struct GatewayCommand: AsyncParsableCommand {
     }
 }
 
+extension GatewayCommand {
+    struct Events: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Events about payments.", subcommands: [List.self])
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "The newest events.")
+            @Option(help: "How many (1-100).") var limit: Int = 10
+            @OptionGroup var key: Payments.KeyOption
+            @OptionGroup var connection: Connection
+
+            func run() async throws {
+                let list = try await GatewayCommand.call(connection, "GET", "/v1/events?limit=\(limit)", bearer: try GatewayCommand.secretKey(key.key))
+                guard !connection.json else { return }
+                for event in list["data"] as? [[String: Any]] ?? [] {
+                    let object = (event["data"] as? [String: Any])?["object"] as? [String: Any]
+                    print("\(event["id"] ?? "")  \(event["type"] ?? "")  \(object?["id"] ?? "")")
+                }
+            }
+        }
+    }
+
+    struct Webhooks: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Receive the gateway's events locally.", subcommands: [Listen.self])
+
+        struct Listen: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Forward new events to a local URL, signed, as the Stripe CLI's `listen --forward-to` does.",
+                discussion: "Prints the signing secret to verify them with (stripe.Webhook.construct_event), then one line per event forwarded, until interrupted.")
+            @Option(help: "Where to POST each event, e.g. http://127.0.0.1:4242/webhook.") var forwardTo: String
+            @Option(help: "The signing secret to use (default: a new one, printed).") var secret: String?
+            @Option(help: "Seconds between polls for new events.") var interval: Double = 0.5
+            @OptionGroup var key: Payments.KeyOption
+            @OptionGroup var connection: Connection
+
+            func run() async throws {
+                let apiKey = try GatewayCommand.secretKey(key.key)
+                guard URL(string: forwardTo)?.host != nil else { throw ValidationError("--forward-to must be a URL") }
+                guard interval >= 0.05, interval <= 60 else { throw ValidationError("--interval must be from 0.05 to 60 seconds") }
+                let signingSecret = secret ?? "whsec_" + KeyPair.random().accountID.strKey.suffix(32)
+                let base = connection.baseURL
+                // Start after the newest event: only what happens from now on is forwarded.
+                let newest = try await GatewayCommand.call(base, printing: false, "GET", "/v1/events?limit=1", bearer: apiKey)
+                var last = ((newest["data"] as? [[String: Any]])?.first?["id"] as? String)
+                print("Ready! Your webhook signing secret is \(signingSecret)")
+                // Each line goes out at once, even into a pipe.
+                fflush(nil)
+                while !Task.isCancelled {
+                    let query = last.map { "/v1/events?limit=100&ending_before=\(GatewayCommand.encode($0))" } ?? "/v1/events?limit=100"
+                    let page = try await GatewayCommand.call(base, printing: false, "GET", query, bearer: apiKey)
+                    // Newest first: forward oldest first.
+                    for event in (page["data"] as? [[String: Any]] ?? []).reversed() {
+                        let body = try JSONSerialization.data(withJSONObject: event, options: [.sortedKeys])
+                        let timestamp = Int64(Date().timeIntervalSince1970)
+                        var request = URLRequest(url: URL(string: forwardTo)!)
+                        request.httpMethod = "POST"
+                        request.httpBody = body
+                        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                        request.setValue(WebhookSignature.header(secret: signingSecret, timestamp: timestamp, body: Array(body)), forHTTPHeaderField: "Stripe-Signature")
+                        let status = (try? await URLSessionTransport().send(request).status) ?? 0
+                        print("--> \(event["type"] ?? "") [\(event["id"] ?? "")]  <-- [\(status)] POST \(forwardTo)")
+                        fflush(nil)
+                        last = event["id"] as? String
+                    }
+                    try await Task.sleep(for: .seconds(interval))
+                }
+            }
+        }
+    }
+}
+
 /// A gateway answer that is not 2xx: its code (the decline code for a card error) and message.
 struct GatewayFailure: Error, CustomStringConvertible {
     let code: String
@@ -265,3 +336,4 @@ struct GatewayFailure: Error, CustomStringConvertible {
     let json: Bool
     var description: String { "\(code): \(message)" }
 }
+

@@ -2,11 +2,16 @@
 (and the Python stellar-sdk for the ledger), as a shop's server would after changing its API
 base URL and key.
 
-Usage: python stripe_interop.py URL ADMIN_KEY
+Usage: python stripe_interop.py URL ADMIN_KEY [TENDER_BINARY]
+With the binary, `tender gateway webhooks listen --forward-to` is checked too.
 Prints one line per check and exits non-zero at the first failure.
 """
 
+import http.server
+import subprocess
 import sys
+import threading
+import time
 import urllib.parse
 import uuid
 
@@ -50,6 +55,40 @@ stripe.api_base = URL
 stripe.api_key = merchant["secret_key"]
 stripe.max_network_retries = 0
 expected_eur = 0  # minor units the merchant should hold after fees
+
+# A webhook receiver that answers the first delivery with a 500 (so it is retried) and verifies
+# every signature with the stripe library.
+received = []
+receiver_errors = []
+attempts = {"count": 0}
+
+
+class Receiver(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        payload = self.rfile.read(int(self.headers["Content-Length"]))
+        attempts["count"] += 1
+        if attempts["count"] == 1:
+            self.send_response(500)
+            self.end_headers()
+            return
+        try:
+            event = stripe.Webhook.construct_event(payload, self.headers["Stripe-Signature"], endpoint_secret)
+            received.append(event)
+        except Exception as error:  # noqa: BLE001 - a bad signature is recorded, then fails the run
+            receiver_errors.append(repr(error))
+        self.send_response(200)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+threading.Thread(target=receiver.serve_forever, daemon=True).start()
+endpoint = stripe.WebhookEndpoint.create(url=f"http://127.0.0.1:{receiver.server_address[1]}/hook", enabled_events=["*"])
+endpoint_secret = endpoint.secret
+check("webhook endpoint with a signing secret", endpoint.secret.startswith("whsec_") and endpoint.enabled_events == ["*"])
+raises("webhook endpoints take known events", stripe.error.InvalidRequestError, lambda: stripe.WebhookEndpoint.create(url="http://127.0.0.1:1/", enabled_events=["nope"]), param="enabled_events")
 
 
 def card_fee(amount):
@@ -257,5 +296,61 @@ check("balance is the captured amounts less fees", eur.amount == expected_eur, f
 account = Server(URL).accounts().account_id(merchant["settlement_account"]).call()
 ledger_eur = next(b for b in account["balances"] if b.get("asset_code") == "EUR")
 check("the settlement account holds it on the ledger", ledger_eur["balance"] == f"{expected_eur // 100}.{expected_eur % 100:02d}00000", ledger_eur)
+
+# Events and webhooks: every event reaches the receiver, signed, the first after a retry.
+events = [e for e in stripe.Event.list(limit=100).auto_paging_iter()]
+types = {e.type for e in events}
+check("events of every kind", {"payment_intent.created", "payment_intent.succeeded", "payment_intent.payment_failed", "payment_intent.requires_action",
+                               "payment_intent.amount_capturable_updated", "payment_intent.canceled", "charge.refunded"} <= types, types)
+check("an event retrieved", stripe.Event.retrieve(events[0].id).type == events[0].type)
+deadline = time.time() + 60
+while len({e.id for e in received}) < len(events) and time.time() < deadline:
+    time.sleep(0.2)
+check("every event delivered and verified by stripe.Webhook", {e.id for e in received} == {e.id for e in events} and not receiver_errors,
+      f"{len(received)} of {len(events)}; {receiver_errors[:3]}")
+check("the first delivery was retried", attempts["count"] == len(received) + 1, attempts)
+succeeded = [e for e in received if e.type == "payment_intent.succeeded"]
+check("a succeeded event carries the intent", succeeded and succeeded[0].data.object.object == "payment_intent" and succeeded[0].data.object.status == "succeeded")
+refunded = [e for e in received if e.type == "charge.refunded"]
+check("charge.refunded carries the refunded amount", refunded and refunded[-1].data.object.amount_refunded == 1800)
+receiver.shutdown()
+
+# `tender gateway webhooks listen --forward-to`, as the Stripe CLI's: new events reach a local
+# URL signed with the secret it prints.
+if len(sys.argv) > 3:
+    forwarded = []
+
+    class Forwarded(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            payload = self.rfile.read(int(self.headers["Content-Length"]))
+            forwarded.append((payload, self.headers["Stripe-Signature"]))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    local = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Forwarded)
+    threading.Thread(target=local.serve_forever, daemon=True).start()
+    listen = subprocess.Popen([sys.argv[3], "gateway", "webhooks", "listen", "--forward-to", f"http://127.0.0.1:{local.server_address[1]}/webhook",
+                               "--key", stripe.api_key, "--url", URL, "--interval", "0.1"], stdout=subprocess.PIPE, text=True)
+    # Bounded: a CLI that never prints is killed, which ends the line read.
+    watchdog = threading.Timer(30, listen.kill)
+    watchdog.start()
+    ready = listen.stdout.readline()
+    watchdog.cancel()
+    check("listen prints its signing secret", ready.startswith("Ready! Your webhook signing secret is whsec_"), ready)
+    cli_secret = ready.split()[-1]
+    paid = stripe.PaymentIntent.create(amount=1300, currency="eur", payment_method=pm.id, confirm=True)
+    expected_eur += 1300 - card_fee(1300)
+    deadline = time.time() + 30
+    while len(forwarded) < 2 and time.time() < deadline:
+        time.sleep(0.1)
+    listen.terminate()
+    listen.wait(timeout=10)
+    verified = [stripe.Webhook.construct_event(payload, signature, cli_secret) for payload, signature in forwarded]
+    check("listen forwards new events in order, signed", [(e.type, e.data.object.id) for e in verified] ==
+          [("payment_intent.created", paid.id), ("payment_intent.succeeded", paid.id)], [e.type for e in verified])
+    local.shutdown()
 
 print(f"{checks} checks passed", flush=True)

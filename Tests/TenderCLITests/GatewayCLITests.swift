@@ -44,6 +44,9 @@ struct GatewayCLITests {
         let list = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
         #expect((list["data"] as? [Any])?.count == 6)
 
+        let events = try await Tender.runDetached(["gateway", "events", "list", "--limit", "3"] + connection)
+        #expect(events.status == 0 && events.stdout.contains("charge.refunded  ch_"), "\(events.stdout) \(events.stderr)")
+
         let badAmount = try await Tender.runDetached(["gateway", "payments", "create", "--amount", "10.999", "--card", "4242424242424242"] + connection)
         #expect(badAmount.status != 0 && badAmount.stderr.contains("--amount"))
         let badKey = try await Tender.runDetached(["gateway", "payments", "list", "--key", "sk_test_wrong", "--url", url])

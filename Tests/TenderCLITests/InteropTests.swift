@@ -49,7 +49,7 @@ struct InteropTests {
 
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/bin/bash")
-        python.arguments = ["-c", #"source Scripts/python-env.sh && exec "$TENDER_PYTHON" Tests/Interop/stripe_interop.py "$1" "$2""#, "interop", url, adminKey]
+        python.arguments = ["-c", #"source Scripts/python-env.sh && exec "$TENDER_PYTHON" Tests/Interop/stripe_interop.py "$1" "$2" "$3""#, "interop", url, adminKey, Tender.executable.path]
         python.currentDirectoryURL = Self.packageRoot
         let output = Pipe()
         python.standardOutput = output

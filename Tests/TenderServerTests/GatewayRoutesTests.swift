@@ -65,6 +65,11 @@ final class CountingGatewayStore: GatewayStore, @unchecked Sendable {
     }
     func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws { try await base.recordIdempotentAnswer(key, merchant: merchant, status: status, body: body) }
     func releaseIdempotencyKey(_ key: String, merchant: String) async throws { try await base.releaseIdempotencyKey(key, merchant: merchant) }
+    func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws { try await base.insertEvent(event, deliveries: deliveries); counted() }
+    func dueDeliveries(now: Int64, limit: Int) async throws -> [WebhookDelivery] { try await base.dueDeliveries(now: now, limit: limit) }
+    func nextDeliveryTime() async throws -> Int64? { try await base.nextDeliveryTime() }
+    func updateDelivery(_ delivery: WebhookDelivery) async throws { try await base.updateDelivery(delivery) }
+    func deliveries(event: String) async throws -> [WebhookDelivery] { try await base.deliveries(event: event) }
 }
 
 @Suite("The gateway's routes")

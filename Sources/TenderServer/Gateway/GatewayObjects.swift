@@ -86,6 +86,30 @@ enum GatewayObjects {
         ])
     }
 
+    /// The charge Stripe would show for a captured intent (Tender keeps no charges of its own:
+    /// the charge's id is derived from the intent's).
+    static func charge(_ intent: PaymentIntentRecord) -> JSONValue {
+        let machine = intent.machine
+        return .object([
+            ("id", .string("ch_" + intent.id.dropFirst(3))), ("object", "charge"), ("amount", .number(machine.amount)),
+            ("amount_captured", .number(machine.amountReceived)), ("amount_refunded", .number(machine.amountRefunded)),
+            ("captured", .bool(machine.amountReceived > 0)), ("currency", .string(intent.currency)), ("created", .number(intent.created)),
+            ("livemode", false), ("paid", .bool(machine.amountReceived > 0)), ("payment_intent", .string(intent.id)),
+            ("payment_method", optional(machine.paymentMethod)), ("refunded", .bool(machine.amountRefunded == machine.amountReceived && machine.amountReceived > 0)),
+            ("status", "succeeded"),
+        ])
+    }
+
+    static func webhookEndpoint(_ endpoint: WebhookEndpointRecord, secret: String?) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("id", .string(endpoint.id)), ("object", "webhook_endpoint"), ("url", .string(endpoint.url)),
+            ("enabled_events", .array(endpoint.enabledEvents.map(JSONValue.string))), ("created", .number(endpoint.created)),
+            ("livemode", false), ("status", "enabled"), ("api_version", "2024-06-20"),
+        ]
+        if let secret { fields.append(("secret", .string(secret))) }
+        return .object(fields)
+    }
+
     static func list(_ data: [JSONValue], hasMore: Bool, url: String) -> JSONValue {
         .object([("object", "list"), ("data", .array(data)), ("has_more", .bool(hasMore)), ("url", .string(url))])
     }

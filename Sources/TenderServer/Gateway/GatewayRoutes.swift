@@ -74,6 +74,31 @@ struct GatewayRoutes: Sendable {
         v1.post("payment_intents") { request, _ in
             try await post(request) { merchant, _, form in try await createPaymentIntent(form, merchant, request) }
         }
+        v1.post("webhook_endpoints") { request, _ in
+            try await post(request) { merchant, _, form in try await createWebhookEndpoint(form, merchant) }
+        }
+        v1.get("webhook_endpoints") { request, _ in
+            let merchant = try await authenticate(request, allowPublishable: false).0
+            let page = try listRequest(try StripeForm(body: request.uri.query ?? ""), known: [])
+            let (objects, hasMore) = try await service.store.list(kind: "webhook_endpoint", merchant: merchant.id, page)
+            let endpoints = try objects.map { try JSONDecoder().decode(WebhookEndpointRecord.self, from: Data($0.body)) }
+            return json(GatewayObjects.list(endpoints.map { GatewayObjects.webhookEndpoint($0, secret: nil) }, hasMore: hasMore, url: "/v1/webhook_endpoints"))
+        }
+        v1.get("events") { request, _ in
+            let merchant = try await authenticate(request, allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            let page = try listRequest(form, known: [])
+            let (objects, hasMore) = try await service.store.list(kind: "event", merchant: merchant.id, page)
+            return json(GatewayObjects.list(objects.map(Self.rawJSON), hasMore: hasMore, url: "/v1/events"))
+        }
+        v1.get("events/:id") { request, context in
+            let merchant = try await authenticate(request, allowPublishable: false).0
+            let id = try context.parameters.require("id")
+            guard id.utf8.count <= 255, let event = try await service.store.object(id: id, kind: "event", merchant: merchant.id) else {
+                throw StripeError.notFound("event", id)
+            }
+            return json(Self.rawJSON(event))
+        }
         v1.get("payment_intents") { request, _ in
             let merchant = try await authenticate(request, allowPublishable: false).0
             let form = try StripeForm(body: request.uri.query ?? "")
@@ -378,6 +403,7 @@ struct GatewayRoutes: Sendable {
             try await attach(methodID, to: &intent, merchant)
         }
         try await service.insert(intent, id: id, kind: "payment_intent", merchant: merchant)
+        await service.emit(.paymentIntentCreated, intentJSON(intent, request), merchant: merchant)
         if try form.boolean("confirm") == true {
             return try await confirmPaymentIntent(id, StripeForm(), merchant, .secret, request)
         }
@@ -466,11 +492,19 @@ struct GatewayRoutes: Sendable {
             intent.settlementTransaction = try await service.settle(intent, amount: amount, merchant: merchant)
             intent.settlement = .settled
             saved = try await service.save(intent, over: saved)
+            await service.emit(.paymentIntentSucceeded, intentJSON(intent, request), merchant: merchant)
         case .failed(let failure):
+            await service.emit(.paymentIntentPaymentFailed, intentJSON(intent, request), merchant: merchant)
             throw StripeError(
                 status: .init(code: 402, reasonPhrase: "Payment Required"), kind: .card, code: failure.code, message: failure.message,
                 parameter: nil, declineCode: failure.declineCode, paymentIntent: intentJSON(intent, request))
-        case .none, .requiresAction, .authorized, .askAcquirerLater, .release, .refund, .canceled:
+        case .requiresAction:
+            await service.emit(.paymentIntentRequiresAction, intentJSON(intent, request), merchant: merchant)
+        case .authorized:
+            await service.emit(.paymentIntentAmountCapturableUpdated, intentJSON(intent, request), merchant: merchant)
+        case .release, .canceled:
+            await service.emit(.paymentIntentCanceled, intentJSON(intent, request), merchant: merchant)
+        case .none, .askAcquirerLater, .refund:
             break
         }
         _ = saved
@@ -574,6 +608,8 @@ struct GatewayRoutes: Sendable {
             refund.ledgerTransaction = try await service.payBack(refund, merchant: merchant)
             refund.status = .succeeded
             _ = try await service.save(refund, over: storedRefund)
+            let refundedIntent = try await service.load(PaymentIntentRecord.self, id: intent.id, kind: "payment_intent", merchant: merchant).0
+            await service.emit(.chargeRefunded, GatewayObjects.charge(refundedIntent), merchant: merchant)
             return GatewayObjects.refund(refund)
         } catch let error as StripeError {
             // Nothing moved: give the amount back to the intent, and keep the refund as failed.
@@ -588,5 +624,29 @@ struct GatewayRoutes: Sendable {
             _ = try await service.save(refund, over: storedRefund)
             throw error
         }
+    }
+
+    // MARK: Webhook endpoints
+
+    /// A stored event's JSON, as it was when it happened.
+    static func rawJSON(_ object: StoredObject) -> JSONValue { .raw(object.body) }
+
+    func createWebhookEndpoint(_ form: StripeForm, _ merchant: MerchantRecord) async throws -> JSONValue {
+        try form.refuseUnknown(["url", "enabled_events", "description", "metadata"])
+        let url = try form.requiredString("url", maxLength: 2048)
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https", parsed.host != nil else {
+            throw StripeError.invalid("url", "url must be an absolute http or https URL.")
+        }
+        guard let events = try form.stringList("enabled_events"), !events.isEmpty, events.count <= 50 else { throw StripeError.missing("enabled_events") }
+        for event in events where event != "*" && GatewayEventType(rawValue: event) == nil {
+            throw StripeError.invalid("enabled_events", "Invalid event type: \(event.prefix(100)). Tender emits \(GatewayEventType.allCases.map(\.rawValue).joined(separator: ", ")), or * for all.")
+        }
+        let existing = try await service.store.list(kind: "webhook_endpoint", merchant: merchant.id, ListRequest(limit: 16))
+        guard existing.objects.count < 16 else { throw StripeError.invalid(nil, "A merchant may have at most 16 webhook endpoints.") }
+        let secret = GatewayIDs.make("whsec", random: service.random, length: 32)
+        let id = GatewayIDs.make("we", random: service.random)
+        let endpoint = WebhookEndpointRecord(id: id, url: url, enabledEvents: events, created: service.now(), sealedSecret: try service.secrets.seal(Array(secret.utf8)))
+        try await service.insert(endpoint, id: id, kind: "webhook_endpoint", merchant: merchant)
+        return GatewayObjects.webhookEndpoint(endpoint, secret: secret)
     }
 }

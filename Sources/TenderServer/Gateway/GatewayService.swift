@@ -5,6 +5,7 @@ import Ledger
 import LedgerService
 import Logging
 import StellarBase
+import TenderJSON
 
 /// The gateway's work behind the routes: merchants with their settlement accounts, payment
 /// methods, payment intents moved by their state machine, and the settlement of captured money
@@ -21,6 +22,8 @@ struct GatewayService: Sendable {
     let feeAccount: KeyPair
     /// One desk per merchant's settlement account, for refunds (made on first use).
     let settlementDesks: SettlementDesks
+    /// Wakes the webhook deliverer when an event is stored.
+    let webhookWakeup: WakeupSignal
     let now: @Sendable () -> Int64
     let random: @Sendable (Int) -> [UInt8]
     let logger: Logger
@@ -121,6 +124,33 @@ struct GatewayService: Sendable {
         }
         updated.version += 1
         return updated
+    }
+
+    // MARK: Events
+
+    /// Stores an event about `object` with a delivery to each of the merchant's endpoints that
+    /// wants it, in one write, and wakes the deliverer. An event that cannot be stored is logged,
+    /// never turned into a failure of the payment it reports (that is already done).
+    func emit(_ type: GatewayEventType, _ object: JSONValue, merchant: MerchantRecord) async {
+        do {
+            let endpoints = try await store.list(kind: "webhook_endpoint", merchant: merchant.id, ListRequest(limit: 100)).objects
+                .map { try JSONDecoder().decode(WebhookEndpointRecord.self, from: Data($0.body)) }
+                .filter { $0.wants(type.rawValue) }
+            let id = GatewayIDs.make("evt", random: random)
+            let created = now()
+            let event: JSONValue = .object([
+                ("id", .string(id)), ("object", "event"), ("api_version", "2024-06-20"), ("created", .number(created)),
+                ("data", .object([("object", object)])), ("livemode", false), ("pending_webhooks", .number(Int64(endpoints.count))),
+                ("request", .object([("id", .null), ("idempotency_key", .null)])), ("type", .string(type.rawValue)),
+            ])
+            let deliveries = endpoints.map { endpoint in
+                WebhookDelivery(id: GatewayIDs.make("whd", random: random), merchant: merchant.id, event: id, endpoint: endpoint.id, nextAttemptAt: created)
+            }
+            try await store.insertEvent(StoredObject(id: id, merchant: merchant.id, kind: "event", created: created, body: event.compactBytes()), deliveries: deliveries)
+            if !deliveries.isEmpty { webhookWakeup.signal() }
+        } catch {
+            logger.error("gateway event not stored", metadata: ["event.type": "\(type.rawValue)", "merchant.id": "\(merchant.id)", "error": "\(error)"])
+        }
     }
 
     // MARK: Settlement
