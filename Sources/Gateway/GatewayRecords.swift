@@ -67,6 +67,11 @@ public struct PaymentIntentRecord: Sendable, Codable, Equatable {
     public var canceledAt: Int64?
     /// Set when the intent entered requires_action, for its expiry.
     public var actionSince: Int64?
+    /// Set when the intent was authorised for a manual capture, for its expiry.
+    public var authorizedAt: Int64?
+    /// For a payment whose acquirer did not answer: when to ask again, and how often it was asked.
+    public var reconcileAt: Int64?
+    public var reconcileAttempts: Int = 0
     public var settlement: SettlementState?
     /// The hash of the ledger transaction that settled it (hex).
     public var settlementTransaction: String?

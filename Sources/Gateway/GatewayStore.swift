@@ -42,8 +42,10 @@ public struct StoredObject: Sendable, Equatable {
     public let created: Int64
     public var version: Int64
     public var body: [UInt8]
+    /// When the gateway's janitor must look at it (an expiry, a retry), unix seconds; nil: never.
+    public var attentionAt: Int64?
 
-    public init(id: String, merchant: String, kind: String, customer: String? = nil, created: Int64, version: Int64 = 0, body: [UInt8]) {
+    public init(id: String, merchant: String, kind: String, customer: String? = nil, created: Int64, version: Int64 = 0, body: [UInt8], attentionAt: Int64? = nil) {
         self.id = id
         self.merchant = merchant
         self.kind = kind
@@ -51,6 +53,7 @@ public struct StoredObject: Sendable, Equatable {
         self.created = created
         self.version = version
         self.body = body
+        self.attentionAt = attentionAt
     }
 }
 
@@ -112,6 +115,9 @@ public protocol GatewayStore: Sendable {
     func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws
     /// Frees a key whose request ended without an answer to keep (the server is shutting down).
     func releaseIdempotencyKey(_ key: String, merchant: String) async throws
+
+    /// Objects of `kind`, of every merchant, whose attention time has come, earliest first.
+    func dueObjects(kind: String, now: Int64, limit: Int) async throws -> [StoredObject]
 
     /// Stores an event and its deliveries together, so no event is kept without them.
     func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws

@@ -63,6 +63,14 @@ public enum TestAcquirer {
         "4000000000000408": .noAnswer,
     ]
 
+    /// What the acquirer answers when asked again about an authorisation whose answer was lost
+    /// (`.noAnswer`): still nothing the first time, then the authorisation it had made, approved.
+    /// Any other card's answer is the one it gave.
+    public static func inquiry(_ outcome: AcquirerOutcome, attempt: Int) -> AcquirerOutcome {
+        guard outcome == .noAnswer else { return outcome }
+        return attempt <= 1 ? .noAnswer : .approved
+    }
+
     /// The outcome of authorising a card with these (sanitised, valid) digits.
     public static func outcome(forCardDigits digits: String) -> AcquirerOutcome {
         magicNumbers[digits] ?? .approved

@@ -47,6 +47,12 @@ public final class SQLiteGatewayStore: GatewayStore {
                 CREATE INDEX delivery_by_event ON delivery (event);
                 """)
         }
+        migrator.registerMigration("gateway-v3-attention") { db in
+            try db.execute(sql: """
+                ALTER TABLE object ADD COLUMN attention_at INTEGER;
+                CREATE INDEX object_attention ON object (kind, attention_at) WHERE attention_at IS NOT NULL;
+                """)
+        }
         return migrator
     }
 
@@ -88,14 +94,14 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     private static func object(_ row: Row) -> StoredObject {
-        StoredObject(id: row["id"], merchant: row["merchant"], kind: row["kind"], customer: row["customer"], created: row["created"], version: row["version"], body: Array(row["body"] as Data))
+        StoredObject(id: row["id"], merchant: row["merchant"], kind: row["kind"], customer: row["customer"], created: row["created"], version: row["version"], body: Array(row["body"] as Data), attentionAt: row["attention_at"])
     }
 
     public func insert(_ object: StoredObject) async throws {
         try await database.write { db in
             try db.execute(
-                sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(object.body)])
+                sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body, attention_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(object.body), object.attentionAt])
         }
     }
 
@@ -108,8 +114,8 @@ public final class SQLiteGatewayStore: GatewayStore {
     public func update(_ object: StoredObject) async throws -> Bool {
         try await database.write { db in
             try db.execute(
-                sql: "UPDATE object SET customer = ?, version = version + 1, body = ? WHERE id = ? AND merchant = ? AND version = ?",
-                arguments: [object.customer, Data(object.body), object.id, object.merchant, object.version])
+                sql: "UPDATE object SET customer = ?, version = version + 1, body = ?, attention_at = ? WHERE id = ? AND merchant = ? AND version = ?",
+                arguments: [object.customer, Data(object.body), object.attentionAt, object.id, object.merchant, object.version])
             return db.changesCount == 1
         }
     }
@@ -172,6 +178,12 @@ public final class SQLiteGatewayStore: GatewayStore {
         WebhookDelivery(
             id: row["id"], merchant: row["merchant"], event: row["event"], endpoint: row["endpoint"], attempts: row["attempts"],
             nextAttemptAt: row["next_attempt_at"], status: WebhookDelivery.Status(rawValue: row["status"]) ?? .failed, lastStatusCode: row["last_status_code"])
+    }
+
+    public func dueObjects(kind: String, now: Int64, limit: Int) async throws -> [StoredObject] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM object WHERE kind = ? AND attention_at IS NOT NULL AND attention_at <= ? ORDER BY attention_at LIMIT ?", arguments: [kind, now, limit]).map(Self.object)
+        }
     }
 
     public func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws {

@@ -106,7 +106,7 @@ public func buildApplication(
     let webhookWakeup = WakeupSignal()
     let gateway = GatewayService(
         store: gatewayStore, writer: writer, anchor: anchor,
-        secrets: secrets, fees: configuration.fees,
+        secrets: secrets, fees: configuration.fees, expiries: configuration.expiries,
         rootDesk: local.friendbot, issuerDesks: local.anchorDesks, feeAccount: feeAccount,
         settlementDesks: SettlementDesks(maxPending: configuration.fundingQueueLimit), webhookWakeup: webhookWakeup,
         now: { Int64(Date().timeIntervalSince1970) }, random: GatewayService.systemRandom, logger: logger)
@@ -117,6 +117,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tender"),
         services: [
             LedgerWriterService(writer: writer),
+            GatewayJanitor(service: gateway, base: "http://\(configuration.host):\(configuration.port)", clock: clock, interval: .seconds(1), logger: logger),
             WebhookDeliverer(
                 store: gatewayStore, secrets: secrets, policy: configuration.webhookRetry, wakeup: webhookWakeup,
                 now: { Int64(Date().timeIntervalSince1970) }, clock: clock, send: WebhookDeliverer.urlSessionSend, logger: logger),

@@ -31,6 +31,8 @@ public struct TenderConfiguration: Sendable {
     public var pathSearchTimeLimit: Duration = .milliseconds(500)
     /// The gateway's fees on captured payments.
     public var fees = FeeSchedule()
+    /// How long a redirect and an authorisation may wait.
+    public var expiries = GatewayExpiries()
     /// How failed webhook deliveries are tried again.
     public var webhookRetry = WebhookRetryPolicy()
 

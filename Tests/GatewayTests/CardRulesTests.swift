@@ -172,6 +172,10 @@ struct MoneyTests {
         #expect(TestAcquirer.outcome(forCardDigits: "4000000000003220") == .requiresAuthentication(challenge: true, afterwards: .approved))
         #expect(TestAcquirer.outcome(forCardDigits: "4000008260003178") == .requiresAuthentication(challenge: true, afterwards: .insufficientFunds))
         #expect(TestAcquirer.outcome(forCardDigits: "4000000000000408") == .noAnswer)
+        // Asked again, the silent acquirer still says nothing once, then gives its approval.
+        #expect(TestAcquirer.inquiry(.noAnswer, attempt: 1) == .noAnswer)
+        #expect(TestAcquirer.inquiry(.noAnswer, attempt: 2) == .approved)
+        #expect(TestAcquirer.inquiry(.declined(.lostCard), attempt: 1) == .declined(.lostCard))
         // Every magic number is itself a valid card number.
         for number in TestAcquirer.magicNumbers.keys {
             #expect((try? CardRules.checkNumber(number)) != nil, "\(number)")

@@ -66,6 +66,7 @@ final class CountingGatewayStore: GatewayStore, @unchecked Sendable {
     func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws { try await base.recordIdempotentAnswer(key, merchant: merchant, status: status, body: body) }
     func releaseIdempotencyKey(_ key: String, merchant: String) async throws { try await base.releaseIdempotencyKey(key, merchant: merchant) }
     func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws { try await base.insertEvent(event, deliveries: deliveries); counted() }
+    func dueObjects(kind: String, now: Int64, limit: Int) async throws -> [StoredObject] { try await base.dueObjects(kind: kind, now: now, limit: limit) }
     func dueDeliveries(now: Int64, limit: Int) async throws -> [WebhookDelivery] { try await base.dueDeliveries(now: now, limit: limit) }
     func nextDeliveryTime() async throws -> Int64? { try await base.nextDeliveryTime() }
     func updateDelivery(_ delivery: WebhookDelivery) async throws { try await base.updateDelivery(delivery) }
@@ -276,6 +277,58 @@ struct GatewayRoutesTests {
             let partial = try await Self.call(client, .post, "/v1/refunds", key: key, body: "payment_intent=\(id)&amount=960")
             #expect(partial.json["status"] as? String == "succeeded")
             #expect(try await balance() == 0)
+        }
+    }
+
+    /// The janitor: a payment whose acquirer did not answer is settled once the acquirer is asked
+    /// again (exactly once: the balance holds one settlement); a redirect nobody came back from
+    /// is canceled as abandoned; an authorisation never captured is released.
+    @Test func theJanitorReconcilesAndExpires() async throws {
+        let directory = temporary.file("janitor")
+        var configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
+        configuration.expiries = GatewayExpiries(redirectSeconds: 1, authorizationSeconds: 2)
+        let app = try await buildApplication(configuration)
+        try await app.test(.router) { client in
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let key = try await Self.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=A").json["secret_key"] as! String
+            func method(_ number: String) async throws -> String {
+                try await Self.call(client, .post, "/v1/payment_methods", key: key, body: "type=card&card[number]=\(number)&card[exp_month]=1&card[exp_year]=2040").json["id"] as! String
+            }
+            func intent(_ id: String) async throws -> [String: Any] {
+                try await Self.call(client, .get, "/v1/payment_intents/\(id)", key: key).json
+            }
+            func waitFor(_ id: String, status: String) async throws -> [String: Any] {
+                for _ in 0..<300 {
+                    let current = try await intent(id)
+                    if current["status"] as? String == status { return current }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                return try await intent(id)
+            }
+            let silent = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur&confirm=true&payment_method=\(try await method("4000000000000408"))").json
+            #expect(silent["status"] as? String == "processing")
+            let silentID = silent["id"] as! String
+            // Confirming again while the answer is unknown is refused: nothing is charged twice.
+            #expect(try await Self.call(client, .post, "/v1/payment_intents/\(silentID)/confirm", key: key).status == .badRequest)
+            let ideal = try await Self.call(client, .post, "/v1/payment_methods", key: key, body: "type=ideal").json["id"] as! String
+            let left = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur&payment_method_types[]=ideal&confirm=true&return_url=https://shop.example/&payment_method=\(ideal)").json["id"] as! String
+            let held = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur&capture_method=manual&confirm=true&payment_method=\(try await method("4242424242424242"))").json["id"] as! String
+
+            let settled = try await waitFor(silentID, status: "succeeded")
+            #expect(settled["amount_received"] as? Int == 1000)
+            let abandoned = try await waitFor(left, status: "canceled")
+            #expect(abandoned["cancellation_reason"] as? String == "abandoned")
+            let released = try await waitFor(held, status: "canceled")
+            #expect(released["cancellation_reason"] as? String == "automatic")
+            #expect(released["amount_capturable"] as? Int == 0)
+            // Passes later change nothing: one settlement of 1000 less the fee.
+            try await Task.sleep(for: .seconds(1.5))
+            let available = try await Self.call(client, .get, "/v1/balance", key: key).json["available"] as? [[String: Any]]
+            #expect(available?.first { $0["currency"] as? String == "eur" }?["amount"] as? Int == 960)
+            let events = (try await Self.call(client, .get, "/v1/events?limit=100", key: key).json["data"] as? [[String: Any]]) ?? []
+            let types = events.compactMap { $0["type"] as? String }
+            #expect(types.filter { $0 == "payment_intent.succeeded" }.count == 1)
+            #expect(types.filter { $0 == "payment_intent.canceled" }.count == 2)
         }
     }
 }

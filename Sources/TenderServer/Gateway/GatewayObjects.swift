@@ -34,6 +34,12 @@ enum GatewayObjects {
         return .object(fields)
     }
 
+    /// The intent as Stripe shows it; `base` is the server's URL, for the test pages.
+    static func paymentIntent(_ intent: PaymentIntentRecord, base: String) -> JSONValue {
+        let page = intent.machine.pendingAction == .bankRedirect ? "bank" : "3ds"
+        return paymentIntent(intent, nextActionURL: "\(base)/v1/test/\(page)/\(intent.id)?client_secret=\(intent.clientSecret)")
+    }
+
     static func paymentIntent(_ intent: PaymentIntentRecord, nextActionURL: String?) -> JSONValue {
         let machine = intent.machine
         var nextAction: JSONValue = .null

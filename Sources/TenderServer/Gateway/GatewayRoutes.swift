@@ -155,9 +155,7 @@ struct GatewayRoutes: Sendable {
     }
 
     func intentJSON(_ intent: PaymentIntentRecord, _ request: Request) -> JSONValue {
-        let page = intent.machine.pendingAction == .bankRedirect ? "bank" : "3ds"
-        let url = "\(baseURL(request))/v1/test/\(page)/\(intent.id)?client_secret=\(intent.clientSecret)"
-        return GatewayObjects.paymentIntent(intent, nextActionURL: url)
+        GatewayObjects.paymentIntent(intent, base: baseURL(request))
     }
 
     /// The merchant whose key the request presents (Bearer, or basic auth with the key as the
@@ -482,33 +480,7 @@ struct GatewayRoutes: Sendable {
     /// (stored as pending first, answered once its ledger committed), or answer a decline as
     /// Stripe's 402 card_error with the intent.
     func perform(_ action: PaymentIntentStateMachine.Action, on intent: PaymentIntentRecord, over stored: StoredObject, _ merchant: MerchantRecord, _ request: Request) async throws -> JSONValue {
-        var intent = intent
-        if intent.machine.status == .requiresAction, intent.actionSince == nil { intent.actionSince = service.now() }
-        if intent.machine.status == .canceled, intent.canceledAt == nil { intent.canceledAt = service.now() }
-        if case .settle = action { intent.settlement = .pending }
-        var saved = try await service.save(intent, over: stored)
-        switch action {
-        case .settle(let amount):
-            intent.settlementTransaction = try await service.settle(intent, amount: amount, merchant: merchant)
-            intent.settlement = .settled
-            saved = try await service.save(intent, over: saved)
-            await service.emit(.paymentIntentSucceeded, intentJSON(intent, request), merchant: merchant)
-        case .failed(let failure):
-            await service.emit(.paymentIntentPaymentFailed, intentJSON(intent, request), merchant: merchant)
-            throw StripeError(
-                status: .init(code: 402, reasonPhrase: "Payment Required"), kind: .card, code: failure.code, message: failure.message,
-                parameter: nil, declineCode: failure.declineCode, paymentIntent: intentJSON(intent, request))
-        case .requiresAction:
-            await service.emit(.paymentIntentRequiresAction, intentJSON(intent, request), merchant: merchant)
-        case .authorized:
-            await service.emit(.paymentIntentAmountCapturableUpdated, intentJSON(intent, request), merchant: merchant)
-        case .release, .canceled:
-            await service.emit(.paymentIntentCanceled, intentJSON(intent, request), merchant: merchant)
-        case .none, .askAcquirerLater, .refund:
-            break
-        }
-        _ = saved
-        return intentJSON(intent, request)
+        try await service.perform(action, on: intent, over: stored, merchant, base: baseURL(request))
     }
 
     func capturePaymentIntent(_ id: String, _ form: StripeForm, _ merchant: MerchantRecord, _ request: Request) async throws -> JSONValue {

@@ -16,6 +16,7 @@ struct GatewayService: Sendable {
     let anchor: TestAnchor
     let secrets: ServerSecrets
     let fees: FeeSchedule
+    let expiries: GatewayExpiries
     /// The root account's desk (creates settlement accounts) and each anchor issuer's (settles).
     let rootDesk: FundingDesk
     let issuerDesks: [String: FundingDesk]
@@ -115,15 +116,66 @@ struct GatewayService: Sendable {
 
     /// Writes `record` over `stored` if nobody changed it since it was read.
     /// - Throws: ``StripeError`` 409 `lock_timeout` when another request moved it first.
-    func save(_ record: some Encodable, over stored: StoredObject, customer: String?? = nil) async throws -> StoredObject {
+    func save(_ record: some Encodable, over stored: StoredObject, customer: String?? = nil, attentionAt: Int64?? = nil) async throws -> StoredObject {
         var updated = stored
         updated.body = Array(try Self.encoder.encode(record))
         if let customer { updated.customer = customer }
+        if let attentionAt { updated.attentionAt = attentionAt }
         guard try await store.update(updated) else {
             throw StripeError(status: .conflict, kind: .invalidRequest, code: "lock_timeout", message: "This object was changed by another request at the same time; retry the request.")
         }
         updated.version += 1
         return updated
+    }
+
+    // MARK: Moving intents
+
+    /// Stores an intent's new state and does what its state machine asked: settle on the ledger
+    /// (stored as pending first, answered once its ledger committed), emit the event, or answer
+    /// a decline as Stripe's 402 card_error with the intent. `base` is the server's URL.
+    func perform(_ action: PaymentIntentStateMachine.Action, on intent: PaymentIntentRecord, over stored: StoredObject, _ merchant: MerchantRecord, base: String) async throws -> JSONValue {
+        var intent = intent
+        let now = now()
+        if intent.machine.status == .requiresAction, intent.actionSince == nil { intent.actionSince = now }
+        if intent.machine.status == .requiresCapture, intent.authorizedAt == nil { intent.authorizedAt = now }
+        if intent.machine.status == .processing, intent.reconcileAt == nil { intent.reconcileAt = now + 1 }
+        if intent.machine.status == .canceled, intent.canceledAt == nil { intent.canceledAt = now }
+        if case .settle = action { intent.settlement = .pending }
+        var saved = try await save(intent, over: stored, attentionAt: .some(attentionTime(intent)))
+        let json = { (intent: PaymentIntentRecord) in GatewayObjects.paymentIntent(intent, base: base) }
+        switch action {
+        case .settle(let amount):
+            intent.settlementTransaction = try await settle(intent, amount: amount, merchant: merchant)
+            intent.settlement = .settled
+            saved = try await save(intent, over: saved, attentionAt: .some(nil))
+            await emit(.paymentIntentSucceeded, json(intent), merchant: merchant)
+        case .failed(let failure):
+            await emit(.paymentIntentPaymentFailed, json(intent), merchant: merchant)
+            throw StripeError(
+                status: .init(code: 402, reasonPhrase: "Payment Required"), kind: .card, code: failure.code, message: failure.message,
+                parameter: nil, declineCode: failure.declineCode, paymentIntent: json(intent))
+        case .requiresAction:
+            await emit(.paymentIntentRequiresAction, json(intent), merchant: merchant)
+        case .authorized:
+            await emit(.paymentIntentAmountCapturableUpdated, json(intent), merchant: merchant)
+        case .release, .canceled:
+            await emit(.paymentIntentCanceled, json(intent), merchant: merchant)
+        case .none, .askAcquirerLater, .refund:
+            break
+        }
+        _ = saved
+        return json(intent)
+    }
+
+    /// When the janitor must look at an intent next: a redirect's expiry, an authorisation's
+    /// expiry, the next question to an acquirer that did not answer; nil when nothing waits.
+    func attentionTime(_ intent: PaymentIntentRecord) -> Int64? {
+        switch intent.machine.status {
+        case .requiresAction: (intent.actionSince ?? now()) + expiries.redirectSeconds
+        case .requiresCapture: (intent.authorizedAt ?? now()) + expiries.authorizationSeconds
+        case .processing: intent.reconcileAt ?? now()
+        case .requiresPaymentMethod, .requiresConfirmation, .succeeded, .canceled: nil
+        }
     }
 
     // MARK: Events
@@ -214,6 +266,19 @@ struct GatewayService: Sendable {
                 return (currency, stroops / (FiatConversion.stroopsPerUnit / Int64(pow(10, Double(currency.exponent)))))
             }
         }
+    }
+}
+
+/// How long an intent may wait: for the customer to come back from a redirect (Stripe: an
+/// hour here, configurable) and for a manual capture (Stripe: 7 days).
+public struct GatewayExpiries: Sendable, Equatable {
+    public var redirectSeconds: Int64
+    public var authorizationSeconds: Int64
+
+    public init(redirectSeconds: Int64 = 3_600, authorizationSeconds: Int64 = 7 * 24 * 3_600) {
+        precondition(redirectSeconds >= 1 && authorizationSeconds >= 1, "an expiry is at least a second")
+        self.redirectSeconds = redirectSeconds
+        self.authorizationSeconds = authorizationSeconds
     }
 }
 

@@ -1,0 +1,76 @@
+import Foundation
+import Gateway
+import Logging
+import ServiceLifecycle
+
+/// The gateway's background work on intents, a service of its own: it asks the acquirer again
+/// about payments whose answer was lost (the reconciler: with back-off, settling each exactly
+/// once through the state machine), cancels intents whose customer never came back from a
+/// redirect (`abandoned`), and releases authorisations never captured (`automatic`). It looks
+/// at what is due every `interval`.
+struct GatewayJanitor: Service {
+    let service: GatewayService
+    /// The server's URL, for the test-page links in the events it emits.
+    let base: String
+    let clock: any Clock<Duration>
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await sweep()
+                try? await clock.sleep(for: interval)
+            }
+        }
+    }
+
+    /// One pass over everything due now.
+    func sweep() async {
+        do {
+            for stored in try await service.store.dueObjects(kind: "payment_intent", now: service.now(), limit: 100) {
+                await attend(stored)
+            }
+        } catch {
+            logger.error("gateway janitor could not read due intents", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func attend(_ stored: StoredObject) async {
+        do {
+            guard let merchant = try await service.store.merchant(id: stored.merchant) else { return }
+            var intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body))
+            let action: PaymentIntentStateMachine.Action
+            switch intent.machine.status {
+            case .processing:
+                let attempt = intent.reconcileAttempts + 1
+                var outcome = AcquirerOutcome.noAnswer
+                if let methodID = intent.machine.paymentMethod,
+                   let methodObject = try await service.store.object(id: methodID, kind: "payment_method", merchant: merchant.id),
+                   let card = try JSONDecoder().decode(PaymentMethodRecord.self, from: Data(methodObject.body)).card {
+                    outcome = TestAcquirer.inquiry(card.outcome, attempt: attempt)
+                }
+                action = try intent.machine.acquirerAnswered(outcome)
+                intent.reconcileAttempts = attempt
+                // Asked again after 2, 4, 8... seconds, at most 5 minutes apart.
+                intent.reconcileAt = service.now() + min(Int64(1) << Int64(min(attempt, 20)), 300)
+                logger.info("gateway reconciler asked the acquirer", metadata: ["payment.intent.id": "\(intent.id)", "attempt": "\(attempt)", "answer": "\(outcome)"])
+            case .requiresAction:
+                action = try intent.machine.cancel(.abandoned)
+            case .requiresCapture:
+                action = try intent.machine.cancel(.automatic)
+            case .requiresPaymentMethod, .requiresConfirmation, .succeeded, .canceled:
+                _ = try await service.save(intent, over: stored, attentionAt: .some(nil))
+                return
+            }
+            _ = try await service.perform(action, on: intent, over: stored, merchant, base: base)
+        } catch let error as StripeError where error.kind == .card {
+            // A declined answer: the intent went back to requires_payment_method and its event
+            // was emitted; nobody waits for this answer.
+        } catch {
+            // Another request moved the intent first, or the store failed: it is looked at again
+            // on the next pass, still due.
+            logger.debug("gateway janitor left an intent for the next pass", metadata: ["payment.intent.id": "\(stored.id)", "error": "\(error)"])
+        }
+    }
+}
