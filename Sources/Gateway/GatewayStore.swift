@@ -77,8 +77,10 @@ public struct ListRequest: Sendable, Equatable {
 
 /// What the store knows of an idempotency key when a request presents it.
 public enum IdempotencyClaim: Sendable, Equatable {
-    /// First time: the caller runs the request and records its answer.
-    case claimed
+    /// First time: the caller runs the request and records its answer. `created` is when the key
+    /// was first claimed; `resumed` tells that a request with this key was running when the
+    /// server stopped without answering, so this one finishes its work.
+    case claimed(created: Int64, resumed: Bool)
     /// Answered before with the same parameters: replay this answer.
     case replay(status: Int, body: [UInt8])
     /// Used before with other parameters.
@@ -115,6 +117,9 @@ public protocol GatewayStore: Sendable {
     func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws
     /// Frees a key whose request ended without an answer to keep (the server is shutting down).
     func releaseIdempotencyKey(_ key: String, merchant: String) async throws
+    /// At start-up: every key still claimed was running when the server stopped; the next
+    /// request with it resumes (``IdempotencyClaim/claimed(created:resumed:)``).
+    func markInterruptedIdempotencyKeys() async throws
 
     /// Objects of `kind`, of every merchant, whose attention time has come, earliest first.
     func dueObjects(kind: String, now: Int64, limit: Int) async throws -> [StoredObject]

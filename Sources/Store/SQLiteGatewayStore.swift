@@ -53,6 +53,9 @@ public final class SQLiteGatewayStore: GatewayStore {
                 CREATE INDEX object_attention ON object (kind, attention_at) WHERE attention_at IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("gateway-v4-interrupted") { db in
+            try db.execute(sql: "ALTER TABLE idempotency ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 
@@ -152,13 +155,15 @@ public final class SQLiteGatewayStore: GatewayStore {
     public func claimIdempotencyKey(_ key: String, merchant: String, requestHash: [UInt8], now: Int64, expiresBefore: Int64) async throws -> IdempotencyClaim {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM idempotency WHERE merchant = ? AND key = ? AND created < ?", arguments: [merchant, key, expiresBefore])
-            if let row = try Row.fetchOne(db, sql: "SELECT request_hash, status, body FROM idempotency WHERE merchant = ? AND key = ?", arguments: [merchant, key]) {
+            if let row = try Row.fetchOne(db, sql: "SELECT request_hash, status, body, created, interrupted FROM idempotency WHERE merchant = ? AND key = ?", arguments: [merchant, key]) {
                 guard Array(row["request_hash"] as Data) == requestHash else { return .mismatch }
-                guard let status = row["status"] as Int?, let body = row["body"] as Data? else { return .inProgress }
-                return .replay(status: status, body: Array(body))
+                if let status = row["status"] as Int?, let body = row["body"] as Data? { return .replay(status: status, body: Array(body)) }
+                guard row["interrupted"] as Int == 1 else { return .inProgress }
+                try db.execute(sql: "UPDATE idempotency SET interrupted = 0 WHERE merchant = ? AND key = ?", arguments: [merchant, key])
+                return .claimed(created: row["created"], resumed: true)
             }
             try db.execute(sql: "INSERT INTO idempotency (merchant, key, request_hash, created) VALUES (?, ?, ?, ?)", arguments: [merchant, key, Data(requestHash), now])
-            return .claimed
+            return .claimed(created: now, resumed: false)
         }
     }
 
@@ -166,6 +171,10 @@ public final class SQLiteGatewayStore: GatewayStore {
         try await database.write { db in
             try db.execute(sql: "UPDATE idempotency SET status = ?, body = ? WHERE merchant = ? AND key = ?", arguments: [status, Data(body), merchant, key])
         }
+    }
+
+    public func markInterruptedIdempotencyKeys() async throws {
+        try await database.write { db in try db.execute(sql: "UPDATE idempotency SET interrupted = 1 WHERE status IS NULL") }
     }
 
     public func releaseIdempotencyKey(_ key: String, merchant: String) async throws {

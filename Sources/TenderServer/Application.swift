@@ -110,6 +110,7 @@ public func buildApplication(
         rootDesk: local.friendbot, issuerDesks: local.anchorDesks, feeAccount: feeAccount,
         settlementDesks: SettlementDesks(maxPending: configuration.fundingQueueLimit), webhookWakeup: webhookWakeup,
         now: { Int64(Date().timeIntervalSince1970) }, random: GatewayService.systemRandom, logger: logger)
+    try await gateway.recover(reader: store)
     GatewayRoutes(service: gateway, adminKey: try GatewayService.loadAdminKey(directory: configuration.dataDirectory), logger: logger).register(on: router)
     metrics.register(on: router, commits: writer.commits, reader: store)
     return Application(

@@ -65,6 +65,7 @@ final class CountingGatewayStore: GatewayStore, @unchecked Sendable {
     }
     func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws { try await base.recordIdempotentAnswer(key, merchant: merchant, status: status, body: body) }
     func releaseIdempotencyKey(_ key: String, merchant: String) async throws { try await base.releaseIdempotencyKey(key, merchant: merchant) }
+    func markInterruptedIdempotencyKeys() async throws { try await base.markInterruptedIdempotencyKeys() }
     func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws { try await base.insertEvent(event, deliveries: deliveries); counted() }
     func dueObjects(kind: String, now: Int64, limit: Int) async throws -> [StoredObject] { try await base.dueObjects(kind: kind, now: now, limit: limit) }
     func dueDeliveries(now: Int64, limit: Int) async throws -> [WebhookDelivery] { try await base.dueDeliveries(now: now, limit: limit) }
@@ -330,5 +331,53 @@ struct GatewayRoutesTests {
             #expect(types.filter { $0 == "payment_intent.succeeded" }.count == 1)
             #expect(types.filter { $0 == "payment_intent.canceled" }.count == 2)
         }
+    }
+
+    static func euroBalance(_ client: some TestClientProtocol, _ key: String) async throws -> Int? {
+        let available = try await call(client, .get, "/v1/balance", key: key).json["available"] as? [[String: Any]]
+        return available?.first { $0["currency"] as? String == "eur" }?["amount"] as? Int
+    }
+
+    /// A settlement a stopped server left pending is finished at the next start, exactly once:
+    /// found on the ledger when its transaction had committed, made when it had not.
+    @Test func pendingSettlementsAreFinishedOnceAtStartUp() async throws {
+        let directory = temporary.file("recovery")
+        let configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
+        let first = try await buildApplication(configuration)
+        let (key, merchantID, settledID, heldID) = try await first.test(.router) { client in
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let merchant = try await Self.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=A").json
+            let key = merchant["secret_key"] as! String
+            let pm = try await Self.call(client, .post, "/v1/payment_methods", key: key, body: "type=card&card[number]=4242424242424242&card[exp_month]=1&card[exp_year]=2040").json["id"] as! String
+            let settledID = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur&confirm=true&payment_method=\(pm)").json["id"] as! String
+            let heldID = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=2000&currency=eur&confirm=true&capture_method=manual&payment_method=\(pm)").json["id"] as! String
+            #expect(try await Self.euroBalance(client, key) == 960)
+            return (key, merchant["id"] as! String, settledID, heldID)
+        }
+        // What a stop in the middle of two captures leaves: one settled on the ledger but not
+        // marked so, one captured but never settled.
+        let store = try SQLiteGatewayStore(path: configuration.gatewayDatabasePath)
+        for (id, capture) in [(settledID, false), (heldID, true)] {
+            var stored = try #require(try await store.object(id: id, kind: "payment_intent", merchant: merchantID))
+            var intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body))
+            if capture { _ = try intent.machine.capture(nil) }
+            intent.settlement = .pending
+            intent.settlementTransaction = nil
+            stored.body = Array(try JSONEncoder().encode(intent))
+            stored.attentionAt = 1
+            #expect(try await store.update(stored))
+        }
+        let second = try await buildApplication(configuration)
+        try await second.test(.router) { client in
+            // 960 already there, plus 2000 less 1.5% + 25 (1945) settled now; the first not again.
+            #expect(try await Self.euroBalance(client, key) == 960 + 1945)
+            for id in [settledID, heldID] {
+                let intent = try await Self.call(client, .get, "/v1/payment_intents/\(id)", key: key).json
+                #expect(intent["status"] as? String == "succeeded")
+            }
+        }
+        let recovered = try #require(try await store.object(id: heldID, kind: "payment_intent", merchant: merchantID))
+        let intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(recovered.body))
+        #expect(intent.settlement == .settled && intent.settlementTransaction != nil && recovered.attentionAt == nil)
     }
 }

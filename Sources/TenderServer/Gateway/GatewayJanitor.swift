@@ -28,12 +28,16 @@ struct GatewayJanitor: Service {
     /// One pass over everything due now.
     func sweep() async {
         do {
-            for stored in try await service.store.dueObjects(kind: "payment_intent", now: service.now(), limit: 100) {
+            for stored in try await service.store.dueObjects(kind: "payment_intent", now: service.now(), limit: 100) where !Self.isSettling(stored) {
                 await attend(stored)
             }
         } catch {
             logger.error("gateway janitor could not read due intents", metadata: ["error": "\(error)"])
         }
+    }
+
+    static func isSettling(_ stored: StoredObject) -> Bool {
+        (try? JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body)))?.settlement == .pending
     }
 
     func attend(_ stored: StoredObject) async {
@@ -60,7 +64,9 @@ struct GatewayJanitor: Service {
             case .requiresCapture:
                 action = try intent.machine.cancel(.automatic)
             case .requiresPaymentMethod, .requiresConfirmation, .succeeded, .canceled:
-                _ = try await service.save(intent, over: stored, attentionAt: .some(nil))
+                // A pending settlement belongs to the request making it, or after a stop to the
+                // start-up recovery; the janitor leaves it alone.
+                if intent.settlement != .pending { _ = try await service.save(intent, over: stored, attentionAt: .some(nil)) }
                 return
             }
             _ = try await service.perform(action, on: intent, over: stored, merchant, base: base)

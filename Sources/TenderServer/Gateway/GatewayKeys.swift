@@ -9,6 +9,8 @@ struct ServerSecrets: Sendable {
     // SymmetricKey is not Sendable; its bytes are kept and the key made where it is used.
     private let sealingKeyBytes: [UInt8]
     private let fingerprintKeyBytes: [UInt8]
+    /// Keys the ids derived from idempotency keys.
+    let idKeyBytes: [UInt8]
     private var sealingKey: SymmetricKey { SymmetricKey(data: sealingKeyBytes) }
     private var fingerprintKey: SymmetricKey { SymmetricKey(data: fingerprintKeyBytes) }
 
@@ -20,6 +22,7 @@ struct ServerSecrets: Sendable {
         }
         sealingKeyBytes = derive("tender settlement seeds")
         fingerprintKeyBytes = derive("tender card fingerprints")
+        idKeyBytes = derive("tender idempotent ids")
     }
 
     /// Reads the key file under `directory`, or creates it with fresh random bytes.

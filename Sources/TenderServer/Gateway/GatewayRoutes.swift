@@ -221,6 +221,7 @@ struct GatewayRoutes: Sendable {
             throw StripeError(status: .badRequest, kind: .idempotency, code: nil, message: "Idempotency keys are 1 to 255 characters long.")
         }
         let requestHash = Array(SHA256.hash(data: Array("\(request.method.rawValue) \(request.uri.path)\n\(text)".utf8)))
+        var scope: IdempotencyScope?
         let now = service.now()
         switch try await service.store.claimIdempotencyKey(key, merchant: merchant.id, requestHash: requestHash, now: now, expiresBefore: now - Self.idempotencyLifetimeSeconds) {
         case .replay(let status, let stored):
@@ -232,13 +233,18 @@ struct GatewayRoutes: Sendable {
             throw StripeError(status: .badRequest, kind: .idempotency, code: nil, message: "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '\(key.prefix(255))' if you meant to execute a different request.")
         case .inProgress:
             throw StripeError(status: .conflict, kind: .idempotency, code: nil, message: "There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): \(key.prefix(255)). Please try again later.")
-        case .claimed:
-            break
+        case .claimed(let created, let resumed):
+            scope = IdempotencyScope(merchant: merchant.id, key: key, created: created, resumed: resumed)
         }
         let status: HTTPResponse.Status
         let answer: JSONValue
         do {
-            answer = try await body(merchant, kind, try StripeForm(body: text))
+            answer = try await IdempotencyScope.$current.withValue(scope) { try await body(merchant, kind, try StripeForm(body: text)) }
+            status = .ok
+        } catch let error as StripeError where scope?.resumed == true && error.code == PaymentIntentStateError.Code.unexpectedState.rawValue && error.paymentIntent != nil {
+            // The interrupted request had already moved the intent past this step: its answer
+            // is the intent as it is now.
+            answer = error.paymentIntent!
             status = .ok
         } catch let error as StripeError where error.status.code < 500 {
             answer = error.json
@@ -391,7 +397,16 @@ struct GatewayRoutes: Sendable {
         if captureMethod == .manual, types.contains(where: \.isBankRedirect) {
             throw StripeError.invalid("capture_method", "iDEAL and Bancontact payments cannot be captured manually.")
         }
-        let id = GatewayIDs.make("pi", random: service.random)
+        // Under an idempotency key the id comes from the key, so a request retried after the
+        // server stopped in the middle of it finds the intent it made instead of making another.
+        let id = IdempotencyScope.current.map { service.derivedID("pi", from: $0) } ?? GatewayIDs.make("pi", random: service.random)
+        if IdempotencyScope.current?.resumed == true, let existing = try await service.store.object(id: id, kind: "payment_intent", merchant: merchant.id) {
+            let intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(existing.body))
+            if try form.boolean("confirm") == true, intent.machine.status == .requiresConfirmation {
+                return try await confirmPaymentIntent(id, StripeForm(), merchant, .secret, request)
+            }
+            return intentJSON(intent, request)
+        }
         var intent = PaymentIntentRecord(
             id: id, clientSecret: id + "_secret_" + String(GatewayIDs.make("s", random: service.random).dropFirst(2)),
             currency: currency.code, created: service.now(),
@@ -621,4 +636,16 @@ struct GatewayRoutes: Sendable {
         try await service.insert(endpoint, id: id, kind: "webhook_endpoint", merchant: merchant)
         return GatewayObjects.webhookEndpoint(endpoint, secret: secret)
     }
+}
+
+/// The idempotency key a POST runs under, for the handlers that need it.
+struct IdempotencyScope: Sendable {
+    let merchant: String
+    let key: String
+    /// When the key was first claimed.
+    let created: Int64
+    /// Whether this request finishes one the server stopped in the middle of.
+    let resumed: Bool
+
+    @TaskLocal static var current: IdempotencyScope?
 }

@@ -128,6 +128,51 @@ struct GatewayService: Sendable {
         return updated
     }
 
+    /// An id derived from an idempotency key (and when it was claimed, so a key reused after
+    /// its 24 hours makes a new object), keyed by the server's secret.
+    func derivedID(_ prefix: String, from scope: IdempotencyScope) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Array("\(prefix) \(scope.merchant) \(scope.created) \(scope.key)".utf8), using: SymmetricKey(data: secrets.idKeyBytes))
+        let bytes = Array(mac)
+        return GatewayIDs.make(prefix, random: { count in Array((bytes + bytes).prefix(count)) })
+    }
+
+    // MARK: Recovery
+
+    /// At start-up, before serving: every settlement a stopped server left pending is found on
+    /// the ledger (by its memo, in the latest transactions of the account it paid) or made now,
+    /// so each captured payment is settled exactly once; keys of requests that were running are
+    /// marked so their retries finish them.
+    func recover(reader: any LedgerReader) async throws {
+        try await store.markInterruptedIdempotencyKeys()
+        for stored in try await store.dueObjects(kind: "payment_intent", now: .max, limit: 10_000) {
+            var intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body))
+            guard intent.settlement == .pending, let merchant = try await store.merchant(id: stored.merchant),
+                  let method = intent.machine.paymentMethodType else { continue }
+            let amount = intent.machine.amountReceived
+            let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender settlement \(intent.id)".utf8)))))
+            let paid = fees.fee(on: amount, method: method) < amount ? try AccountID(merchant.settlementAccount) : feeAccount.accountID
+            var found: StoredTransaction?
+            var cursor: Int64?
+            search: for _ in 0..<50 {
+                let page = try await reader.transactions(PageRequest(cursor: cursor, limit: 200, descending: true), account: paid, includeFailed: false)
+                for transaction in page where transaction.envelope.transaction.memo == memo {
+                    found = transaction
+                    break search
+                }
+                guard let last = page.last, page.count == 200 else { break }
+                cursor = last.id
+            }
+            if let found {
+                intent.settlementTransaction = found.hash.hex
+            } else {
+                intent.settlementTransaction = try await settle(intent, amount: amount, merchant: merchant, beforeServing: true)
+            }
+            intent.settlement = .settled
+            _ = try await save(intent, over: stored, attentionAt: .some(nil))
+            logger.notice("gateway settlement recovered", metadata: ["payment.intent.id": "\(intent.id)", "found.on.ledger": "\(found != nil)"])
+        }
+    }
+
     // MARK: Moving intents
 
     /// Stores an intent's new state and does what its state machine asked: settle on the ledger
@@ -141,7 +186,9 @@ struct GatewayService: Sendable {
         if intent.machine.status == .processing, intent.reconcileAt == nil { intent.reconcileAt = now + 1 }
         if intent.machine.status == .canceled, intent.canceledAt == nil { intent.canceledAt = now }
         if case .settle = action { intent.settlement = .pending }
-        var saved = try await save(intent, over: stored, attentionAt: .some(attentionTime(intent)))
+        // A pending settlement is due for the start-up recovery (a running server never picks
+        // it up: the request that made it finishes it).
+        var saved = try await save(intent, over: stored, attentionAt: .some(intent.settlement == .pending ? now + 86_400 : attentionTime(intent)))
         let json = { (intent: PaymentIntentRecord) in GatewayObjects.paymentIntent(intent, base: base) }
         switch action {
         case .settle(let amount):
@@ -211,7 +258,7 @@ struct GatewayService: Sendable {
     /// its currency, less the fee, which goes to the fee account: one ledger transaction, with a
     /// memo naming the intent so that the settlement can be found again. Returns once its
     /// ledger has committed.
-    func settle(_ intent: PaymentIntentRecord, amount: Int64, merchant: MerchantRecord) async throws -> String {
+    func settle(_ intent: PaymentIntentRecord, amount: Int64, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
         guard let currency = GatewayCurrency.named(intent.currency), let anchorCurrency = anchor.currency(code: currency.assetCode),
               let desk = issuerDesks[anchorCurrency.code], let method = intent.machine.paymentMethodType else {
             throw GatewayError(code: "settlement_impossible", message: "intent \(intent.id) cannot be settled in \(intent.currency)")
@@ -225,7 +272,21 @@ struct GatewayService: Sendable {
                 amount: try FiatConversion.stroops(minorUnits: minor, exponent: currency.exponent)))))
         }
         let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender settlement \(intent.id)".utf8)))))
-        let result = try await desk.submit(operations, memo: memo)
+        let result: SubmissionResult
+        if beforeServing {
+            // At start-up the writer's loop is not running yet: the ledger is closed directly,
+            // as the test anchor's genesis transaction is.
+            let issuer = anchorCurrency.keyPair
+            let network = writer.configuration.network
+            let (sequence, baseFee) = await writer.read { state in (state.account(issuer.accountID)?.sequenceNumber ?? 0, state.header.baseFee) }
+            var envelope = TransactionEnvelope.v1(Transaction(
+                sourceAccount: .ed25519(issuer.accountID), fee: baseFee * UInt32(operations.count), sequenceNumber: sequence + 1,
+                preconditions: .none, memo: memo, operations: operations), signatures: [])
+            envelope.sign(with: issuer, on: network)
+            result = try await writer.applyBeforeServing([envelope])[0]
+        } else {
+            result = try await desk.submit(operations, memo: memo)
+        }
         guard case .applied(let stored) = result, stored.result.isSuccess else {
             throw GatewayError(code: "settlement_failed", message: "the settlement of \(intent.id) failed: \(result.result.code.name)")
         }
