@@ -177,10 +177,11 @@ final class RequestStream: ChannelDuplexHandler, @unchecked Sendable {
     }
 
     /// A `POST` of a form, ready to send.
-    static func post(_ path: String, host: String, form: String) -> (HTTPRequestHead, ByteBuffer) {
+    static func post(_ path: String, host: String, form: String, headers: [(String, String)] = []) -> (HTTPRequestHead, ByteBuffer) {
         let body = ByteBuffer(string: form)
         var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path)
         head.headers.add(name: "Host", value: host)
+        for (name, value) in headers { head.headers.add(name: name, value: value) }
         head.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         head.headers.add(name: "Content-Length", value: String(body.readableBytes))
         return (head, body)
