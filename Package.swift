@@ -138,7 +138,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "Ledger", "TenderTesting"]
+            dependencies: ["Store", "Ledger", "TenderTesting", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "LedgerServiceTests",

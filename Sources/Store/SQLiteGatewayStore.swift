@@ -6,6 +6,8 @@ import GRDB
 /// (beside the ledger's), read and written through GRDB's async API.
 public final class SQLiteGatewayStore: GatewayStore {
     let database: DatabasePool
+    /// Every write goes through it: concurrent requests share a transaction and its fsync.
+    private let writer: GroupCommitWriter
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     /// - Throws: when the file cannot be opened or migrated.
@@ -18,6 +20,7 @@ public final class SQLiteGatewayStore: GatewayStore {
         // As for the ledger: an answered payment must survive a power cut.
         try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         try Self.migrator.migrate(database)
+        writer = GroupCommitWriter(database: database)
     }
 
     private static var migrator: DatabaseMigrator {
@@ -60,7 +63,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func insertMerchant(_ merchant: MerchantRecord) async throws {
-        try await database.write { db in
+        try await writer.write { db in
             try db.execute(
                 sql: "INSERT INTO merchant (id, name, secret_key_hash, publishable_key_hash, settlement_account, sealed_settlement_seed, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [merchant.id, merchant.name, Data(merchant.secretKeyHash), Data(merchant.publishableKeyHash), merchant.settlementAccount, Data(merchant.sealedSettlementSeed), merchant.created])
@@ -101,7 +104,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func insert(_ object: StoredObject) async throws {
-        try await database.write { db in
+        try await writer.write { db in
             try db.execute(
                 sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body, attention_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(object.body), object.attentionAt])
@@ -115,7 +118,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func update(_ object: StoredObject) async throws -> Bool {
-        try await database.write { db in
+        try await writer.write { db in
             try db.execute(
                 sql: "UPDATE object SET customer = ?, version = version + 1, body = ?, attention_at = ? WHERE id = ? AND merchant = ? AND version = ?",
                 arguments: [object.customer, Data(object.body), object.attentionAt, object.id, object.merchant, object.version])
@@ -153,7 +156,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func claimIdempotencyKey(_ key: String, merchant: String, requestHash: [UInt8], now: Int64, expiresBefore: Int64) async throws -> IdempotencyClaim {
-        try await database.write { db in
+        try await writer.write { db in
             try db.execute(sql: "DELETE FROM idempotency WHERE merchant = ? AND key = ? AND created < ?", arguments: [merchant, key, expiresBefore])
             if let row = try Row.fetchOne(db, sql: "SELECT request_hash, status, body, created, interrupted FROM idempotency WHERE merchant = ? AND key = ?", arguments: [merchant, key]) {
                 guard Array(row["request_hash"] as Data) == requestHash else { return .mismatch }
@@ -168,17 +171,17 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws {
-        try await database.write { db in
+        try await writer.write { db in
             try db.execute(sql: "UPDATE idempotency SET status = ?, body = ? WHERE merchant = ? AND key = ?", arguments: [status, Data(body), merchant, key])
         }
     }
 
     public func markInterruptedIdempotencyKeys() async throws {
-        try await database.write { db in try db.execute(sql: "UPDATE idempotency SET interrupted = 1 WHERE status IS NULL") }
+        try await writer.write { db in try db.execute(sql: "UPDATE idempotency SET interrupted = 1 WHERE status IS NULL") }
     }
 
     public func releaseIdempotencyKey(_ key: String, merchant: String) async throws {
-        try await database.write { db in
+        try await writer.write { db in
             try db.execute(sql: "DELETE FROM idempotency WHERE merchant = ? AND key = ? AND status IS NULL", arguments: [merchant, key])
         }
     }
@@ -196,7 +199,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws {
-        try await database.write { db in
+        try await writer.write { db in
             try db.execute(
                 sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [event.id, event.merchant, event.kind, event.customer, event.created, event.version, Data(event.body)])
@@ -219,7 +222,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func updateDelivery(_ delivery: WebhookDelivery) async throws {
-        try await database.write { db in
+        try await writer.write { db in
             try db.execute(
                 sql: "UPDATE delivery SET attempts = ?, next_attempt_at = ?, status = ?, last_status_code = ? WHERE id = ?",
                 arguments: [delivery.attempts, delivery.nextAttemptAt, delivery.status.rawValue, delivery.lastStatusCode, delivery.id])
