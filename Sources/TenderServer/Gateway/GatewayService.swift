@@ -31,8 +31,12 @@ struct GatewayService: Sendable {
 
     /// Random bytes from the system's generator (cryptographically secure on Linux and macOS).
     static let systemRandom: @Sendable (Int) -> [UInt8] = { count in
+        // Eight bytes from each 64-bit draw: each draw is a system call.
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 8)
+        while bytes.count < count { withUnsafeBytes(of: generator.next()) { bytes.append(contentsOf: $0) } }
+        return Array(bytes.prefix(count))
     }
 
     /// The admin routes' bearer token, from `admin.key` in the data directory (created on first
