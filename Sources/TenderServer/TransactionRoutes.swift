@@ -109,7 +109,7 @@ struct FormBody {
     }
 
     /// `+` is a space and `%XX` a byte; a malformed escape or invalid UTF-8 gives nil.
-    private static func decode<Part: Collection>(_ part: Part) -> String? where Part.Element == UInt8 {
+    static func decode<Part: Collection>(_ part: Part) -> String? where Part.Element == UInt8 {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(part.count)
         var index = part.startIndex

@@ -54,23 +54,9 @@ struct GatewayBench: AsyncParsableCommand {
                 form: "amount=\(1000 + index % 1000)&currency=eur&payment_method=\(method)&confirm=true",
                 headers: [("Authorization", "Bearer \(key)")]))
         }
-        let starter = group.next().makePromise(of: Void.self)
-        var streams: [EventLoopFuture<RequestStream.Outcome>] = []
-        for requests in work {
-            streams.append(try await RequestStream.run(host: host, port: port, requests: requests, start: starter.futureResult, group: group))
-        }
-        let clock = ContinuousClock()
-        let started = clock.now
-        starter.succeed()
-        var outcomes: [RequestStream.Outcome] = []
-        for stream in streams { outcomes.append(try await stream.get()) }
-        let elapsed = (clock.now - started) / .seconds(1)
-
-        let latencies = outcomes.flatMap(\.latenciesMS).sorted()
-        var statuses: [Int: Int] = [:]
-        for outcome in outcomes { statuses.merge(outcome.statuses, uniquingKeysWith: +) }
+        let run = try await RequestStream.measure(host: host, port: port, work: work, group: group)
+        let (elapsed, latencies, statuses, percentile) = (run.elapsedSeconds, run.latenciesMS, run.statuses, run.percentile)
         let confirmed = statuses[200, default: 0]
-        func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
         let rate = Double(confirmed) / elapsed
         print(String(format: "%@: confirmed %d of %d in %.2f s: %.0f payments per second; latency ms p50 %.1f  p90 %.1f  p99 %.1f  max %.1f",
                      label, confirmed, payments, elapsed, rate, percentile(0.5), percentile(0.9), percentile(0.99), latencies.last ?? 0))

@@ -176,6 +176,38 @@ final class RequestStream: ChannelDuplexHandler, @unchecked Sendable {
         return done.futureResult
     }
 
+    /// What a measured run gave: its duration from the first request out, every latency
+    /// (sorted) and the count of each status.
+    struct Measurement {
+        let elapsedSeconds: Double
+        let latenciesMS: [Double]
+        let statuses: [Int: Int]
+
+        /// The latency below which a fraction `p` of the answers came.
+        func percentile(_ p: Double) -> Double {
+            latenciesMS.isEmpty ? 0 : latenciesMS[min(latenciesMS.count - 1, Int(Double(latenciesMS.count) * p))]
+        }
+    }
+
+    /// Opens one connection per element of `work` first, then starts the clock and sends each
+    /// connection's requests in order, one in flight on each.
+    static func measure(host: String, port: Int, work: [[(HTTPRequestHead, ByteBuffer)]], group: any EventLoopGroup) async throws -> Measurement {
+        let starter = group.next().makePromise(of: Void.self)
+        var streams: [EventLoopFuture<Outcome>] = []
+        for requests in work {
+            streams.append(try await run(host: host, port: port, requests: requests, start: starter.futureResult, group: group))
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        starter.succeed()
+        var outcomes: [Outcome] = []
+        for stream in streams { outcomes.append(try await stream.get()) }
+        let elapsed = (clock.now - started) / .seconds(1)
+        var statuses: [Int: Int] = [:]
+        for outcome in outcomes { statuses.merge(outcome.statuses, uniquingKeysWith: +) }
+        return Measurement(elapsedSeconds: elapsed, latenciesMS: outcomes.flatMap(\.latenciesMS).sorted(), statuses: statuses)
+    }
+
     /// A `POST` of a form, ready to send.
     static func post(_ path: String, host: String, form: String, headers: [(String, String)] = []) -> (HTTPRequestHead, ByteBuffer) {
         let body = ByteBuffer(string: form)

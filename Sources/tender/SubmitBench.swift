@@ -84,27 +84,12 @@ struct SubmitBench: AsyncParsableCommand {
         let total = work.reduce(0) { $0 + $1.count }
         print("\(accounts) accounts created; \(total) payments signed; sending over \(connections) connections to \(url)")
 
-        // Connect everything first; the clock starts when the first request goes out.
-        let starter = group.next().makePromise(of: Void.self)
-        var streams: [EventLoopFuture<RequestStream.Outcome>] = []
-        for forms in work {
-            let requests = forms.map { RequestStream.post("/transactions", host: "\(host):\(port)", form: $0) }
-            streams.append(try await RequestStream.run(host: host, port: port, requests: requests, start: starter.futureResult, group: group))
-        }
-        let clock = ContinuousClock()
-        let started = clock.now
-        starter.succeed()
-        var outcomes: [RequestStream.Outcome] = []
-        for stream in streams { outcomes.append(try await stream.get()) }
-        let elapsed = (clock.now - started) / .seconds(1)
-
-        let latencies = outcomes.flatMap(\.latenciesMS).sorted()
-        var statuses: [Int: Int] = [:]
-        for outcome in outcomes { statuses.merge(outcome.statuses, uniquingKeysWith: +) }
+        let run = try await RequestStream.measure(
+            host: host, port: port, work: work.map { forms in forms.map { RequestStream.post("/transactions", host: "\(host):\(port)", form: $0) } }, group: group)
+        let (elapsed, latencies, statuses, percentile) = (run.elapsedSeconds, run.latenciesMS, run.statuses, run.percentile)
         // 200 is an applied, successful transaction; anything else is not.
         let applied = statuses[200, default: 0]
         let failures = statuses.filter { $0.key != 200 }.reduce(into: [String: Int]()) { $0["HTTP \($1.key)"] = $1.value }
-        func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
         let rate = Double(applied) / elapsed
         print(String(format: "applied %d of %d in %.2f s: %.0f transactions per second", applied, total, elapsed, rate))
         print(String(format: "latency ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f", percentile(0.5), percentile(0.9), percentile(0.99), latencies.last ?? 0))

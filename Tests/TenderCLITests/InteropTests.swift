@@ -10,6 +10,22 @@ struct InteropTests {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
+    /// Runs an interop script with the project's Python environment (made by
+    /// Scripts/python-env.sh when missing); it must exit 0 after saying its checks passed.
+    static func runPython(_ script: String, _ arguments: [String]) async throws {
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/bin/bash")
+        python.arguments = ["-c", #"source Scripts/python-env.sh && exec "$TENDER_PYTHON" "$@""#, "interop", script] + arguments
+        python.currentDirectoryURL = packageRoot
+        let output = Pipe()
+        python.standardOutput = output
+        python.standardError = output
+        try python.run()
+        let text = await Tender.collect(python, output: output)
+        #expect(python.terminationStatus == 0, "\(text)")
+        #expect(text.contains("checks passed"), "\(text)")
+    }
+
     @Test func pythonStellarSDKAgainstTenderServe() async throws {
         let temporary = TemporaryDirectory("interop")
         defer { temporary.remove() }
@@ -20,17 +36,7 @@ struct InteropTests {
         defer { if server.process.isRunning { server.process.terminate() } }
         let url = try await server.waitForURL()
 
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/bin/bash")
-        python.arguments = ["-c", #"source Scripts/python-env.sh && exec "$TENDER_PYTHON" Tests/Interop/horizon_interop.py "$1""#, "interop", url]
-        python.currentDirectoryURL = Self.packageRoot
-        let output = Pipe()
-        python.standardOutput = output
-        python.standardError = output
-        try python.run()
-        let text = await Tender.collect(python, output: output)
-        #expect(python.terminationStatus == 0, "\(text)")
-        #expect(text.contains("checks passed"), "\(text)")
+        try await Self.runPython("Tests/Interop/horizon_interop.py", [url])
     }
 
     /// The real `stripe` Python library (installed into .venv by Scripts/python-env.sh) against
@@ -47,17 +53,7 @@ struct InteropTests {
         let url = try await server.waitForURL()
         let adminKey = try String(contentsOfFile: data + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
 
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/bin/bash")
-        python.arguments = ["-c", #"source Scripts/python-env.sh && exec "$TENDER_PYTHON" Tests/Interop/stripe_interop.py "$1" "$2" "$3""#, "interop", url, adminKey, Tender.executable.path]
-        python.currentDirectoryURL = Self.packageRoot
-        let output = Pipe()
-        python.standardOutput = output
-        python.standardError = output
-        try python.run()
-        let text = await Tender.collect(python, output: output)
-        #expect(python.terminationStatus == 0, "\(text)")
-        #expect(text.contains("checks passed"), "\(text)")
+        try await Self.runPython("Tests/Interop/stripe_interop.py", [url, adminKey, Tender.executable.path])
 
         server.process.terminate()
         _ = await server.waitForExit(timeout: 30)
