@@ -139,3 +139,25 @@ public struct RefundRecord: Sendable, Codable, Equatable {
         self.metadata = metadata
     }
 }
+
+/// A payout of the merchant's balance to its own Stellar address.
+public struct PayoutRecord: Sendable, Codable, Equatable {
+    public let id: String
+    public let amount: Int64
+    public let currency: String
+    /// The Stellar address (G...) paid.
+    public let destination: String
+    public let created: Int64
+    public let ledgerTransaction: String
+    public var metadata: [String: String]
+
+    public init(id: String, amount: Int64, currency: String, destination: String, created: Int64, ledgerTransaction: String, metadata: [String: String] = [:]) {
+        self.id = id
+        self.amount = amount
+        self.currency = currency
+        self.destination = destination
+        self.created = created
+        self.ledgerTransaction = ledgerTransaction
+        self.metadata = metadata
+    }
+}

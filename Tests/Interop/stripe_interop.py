@@ -17,7 +17,7 @@ import uuid
 
 import requests
 import stripe
-from stellar_sdk import Server
+from stellar_sdk import Asset, Keypair, Network, Server, TransactionBuilder
 
 URL = sys.argv[1].rstrip("/")
 ADMIN_KEY = sys.argv[2]
@@ -288,6 +288,29 @@ other = requests.post(f"{URL}/v1/admin/merchants", data={"name": "Other shop"}, 
 raises("another merchant's intent is unknown", stripe.error.InvalidRequestError,
        lambda: stripe.PaymentIntent.retrieve(pending.id, api_key=other["secret_key"]), http_status=404)
 raises("admin routes need the admin key", stripe.error.AuthenticationError, lambda: stripe.PaymentIntent.list(api_key=ADMIN_KEY))
+
+# Payouts to the merchant's own Stellar address, which must trust the anchor's EUR.
+horizon = Server(URL)
+settlement_lines = horizon.accounts().account_id(merchant["settlement_account"]).call()["balances"]
+euro = Asset("EUR", next(b["asset_issuer"] for b in settlement_lines if b.get("asset_code") == "EUR"))
+wallet = Keypair.random()
+requests.get(f"{URL}/friendbot", params={"addr": wallet.public_key}, timeout=30)
+raises("a payout to an address without the trustline", stripe.error.InvalidRequestError,
+       lambda: stripe.Payout.create(amount=500, currency="eur", destination=wallet.public_key), code="payout_destination_invalid")
+raises("a payout to something else than an address", stripe.error.InvalidRequestError,
+       lambda: stripe.Payout.create(amount=500, currency="eur", destination="GNOTANADDRESS"), code="payout_destination_invalid")
+trust = TransactionBuilder(horizon.load_account(wallet.public_key), Network.STANDALONE_NETWORK_PASSPHRASE, base_fee=100) \
+    .append_change_trust_op(asset=euro).set_timeout(60).build()
+trust.sign(wallet)
+horizon.submit_transaction(trust)
+payout = stripe.Payout.create(amount=500, currency="eur", destination=wallet.public_key, metadata={"run": "interop"})
+check("payout", payout.object == "payout" and payout.status == "paid" and stripe.Payout.retrieve(payout.id).amount == 500)
+expected_eur -= 500
+wallet_eur = next(b for b in horizon.accounts().account_id(wallet.public_key).call()["balances"] if b.get("asset_code") == "EUR")
+check("the payout is on the ledger", wallet_eur["balance"] == "5.0000000", wallet_eur)
+raises("a payout beyond the balance", stripe.error.InvalidRequestError,
+       lambda: stripe.Payout.create(amount=expected_eur + 1, currency="eur", destination=wallet.public_key), code="balance_insufficient")
+check("payouts are listed", [p.id for p in stripe.Payout.list(limit=5).data] == [payout.id])
 
 # The money on the ledger
 balance = stripe.Balance.retrieve()

@@ -116,6 +116,15 @@ enum GatewayObjects {
         return .object(fields)
     }
 
+    static func payout(_ payout: PayoutRecord) -> JSONValue {
+        .object([
+            ("id", .string(payout.id)), ("object", "payout"), ("amount", .number(payout.amount)), ("currency", .string(payout.currency)),
+            ("arrival_date", .number(payout.created)), ("created", .number(payout.created)), ("destination", .string(payout.destination)),
+            ("method", "instant"), ("status", "paid"), ("type", "stellar"), ("livemode", false), ("metadata", metadata(payout.metadata)),
+            ("balance_transaction", .string(payout.ledgerTransaction)),
+        ])
+    }
+
     static func list(_ data: [JSONValue], hasMore: Bool, url: String) -> JSONValue {
         .object([("object", "list"), ("data", .array(data)), ("has_more", .bool(hasMore)), ("url", .string(url))])
     }

@@ -3,6 +3,7 @@ import Foundation
 import Gateway
 import Hummingbird
 import Logging
+import StellarBase
 import TenderJSON
 
 /// The Stripe-shaped gateway under `/v1`: authentication by secret or publishable key,
@@ -73,6 +74,21 @@ struct GatewayRoutes: Sendable {
         }
         v1.post("payment_intents") { request, _ in
             try await post(request) { merchant, _, form in try await createPaymentIntent(form, merchant, request) }
+        }
+        v1.post("payouts") { request, _ in
+            try await post(request) { merchant, _, form in try await createPayout(form, merchant) }
+        }
+        v1.get("payouts/:id") { request, context in
+            let merchant = try await authenticate(request, allowPublishable: false).0
+            let (payout, _) = try await service.load(PayoutRecord.self, id: try context.parameters.require("id"), kind: "payout", merchant: merchant)
+            return json(GatewayObjects.payout(payout))
+        }
+        v1.get("payouts") { request, _ in
+            let merchant = try await authenticate(request, allowPublishable: false).0
+            let page = try listRequest(try StripeForm(body: request.uri.query ?? ""), known: [])
+            let (objects, hasMore) = try await service.store.list(kind: "payout", merchant: merchant.id, page)
+            let payouts = try objects.map { try JSONDecoder().decode(PayoutRecord.self, from: Data($0.body)) }
+            return json(GatewayObjects.list(payouts.map(GatewayObjects.payout), hasMore: hasMore, url: "/v1/payouts"))
         }
         v1.post("webhook_endpoints") { request, _ in
             try await post(request) { merchant, _, form in try await createWebhookEndpoint(form, merchant) }
@@ -648,4 +664,32 @@ struct IdempotencyScope: Sendable {
     let resumed: Bool
 
     @TaskLocal static var current: IdempotencyScope?
+}
+
+extension GatewayRoutes {
+    // MARK: Payouts
+
+    /// Pays part of the balance out to a Stellar address of the merchant's (which must trust
+    /// the test anchor's asset), in a ledger transaction from the settlement account. The
+    /// payout is recorded once that ledger has committed; one the ledger refuses moves nothing.
+    func createPayout(_ form: StripeForm, _ merchant: MerchantRecord) async throws -> JSONValue {
+        try form.refuseUnknown(["amount", "currency", "destination", "metadata", "description"])
+        guard let amount = try form.integer("amount") else { throw StripeError.missing("amount") }
+        guard amount >= 1, amount <= FiatConversion.maxPaymentMinorUnits else {
+            throw StripeError.invalid("amount", "A payout is 1 to \(FiatConversion.maxPaymentMinorUnits) minor units.", code: "amount_invalid")
+        }
+        let code = try form.requiredString("currency", maxLength: 10)
+        guard let currency = GatewayCurrency.named(code) else { throw StripeError.invalid("currency", "Invalid currency: \(code.prefix(10)).") }
+        let address = try form.requiredString("destination", maxLength: 100)
+        guard let destination = try? AccountID(address) else {
+            throw StripeError.invalid("destination", "The destination must be a Stellar account address (G...).", code: "payout_destination_invalid")
+        }
+        let id = IdempotencyScope.current.map { service.derivedID("po", from: $0) } ?? GatewayIDs.make("po", random: service.random)
+        let stored = try await service.payFromSettlement(amount, of: currency, to: destination, memo: "tender payout \(id)", merchant: merchant, parameter: "amount")
+        let payout = PayoutRecord(
+            id: id, amount: amount, currency: currency.code, destination: address, created: service.now(),
+            ledgerTransaction: stored.hash.hex, metadata: try (form.metadata() ?? [:]).compactMapValues { $0 })
+        try await service.insert(payout, id: id, kind: "payout", merchant: merchant)
+        return GatewayObjects.payout(payout)
+    }
 }

@@ -307,17 +307,34 @@ struct GatewayService: Sendable {
         guard let currency = GatewayCurrency.named(refund.currency), let anchorCurrency = anchor.currency(code: currency.assetCode) else {
             throw GatewayError(code: "refund_impossible", message: "refund \(refund.id) cannot be paid in \(refund.currency)")
         }
-        let desk = try await settlementDesks.desk(for: merchant, secrets: secrets, writer: writer)
-        let operation = StellarBase.Operation(.payment(PaymentOperation(
-            destination: .ed25519(anchorCurrency.keyPair.accountID), asset: anchorCurrency.asset,
-            amount: try FiatConversion.stroops(minorUnits: refund.amount, exponent: currency.exponent))))
-        let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender refund \(refund.id)".utf8)))))
-        let result = try await desk.submit([operation], memo: memo)
-        guard case .applied(let stored) = result, stored.result.isSuccess else {
-            throw StripeError.invalid("amount", "The merchant's balance cannot cover this refund (\(result.result.outcome.operationResults?.map(\.name).joined(separator: ", ") ?? result.result.code.name)).", code: "balance_insufficient")
-        }
+        let stored = try await payFromSettlement(
+            refund.amount, of: currency, to: anchorCurrency.keyPair.accountID, memo: "tender refund \(refund.id)", merchant: merchant, parameter: "amount")
         logger.info("gateway refund paid", metadata: ["refund.id": "\(refund.id)", "payment.intent.id": "\(refund.paymentIntent)", "ledger.sequence": "\(stored.ledger)"])
         return stored.hash.hex
+    }
+
+    /// Pays `amount` minor units of `currency` from the merchant's settlement account to
+    /// `destination`, with a memo hash of `memo`, and returns once its ledger has committed.
+    /// - Throws: ``StripeError`` 400: `balance_insufficient` when the account cannot cover it,
+    ///   `payout_destination_invalid` when the destination does not exist or does not trust the
+    ///   asset (nothing moved either way).
+    func payFromSettlement(_ amount: Int64, of currency: GatewayCurrency, to destination: AccountID, memo: String, merchant: MerchantRecord, parameter: String) async throws -> StoredTransaction {
+        guard let anchorCurrency = anchor.currency(code: currency.assetCode) else {
+            throw GatewayError(code: "currency_unsettled", message: "\(currency.code) has no ledger asset")
+        }
+        let desk = try await settlementDesks.desk(for: merchant, secrets: secrets, writer: writer)
+        let operation = StellarBase.Operation(.payment(PaymentOperation(
+            destination: .ed25519(destination), asset: anchorCurrency.asset,
+            amount: try FiatConversion.stroops(minorUnits: amount, exponent: currency.exponent))))
+        let result = try await desk.submit([operation], memo: Memo.hash(Bytes32(Array(SHA256.hash(data: Array(memo.utf8))))))
+        guard case .applied(let stored) = result, stored.result.isSuccess else {
+            let codes = result.result.outcome.operationResults?.map(\.name) ?? [result.result.code.name]
+            if codes.contains(where: { ["op_no_destination", "op_no_trust", "op_not_authorized", "op_line_full"].contains($0) }) {
+                throw StripeError.invalid("destination", "The destination cannot receive \(anchorCurrency.code) (\(codes.joined(separator: ", "))): it must exist and trust \(anchorCurrency.code):\(anchorCurrency.keyPair.accountID.strKey).", code: "payout_destination_invalid")
+            }
+            throw StripeError.invalid(parameter, "The merchant's balance cannot cover this (\(codes.joined(separator: ", "))).", code: "balance_insufficient")
+        }
+        return stored
     }
 
     /// The merchant's settlement balances on the ledger, in minor units per currency.
