@@ -428,13 +428,14 @@ struct GatewayRoutes: Sendable {
             currency: currency.code, created: service.now(),
             machine: PaymentIntentStateMachine(amount: amount, captureMethod: captureMethod), paymentMethodTypes: types)
         try applyFields(form, to: &intent)
+        var method: PaymentMethodRecord?
         if let methodID = try form.string("payment_method", maxLength: 255) {
-            try await attach(methodID, to: &intent, merchant)
+            method = try await attach(methodID, to: &intent, merchant)
         }
-        try await service.insert(intent, id: id, kind: "payment_intent", merchant: merchant)
+        let stored = try await service.insert(intent, id: id, kind: "payment_intent", merchant: merchant)
         await service.emit(.paymentIntentCreated, intentJSON(intent, request), merchant: merchant)
         if try form.boolean("confirm") == true {
-            return try await confirmPaymentIntent(id, StripeForm(), merchant, .secret, request)
+            return try await confirm(intent, stored, StripeForm(), merchant, .secret, request, method: method)
         }
         return intentJSON(intent, request)
     }
@@ -460,7 +461,8 @@ struct GatewayRoutes: Sendable {
         return text
     }
 
-    func attach(_ methodID: String, to intent: inout PaymentIntentRecord, _ merchant: MerchantRecord) async throws {
+    @discardableResult
+    func attach(_ methodID: String, to intent: inout PaymentIntentRecord, _ merchant: MerchantRecord) async throws -> PaymentMethodRecord {
         let (method, _) = try await service.load(PaymentMethodRecord.self, id: methodID, kind: "payment_method", merchant: merchant, parameter: "payment_method")
         guard intent.paymentMethodTypes.contains(method.type) else {
             throw StripeError.invalid("payment_method", "The PaymentMethod provided (\(method.type.rawValue)) is not allowed for this PaymentIntent. Allowed: \(intent.paymentMethodTypes.map(\.rawValue).joined(separator: ", ")).", code: "payment_intent_incompatible_payment_method")
@@ -470,6 +472,7 @@ struct GatewayRoutes: Sendable {
         } catch {
             throw StripeError.state(error)
         }
+        return method
     }
 
     func updatePaymentIntent(_ id: String, _ form: StripeForm, _ merchant: MerchantRecord, _ request: Request) async throws -> JSONValue {
@@ -492,13 +495,26 @@ struct GatewayRoutes: Sendable {
 
     func confirmPaymentIntent(_ id: String, _ form: StripeForm, _ merchant: MerchantRecord, _ kind: KeyKind, _ request: Request) async throws -> JSONValue {
         try form.refuseUnknown(["payment_method", "return_url", "client_secret"])
-        var (intent, stored) = try await service.load(PaymentIntentRecord.self, id: id, kind: "payment_intent", merchant: merchant)
+        let (intent, stored) = try await service.load(PaymentIntentRecord.self, id: id, kind: "payment_intent", merchant: merchant)
+        return try await confirm(intent, stored, form, merchant, kind, request, method: nil)
+    }
+
+    /// Confirms an intent as read (or just made): `method` is its payment method when the
+    /// caller has it at hand already.
+    func confirm(_ intent: PaymentIntentRecord, _ stored: StoredObject, _ form: StripeForm, _ merchant: MerchantRecord, _ kind: KeyKind, _ request: Request, method known: PaymentMethodRecord?) async throws -> JSONValue {
+        var intent = intent
         if kind == .publishable { try checkClientSecret(form, intent) }
         if let returnURL = try form.string("return_url", maxLength: 2048) { intent.returnURL = try Self.checkedURL(returnURL) }
-        if let methodID = try form.string("payment_method", maxLength: 255) { try await attach(methodID, to: &intent, merchant) }
+        var known = known
+        if let methodID = try form.string("payment_method", maxLength: 255) { known = try await attach(methodID, to: &intent, merchant) }
         var outcome = AcquirerOutcome.approved
         if let methodID = intent.machine.paymentMethod {
-            let (method, _) = try await service.load(PaymentMethodRecord.self, id: methodID, kind: "payment_method", merchant: merchant, parameter: "payment_method")
+            let method: PaymentMethodRecord
+            if let known, known.id == methodID {
+                method = known
+            } else {
+                method = try await service.load(PaymentMethodRecord.self, id: methodID, kind: "payment_method", merchant: merchant, parameter: "payment_method").0
+            }
             if method.type.isBankRedirect, intent.returnURL == nil { throw StripeError.missing("return_url") }
             outcome = method.card?.outcome ?? .approved
         }

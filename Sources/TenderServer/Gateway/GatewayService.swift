@@ -114,8 +114,12 @@ struct GatewayService: Sendable {
         return (try JSONDecoder().decode(Record.self, from: Data(stored.body)), stored)
     }
 
-    func insert(_ record: some Encodable, id: String, kind: String, merchant: MerchantRecord, customer: String? = nil) async throws {
-        try await store.insert(StoredObject(id: id, merchant: merchant.id, kind: kind, customer: customer, created: now(), body: Array(try Self.encoder.encode(record))))
+    /// Stores a new object; returns it as stored (version 0), for an update that follows.
+    @discardableResult
+    func insert(_ record: some Encodable, id: String, kind: String, merchant: MerchantRecord, customer: String? = nil) async throws -> StoredObject {
+        let object = StoredObject(id: id, merchant: merchant.id, kind: kind, customer: customer, created: now(), body: Array(try Self.encoder.encode(record)))
+        try await store.insert(object)
+        return object
     }
 
     /// Writes `record` over `stored` if nobody changed it since it was read.
