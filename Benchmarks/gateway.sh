@@ -28,5 +28,6 @@ fi
 PEER_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 "$LOCALSTRIPE_VENV/bin/localstripe" --port "$PEER_PORT" >"$DATA/localstripe.log" 2>&1 &
 EXTRA_PIDS=$!
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PEER_PORT/v1/balance" -u sk_test_x: >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$PEER_PORT/v1/customers" -u sk_test_x: >/dev/null 2>&1 && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:$PEER_PORT/v1/customers" -u sk_test_x: >/dev/null || { echo "localstripe did not start: $(tail -3 "$DATA/localstripe.log")"; exit 1; }
 .build/release/tender bench gateway --url "http://127.0.0.1:$PEER_PORT" --key sk_test_bench --payments "$PEER_PAYMENTS" --connections "$CONNECTIONS" --label "localstripe" | tee "$DATA/localstripe.txt"
