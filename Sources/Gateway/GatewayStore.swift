@@ -107,6 +107,9 @@ public protocol GatewayStore: Sendable {
     /// Replaces an object if it is still at `object.version`, and bumps the version.
     /// - Returns: false when someone else updated it first.
     func update(_ object: StoredObject) async throws -> Bool
+    /// Replaces `update` (if still at its version) and inserts `insert`, both or neither.
+    /// - Returns: false when someone else updated `update` first (nothing written).
+    func update(_ update: StoredObject, inserting insert: StoredObject) async throws -> Bool
     /// A page of `merchant`'s objects of `kind`, newest first, and whether more follow.
     func list(kind: String, merchant: String, _ request: ListRequest) async throws -> (objects: [StoredObject], hasMore: Bool)
 

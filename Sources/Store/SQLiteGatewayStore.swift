@@ -126,6 +126,19 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
+    public func update(_ update: StoredObject, inserting insert: StoredObject) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(
+                sql: "UPDATE object SET customer = ?, version = version + 1, body = ?, attention_at = ? WHERE id = ? AND merchant = ? AND version = ?",
+                arguments: [update.customer, Data(update.body), update.attentionAt, update.id, update.merchant, update.version])
+            guard db.changesCount == 1 else { return false }
+            try db.execute(
+                sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body, attention_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                arguments: [insert.id, insert.merchant, insert.kind, insert.customer, insert.created, insert.version, Data(insert.body), insert.attentionAt])
+            return true
+        }
+    }
+
     public func list(kind: String, merchant: String, _ request: ListRequest) async throws -> (objects: [StoredObject], hasMore: Bool) {
         try await database.read { db in
             var conditions = ["merchant = ?", "kind = ?"]

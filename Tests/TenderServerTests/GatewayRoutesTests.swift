@@ -59,6 +59,11 @@ final class CountingGatewayStore: GatewayStore, @unchecked Sendable {
         if updated { counted() }
         return updated
     }
+    func update(_ update: StoredObject, inserting insert: StoredObject) async throws -> Bool {
+        let updated = try await base.update(update, inserting: insert)
+        if updated { counted() }
+        return updated
+    }
     func list(kind: String, merchant: String, _ request: ListRequest) async throws -> (objects: [StoredObject], hasMore: Bool) { try await base.list(kind: kind, merchant: merchant, request) }
     func claimIdempotencyKey(_ key: String, merchant: String, requestHash: [UInt8], now: Int64, expiresBefore: Int64) async throws -> IdempotencyClaim {
         try await base.claimIdempotencyKey(key, merchant: merchant, requestHash: requestHash, now: now, expiresBefore: expiresBefore)
@@ -342,13 +347,13 @@ struct GatewayRoutesTests {
         return available?.first { $0["currency"] as? String == "eur" }?["amount"] as? Int
     }
 
-    /// A settlement a stopped server left pending is finished at the next start, exactly once:
-    /// found on the ledger when its transaction had committed, made when it had not.
+    /// A settlement or refund a stopped server left pending is finished at the next start,
+    /// exactly once: found on the ledger when its transaction had committed, made when it had not.
     @Test func pendingSettlementsAreFinishedOnceAtStartUp() async throws {
         let directory = temporary.file("recovery")
         let configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
         let first = try await buildApplication(configuration)
-        let (key, merchantID, settledID, heldID) = try await first.test(.router) { client in
+        let (key, merchantID, settledID, heldID, paidRefundID) = try await first.test(.router) { client in
             let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
             let merchant = try await Self.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=A").json
             let key = merchant["secret_key"] as! String
@@ -356,7 +361,9 @@ struct GatewayRoutesTests {
             let settledID = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur&confirm=true&payment_method=\(pm)").json["id"] as! String
             let heldID = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=2000&currency=eur&confirm=true&capture_method=manual&payment_method=\(pm)").json["id"] as! String
             #expect(try await Self.euroBalance(client, key) == 960)
-            return (key, merchant["id"] as! String, settledID, heldID)
+            let refundID = try await Self.call(client, .post, "/v1/refunds", key: key, body: "payment_intent=\(settledID)&amount=100").json["id"] as! String
+            #expect(try await Self.euroBalance(client, key) == 860)
+            return (key, merchant["id"] as! String, settledID, heldID, refundID)
         }
         // What a stop in the middle of two captures leaves: one settled on the ledger but not
         // marked so, one captured but never settled.
@@ -371,10 +378,31 @@ struct GatewayRoutesTests {
             stored.attentionAt = 1
             #expect(try await store.update(stored))
         }
+        // And two refunds of the first: one paid back on the ledger but not marked so, one
+        // recorded against the intent but never paid back.
+        var paidRefund = try #require(try await store.object(id: paidRefundID, kind: "refund", merchant: merchantID))
+        var paid = try JSONDecoder().decode(RefundRecord.self, from: Data(paidRefund.body))
+        paid.status = .pending
+        paid.ledgerTransaction = nil
+        paidRefund.body = Array(try JSONEncoder().encode(paid))
+        paidRefund.attentionAt = 1
+        #expect(try await store.update(paidRefund))
+        var settledStored = try #require(try await store.object(id: settledID, kind: "payment_intent", merchant: merchantID))
+        var settled = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(settledStored.body))
+        _ = try settled.machine.refund(200)
+        settledStored.body = Array(try JSONEncoder().encode(settled))
+        let unpaid = RefundRecord(id: "re_unpaid", paymentIntent: settledID, amount: 200, currency: "eur", created: 1, status: .pending)
+        #expect(try await store.update(settledStored, inserting: StoredObject(id: "re_unpaid", merchant: merchantID, kind: "refund", created: 1, body: Array(try JSONEncoder().encode(unpaid)), attentionAt: 1)))
+
         let second = try await buildApplication(configuration)
         try await second.test(.router) { client in
-            // 960 already there, plus 2000 less 1.5% + 25 (1945) settled now; the first not again.
-            #expect(try await Self.euroBalance(client, key) == 960 + 1945)
+            // 860 already there, plus 2000 less 1.5% + 25 (1945) settled now, less the unpaid
+            // refund of 200 paid now; the settled payment and the paid refund not again.
+            #expect(try await Self.euroBalance(client, key) == 860 + 1945 - 200)
+            for id in [paidRefundID, "re_unpaid"] {
+                #expect(try await Self.call(client, .get, "/v1/refunds/\(id)", key: key).json["status"] as? String == "succeeded")
+            }
+            #expect(try await Self.call(client, .get, "/v1/payment_intents/\(settledID)", key: key).json["amount_refunded"] as? Int == 300)
             for id in [settledID, heldID] {
                 let intent = try await Self.call(client, .get, "/v1/payment_intents/\(id)", key: key).json
                 #expect(intent["status"] as? String == "succeeded")

@@ -607,6 +607,17 @@ struct GatewayRoutes: Sendable {
             }
             reason = text
         }
+        // Under an idempotency key the refund's id comes from the key: a retry after a stop
+        // finds the refund the stopped request recorded (finished at start-up) instead of
+        // refunding again.
+        let id = IdempotencyScope.current.map { service.derivedID("re", from: $0) } ?? GatewayIDs.make("re", random: service.random)
+        if IdempotencyScope.current?.resumed == true, let existing = try await service.store.object(id: id, kind: "refund", merchant: merchant.id) {
+            let refund = try JSONDecoder().decode(RefundRecord.self, from: Data(existing.body))
+            guard refund.status != .failed else {
+                throw StripeError.invalid("amount", "The merchant's balance could not cover this refund.", code: "balance_insufficient")
+            }
+            return GatewayObjects.refund(refund)
+        }
         var (intent, stored) = try await service.load(PaymentIntentRecord.self, id: intentID, kind: "payment_intent", merchant: merchant, parameter: "payment_intent")
         let action: PaymentIntentStateMachine.Action
         do {
@@ -616,31 +627,22 @@ struct GatewayRoutes: Sendable {
             throw StripeError.invalid(error.parameter, error.message, code: code)
         }
         guard case .refund(let refunded) = action else { preconditionFailure("a refund answers .refund") }
-        let id = GatewayIDs.make("re", random: service.random)
         var refund = RefundRecord(
             id: id, paymentIntent: intent.id, amount: refunded, currency: intent.currency, created: service.now(), status: .pending,
             reason: reason, metadata: try (form.metadata() ?? [:]).compactMapValues { $0 })
-        stored = try await service.save(intent, over: stored)
-        try await service.insert(refund, id: id, kind: "refund", merchant: merchant)
+        // The intent's refunded amount and the pending refund are written together; the refund
+        // is due for the start-up recovery should the server stop before it is paid back.
+        stored = try await service.recordRefund(refund, intent: intent, over: stored, merchant: merchant)
         let (_, storedRefund) = try await service.load(RefundRecord.self, id: id, kind: "refund", merchant: merchant)
         do {
             refund.ledgerTransaction = try await service.payBack(refund, merchant: merchant)
             refund.status = .succeeded
-            _ = try await service.save(refund, over: storedRefund)
+            _ = try await service.save(refund, over: storedRefund, attentionAt: .some(nil))
             let refundedIntent = try await service.load(PaymentIntentRecord.self, id: intent.id, kind: "payment_intent", merchant: merchant).0
             await service.emit(.chargeRefunded, GatewayObjects.charge(refundedIntent), merchant: merchant)
             return GatewayObjects.refund(refund)
         } catch let error as StripeError {
-            // Nothing moved: give the amount back to the intent, and keep the refund as failed.
-            for _ in 0..<100 {
-                let (loaded, loadedStored) = try await service.load(PaymentIntentRecord.self, id: intent.id, kind: "payment_intent", merchant: merchant)
-                var current = loaded
-                current.machine.refundFailed(refunded)
-                if (try? await service.save(current, over: loadedStored)) != nil { break }
-            }
-            refund.status = .failed
-            refund.failureReason = "insufficient_funds"
-            _ = try await service.save(refund, over: storedRefund)
+            try await service.failRefund(refund, over: storedRefund, merchant: merchant)
             throw error
         }
     }

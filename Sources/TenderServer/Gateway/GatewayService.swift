@@ -157,19 +157,8 @@ struct GatewayService: Sendable {
             guard intent.settlement == .pending, let merchant = try await store.merchant(id: stored.merchant),
                   let method = intent.machine.paymentMethodType else { continue }
             let amount = intent.machine.amountReceived
-            let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender settlement \(intent.id)".utf8)))))
             let paid = fees.fee(on: amount, method: method) < amount ? try AccountID(merchant.settlementAccount) : feeAccount.accountID
-            var found: StoredTransaction?
-            var cursor: Int64?
-            search: for _ in 0..<50 {
-                let page = try await reader.transactions(PageRequest(cursor: cursor, limit: 200, descending: true), account: paid, includeFailed: false)
-                for transaction in page where transaction.envelope.transaction.memo == memo {
-                    found = transaction
-                    break search
-                }
-                guard let last = page.last, page.count == 200 else { break }
-                cursor = last.id
-            }
+            let found = try await findOnLedger(memo: "tender settlement \(intent.id)", account: paid, reader: reader)
             if let found {
                 intent.settlementTransaction = found.hash.hex
             } else {
@@ -179,6 +168,69 @@ struct GatewayService: Sendable {
             _ = try await save(intent, over: stored, attentionAt: .some(nil))
             logger.notice("gateway settlement recovered", metadata: ["payment.intent.id": "\(intent.id)", "found.on.ledger": "\(found != nil)"])
         }
+        for stored in try await store.dueObjects(kind: "refund", now: .max, limit: 10_000) {
+            var refund = try JSONDecoder().decode(RefundRecord.self, from: Data(stored.body))
+            guard refund.status == .pending, let merchant = try await store.merchant(id: stored.merchant) else { continue }
+            let account = try AccountID(merchant.settlementAccount)
+            if let found = try await findOnLedger(memo: "tender refund \(refund.id)", account: account, reader: reader) {
+                refund.ledgerTransaction = found.hash.hex
+                refund.status = .succeeded
+                _ = try await save(refund, over: stored, attentionAt: .some(nil))
+            } else {
+                do {
+                    refund.ledgerTransaction = try await payBack(refund, merchant: merchant, beforeServing: true)
+                    refund.status = .succeeded
+                    _ = try await save(refund, over: stored, attentionAt: .some(nil))
+                } catch is StripeError {
+                    try await failRefund(refund, over: stored, merchant: merchant)
+                }
+            }
+            logger.notice("gateway refund recovered", metadata: ["refund.id": "\(refund.id)", "refund.status": "\(refund.status.rawValue)"])
+        }
+    }
+
+    /// The transaction with this memo among the latest 10,000 of `account`, if any.
+    func findOnLedger(memo text: String, account: AccountID, reader: any LedgerReader) async throws -> StoredTransaction? {
+        let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array(text.utf8)))))
+        var cursor: Int64?
+        for _ in 0..<50 {
+            let page = try await reader.transactions(PageRequest(cursor: cursor, limit: 200, descending: true), account: account, includeFailed: false)
+            if let found = page.first(where: { $0.envelope.transaction.memo == memo }) { return found }
+            guard let last = page.last, page.count == 200 else { return nil }
+            cursor = last.id
+        }
+        return nil
+    }
+
+    // MARK: Refunds
+
+    /// Writes the intent (its refunded amount raised) and the pending refund in one write.
+    /// - Throws: ``StripeError`` 409 `lock_timeout` when the intent changed meanwhile.
+    func recordRefund(_ refund: RefundRecord, intent: PaymentIntentRecord, over stored: StoredObject, merchant: MerchantRecord) async throws -> StoredObject {
+        var updated = stored
+        updated.body = Array(try Self.encoder.encode(intent))
+        let record = StoredObject(
+            id: refund.id, merchant: merchant.id, kind: "refund", created: refund.created,
+            body: Array(try Self.encoder.encode(refund)), attentionAt: now() + 86_400)
+        guard try await store.update(updated, inserting: record) else {
+            throw StripeError(status: .conflict, kind: .invalidRequest, code: "lock_timeout", message: "This object was changed by another request at the same time; retry the request.")
+        }
+        updated.version += 1
+        return updated
+    }
+
+    /// A refund the ledger refused: its amount goes back to the intent, and it is kept as failed.
+    func failRefund(_ refund: RefundRecord, over stored: StoredObject, merchant: MerchantRecord) async throws {
+        for _ in 0..<100 {
+            let (loaded, loadedStored) = try await load(PaymentIntentRecord.self, id: refund.paymentIntent, kind: "payment_intent", merchant: merchant)
+            var current = loaded
+            current.machine.refundFailed(refund.amount)
+            if (try? await save(current, over: loadedStored)) != nil { break }
+        }
+        var failed = refund
+        failed.status = .failed
+        failed.failureReason = "insufficient_funds"
+        _ = try await save(failed, over: stored, attentionAt: .some(nil))
     }
 
     // MARK: Moving intents
@@ -307,12 +359,13 @@ struct GatewayService: Sendable {
     /// leaves the merchant's balance). Returns once its ledger has committed.
     /// - Throws: ``StripeError`` 400 `balance_insufficient` when the settlement account cannot
     ///   cover it (nothing moved).
-    func payBack(_ refund: RefundRecord, merchant: MerchantRecord) async throws -> String {
+    func payBack(_ refund: RefundRecord, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
         guard let currency = GatewayCurrency.named(refund.currency), let anchorCurrency = anchor.currency(code: currency.assetCode) else {
             throw GatewayError(code: "refund_impossible", message: "refund \(refund.id) cannot be paid in \(refund.currency)")
         }
         let stored = try await payFromSettlement(
-            refund.amount, of: currency, to: anchorCurrency.keyPair.accountID, memo: "tender refund \(refund.id)", merchant: merchant, parameter: "amount")
+            refund.amount, of: currency, to: anchorCurrency.keyPair.accountID, memo: "tender refund \(refund.id)", merchant: merchant,
+            parameter: "amount", beforeServing: beforeServing)
         logger.info("gateway refund paid", metadata: ["refund.id": "\(refund.id)", "payment.intent.id": "\(refund.paymentIntent)", "ledger.sequence": "\(stored.ledger)"])
         return stored.hash.hex
     }
@@ -322,15 +375,29 @@ struct GatewayService: Sendable {
     /// - Throws: ``StripeError`` 400: `balance_insufficient` when the account cannot cover it,
     ///   `payout_destination_invalid` when the destination does not exist or does not trust the
     ///   asset (nothing moved either way).
-    func payFromSettlement(_ amount: Int64, of currency: GatewayCurrency, to destination: AccountID, memo: String, merchant: MerchantRecord, parameter: String) async throws -> StoredTransaction {
+    func payFromSettlement(_ amount: Int64, of currency: GatewayCurrency, to destination: AccountID, memo: String, merchant: MerchantRecord, parameter: String, beforeServing: Bool = false) async throws -> StoredTransaction {
         guard let anchorCurrency = anchor.currency(code: currency.assetCode) else {
             throw GatewayError(code: "currency_unsettled", message: "\(currency.code) has no ledger asset")
         }
-        let desk = try await settlementDesks.desk(for: merchant, secrets: secrets, writer: writer)
         let operation = StellarBase.Operation(.payment(PaymentOperation(
             destination: .ed25519(destination), asset: anchorCurrency.asset,
             amount: try FiatConversion.stroops(minorUnits: amount, exponent: currency.exponent))))
-        let result = try await desk.submit([operation], memo: Memo.hash(Bytes32(Array(SHA256.hash(data: Array(memo.utf8))))))
+        let memoHash = Memo.hash(Bytes32(Array(SHA256.hash(data: Array(memo.utf8)))))
+        let result: SubmissionResult
+        if beforeServing {
+            // At start-up the writer's loop is not running yet: the ledger is closed directly.
+            let account = try KeyPair(seed: try secrets.open(merchant.sealedSettlementSeed))
+            let network = writer.configuration.network
+            let (sequence, baseFee) = await writer.read { state in (state.account(account.accountID)?.sequenceNumber ?? 0, state.header.baseFee) }
+            var envelope = TransactionEnvelope.v1(Transaction(
+                sourceAccount: .ed25519(account.accountID), fee: baseFee, sequenceNumber: sequence + 1,
+                preconditions: .none, memo: memoHash, operations: [operation]), signatures: [])
+            envelope.sign(with: account, on: network)
+            result = try await writer.applyBeforeServing([envelope])[0]
+        } else {
+            let desk = try await settlementDesks.desk(for: merchant, secrets: secrets, writer: writer)
+            result = try await desk.submit([operation], memo: memoHash)
+        }
         guard case .applied(let stored) = result, stored.result.isSuccess else {
             let codes = result.result.outcome.operationResults?.map(\.name) ?? [result.result.code.name]
             if codes.contains(where: { ["op_no_destination", "op_no_trust", "op_not_authorized", "op_line_full"].contains($0) }) {
