@@ -105,6 +105,7 @@ struct Serve: AsyncParsableCommand {
                     friendbot:          \(url)/friendbot?addr=G...
                     test anchor:        \(url)/.well-known/stellar.toml (GET /friendbot?addr=G...&asset=CODE pays 1000 to a trustline)
                     \(assets)
+                    gateway:            \(url)/v1 (Stripe's API; make a merchant with `tender gateway merchants create NAME --data \(configuration.dataDirectory) --url \(url)`)
                     operators:          \(url)/metrics (Prometheus), \(url)/health
                     data directory:     \(configuration.dataDirectory)
                     ledger closes:      \(configuration.closeInterval == .zero ? "as soon as transactions wait (group commit)" : "every \(configuration.closeInterval)"), at most \(configuration.batchLimit) transactions each
