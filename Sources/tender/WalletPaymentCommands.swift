@@ -98,7 +98,7 @@ extension WalletCommand {
         struct Send: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "Send exactly AMOUNT of ASSET; the recipient gets what the path delivers (at least the quote less the slippage).")
             @OptionGroup var local: WalletOptions
-        @ParentCommand var parent: WalletCommand
+            @ParentCommand var parent: WalletCommand
             @Argument(help: "A contact's name or an address (G...).") var destination: String
             @Argument(help: "The amount to send.") var amount: String
             @Argument(help: "The asset to send: XLM, a test anchor CODE or CODE:ISSUER.") var asset: String = "XLM"
@@ -117,7 +117,7 @@ extension WalletCommand {
         struct Receive: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "Deliver exactly AMOUNT of ASSET; pay with what the path costs (at most the quote plus the slippage).")
             @OptionGroup var local: WalletOptions
-        @ParentCommand var parent: WalletCommand
+            @ParentCommand var parent: WalletCommand
             @Argument(help: "A contact's name or an address (G...); the account must exist.") var destination: String
             @Argument(help: "The amount the recipient gets.") var amount: String
             @Argument(help: "The asset the recipient gets: XLM, a test anchor CODE or CODE:ISSUER.") var asset: String

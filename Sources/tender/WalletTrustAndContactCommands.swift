@@ -18,7 +18,7 @@ extension WalletCommand {
         struct Add: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "Trust CODE (a test anchor asset) or CODE:ISSUER.")
             @OptionGroup var local: WalletOptions
-        @ParentCommand var parent: WalletCommand
+            @ParentCommand var parent: WalletCommand
             @Argument(help: "CODE or CODE:ISSUER") var asset: String
 
             func run(_ wallet: Wallet) async throws {
@@ -30,7 +30,7 @@ extension WalletCommand {
         struct Remove: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "Remove the trustline to CODE:ISSUER; its balance must be zero.")
             @OptionGroup var local: WalletOptions
-        @ParentCommand var parent: WalletCommand
+            @ParentCommand var parent: WalletCommand
             @Argument(help: "CODE or CODE:ISSUER") var asset: String
 
             func run(_ wallet: Wallet) async throws {
@@ -46,7 +46,7 @@ extension WalletCommand {
         struct Add: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "Add a contact; the account must exist.")
             @OptionGroup var local: WalletOptions
-        @ParentCommand var parent: WalletCommand
+            @ParentCommand var parent: WalletCommand
             @Argument var name: String
             @Argument var address: String
 
@@ -59,7 +59,7 @@ extension WalletCommand {
         struct List: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "List the contacts.")
             @OptionGroup var local: WalletOptions
-        @ParentCommand var parent: WalletCommand
+            @ParentCommand var parent: WalletCommand
 
             func run(_ wallet: Wallet) async throws {
                 let contacts = try wallet.contacts.all()
@@ -71,7 +71,7 @@ extension WalletCommand {
         struct Remove: WalletSubcommand {
             static let configuration = CommandConfiguration(abstract: "Remove a contact by name or address.")
             @OptionGroup var local: WalletOptions
-        @ParentCommand var parent: WalletCommand
+            @ParentCommand var parent: WalletCommand
             @Argument var contact: String
 
             func run(_ wallet: Wallet) async throws {

@@ -11,6 +11,7 @@ import time
 from decimal import Decimal
 
 import requests
+from interop_checks import check, done
 from stellar_sdk import (
     Asset,
     Keypair,
@@ -27,16 +28,6 @@ server = Server(URL)
 root = server.root().call()
 PASSPHRASE = root["network_passphrase"]
 assert PASSPHRASE == Network.STANDALONE_NETWORK_PASSPHRASE, PASSPHRASE
-checks = 0
-
-
-def check(name, condition, detail=""):
-    global checks
-    if not condition:
-        print(f"FAIL {name} {detail}", flush=True)
-        sys.exit(1)
-    checks += 1
-    print(f"ok   {name}", flush=True)
 
 
 def friendbot(address, asset=None):
@@ -271,4 +262,4 @@ try:
 except queue.Empty:
     check("a stream from now receives the new payment", False, "nothing arrived in 15 s")
 
-print(f"{checks} checks passed", flush=True)
+done()

@@ -17,36 +17,11 @@ import uuid
 
 import requests
 import stripe
+from interop_checks import check, done, raises
 from stellar_sdk import Asset, Keypair, Network, Server, TransactionBuilder
 
 URL = sys.argv[1].rstrip("/")
 ADMIN_KEY = sys.argv[2]
-checks = 0
-
-
-def check(name, condition, detail=""):
-    global checks
-    if not condition:
-        print(f"FAIL {name} {detail}", flush=True)
-        sys.exit(1)
-    checks += 1
-    print(f"ok   {name}", flush=True)
-
-
-def raises(name, exception, call, **expected):
-    try:
-        call()
-    except exception as error:
-        for key, value in expected.items():
-            actual = getattr(error, key, None)
-            if actual != value:
-                check(name, False, f"{key} = {actual!r}, expected {value!r}; {error}")
-        check(name, True)
-        return error
-    except Exception as error:  # noqa: BLE001 - report what else was raised
-        check(name, False, f"raised {type(error).__name__}: {error}")
-    check(name, False, "nothing was raised")
-
 
 merchant = requests.post(f"{URL}/v1/admin/merchants", data={"name": "Interop shop"},
                          headers={"Authorization": f"Bearer {ADMIN_KEY}"}, timeout=30).json()
@@ -376,4 +351,4 @@ if len(sys.argv) > 3:
           [("payment_intent.created", paid.id), ("payment_intent.succeeded", paid.id)], [e.type for e in verified])
     local.shutdown()
 
-print(f"{checks} checks passed", flush=True)
+done()

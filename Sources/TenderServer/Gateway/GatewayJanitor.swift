@@ -28,16 +28,12 @@ struct GatewayJanitor: Service {
     /// One pass over everything due now.
     func sweep() async {
         do {
-            for stored in try await service.store.dueObjects(kind: "payment_intent", now: service.now(), limit: 100) where !Self.isSettling(stored) {
+            for stored in try await service.store.dueObjects(kind: "payment_intent", now: service.now(), limit: 100) {
                 await attend(stored)
             }
         } catch {
             logger.error("gateway janitor could not read due intents", metadata: ["error": "\(error)"])
         }
-    }
-
-    static func isSettling(_ stored: StoredObject) -> Bool {
-        (try? JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body)))?.settlement == .pending
     }
 
     func attend(_ stored: StoredObject) async {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Gateway
+import StellarBase
 
 /// The server's own secret, kept in `server.key` in the data directory (created on first run,
 /// readable by its owner only), and the keys derived from it: one seals the merchants'
@@ -54,7 +55,7 @@ struct ServerSecrets: Sendable {
     /// fingerprint tells nothing of the number without the server's key.
     func fingerprint(cardDigits: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Array(cardDigits.utf8), using: fingerprintKey)
-        return Array(mac).prefix(8).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        return Hex.encode(Array(mac).prefix(8))
     }
 }
 

@@ -28,19 +28,16 @@ struct GatewayRoutes: Sendable {
             try await post(request, allowPublishable: true) { merchant, _, form in try await createPaymentMethod(form, merchant) }
         }
         v1.get("payment_methods/:id") { request, context in
-            let merchant = try await authenticate(request, allowPublishable: false).0
-            let (method, _) = try await service.load(PaymentMethodRecord.self, id: try context.parameters.require("id"), kind: "payment_method", merchant: merchant)
-            return json(GatewayObjects.paymentMethod(method))
+            try await retrieve(request, context, PaymentMethodRecord.self, kind: "payment_method", render: GatewayObjects.paymentMethod)
         }
         v1.get("payment_methods") { request, _ in
-            let merchant = try await authenticate(request, allowPublishable: false).0
             let form = try StripeForm(body: request.uri.query ?? "")
-            var page = try listRequest(form, known: ["customer", "type"])
-            page.customer = try form.requiredString("customer", maxLength: 255)
             let type = try form.string("type", maxLength: 50)
-            let (objects, hasMore) = try await service.store.list(kind: "payment_method", merchant: merchant.id, page)
-            let methods = try objects.map { try JSONDecoder().decode(PaymentMethodRecord.self, from: Data($0.body)) }.filter { type == nil || $0.type.rawValue == type }
-            return json(GatewayObjects.list(methods.map(GatewayObjects.paymentMethod), hasMore: hasMore, url: "/v1/payment_methods"))
+            let customer = try form.requiredString("customer", maxLength: 255)
+            return try await list(request, PaymentMethodRecord.self, kind: "payment_method", path: "/v1/payment_methods", known: ["customer", "type"],
+                                  narrow: { $0.customer = customer }) { methods in
+                methods.filter { type == nil || $0.type.rawValue == type }.map(GatewayObjects.paymentMethod)
+            }
         }
         v1.post("payment_methods/:id/attach") { request, context in
             try await post(request) { merchant, _, form in try await attachPaymentMethod(try context.parameters.require("id"), form, merchant) }
@@ -52,25 +49,16 @@ struct GatewayRoutes: Sendable {
             try await post(request) { merchant, _, form in try await createCustomer(form, merchant) }
         }
         v1.get("customers/:id") { request, context in
-            let merchant = try await authenticate(request, allowPublishable: false).0
-            let (customer, _) = try await service.load(CustomerRecord.self, id: try context.parameters.require("id"), kind: "customer", merchant: merchant)
-            return json(GatewayObjects.customer(customer))
+            try await retrieve(request, context, CustomerRecord.self, kind: "customer", render: GatewayObjects.customer)
         }
         v1.post("refunds") { request, _ in
             try await post(request) { merchant, _, form in try await createRefund(form, merchant) }
         }
         v1.get("refunds/:id") { request, context in
-            let merchant = try await authenticate(request, allowPublishable: false).0
-            let (refund, _) = try await service.load(RefundRecord.self, id: try context.parameters.require("id"), kind: "refund", merchant: merchant)
-            return json(GatewayObjects.refund(refund))
+            try await retrieve(request, context, RefundRecord.self, kind: "refund", render: GatewayObjects.refund)
         }
         v1.get("refunds") { request, _ in
-            let merchant = try await authenticate(request, allowPublishable: false).0
-            let form = try StripeForm(body: request.uri.query ?? "")
-            let page = try listRequest(form, known: [])
-            let (objects, hasMore) = try await service.store.list(kind: "refund", merchant: merchant.id, page)
-            let refunds = try objects.map { try JSONDecoder().decode(RefundRecord.self, from: Data($0.body)) }
-            return json(GatewayObjects.list(refunds.map(GatewayObjects.refund), hasMore: hasMore, url: "/v1/refunds"))
+            try await list(request, RefundRecord.self, kind: "refund", path: "/v1/refunds") { $0.map(GatewayObjects.refund) }
         }
         v1.post("payment_intents") { request, _ in
             try await post(request) { merchant, _, form in try await createPaymentIntent(form, merchant, request) }
@@ -79,26 +67,18 @@ struct GatewayRoutes: Sendable {
             try await post(request) { merchant, _, form in try await createPayout(form, merchant) }
         }
         v1.get("payouts/:id") { request, context in
-            let merchant = try await authenticate(request, allowPublishable: false).0
-            let (payout, _) = try await service.load(PayoutRecord.self, id: try context.parameters.require("id"), kind: "payout", merchant: merchant)
-            return json(GatewayObjects.payout(payout))
+            try await retrieve(request, context, PayoutRecord.self, kind: "payout", render: GatewayObjects.payout)
         }
         v1.get("payouts") { request, _ in
-            let merchant = try await authenticate(request, allowPublishable: false).0
-            let page = try listRequest(try StripeForm(body: request.uri.query ?? ""), known: [])
-            let (objects, hasMore) = try await service.store.list(kind: "payout", merchant: merchant.id, page)
-            let payouts = try objects.map { try JSONDecoder().decode(PayoutRecord.self, from: Data($0.body)) }
-            return json(GatewayObjects.list(payouts.map(GatewayObjects.payout), hasMore: hasMore, url: "/v1/payouts"))
+            try await list(request, PayoutRecord.self, kind: "payout", path: "/v1/payouts") { $0.map(GatewayObjects.payout) }
         }
         v1.post("webhook_endpoints") { request, _ in
             try await post(request) { merchant, _, form in try await createWebhookEndpoint(form, merchant) }
         }
         v1.get("webhook_endpoints") { request, _ in
-            let merchant = try await authenticate(request, allowPublishable: false).0
-            let page = try listRequest(try StripeForm(body: request.uri.query ?? ""), known: [])
-            let (objects, hasMore) = try await service.store.list(kind: "webhook_endpoint", merchant: merchant.id, page)
-            let endpoints = try objects.map { try JSONDecoder().decode(WebhookEndpointRecord.self, from: Data($0.body)) }
-            return json(GatewayObjects.list(endpoints.map { GatewayObjects.webhookEndpoint($0, secret: nil) }, hasMore: hasMore, url: "/v1/webhook_endpoints"))
+            try await list(request, WebhookEndpointRecord.self, kind: "webhook_endpoint", path: "/v1/webhook_endpoints") { endpoints in
+                endpoints.map { GatewayObjects.webhookEndpoint($0, secret: nil) }
+            }
         }
         v1.get("events") { request, _ in
             let merchant = try await authenticate(request, allowPublishable: false).0
@@ -116,12 +96,9 @@ struct GatewayRoutes: Sendable {
             return json(Self.rawJSON(event))
         }
         v1.get("payment_intents") { request, _ in
-            let merchant = try await authenticate(request, allowPublishable: false).0
-            let form = try StripeForm(body: request.uri.query ?? "")
-            let page = try listRequest(form, known: [])
-            let (objects, hasMore) = try await service.store.list(kind: "payment_intent", merchant: merchant.id, page)
-            let intents = try objects.map { try JSONDecoder().decode(PaymentIntentRecord.self, from: Data($0.body)) }
-            return json(GatewayObjects.list(intents.map { intentJSON($0, request) }, hasMore: hasMore, url: "/v1/payment_intents"))
+            try await list(request, PaymentIntentRecord.self, kind: "payment_intent", path: "/v1/payment_intents") { intents in
+                intents.map { intentJSON($0, request) }
+            }
         }
         v1.get("payment_intents/:id") { request, context in
             let (merchant, kind) = try await authenticate(request, allowPublishable: true)
@@ -159,6 +136,27 @@ struct GatewayRoutes: Sendable {
     }
 
     // MARK: Plumbing
+
+    /// `GET .../{id}`: one of the merchant's stored objects (a secret key only).
+    func retrieve<Record: Decodable>(_ request: Request, _ context: BasicRequestContext, _ type: Record.Type, kind: String, render: (Record) -> JSONValue) async throws -> Response {
+        let merchant = try await authenticate(request, allowPublishable: false).0
+        let (record, _) = try await service.load(type, id: try context.parameters.require("id"), kind: kind, merchant: merchant)
+        return json(render(record))
+    }
+
+    /// `GET` of a list: a page of the merchant's stored objects of `kind`, newest first (a secret
+    /// key only). `narrow` reads the route's own parameters (listed in `known`) into the page.
+    func list<Record: Decodable>(
+        _ request: Request, _ type: Record.Type, kind: String, path: String, known: Set<String> = [],
+        narrow: (inout ListRequest) throws -> Void = { _ in }, render: ([Record]) -> [JSONValue]
+    ) async throws -> Response {
+        let merchant = try await authenticate(request, allowPublishable: false).0
+        var page = try listRequest(try StripeForm(body: request.uri.query ?? ""), known: known)
+        try narrow(&page)
+        let (objects, hasMore) = try await service.store.list(kind: kind, merchant: merchant.id, page)
+        let records = try objects.map { try JSONDecoder().decode(type, from: Data($0.body)) }
+        return json(GatewayObjects.list(render(records), hasMore: hasMore, url: path))
+    }
 
     func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
         var headers = HTTPFields()

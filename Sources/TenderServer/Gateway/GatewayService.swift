@@ -334,16 +334,7 @@ struct GatewayService: Sendable {
         let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender settlement \(intent.id)".utf8)))))
         let result: SubmissionResult
         if beforeServing {
-            // At start-up the writer's loop is not running yet: the ledger is closed directly,
-            // as the test anchor's genesis transaction is.
-            let issuer = anchorCurrency.keyPair
-            let network = writer.configuration.network
-            let (sequence, baseFee) = await writer.read { state in (state.account(issuer.accountID)?.sequenceNumber ?? 0, state.header.baseFee) }
-            var envelope = TransactionEnvelope.v1(Transaction(
-                sourceAccount: .ed25519(issuer.accountID), fee: baseFee * UInt32(operations.count), sequenceNumber: sequence + 1,
-                preconditions: .none, memo: memo, operations: operations), signatures: [])
-            envelope.sign(with: issuer, on: network)
-            result = try await writer.applyBeforeServing([envelope])[0]
+            result = try await applyBeforeServing(operations, from: anchorCurrency.keyPair, memo: memo)
         } else {
             result = try await desk.submit(operations, memo: memo)
         }
@@ -385,15 +376,8 @@ struct GatewayService: Sendable {
         let memoHash = Memo.hash(Bytes32(Array(SHA256.hash(data: Array(memo.utf8)))))
         let result: SubmissionResult
         if beforeServing {
-            // At start-up the writer's loop is not running yet: the ledger is closed directly.
             let account = try KeyPair(seed: try secrets.open(merchant.sealedSettlementSeed))
-            let network = writer.configuration.network
-            let (sequence, baseFee) = await writer.read { state in (state.account(account.accountID)?.sequenceNumber ?? 0, state.header.baseFee) }
-            var envelope = TransactionEnvelope.v1(Transaction(
-                sourceAccount: .ed25519(account.accountID), fee: baseFee, sequenceNumber: sequence + 1,
-                preconditions: .none, memo: memoHash, operations: [operation]), signatures: [])
-            envelope.sign(with: account, on: network)
-            result = try await writer.applyBeforeServing([envelope])[0]
+            result = try await applyBeforeServing([operation], from: account, memo: memoHash)
         } else {
             let desk = try await settlementDesks.desk(for: merchant, secrets: secrets, writer: writer)
             result = try await desk.submit([operation], memo: memoHash)
@@ -406,6 +390,18 @@ struct GatewayService: Sendable {
             throw StripeError.invalid(parameter, "The merchant's balance cannot cover this (\(codes.joined(separator: ", "))).", code: "balance_insufficient")
         }
         return stored
+    }
+
+    /// At start-up, before the writer's loop runs (the recovery): `operations` in one transaction
+    /// from `source`, at its next sequence number, closed into a ledger directly, as the test
+    /// anchor's genesis transaction is.
+    func applyBeforeServing(_ operations: [StellarBase.Operation], from source: KeyPair, memo: Memo) async throws -> SubmissionResult {
+        let (sequence, baseFee) = await writer.read { state in (state.account(source.accountID)?.sequenceNumber ?? 0, state.header.baseFee) }
+        var envelope = TransactionEnvelope.v1(Transaction(
+            sourceAccount: .ed25519(source.accountID), fee: baseFee * UInt32(operations.count), sequenceNumber: sequence + 1,
+            preconditions: .none, memo: memo, operations: operations), signatures: [])
+        envelope.sign(with: source, on: writer.configuration.network)
+        return try await writer.applyBeforeServing([envelope])[0]
     }
 
     /// The merchant's settlement balances on the ledger, in minor units per currency.
