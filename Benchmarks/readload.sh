@@ -34,33 +34,37 @@ submit() {
   awk '/transactions per second/ {for (i = 1; i <= NF; i++) if ($i == "transactions") print $(i - 1)}' "$DATA/submit.txt"
 }
 
-# The submit rate alone swings by a quarter between identical runs on a small machine, so the
-# two are measured in turn, ROUNDS times (alone, loaded, alone, loaded...), and the cost is the
-# median of each round's cost against the alone run just before it.
+# The submit rate alone swings by a quarter between identical runs on a small machine, and it
+# drifts down as the history grows (each run adds its transactions), so a loaded run is compared
+# with the mean of the alone runs just before and just after it: alone, loaded, alone, loaded,
+# ..., alone (ROUNDS loaded runs). The cost is the median over the rounds.
 ROUNDS="${ROUNDS:-3}"
 cpu_seconds() { awk '{print ($14 + $15) / 100}' "/proc/$1/stat"; }
 COSTS=""
+echo
+echo "== POST /transactions alone"
+BEFORE="$(submit | tail -1)"
 for round in $(seq 1 "$ROUNDS"); do
   echo
-  echo "== round $round: POST /transactions alone"
-  ALONE="$(submit | tail -1)"
   echo "== round $round: POST /transactions while wrk reads order books and paths (1 thread, 8 connections)"
   wrk -t1 -c8 -d600s --latency -s "$LUA" "$URL" >"$DATA/wrk.txt" 2>&1 &
   WRK=$!
   EXTRA_PIDS=$WRK
   sleep 2
-  START=$(date +%s.%N)
   LOADED="$(submit | tail -1)"
   WRK_CPU="$(cpu_seconds $WRK)"
   kill -INT $WRK 2>/dev/null || true
   wait $WRK 2>/dev/null || true
   EXTRA_PIDS=""
   grep -E "Requests/sec|99%|Non-2xx" "$DATA/wrk.txt" || true
-  COST="$(awk -v alone="$ALONE" -v loaded="$LOADED" 'BEGIN { printf "%.1f", (alone - loaded) / alone * 100 }')"
+  echo "== round $round: POST /transactions alone"
+  AFTER="$(submit | tail -1)"
+  COST="$(awk -v before="$BEFORE" -v after="$AFTER" -v loaded="$LOADED" 'BEGIN { alone = (before + after) / 2; printf "%.1f", (alone - loaded) / alone * 100 }')"
   COSTS="$COSTS $COST"
-  awk -v alone="$ALONE" -v loaded="$LOADED" -v cost="$COST" -v cpu="$WRK_CPU" 'BEGIN {
-    printf "submit rate alone %.0f/s, under read load %.0f/s: the read load costs %s%% (wrk itself used %.1f CPU seconds)\n", alone, loaded, cost, cpu
+  awk -v before="$BEFORE" -v after="$AFTER" -v loaded="$LOADED" -v cost="$COST" -v cpu="$WRK_CPU" 'BEGIN {
+    printf "submit rate alone %.0f/s before and %.0f/s after, under read load %.0f/s: the read load costs %s%% (wrk itself used %.1f CPU seconds)\n", before, after, loaded, cost, cpu
   }'
+  BEFORE="$AFTER"
 done
 echo
 echo "$COSTS" | tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END {

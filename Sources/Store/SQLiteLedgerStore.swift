@@ -20,7 +20,10 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     /// - Throws: when the file cannot be opened or migrated.
-    public init(path: String) throws {
+    /// - Parameter walRestartFrames: how many pages the WAL may hold before a checkpoint rewinds
+    ///   it (256 Ki: 270 MB with 1 KiB pages).
+    public init(path: String, walRestartFrames: Int = 262_144) throws {
+        self.walRestartFrames = walRestartFrames
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             // Small pages for a new database (an existing one keeps its own): a ledger updates
@@ -34,20 +37,66 @@ public final class SQLiteLedgerStore: LedgerStore {
             // all over the account and history indexes, and re-reading them cost system calls.
             try db.execute(sql: "PRAGMA cache_size = -65536")
         }
+        // A commit that meets a RESTART checkpoint waits for it (milliseconds) instead of failing.
+        configuration.busyMode = .timeout(10)
         database = try DatabasePool(path: path, configuration: configuration)
         // GRDB turns a pool's writer to synchronous=NORMAL after prepareDatabase ran (safe when
         // the process dies, not when the machine does): a ledger answered as committed must
         // survive a power cut, so the WAL is synced at every commit.
         try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         try Self.migrator.migrate(database)
-        checkpointer = try DatabaseQueue(path: path, configuration: configuration)
+        // The RESTART checkpoint waits (up to 5 s, then it tries again 32 commits later) for
+        // the commit in flight and for readers of the old WAL.
+        var checkpointing = configuration
+        checkpointing.busyMode = .timeout(5)
+        checkpointer = try DatabaseQueue(path: path, configuration: checkpointing)
     }
 
+    /// WAL frames (pages) past which a checkpoint also rewinds the WAL.
+    let walRestartFrames: Int
+    /// The most frames left for a RESTART checkpoint to copy while commits wait.
+    static let restartBacklog = 2_048
+
     /// Copies committed WAL frames into the database file, in the background, every 32 commits.
+    ///
+    /// Under steady commits a passive checkpoint never catches up with the writer, and SQLite
+    /// rewinds the WAL only after one has: the WAL grew without end (2 GB after 150,000
+    /// transactions) and each commit slowed as it grew. So once the WAL holds more than
+    /// ``walRestartFrames``, a RESTART checkpoint follows: it waits for the commit in flight,
+    /// copies the few frames the passive one left, and the next commit writes the WAL from its
+    /// start again (the file cut back to `journal_size_limit`).
     private func checkpointSoon() {
         guard commitsSinceCheckpoint.increment() % 32 == 0 else { return }
-        checkpointQueue.async { [checkpointer] in
-            try? checkpointer.inDatabase { try $0.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+        checkpointQueue.async { [checkpointer, walRestartFrames] in
+            try? checkpointer.inDatabase { db in
+                // The result row: busy, frames in the WAL, frames copied.
+                func passive() throws -> (frames: Int, copied: Int) {
+                    let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")
+                    return (row.flatMap { $0[1] as Int? } ?? 0, row.flatMap { $0[2] as Int? } ?? 0)
+                }
+                var (frames, copied) = try passive()
+                guard frames > walRestartFrames else { return }
+                // The RESTART holds commits back while it copies what is left, so first catch
+                // up with the writer (copying is faster than committing) until little is left.
+                var passes = 1
+                while frames - copied > Self.restartBacklog, passes < 8 {
+                    (frames, copied) = try passive()
+                    passes += 1
+                }
+                try db.execute(sql: "PRAGMA wal_checkpoint(RESTART)")
+            }
+        }
+    }
+
+    /// Returns when the checkpoints asked for so far have run, with the frames in the WAL then.
+    func checkpointsFinished() async -> Int {
+        await withCheckedContinuation { continuation in
+            checkpointQueue.async { [checkpointer] in
+                let frames = try? checkpointer.inDatabase { db in
+                    try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)").flatMap { $0[1] as Int? }
+                }
+                continuation.resume(returning: (frames ?? nil) ?? -1)
+            }
         }
     }
 

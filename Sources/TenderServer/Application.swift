@@ -51,7 +51,10 @@ public func buildApplication(
 
     let router = Router()
     let accountCache = AccountCache(commits: writer.commits)
-    let horizon = HorizonRoutes(reader: store, writer: writer, configuration: configuration, logger: logger, accountCache: accountCache, metrics: metrics)
+    let horizon = HorizonRoutes(reader: store, writer: writer, configuration: configuration, logger: logger, accountCache: accountCache, metrics: metrics,
+        pathFinding: configuration.maxPathFindingRequests > 0
+            ? PathFindingLimiter(rate: configuration.maxPathFindingRequests, maxWait: configuration.pathFindingMaxWait, clock: ContinuousClock())
+            : nil)
     router.add(middleware: MetricsMiddleware<BasicRequestContext>(metrics: metrics))
     router.add(middleware: ProblemMiddleware(logger: logger))
     router.add(middleware: CORSMiddleware(

@@ -20,6 +20,8 @@ struct HorizonRoutes: Sendable {
     let logger: Logger
     let accountCache: AccountCache
     let metrics: ServerMetrics
+    /// Paces path searches when ``TenderConfiguration/maxPathFindingRequests`` is set.
+    let pathFinding: PathFindingLimiter<ContinuousClock>?
 
     /// How long a quiet stream waits before sending a keep-alive comment.
     static let streamKeepAlive: Duration = .seconds(10)
@@ -344,6 +346,7 @@ struct HorizonRoutes: Sendable {
         } else {
             throw ProblemError.invalid("destination_assets", "destination_account or destination_assets is required")
         }
+        try await pathFinding?.enter()
         let paths = try searchingPaths { book, limits throws(PathSearchError) in
             try book.strictSendPaths(sourceAsset: sourceAsset, sourceAmount: sourceAmount, destinationAssets: destinations, limits: limits)
         }
@@ -365,6 +368,7 @@ struct HorizonRoutes: Sendable {
         } else {
             throw ProblemError.invalid("source_assets", "source_account or source_assets is required")
         }
+        try await pathFinding?.enter()
         var paths = try searchingPaths { book, limits throws(PathSearchError) in
             try book.strictReceivePaths(sourceAssets: sources, destinationAsset: destinationAsset, destinationAmount: destinationAmount, limits: limits)
         }

@@ -67,6 +67,12 @@ struct Problem: Sendable {
         type: "https://stellar.org/horizon-errors/server_error", title: "Internal Server Error", status: 500,
         detail: "The ledger writer has stopped; the server is shutting down to restart from its last durable ledger.", extras: nil)
 
+    /// Path finding is over its rate (`--max-path-finding-requests`), as Horizon answers it.
+    static let serverOverCapacity = Problem(
+        type: "https://stellar.org/horizon-errors/server_over_capacity", title: "Server Over Capacity", status: 503,
+        detail: "This horizon server is currently overloaded.  Please wait for several minutes before trying your request again.",
+        extras: nil)
+
     static func timeout(hash: String) -> Problem {
         Problem(type: "https://stellar.org/horizon-errors/transaction_submission_timeout", title: "Transaction Submission Timeout", status: 504,
                 detail: "Your transaction submission request has timed out. It may still be applied; look it up by extras.hash.",

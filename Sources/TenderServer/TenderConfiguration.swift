@@ -29,6 +29,15 @@ public struct TenderConfiguration: Sendable {
     public var fundingQueueLimit = 1_000
     /// How long one path search may run before it is a 400.
     public var pathSearchTimeLimit: Duration = .milliseconds(500)
+    /// The most path searches a second (Horizon's `--max-path-finding-requests`); 0 is no limit.
+    /// A search that comes early waits for its turn, at most ``pathFindingMaxWait``; past that it
+    /// is a 503. Waiting costs no CPU: a client asking as fast as it can is slowed instead of
+    /// taking the cores the ledger needs.
+    public var maxPathFindingRequests = 0
+    /// `tender serve`'s default for ``maxPathFindingRequests``.
+    public static let defaultMaxPathFindingRequests = 0
+    /// How long a path search may wait for its turn under ``maxPathFindingRequests``.
+    public var pathFindingMaxWait: Duration = .milliseconds(100)
     /// The gateway's fees on captured payments.
     public var fees = FeeSchedule()
     /// How long a redirect and an authorisation may wait.

@@ -11,7 +11,7 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Listens on --host:--port (127.0.0.1:8000 by default) and keeps its data under --data. \
             Every flag can also be set with an environment variable: TENDER_HOST, TENDER_PORT, \
-            TENDER_DATA, TENDER_PASSPHRASE, TENDER_CLOSE_INTERVAL, TENDER_BATCH_LIMIT, TENDER_ANCHOR_SEED, TENDER_ANCHOR_DOMAIN. The ledger lives in \
+            TENDER_DATA, TENDER_PASSPHRASE, TENDER_CLOSE_INTERVAL, TENDER_BATCH_LIMIT, TENDER_ANCHOR_SEED, TENDER_ANCHOR_DOMAIN, TENDER_MAX_PATH_FINDING_REQUESTS. The ledger lives in \
             DATA/ledger.sqlite (created at genesis on first run). Stop it with Ctrl-C (SIGINT) or \
             SIGTERM: the ledger in flight is finished first. If a ledger cannot be committed, it \
             exits with status 1 at once (fail-stop), so a supervisor restarts it from the last \
@@ -43,6 +43,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The home domain set on the test anchor's issuers when the network is created. [env: TENDER_ANCHOR_DOMAIN] (default: localhost:8000)")
     var anchorDomain: String?
 
+    @Option(help: "The most path searches (GET /paths/...) a second, as Horizon's flag of the name; a search that comes early waits up to 0.1 s for its turn, then is a 503. 0 is no limit. [env: TENDER_MAX_PATH_FINDING_REQUESTS] (default: \(TenderConfiguration.defaultMaxPathFindingRequests))")
+    var maxPathFindingRequests: Int?
+
     @Option(help: "The least important log messages written to standard error: trace, debug, info, notice, warning, error or critical. (default: info)")
     var logLevel: String = "info"
 
@@ -69,7 +72,12 @@ struct Serve: AsyncParsableCommand {
             return value
         } ?? 1000
         guard (1...10_000).contains(batch) else { throw CommandFailure("the batch limit \(batch) is not between 1 and 10000") }
-        let configuration = TenderConfiguration(
+        let pathFindingRate = try maxPathFindingRequests ?? environment["TENDER_MAX_PATH_FINDING_REQUESTS"].map {
+            guard let value = Int($0) else { throw CommandFailure("TENDER_MAX_PATH_FINDING_REQUESTS=\($0) is not a number") }
+            return value
+        } ?? TenderConfiguration.defaultMaxPathFindingRequests
+        guard (0...1_000_000).contains(pathFindingRate) else { throw CommandFailure("the path finding limit \(pathFindingRate) is not between 0 and 1000000 a second") }
+        var configuration = TenderConfiguration(
             host: host ?? environment["TENDER_HOST"] ?? "127.0.0.1",
             port: resolvedPort,
             dataDirectory: data ?? environment["TENDER_DATA"] ?? ".tender",
@@ -77,6 +85,7 @@ struct Serve: AsyncParsableCommand {
             closeInterval: .milliseconds(Int64(interval * 1000)), batchLimit: batch,
             anchorSeed: anchorSeed ?? environment["TENDER_ANCHOR_SEED"] ?? "tender",
             anchorHomeDomain: anchorDomain ?? environment["TENDER_ANCHOR_DOMAIN"] ?? "localhost:8000")
+        configuration.maxPathFindingRequests = pathFindingRate
         guard configuration.anchorHomeDomain.utf8.count <= 32 else { throw CommandFailure("the anchor domain has more than 32 bytes") }
 
         guard let level = Logger.Level(rawValue: logLevel) else {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Ledger
 import TenderTesting
 import Testing
 @testable import Store
@@ -53,4 +54,30 @@ final class Counter: TransactionObserver, @unchecked Sendable {
     func databaseDidChange(with event: DatabaseEvent) {}
     func databaseDidCommit(_ db: Database) { lock.withLock { count += 1 } }
     func databaseDidRollback(_ db: Database) {}
+}
+
+@Suite("SQLite ledger store checkpoints")
+struct CheckpointTests {
+    let temporary = TemporaryDirectory("checkpoints")
+
+    /// Commits `ledgers` empty ledgers and answers the WAL's frames once the checkpoints ran.
+    func walFrames(after ledgers: Int, restartingPast threshold: Int) async throws -> Int {
+        let store = try SQLiteLedgerStore(path: temporary.file("\(UUID().uuidString).sqlite"), walRestartFrames: threshold)
+        var state = LedgerState.genesis(network: .standalone, closeTime: 1_700_000_000)
+        for _ in 0..<ledgers {
+            try await store.commit(try state.closeLedger([], closeTime: state.header.closeTime + 1))
+        }
+        return await store.checkpointsFinished()
+    }
+
+    /// Passive checkpoints alone rewind the WAL only when one catches up with the writer between
+    /// two commits, which steady commits never allow (in a quiet run: 754 frames after 640
+    /// ledgers). Past the threshold a RESTART checkpoint rewinds it, however busy the writer.
+    @Test func theWALIsRewoundOncePastItsThreshold() async throws {
+        let unbounded = try await walFrames(after: 640, restartingPast: .max)
+        let bounded = try await walFrames(after: 640, restartingPast: 64)
+        print("WAL frames after 640 ledgers: \(unbounded) with passive checkpoints only, \(bounded) rewound past 64")
+        // Rewound at least every other checkpoint (32 commits, about 38 frames each time).
+        #expect(bounded >= 0 && bounded <= 64 + 2 * 64, "bounded \(bounded)")
+    }
 }

@@ -31,6 +31,8 @@ struct GatewayJanitor: Service {
             for stored in try await service.store.dueObjects(kind: "payment_intent", now: service.now(), limit: 100) {
                 await attend(stored)
             }
+        } catch is CancellationError {
+            // Shutting down.
         } catch {
             logger.error("gateway janitor could not read due intents", metadata: ["error": "\(error)"])
         }

@@ -71,6 +71,8 @@ struct WebhookDeliverer: Service {
                 let due: [WebhookDelivery]
                 do {
                     due = try await store.dueDeliveries(now: now(), limit: Self.concurrency)
+                } catch is CancellationError {
+                    break
                 } catch {
                     logger.error("webhook deliveries could not be read", metadata: ["error": "\(error)"])
                     try? await clock.sleep(for: .seconds(1))
