@@ -7,6 +7,7 @@
 #      strict-send/strict-receive paths as fast as it can over 8 connections on one thread.
 # Reports both submit rates and p99s, the read rate, and the cost of the read load to the submit
 # rate. Target: under 20%. Usage: [ROUNDS=3] Benchmarks/readload.sh [transactions]
+# (TENDER_MAX_PATH_FINDING_REQUESTS=N in the environment paces the server's path searches.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TRANSACTIONS="${1:-30720}"
