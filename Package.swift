@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "TenderServer", targets: ["TenderServer"]),
         .library(name: "WalletKit", targets: ["WalletKit"]),
         .library(name: "Gateway", targets: ["Gateway"]),
+        .library(name: "Intents", targets: ["Intents"]),
         .executable(name: "tender", targets: ["tender"]),
     ],
     dependencies: [
@@ -53,6 +54,9 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Sources/Gateway"
         ),
+        // Payments asked for in words: SiriKit's payments domain and the utterance parser. Pure
+        // Swift: no Foundation (its number and name handling is wrong on Linux), no dependencies.
+        .target(name: "Intents"),
         .target(
             name: "Store",
             dependencies: [
@@ -135,6 +139,10 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: ["Gateway", "TenderTesting"]
+        ),
+        .testTarget(
+            name: "IntentsTests",
+            dependencies: ["Intents"]
         ),
         .testTarget(
             name: "StoreTests",

@@ -1,0 +1,114 @@
+/// A currency the parser knows: its code, its decimals, and how people write and say it.
+public struct Currency: Hashable, Sendable {
+    public let code: String
+    /// Decimals of the minor unit.
+    public let exponent: Int
+    /// Symbols written before or after the number ("€", "US$"), as folded text.
+    let symbols: [String]
+    /// Names said after the number ("euro", "euros", "kuwaiti dinar"), folded.
+    let names: [String]
+    /// Names of the minor unit ("cent", "pence"), folded.
+    let minorNames: [String]
+}
+
+/// A currency that the words leave open: "$" and "dollars" are several currencies.
+public enum AmbiguousCurrency: String, Hashable, Sendable {
+    case dollar, dinar, riyal, rial
+}
+
+/// The currency an amount is in, as far as the words say.
+public enum MoneyUnit: Hashable, Sendable {
+    case currency(String)
+    case ambiguous(AmbiguousCurrency)
+    /// A number alone: the currency is not said at all.
+    case unspecified
+}
+
+enum CurrencyTable {
+    static let all: [Currency] = [
+        Currency(code: "USD", exponent: 2, symbols: ["usd", "us$", "us $"], names: ["us dollar", "us dollars", "american dollar", "american dollars"], minorNames: []),
+        Currency(code: "EUR", exponent: 2, symbols: ["eur", "€", "€ur"], names: ["euro", "euros"], minorNames: ["eurocent", "eurocents"]),
+        Currency(code: "GBP", exponent: 2, symbols: ["gbp", "£"], names: ["pound", "pounds", "pound sterling", "pounds sterling", "quid"], minorNames: ["pence", "penny"]),
+        Currency(code: "CAD", exponent: 2, symbols: ["cad", "ca$", "ca $", "c$"], names: ["canadian dollar", "canadian dollars"], minorNames: []),
+        Currency(code: "AUD", exponent: 2, symbols: ["aud", "a$", "au$"], names: ["australian dollar", "australian dollars"], minorNames: []),
+        Currency(code: "JPY", exponent: 0, symbols: ["jpy", "¥"], names: ["yen"], minorNames: []),
+        Currency(code: "CHF", exponent: 2, symbols: ["chf"], names: ["swiss franc", "swiss francs", "franc", "francs"], minorNames: ["rappen"]),
+        Currency(code: "INR", exponent: 2, symbols: ["inr", "₹", "rs", "rs."], names: ["rupee", "rupees"], minorNames: ["paisa", "paise"]),
+        Currency(code: "KWD", exponent: 3, symbols: ["kwd"], names: ["kuwaiti dinar", "kuwaiti dinars"], minorNames: ["fils"]),
+        Currency(code: "LBP", exponent: 2, symbols: ["lbp"], names: ["lebanese pound", "lebanese pounds"], minorNames: ["piastre", "piastres"]),
+        Currency(code: "EGP", exponent: 2, symbols: ["egp"], names: ["egyptian pound", "egyptian pounds", "egyptianpound", "egyptianpounds"], minorNames: ["piastre", "piastres"]),
+        Currency(code: "QAR", exponent: 2, symbols: ["qar"], names: ["qatari riyal", "qatari riyals"], minorNames: ["dirham", "dirhams"]),
+        Currency(code: "SAR", exponent: 2, symbols: ["sar"], names: ["saudi riyal", "saudi riyals", "saudiriyal", "saudiriyals"], minorNames: ["halala", "halalas"]),
+        Currency(code: "BGN", exponent: 2, symbols: ["bgn"], names: ["lev", "leva"], minorNames: ["stotinki"]),
+        Currency(code: "MYR", exponent: 2, symbols: ["myr", "rm"], names: ["ringgit", "ringgits", "malaysia ringgit", "malaysia ringgits", "malaysian ringgit", "malaysian ringgits"], minorNames: ["sen", "sens"]),
+        Currency(code: "ILS", exponent: 2, symbols: ["ils", "₪"], names: ["shekel", "shekels", "new shekel", "new shekels"], minorNames: ["agora", "agorot"]),
+        Currency(code: "XLM", exponent: 7, symbols: ["xlm"], names: ["lumen", "lumens"], minorNames: ["stroop", "stroops"]),
+    ]
+
+    static let byCode: [String: Currency] = Dictionary(uniqueKeysWithValues: all.map { ($0.code, $0) })
+
+    /// Symbols and ISO codes written next to the number, longest first when matching.
+    static let symbols: [String: MoneyUnit] = {
+        var table: [String: MoneyUnit] = ["$": .ambiguous(.dollar)]
+        for currency in all { for symbol in currency.symbols { table[symbol] = .currency(currency.code) } }
+        return table
+    }()
+
+    /// Names said after the number.
+    static let names: [String: MoneyUnit] = {
+        var table: [String: MoneyUnit] = [
+            "dollar": .ambiguous(.dollar), "dollars": .ambiguous(.dollar),
+            "buck": .ambiguous(.dollar), "bucks": .ambiguous(.dollar),
+            "dinar": .ambiguous(.dinar), "dinars": .ambiguous(.dinar),
+            "riyal": .ambiguous(.riyal), "riyals": .ambiguous(.riyal),
+            "rial": .ambiguous(.rial), "rials": .ambiguous(.rial),
+        ]
+        for currency in all { for name in currency.names { table[name] = .currency(currency.code) } }
+        return table
+    }()
+
+    /// Minor-unit names: what a hundredth (or thousandth) of which currency they are.
+    static let minorNames: [String: MoneyUnit] = {
+        var table: [String: MoneyUnit] = [
+            "cent": .ambiguous(.dollar), "cents": .ambiguous(.dollar), "c": .ambiguous(.dollar), "¢": .ambiguous(.dollar),
+            "pennies": .currency("GBP"), "p": .currency("GBP"),
+        ]
+        for currency in all { for name in currency.minorNames { table[name] = .currency(currency.code) } }
+        // In the US a penny is a cent.
+        table["pennies"] = .ambiguous(.dollar)
+        table["penny"] = .currency("GBP")
+        return table
+    }()
+
+    /// The longest phrase of a name or symbol table, in tokens.
+    static let longestPhrase = 3
+
+    /// A phrase as the parser sees it: its tokens' folded text joined by spaces ("US$" is "us $").
+    static func key(_ phrase: String) -> String {
+        Tokenizer.tokens(Array(phrase.unicodeScalars)).map(\.folded).joined(separator: " ")
+    }
+
+    private static func keyed(_ table: [String: MoneyUnit]) -> [String: MoneyUnit] {
+        Dictionary(table.map { (key($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    static let symbolKeys = keyed(symbols)
+    static let nameKeys = keyed(names)
+    static let minorNameKeys = keyed(minorNames)
+}
+
+/// The four locales the parser knows: they decide the decimal mark and what a bare "$" means.
+public enum IntentLocale: String, Hashable, Sendable, CaseIterable {
+    case enUS = "en_US", enGB = "en_GB", nlNL = "nl_NL", deDE = "de_DE"
+
+    /// The decimal mark: "12.50" in English, "12,50" in Dutch and German.
+    public var decimalSeparator: Character { self == .enUS || self == .enGB ? "." : "," }
+    /// The thousands separator: "1,234" in English, "1.234" in Dutch and German.
+    public var groupingSeparator: Character { self == .enUS || self == .enGB ? "," : "." }
+
+    /// The currency a bare "$" or "dollars" means here, or nil when the user must be asked.
+    public var dollar: String? { self == .enUS ? "USD" : nil }
+
+    /// The dollars to choose from when the locale leaves a "$" open.
+    public static let dollars = ["USD", "CAD", "AUD"]
+}
