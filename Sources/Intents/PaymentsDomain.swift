@@ -78,10 +78,14 @@ public enum PayeeUnsupportedReason: Int, Sendable {
     case credentialsUnverified = 1, insufficientFunds, noAccount, noValidHandle
 }
 
-/// Why an amount cannot be paid (INSendPaymentCurrencyAmountUnsupportedReason's raw values);
-/// `nil` in an unsupported result is an amount that is zero or negative.
+/// Why an amount cannot be paid: INSendPaymentCurrencyAmountUnsupportedReason's raw values,
+/// and two of Tender's own past them (raw values from 100, so they never collide).
 public enum AmountUnsupportedReason: Int, Sendable {
     case amountBelowMinimum = 1, amountAboveMaximum, currencyUnsupported
+    /// Zero or negative.
+    case amountNotPositive = 100
+    /// More decimals than the currency has ($12.345).
+    case tooManyDecimals = 101
 }
 
 /// The answer to resolving one parameter, as SiriKit's resolution results.

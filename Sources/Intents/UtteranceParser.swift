@@ -187,7 +187,9 @@ private struct Reading {
             index += 1
         }
         var unit: MoneyUnit?
-        if let (prefix, length) = match(CurrencyTable.symbolKeys, at: index) {
+        if let (prefix, length) = match(CurrencyTable.symbolKeys, at: index)
+            ?? match(CurrencyTable.nameKeys, at: index).flatMap({ index + $0.1 < tokens.count && tokens[index + $0.1].kind == .number ? $0 : nil }) {
+            // "€20", "EUR 20", "ringgit 42"
             unit = prefix
             index += length
             if index < tokens.count, ["-", "\u{2212}"].contains(words[index]) {
@@ -267,6 +269,9 @@ private struct Reading {
                 index += 1
             }
         }
+        // An unreadable number is met once from its symbol and once on its own: say it once.
+        var seen = Set<ParseProblem>()
+        result.problems = result.problems.filter { seen.insert($0).inserted }
         let chosen: (ParsedAmount, Range<Int>)?
         if strong.count > 1 {
             let distinct = Set(strong.map { "\($0.0.value.normalized) \($0.0.unit)" })

@@ -1,0 +1,164 @@
+import Intents
+import Testing
+
+@Suite("Payment resolution")
+struct PaymentResolverTests {
+    static let jane = Person(displayName: "Jane Doe", handle: "GJANE", aliases: ["Janey"])
+    static let janeSmith = Person(displayName: "Jane Smith", handle: "GJANESMITH")
+    static let jose = Person(displayName: "José Núñez", handle: "GJOSE", aliases: ["Pepe"])
+    static let nohandle = Person(displayName: "Carol", handle: "")
+    static let rules = [
+        CurrencyRule(code: "USD", exponent: 2, minimum: 1, maximum: 1_000_000),
+        CurrencyRule(code: "EUR", exponent: 2, minimum: 50, maximum: 500_000),
+        CurrencyRule(code: "XLM", exponent: 7, minimum: 1, maximum: Int64.max),
+    ]
+
+    func resolver(contacts: [Person] = [jane, jose, nohandle], last: PaymentRecord? = nil, locale: IntentLocale = .enUS, currencies: [CurrencyRule] = rules) -> PaymentResolver {
+        PaymentResolver(contacts: contacts, lastPayment: last, currencies: currencies, locale: locale)
+    }
+
+    func amount(_ text: String, locale: IntentLocale = .enUS) -> ParsedAmount? {
+        UtteranceParser(locale: locale).parse(text).amount
+    }
+
+    static let lastPayment = PaymentRecord(payee: jose, payer: nil, amount: CurrencyAmount(minorUnits: 1_250, currency: "EUR", exponent: 2), note: "taxi", status: .completed)
+
+    @Test func payees() {
+        let resolver = resolver()
+        #expect(resolver.resolvePayee("Jane") == .success(Self.jane))
+        #expect(resolver.resolvePayee("jane doe") == .success(Self.jane))
+        #expect(resolver.resolvePayee("JANEY") == .success(Self.jane))
+        #expect(resolver.resolvePayee("Jose") == .success(Self.jose), "accents are ignored")
+        #expect(resolver.resolvePayee("jose nunez") == .success(Self.jose))
+        #expect(resolver.resolvePayee("Pepe") == .success(Self.jose), "nicknames")
+        #expect(resolver.resolvePayee("GJANE") == .success(Self.jane), "handles")
+        #expect(resolver.resolvePayee("Dave") == .unsupported(.noAccount))
+        #expect(resolver.resolvePayee("Carol") == .unsupported(.noValidHandle))
+        #expect(self.resolver(contacts: [Self.jane, Self.janeSmith]).resolvePayee("Jane") == .disambiguation([Self.jane, Self.janeSmith]))
+        #expect(self.resolver(contacts: [Self.jane, Self.janeSmith]).resolvePayee("Jane Smith") == .success(Self.janeSmith))
+        // Missing: the last payee to confirm, or ask.
+        #expect(resolver.resolvePayee(nil) == .needsValue)
+        #expect(resolver.resolvePayee("  ") == .needsValue)
+        #expect(self.resolver(last: Self.lastPayment).resolvePayee(nil) == .confirmationRequired(Self.jose))
+    }
+
+    @Test func amounts() {
+        let resolver = resolver()
+        #expect(resolver.resolveAmount(amount("$50")) == .success(CurrencyAmount(minorUnits: 5_000, currency: "USD", exponent: 2)))
+        #expect(resolver.resolveAmount(amount("$0.50")) == .success(CurrencyAmount(minorUnits: 50, currency: "USD", exponent: 2)), "$0.50 is fine (the sample truncated it)")
+        #expect(resolver.resolveAmount(amount("twenty five euros")) == .success(CurrencyAmount(minorUnits: 2_500, currency: "EUR", exponent: 2)))
+        #expect(resolver.resolveAmount(amount("2.5 XLM")) == .success(CurrencyAmount(minorUnits: 25_000_000, currency: "XLM", exponent: 7)))
+        #expect(resolver.resolveAmount(amount("50")) == .success(CurrencyAmount(minorUnits: 5_000, currency: "USD", exponent: 2)), "no currency: the locale's")
+        #expect(resolver.resolveAmount(amount("$0")) == .unsupported(.amountNotPositive))
+        #expect(resolver.resolveAmount(amount("-$5")) == .unsupported(.amountNotPositive))
+        #expect(resolver.resolveAmount(amount("£10")) == .unsupported(.currencyUnsupported))
+        #expect(resolver.resolveAmount(amount("10 dinars")) == .unsupported(.currencyUnsupported))
+        #expect(resolver.resolveAmount(amount("$12.345")) == .unsupported(.tooManyDecimals))
+        #expect(resolver.resolveAmount(amount("€0.49")) == .unsupported(.amountBelowMinimum))
+        #expect(resolver.resolveAmount(amount("€0.50")) == .success(CurrencyAmount(minorUnits: 50, currency: "EUR", exponent: 2)))
+        #expect(resolver.resolveAmount(amount("€5,000.00")) == .success(CurrencyAmount(minorUnits: 500_000, currency: "EUR", exponent: 2)))
+        #expect(resolver.resolveAmount(amount("€5,000.01")) == .unsupported(.amountAboveMaximum))
+        #expect(resolver.resolveAmount(amount("99999999999999999 XLM")) == .unsupported(.amountAboveMaximum), "beyond Int64 stroops")
+        // A "$" outside the US: the dollars accepted to choose from, or the only one to confirm.
+        let dutch = self.resolver(locale: .nlNL, currencies: Self.rules + [CurrencyRule(code: "CAD", exponent: 2, minimum: 1, maximum: 100_000)])
+        #expect(dutch.resolveAmount(amount("$20", locale: .nlNL)) == .disambiguation([
+            CurrencyAmount(minorUnits: 2_000, currency: "USD", exponent: 2), CurrencyAmount(minorUnits: 2_000, currency: "CAD", exponent: 2),
+        ]))
+        #expect(self.resolver(locale: .nlNL).resolveAmount(amount("$20", locale: .nlNL)) == .confirmationRequired(CurrencyAmount(minorUnits: 2_000, currency: "USD", exponent: 2)))
+        #expect(self.resolver(locale: .nlNL, currencies: [Self.rules[1]]).resolveAmount(amount("$20", locale: .nlNL)) == .unsupported(.currencyUnsupported))
+        #expect(self.resolver(locale: .nlNL).resolveAmount(amount("20", locale: .nlNL)) == .success(CurrencyAmount(minorUnits: 2_000, currency: "EUR", exponent: 2)))
+        // Missing: the last amount to confirm, or ask.
+        #expect(resolver.resolveAmount(nil) == .needsValue)
+        #expect(self.resolver(last: Self.lastPayment).resolveAmount(nil) == .confirmationRequired(Self.lastPayment.amount))
+    }
+
+    @Test func notes() {
+        #expect(resolver().resolveNote("dinner") == .success("dinner"))
+        #expect(resolver().resolveNote(nil) == .notRequired)
+        #expect(resolver().resolveNote(" ") == .notRequired)
+    }
+
+    @Test func appleRawValues() {
+        #expect(SendPaymentResponseCode.failureInsufficientFunds.rawValue == 10)
+        #expect(SendPaymentResponseCode.failureTermsAndConditionsAcceptanceRequired.rawValue == 13)
+        #expect(RequestPaymentResponseCode.failureNoBankAccount.rawValue == 10)
+        #expect(PayeeUnsupportedReason.noValidHandle.rawValue == 4)
+        #expect(AmountUnsupportedReason.currencyUnsupported.rawValue == 3)
+        #expect(PaymentStatus.unpaid.rawValue == 5)
+        #expect(CurrencyAmount(minorUnits: 5, currency: "XLM", exponent: 7).decimalString == "0.0000005")
+        #expect(CurrencyAmount(minorUnits: -1_250, currency: "EUR", exponent: 2).description == "-12.50 EUR")
+        #expect(CurrencyAmount(minorUnits: 7, currency: "JPY", exponent: 0).decimalString == "7")
+    }
+}
+
+@Suite("Utterance parser, what it does not understand")
+struct UtteranceProblemTests {
+    @Test func problemsAreReportedNotGuessed() {
+        let english = UtteranceParser(locale: .enUS)
+        #expect(english.parse("Send $12,50 to Jane").problems.map(\.code) == ["unreadable_number"])
+        #expect(english.parse("Send $12,50 to Jane").amount == nil)
+        #expect(UtteranceParser(locale: .nlNL).parse("Send €12.50 to Jan").problems.map(\.code) == ["unreadable_number"])
+        #expect(english.parse("Send $20 to Jane and $30 to Bob").problems.map(\.code) == ["several_amounts"])
+        #expect(english.parse("Send $20 to Jane and $30 to Bob").amount == nil)
+        #expect(english.parse("Send $20 or 20 dollars to Jane").problems.isEmpty, "the same amount twice is one amount")
+        #expect(english.parse("").problems.map(\.code) == ["empty"])
+        #expect(english.parse("Send 99999999999999999999 dollars to Jane").problems.map(\.code) == ["unreadable_number"])
+        #expect(english.parse("Send 99999999999999999k dollars to Jane").problems.map(\.code) == ["amount_too_large"])
+        #expect(english.parse("Send $5 to Jane blorp").payee == "Jane blorp", "a name is what follows 'to'")
+        #expect(english.parse("Send $5 to Jane, zork").unrecognized == ["zork"])
+    }
+
+    @Test func longInputIsRefusedInBoundedTime() {
+        let parser = UtteranceParser()
+        let long = String(repeating: "send $5 to Jane for dinner ", count: 4_000)  // 108 KB
+        let parsed = parser.parse(long)
+        #expect(parsed.problems.map(\.code) == ["too_long"])
+        #expect(parsed.intent == .unknown)
+        // At the limit it is read.
+        let limit = String(repeating: "a", count: UtteranceParser.maxLength - 13) + " send $5 to X"
+        #expect(parser.parse(limit).amount?.value.description == "5")
+    }
+
+    @Test func vocabularyNamesAreTakenWhole() {
+        let plain = UtteranceParser()
+        #expect(plain.parse("Send $5 to Ben and Jerry for ice cream").payee == "Ben")
+        let registered = UtteranceParser(vocabulary: ["Ben and Jerry", "Anne-Marie van der Berg"])
+        #expect(registered.parse("Send $5 to Ben and Jerry for ice cream").payee == "Ben and Jerry")
+        #expect(registered.parse("Send $5 to ben AND jerry").payee == "ben AND jerry")
+        #expect(registered.parse("Pay Anne-Marie van der Berg €20 for the flowers").payee == "Anne-Marie van der Berg")
+        #expect(registered.parse("Pay Anne-Marie van der Berg €20 for the flowers").note == "the flowers")
+    }
+
+    @Test func appsAreDroppedOnlyWhenTheyAreApps() {
+        let parser = UtteranceParser(appNames: ["Tender", "Cash Pal"])
+        #expect(parser.parse("Send $5 to Jane with Cash Pal").app == "Cash Pal")
+        #expect(parser.parse("Send $5 to Jane with Cash Pal").payee == "Jane")
+        #expect(parser.parse("Send $5 to Jane for lunch with Tender").note == "lunch")
+        #expect(parser.parse("Send $5 to Jane for lunch with Bob").note == "lunch with Bob")
+        #expect(parser.parse("Send $5 to Jane using Venmo").app == "Venmo")
+    }
+
+    /// Random text, random bytes and the boundary values of numbers never crash the parser and
+    /// always come back with an intent.
+    @Test func randomInputNeverCrashes() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["send", "pay", "to", "for", "from", "$", "€", "£", "and", "cents", "a", "hundred", "k", "-", ".", ",", "1",
+                      "9223372036854775807", "9223372036854775808", "18446744073709551615", "0.000000000000000001", "1e9",
+                      "١٢", "１２", "twenty-five", "Jane", "José", "with", "using", "", " ", "\u{301}", "\u{0}", "'", "¢", "%"]
+        let parsers = IntentLocale.allCases.map { UtteranceParser(locale: $0) }
+        for round in 0..<5_000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 0...12, using: &generator) {
+                if round % 3 == 0 {
+                    text.unicodeScalars.append(Unicode.Scalar(UInt32.random(in: 0...0x2FF, using: &generator)) ?? " ")
+                } else {
+                    text += pieces.randomElement(using: &generator)! + (Bool.random(using: &generator) ? " " : "")
+                }
+            }
+            for parser in parsers {
+                let parsed = parser.parse(text)
+                if let amount = parsed.amount { #expect(!amount.text.isEmpty) }
+            }
+        }
+    }
+}
