@@ -11,12 +11,14 @@ struct UtteranceParserTests {
 
     @Test func theTableParsesAsExpected() {
         var failures: [String] = []
-        for (locale, text, expected) in utteranceTable {
+        let table = utteranceTable + generatedUtterances
+        for (locale, text, expected) in table {
             let parser = UtteranceParser(locale: IntentLocale(rawValue: locale)!)
             let got = Self.describe(parser.parse(text))
             if got != expected { failures.append("[\(locale)] \"\(text)\": expected \(expected), got \(got)") }
         }
-        print("utterance table: \(utteranceTable.count - failures.count) of \(utteranceTable.count) as expected")
+        print("utterance table: \(table.count - failures.count) of \(table.count) as expected")
+        #expect(table.count >= 300)
         #expect(failures.isEmpty, Comment(rawValue: "\(failures.count) failures:\n" + failures.joined(separator: "\n")))
     }
 }

@@ -95,3 +95,39 @@ let utteranceTable: [(locale: String, text: String, expected: String)] = [
     ("en_GB", "Send 50p to Jane", "send|Jane|0.5|GBP|-"),
     ("en_GB", "Send ten pennies to Jane", "send|Jane|0.1|GBP|-"),
 ]
+
+/// Every amount form in every position: each form (locale, words, amount, currency) in templates
+/// that put it before and after the name, with notes that hold "to" and "for", and two-word,
+/// hyphenated and accented names.
+let amountForms: [(locale: String, text: String, amount: String, currency: String)] = [
+    ("en_US", "$50", "50", "USD"), ("en_US", "50 dollars", "50", "USD"), ("en_US", "fifty dollars", "50", "USD"),
+    ("en_US", "$12.50", "12.5", "USD"), ("en_US", "12.50 USD", "12.5", "USD"), ("en_US", "USD 12.50", "12.5", "USD"),
+    ("en_US", "€20", "20", "EUR"), ("en_US", "20 euros", "20", "EUR"), ("en_US", "twenty euros", "20", "EUR"),
+    ("en_US", "€1,250.75", "1250.75", "EUR"), ("en_US", "£10", "10", "GBP"), ("en_US", "10 pounds", "10", "GBP"),
+    ("en_US", "42 bucks", "42", "USD"), ("en_US", "$10k", "10000", "USD"), ("en_US", "20 dollars and 43 cents", "20.43", "USD"),
+    ("en_US", "a hundred dollars", "100", "USD"), ("en_US", "one hundred and five euros", "105", "EUR"), ("en_US", "$0.50", "0.5", "USD"),
+    ("en_US", "75 cents", "0.75", "USD"), ("en_US", "100 XLM", "100", "XLM"), ("en_US", "2,500 lumens", "2500", "XLM"),
+    ("en_US", "seventy-five dollars", "75", "USD"), ("en_US", "ninety nine cents", "0.99", "USD"), ("en_US", "three thousand dollars", "3000", "USD"),
+    ("en_US", "a dollar", "1", "USD"), ("en_US", "CA$15", "15", "CAD"), ("en_US", "15 canadian dollars", "15", "CAD"),
+    ("en_US", "50 EUR", "50", "EUR"), ("en_US", "¥500", "500", "JPY"), ("en_US", "12 swiss francs", "12", "CHF"),
+    ("en_US", "$1,000,000", "1000000", "USD"), ("en_US", "twenty-five hundred dollars", "2500", "USD"), ("en_US", "$3.5k", "3500", "USD"),
+    ("nl_NL", "€12,50", "12.5", "EUR"), ("nl_NL", "12,50 euro", "12.5", "EUR"), ("nl_NL", "€1.234,56", "1234.56", "EUR"), ("nl_NL", "EUR 7,5", "7.5", "EUR"),
+    ("de_DE", "12,50 €", "12.5", "EUR"), ("de_DE", "1.000 EUR", "1000", "EUR"), ("de_DE", "€ 3,99", "3.99", "EUR"),
+    ("en_GB", "£12.50", "12.5", "GBP"), ("en_GB", "12 quid", "12", "GBP"), ("en_GB", "50p", "0.5", "GBP"), ("en_GB", "$20", "20", "-"),
+]
+
+let amountTemplates: [(text: String, expected: String)] = [
+    ("Send {} to Jane for dinner", "send|Jane|{}|dinner"),
+    ("Pay Jean-Luc {}", "send|Jean-Luc|{}|-"),
+    ("Request {} from José for the taxi", "request|José|{}|the taxi"),
+    ("Ask Mary Anne for {}", "request|Mary Anne|{}|-"),
+    ("Transfer {} to my sister for rent to the landlord", "send|sister|{}|rent to the landlord"),
+    ("Can you give Zoë Núñez {} for the tickets for Friday", "send|Zoë Núñez|{}|the tickets for Friday"),
+]
+
+let generatedUtterances: [(locale: String, text: String, expected: String)] = amountForms.flatMap { form in
+    amountTemplates.map { template in
+        (form.locale, template.text.replacing("{}", with: form.text),
+         template.expected.replacing("{}", with: "\(form.amount)|\(form.currency)"))
+    }
+}
