@@ -97,6 +97,7 @@ let package = Package(
             name: "WalletKit",
             dependencies: [
                 "StellarBase",
+                "Intents",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
@@ -112,6 +113,7 @@ let package = Package(
                 "TenderJSON",
                 "WalletKit",
                 "Gateway",
+                "Intents",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -23,6 +23,7 @@ public struct WalletError: Error, Equatable, Sendable, CustomStringConvertible {
         case noPath = "path_not_found"
         case invalidSlippage = "slippage_invalid"
         case invalidFee = "fee_invalid"
+        case invalidURI = "uri_invalid"
     }
 
     public let code: Code

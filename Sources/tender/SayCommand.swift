@@ -1,0 +1,238 @@
+import ArgumentParser
+import Foundation
+import Intents
+import StellarBase
+import TenderJSON
+import WalletKit
+
+/// `tender say "Send $50 to Jane for dinner"`: a payment asked for in words, resolved step by
+/// step as SiriKit resolves it, confirmed, and paid from the wallet on the ledger.
+struct Say: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Ask for a payment in words: \"Send $50 to Jane for dinner\", \"Ask Bob for 20 euros\", \"What's my balance\".",
+        discussion: """
+            Resolves the payee against the wallet's contacts and the amount against the currencies \
+            the ledger pays (USD → the test anchor's USDC, EUR → its EUR, XLM → lumens), asks for \
+            what is missing or ambiguous (a numbered list to choose from), checks the payment \
+            against the ledger, asks to confirm and for the PIN, then pays. Questions are answered \
+            on the terminal, or by the next lines of standard input. A request answers a SEP-7 \
+            web+stellar:pay URI. --parse only prints how the words were read, touching nothing.
+            """)
+
+    @OptionGroup var options: WalletOptions
+
+    @Argument(help: "What to do, in words.")
+    var text: String
+
+    @Option(help: "How numbers and a bare \"$\" are read: en_US, en_GB, nl_NL or de_DE. (default: en_US)")
+    var locale: String = "en_US"
+
+    @Flag(help: "Print only how the words were read (intent, payee, amount, currency, note), touching no wallet or server.")
+    var parse = false
+
+    @Flag(help: "Pay without asking to confirm.")
+    var yes = false
+
+    func run() async throws {
+        guard let locale = IntentLocale(rawValue: locale) else {
+            throw ValidationError("--locale must be one of \(IntentLocale.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if parse {
+            let parsed = UtteranceParser(locale: locale).parse(text)
+            emit(Self.json(parsed), text: Self.describe(parsed))
+            return
+        }
+        let wallet = try options.wallet()
+        let horizon = wallet.horizon
+        let assets = CurrencyAssets.testAnchor((try? await horizon.anchorCurrencies()) ?? [])
+        let history = PaymentHistory(storage: FileKeystoreStorage(url: options.directory.appendingPathComponent("payments.json")))
+        let handler = PaymentIntentsHandler(wallet: wallet, assets: assets, history: history)
+        let parsed = try handler.parser(locale: locale).parse(text)
+        var conversation = Conversation(options: options, handler: handler, locale: locale, yes: yes)
+        switch parsed.intent {
+        case .send: try await conversation.send(parsed)
+        case .request: try await conversation.request(parsed)
+        case .balance: try await conversation.balances()
+        case .unknown:
+            let problems = parsed.problems.map(\.detail) + (parsed.unrecognized.isEmpty ? [] : ["did not understand: \(parsed.unrecognized.joined(separator: " "))"])
+            throw CommandFailure("I can send money, ask for money or tell your balance; I could not tell which from that" + (problems.isEmpty ? "" : " (\(problems.joined(separator: "; ")))"))
+        }
+    }
+
+    func emit(_ json: JSONValue, text: String) {
+        print(options.json ? json.rendered() : text)
+        fflush(nil)
+    }
+
+    static func describe(_ parsed: ParsedUtterance) -> String {
+        var lines = ["intent: \(parsed.intent.rawValue)"]
+        if let payee = parsed.payee { lines.append("payee: \(payee)") }
+        if let amount = parsed.amount { lines.append("amount: \(amount.value) \(parsed.currency ?? "(currency not said)")") }
+        if let note = parsed.note { lines.append("note: \(note)") }
+        for problem in parsed.problems { lines.append("problem: \(problem.detail)") }
+        if !parsed.unrecognized.isEmpty { lines.append("not understood: \(parsed.unrecognized.joined(separator: " "))") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ parsed: ParsedUtterance) -> JSONValue {
+        .object([
+            ("intent", .string(parsed.intent.rawValue)),
+            ("payee", parsed.payee.map(JSONValue.string) ?? .null),
+            ("amount", parsed.amount.map { .string($0.value.description) } ?? .null),
+            ("currency", parsed.currency.map(JSONValue.string) ?? .null),
+            ("note", parsed.note.map(JSONValue.string) ?? .null),
+            ("locale", .string(parsed.locale.rawValue)),
+            ("problems", .array(parsed.problems.map { .object([("code", .string($0.code)), ("detail", .string($0.detail))]) })),
+            ("unrecognized", .array(parsed.unrecognized.map(JSONValue.string))),
+        ])
+    }
+}
+
+/// One conversation: each parameter resolved, asked about until it resolves, then confirmed.
+struct Conversation {
+    let options: WalletOptions
+    let handler: PaymentIntentsHandler
+    let locale: IntentLocale
+    let yes: Bool
+
+    /// A question answered on the terminal or by the next line of standard input.
+    func ask(_ question: String) throws -> String {
+        print(question, terminator: " ")
+        fflush(nil)
+        guard let line = readLine(strippingNewline: true) else { throw CommandFailure("standard input ended before an answer to \"\(question)\"") }
+        return line.trimmingCharacters(in: .whitespaces)
+    }
+
+    func yesOrNo(_ question: String) throws -> Bool {
+        ["y", "yes"].contains(try ask(question + " [y/N]").lowercased())
+    }
+
+    /// A numbered list; the answer is a number.
+    func choose<T>(_ question: String, _ choices: [T], _ name: (T) -> String) throws -> T {
+        print(question)
+        for (index, choice) in choices.enumerated() { print("  \(index + 1). \(name(choice))") }
+        let answer = try ask("Number:")
+        guard let number = Int(answer), (1...choices.count).contains(number) else { throw CommandFailure("\"\(answer)\" is not a number from 1 to \(choices.count)") }
+        return choices[number - 1]
+    }
+
+    func person(_ said: String?, resolver: PaymentResolver, role: String) throws -> Person {
+        var said = said
+        while true {
+            switch resolver.resolvePayee(said) {
+            case .success(let person):
+                return person
+            case .confirmationRequired(let person):
+                if try yesOrNo("\(role == "payee" ? "Pay" : "Ask") \(person.displayName) again?") { return person }
+                said = try ask(role == "payee" ? "Who should I pay?" : "Who should I ask?")
+            case .disambiguation(let people):
+                return try choose("Which \(said ?? "one")?", people) { "\($0.displayName) (\($0.handle.prefix(8))…)" }
+            case .needsValue:
+                said = try ask(role == "payee" ? "Who should I pay?" : "Who should I ask?")
+            case .notRequired:
+                throw CommandFailure("a \(role) is required")
+            case .unsupported(let reason):
+                switch reason {
+                case .noValidHandle: throw CommandFailure("\(said ?? "") has no Stellar address in your contacts")
+                default: throw CommandFailure("I can't find \(said ?? "them") in your contacts (add one with `tender wallet contacts add NAME ADDRESS`)")
+                }
+            }
+        }
+    }
+
+    func amount(_ said: ParsedAmount?, resolver: PaymentResolver) throws -> CurrencyAmount {
+        var said = said
+        while true {
+            switch resolver.resolveAmount(said) {
+            case .success(let amount):
+                return amount
+            case .confirmationRequired(let amount):
+                if try yesOrNo("\(amount)?") { return amount }
+                said = try askAmount()
+            case .disambiguation(let amounts):
+                return try choose("Which dollars?", amounts) { $0.description }
+            case .needsValue:
+                said = try askAmount()
+            case .notRequired:
+                throw CommandFailure("an amount is required")
+            case .unsupported(let reason):
+                throw CommandFailure(Self.sentence(reason, said))
+            }
+        }
+    }
+
+    func askAmount() throws -> ParsedAmount? {
+        let answer = try ask("How much?")
+        let parsed = UtteranceParser(locale: locale).parse(answer)
+        if parsed.amount == nil, let problem = parsed.problems.first { throw CommandFailure(problem.detail) }
+        return parsed.amount
+    }
+
+    static func sentence(_ reason: AmountUnsupportedReason?, _ said: ParsedAmount?) -> String {
+        let text = said?.text ?? "that amount"
+        return switch reason {
+        case .amountNotPositive: "\(text) is not more than zero"
+        case .tooManyDecimals: "\(text) has more decimals than its currency"
+        case .amountBelowMinimum: "\(text) is below the smallest payment"
+        case .amountAboveMaximum: "\(text) is above the largest payment"
+        case .currencyUnsupported: "\(text) is not in a currency this ledger pays"
+        case nil: "\(text) cannot be paid"
+        }
+    }
+
+    func send(_ parsed: ParsedUtterance) async throws {
+        let resolver = try handler.resolver(locale: locale)
+        let payee = try person(parsed.payee, resolver: resolver, role: "payee")
+        let amount = try amount(parsed.amount, resolver: resolver)
+        var note: String?
+        if case .success(let said) = resolver.resolveNote(parsed.note) { note = said }
+        let intent = SendPaymentIntent(payee: payee, amount: amount, note: note)
+        let ready = await handler.confirm(intent)
+        guard ready.code == .ready else { throw failure(ready) }
+        let question = "Send \(amount) to \(payee.displayName)\(note.map { " for '\($0)'" } ?? "")?"
+        if !yes, !(try yesOrNo(question)) {
+            print("Cancelled; nothing was sent.")
+            return
+        }
+        let pin = try options.pin()
+        let done = await handler.handle(intent, pin: pin)
+        guard done.code == .success, let record = done.record else { throw failure(done) }
+        let fee = record.fee.map { " (fee \($0.decimalString) XLM)" } ?? ""
+        let json: JSONValue = .object([
+            ("code", .string("\(done.code)")), ("code_value", .number(Int64(done.code.rawValue))),
+            ("payee", .string(payee.displayName)), ("address", .string(payee.handle)),
+            ("amount", .string(amount.decimalString)), ("currency", .string(amount.currency)),
+            ("note", note.map(JSONValue.string) ?? .null), ("status", .string("completed")),
+            ("fee", .string(record.fee?.decimalString ?? "0")),
+        ])
+        print(options.json ? json.rendered() : "Sent \(amount) to \(payee.displayName)\(note.map { " for '\($0)'" } ?? "")\(fee).")
+        fflush(nil)
+    }
+
+    func failure(_ response: PaymentIntentResponse) -> CommandFailure {
+        CommandFailure("\(response.message) [\(response.code) \(response.code.rawValue)\(response.reason.map { ", \($0)" } ?? "")]")
+    }
+
+    func request(_ parsed: ParsedUtterance) async throws {
+        let resolver = try handler.resolver(locale: locale)
+        let payer = try person(parsed.payee, resolver: resolver, role: "payer")
+        let amount = try amount(parsed.amount, resolver: resolver)
+        var note: String?
+        if case .success(let said) = resolver.resolveNote(parsed.note) { note = said }
+        let answer = try handler.request(RequestPaymentIntent(payer: payer, amount: amount, note: note))
+        guard answer.code == .success, let uri = answer.uri else { throw CommandFailure("\(answer.message) [\(answer.code) \(answer.code.rawValue)]") }
+        let json: JSONValue = .object([
+            ("code", .string("\(answer.code)")), ("payer", .string(payer.displayName)), ("amount", .string(amount.decimalString)),
+            ("currency", .string(amount.currency)), ("note", note.map(JSONValue.string) ?? .null), ("uri", .string(uri)),
+        ])
+        print(options.json ? json.rendered() : "Ask \(payer.displayName) to open this in their Stellar wallet:\n\(uri)")
+        fflush(nil)
+    }
+
+    func balances() async throws {
+        let amounts = try await handler.balances()
+        let json: JSONValue = .array(amounts.map { .object([("currency", .string($0.currency)), ("balance", .string($0.decimalString))]) })
+        print(options.json ? json.rendered() : amounts.map { "\($0.currency): \($0.decimalString)" }.joined(separator: "\n"))
+        fflush(nil)
+    }
+}
