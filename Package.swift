@@ -165,6 +165,7 @@ let package = Package(
         .testTarget(
             name: "WalletKitTests",
             dependencies: [
+                "Intents",
                 "WalletKit",
                 "StellarBase",
                 "TenderServer",
