@@ -219,9 +219,14 @@ public struct Wallet: Sendable {
     /// exist creates it (at least 1 XLM); other assets need an existing account that trusts them.
     /// Everything is checked before the PIN is asked for and before anything is submitted.
     public func pay(to recipient: String, amount amountText: String, asset: Asset = .native, memo memoText: String? = nil, fee: Int64? = nil, pin: String) async throws -> HorizonSubmission {
+        let memo = try Self.memo(memoText)
+        return try await pay(to: recipient, amount: amountText, asset: asset, memo: memo, fee: fee, pin: pin)
+    }
+
+    /// Pays with any kind of memo (an id or a hash, as a SEP-7 URI may ask).
+    public func pay(to recipient: String, amount amountText: String, asset: Asset = .native, memo: Memo, fee: Int64? = nil, pin: String) async throws -> HorizonSubmission {
         let destination = try resolveRecipient(recipient)
         let amount = try Self.parseAmount(amountText)
-        let memo = try Self.memo(memoText)
         let chosenFee = try Self.checkFee(fee)
         let account = try await account()
         let networkFees = try await horizon.networkFees()

@@ -33,6 +33,34 @@ extension WalletCommand {
         }
     }
 
+    struct PayURICommand: WalletSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "pay-uri",
+            abstract: "Pay a SEP-7 web+stellar:pay URI (from `tender say \"Ask ... for ...\"` or any Stellar wallet), every field checked first.")
+        @OptionGroup var local: WalletOptions
+        @ParentCommand var parent: WalletCommand
+        @Argument(help: "The web+stellar:pay?destination=...&amount=... URI.") var uri: String
+        @Option(help: "The amount, when the URI leaves it to the payer.") var amount: String?
+
+        func run(_ wallet: Wallet) async throws {
+            var network = wallet.network
+            if network == nil { network = Network(passphrase: try await wallet.horizon.networkPassphrase()) }
+            let request = try PayURI(parsing: uri, network: network)
+            let amountText: String
+            if let stroops = request.amount {
+                guard amount == nil else { throw CommandFailure("the URI already names the amount") }
+                amountText = Amount.format(stroops)
+            } else {
+                guard let amount else { throw CommandFailure("the URI leaves the amount to you: give --amount") }
+                amountText = amount
+            }
+            _ = try Wallet.parseAmount(amountText)
+            if let message = request.message, !options.json { print("Message: \(message)") }
+            let submission = try await wallet.pay(to: request.destination.strKey, amount: amountText, asset: request.asset, memo: request.memo, pin: try options.pin())
+            submitted(submission, "paid \(amountText) \(request.asset.code?.text ?? "XLM") to \(request.destination.strKey)")
+        }
+    }
+
     struct PathPay: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "path-pay",

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the Debian packages named (e.g. tmux) when their command is missing: tests call this
+# instead of assuming a machine has them. Usage: Scripts/debian-packages.sh PACKAGE...
+set -euo pipefail
+missing=()
+for package in "$@"; do
+  command -v "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "missing ${missing[*]}: install them (apt-get install ${missing[*]}) or run as root" >&2
+  exit 1
+fi
+(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}") >/dev/null

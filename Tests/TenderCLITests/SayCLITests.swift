@@ -1,0 +1,132 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TenderTesting
+import Testing
+
+/// `tender say` end to end: the real binary against a real `tender serve`, scripted on standard
+/// input and driven in a real terminal (tmux: send-keys, capture-pane).
+@Suite(.serialized)
+struct SayCLITests {
+    /// Runs a command to its end on a thread of its own, its output through a file. Not through
+    /// Foundation's Process: on Linux it learns that a child exited when a socket the child
+    /// inherited closes, and the tmux server that `new-session` starts keeps that socket open.
+    static func command(_ path: String, _ arguments: [String]) async -> (status: Int32, output: String) {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("say-cli-\(UUID().uuidString)").path
+                defer { unlink(file) }
+                var actions = posix_spawn_file_actions_t()
+                posix_spawn_file_actions_init(&actions)
+                defer { posix_spawn_file_actions_destroy(&actions) }
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+                posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+                posix_spawn_file_actions_adddup2(&actions, 1, 2)
+                let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+                defer { for pointer in argv { free(pointer) } }
+                var pid: pid_t = 0
+                guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else {
+                    continuation.resume(returning: (-1, "cannot start \(path)"))
+                    return
+                }
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+                continuation.resume(returning: ((status >> 8) & 0xFF, text))
+            }
+        }
+    }
+
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func aConversationScriptedAndInATerminal() async throws {
+        let temporary = TemporaryDirectory("say-cli")
+        let root = temporary.path
+        let server = try Tender.start(["serve", "--port", "0", "--data", root + "/server", "--close-interval", "0"])
+        defer { if server.process.isRunning { server.process.terminate() } }
+        let url = try await server.waitForURL()
+
+        func tender(_ arguments: [String], home: String, input: String? = nil) async throws -> Tender.Result {
+            try await Tender.runDetached(arguments + ["--home", root + "/" + home, "--horizon", url, "--pin-stdin"], input: input)
+        }
+        func ok(_ arguments: [String], home: String, input: String? = nil) async throws -> String {
+            let result = try await tender(arguments, home: home, input: input)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        var addresses: [String: String] = [:]
+        for name in ["alice", "jane", "janesmith"] {
+            _ = try await ok(["wallet", "create"], home: name, input: "123456\n123456\n")
+            _ = try await ok(["wallet", "fund"], home: name)
+            _ = try await ok(["wallet", "trust", "add", "USDC"], home: name, input: "123456\n")
+            addresses[name] = try await ok(["wallet", "show"], home: name)
+        }
+        let (_, response) = try await URLSession.shared.data(from: URL(string: "\(url)/friendbot?addr=\(addresses["alice"]!)&asset=USDC")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        _ = try await ok(["wallet", "contacts", "add", "Jane Doe", addresses["jane"]!], home: "alice")
+
+        // The parse alone touches nothing.
+        let parse = try await Tender.runDetached(["say", "--parse", "--json", "--locale", "nl_NL", "Stuur €12,50 naar Jan"])
+        #expect(parse.status == 0)
+        #expect(parse.stdout.contains("\"amount\": \"12.5\"") && parse.stdout.contains("\"currency\": \"EUR\"") && parse.stdout.contains("\"intent\": \"unknown\""))
+
+        // Scripted: one Jane, confirmed by --yes, the PIN on standard input.
+        let sent = try await ok(["say", "--yes", "--json", "Send $5 to Jane for coffee"], home: "alice", input: "123456\n")
+        #expect(sent.contains("\"code\": \"success\"") && sent.contains("\"amount\": \"5.00\"") && sent.contains("\"note\": \"coffee\""), "\(sent)")
+        // No amount said: the last one offered, refused, asked for, then declined at the
+        // confirmation: nothing is sent.
+        let declined = try await ok(["say", "Send money to Jane"], home: "alice", input: "n\n$7\nn\n")
+        #expect(declined.contains("5.00 USD? [y/N]") && declined.contains("How much?"), "\(declined)")
+        #expect(declined.contains("Send 7.00 USD to Jane Doe? [y/N]") && declined.contains("nothing was sent"), "\(declined)")
+        let unknown = try await tender(["say", "Pay Dave $5"], home: "alice")
+        #expect(unknown.status == 1 && unknown.stderr.contains("can't find Dave"))
+        let tooMuch = try await tender(["say", "--yes", "Send $5000 to Jane"], home: "alice")
+        #expect(tooMuch.status == 1 && tooMuch.stderr.contains("failureInsufficientFunds 10"), "\(tooMuch.stderr)")
+        // Asking for money gives a SEP-7 URI that Jane's wallet pays.
+        let request = try await ok(["say", "--json", "Ask Jane for 3 dollars for the cab"], home: "alice")
+        let uri = try #require(request.split(separator: "\"").first { $0.hasPrefix("web+stellar:pay?") }).description
+        _ = try await ok(["wallet", "pay-uri", uri], home: "jane", input: "123456\n")
+        let badURI = try await tender(["wallet", "pay-uri", uri.replacing("amount=3", with: "amount=-3")], home: "jane")
+        #expect(badURI.status == 1 && badURI.stderr.contains("amount must be a positive number"))
+        let balances = try await ok(["say", "What's my balance"], home: "alice")
+        #expect(balances.contains("USD: 998.0000000"), "\(balances)")
+
+        // In a real terminal: two Janes to choose from, the confirmation, the PIN unseen.
+        _ = try await ok(["wallet", "contacts", "add", "Jane Smith", addresses["janesmith"]!], home: "alice")
+        let installed = await Self.command("/bin/bash", [Self.repository.path + "/Scripts/debian-packages.sh", "tmux"])
+        try #require(installed.status == 0, "tmux: \(installed.output)")
+        let tmux = try #require(["/usr/bin/tmux", "/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let socket = root + "/tmux.sock"
+        func tmuxDo(_ arguments: [String]) async -> String { await Self.command(tmux, ["-S", socket] + arguments).output }
+        _ = await tmuxDo(["-f", "/dev/null", "new-session", "-d", "-s", "say", "-x", "160", "-y", "40",
+                          Tender.executable.path, "say", "--home", root + "/alice", "--horizon", url, "Send $50 to Jane for dinner"])
+        _ = await tmuxDo(["set-option", "-t", "say", "remain-on-exit", "on"])
+        // The tmux server outlives kill-server here once its pane's process has exited (it was
+        // seen still running): it is stopped by its pid.
+        let tmuxServer = pid_t(await tmuxDo(["display-message", "-p", "-t", "say", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        defer { if tmuxServer > 0 { kill(tmuxServer, SIGKILL) } }
+        func screen(showing text: String) async throws -> String {
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                let pane = await tmuxDo(["capture-pane", "-p", "-t", "say"])
+                if pane.contains(text) { return pane }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            Issue.record("the terminal never showed \(text): \(await tmuxDo(["capture-pane", "-p", "-t", "say"]))")
+            throw CancellationError()
+        }
+        var pane = try await screen(showing: "Number:")
+        #expect(pane.contains("Which Jane?") && pane.contains("1. Jane Doe") && pane.contains("2. Jane Smith"))
+        _ = await tmuxDo(["send-keys", "-t", "say", "2", "Enter"])
+        pane = try await screen(showing: "[y/N]")
+        #expect(pane.contains("Send 50.00 USD to Jane Smith for 'dinner'? [y/N]"))
+        _ = await tmuxDo(["send-keys", "-t", "say", "y", "Enter"])
+        _ = try await screen(showing: "PIN:")
+        _ = await tmuxDo(["send-keys", "-t", "say", "123456", "Enter"])
+        pane = try await screen(showing: "Sent 50.00 USD to Jane Smith for 'dinner'")
+        #expect(!pane.contains("123456"), "the PIN is not echoed")
+        let smith = try await ok(["wallet", "balances"], home: "janesmith")
+        #expect(smith.contains("50.0000000"), "\(smith)")
+    }
+}
