@@ -92,6 +92,19 @@ enum CurrencyTable {
         Dictionary(table.map { (key($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// The first tokens of the tables' phrases of more than one token: a longer phrase is only
+    /// looked for where one of these stands.
+    static let phraseStarts: Set<String> = {
+        var starts = Set<String>()
+        for table in [symbolKeys, nameKeys, minorNameKeys] {
+            for key in table.keys {
+                let words = key.split(separator: " ")
+                if words.count > 1 { starts.insert(String(words[0])) }
+            }
+        }
+        return starts
+    }()
+
     static let symbolKeys = keyed(symbols)
     static let nameKeys = keyed(names)
     static let minorNameKeys = keyed(minorNames)

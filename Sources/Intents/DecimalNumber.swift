@@ -124,8 +124,10 @@ enum NumberWords {
     static let scales: [String: UInt64] = ["thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000]
 
     static func isNumberWord(_ word: String) -> Bool {
-        units[word] != nil || tens[word] != nil || word == "hundred" || scales[word] != nil
-            || word.split(separator: "-").count == 2 && word.split(separator: "-").allSatisfy { isNumberWord(String($0)) }
+        if units[word] != nil || tens[word] != nil || word == "hundred" || scales[word] != nil { return true }
+        guard word.utf8.contains(UInt8(ascii: "-")) else { return false }
+        let parts = word.split(separator: "-")
+        return parts.count == 2 && parts.allSatisfy { isNumberWord(String($0)) }
     }
 
     /// Reads number words from `words[start...]`: the value and how many words it took, or nil
@@ -137,7 +139,7 @@ enum NumberWords {
         var index = start
         while index < words.count, pieces.count < 32 {
             let word = words[index]
-            let split = word.split(separator: "-").map(String.init)
+            let split = word.utf8.contains(UInt8(ascii: "-")) ? word.split(separator: "-").map(String.init) : []
             if split.count == 2, split.allSatisfy({ units[$0] != nil || tens[$0] != nil }) {
                 pieces += split
                 positions += [index, index]

@@ -20,10 +20,20 @@ enum Tokenizer {
         var spaced = true
         let count = scalars.count
         func isDigit(_ i: Int) -> Bool { i < count && scalars[i].value >= 48 && scalars[i].value <= 57 }
-        func isLetter(_ i: Int) -> Bool { i < count && (scalars[i].properties.isAlphabetic || isCombiningMark(scalars[i])) }
+        func isLetter(_ i: Int) -> Bool {
+            guard i < count else { return false }
+            let value = scalars[i].value
+            if value < 0x80 { return (value | 0x20) >= 97 && (value | 0x20) <= 122 }
+            return scalars[i].properties.isAlphabetic || isCombiningMark(scalars[i])
+        }
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            let value = scalar.value
+            if value < 0x80 { return value == 32 || (value >= 9 && value <= 13) }
+            return scalar.properties.isWhitespace
+        }
         while index < count {
             let scalar = scalars[index]
-            if scalar.properties.isWhitespace {
+            if isSpace(scalar) {
                 spaced = true
                 index += 1
                 continue
@@ -36,7 +46,12 @@ enum Tokenizer {
                 var folded = ""
                 while index < count {
                     if isLetter(index) {
-                        folded += fold(scalars[index])
+                        let value = scalars[index].value
+                        if value < 0x80 {
+                            folded.unicodeScalars.append(value <= 90 ? Unicode.Scalar(value + 32)! : scalars[index])
+                        } else {
+                            folded += fold(scalars[index])
+                        }
                         index += 1
                     } else if ["'", "\u{2019}", "-"].contains(scalars[index]), isLetter(index + 1), !isDigit(index + 1) {
                         folded += scalars[index] == "-" ? "-" : "'"

@@ -143,6 +143,8 @@ private struct Reading {
 
     /// The table entry that `tokens[index...]` starts with, longest first, and its length.
     func match(_ table: [String: MoneyUnit], at index: Int) -> (MoneyUnit, Int)? {
+        guard index < tokens.count else { return nil }
+        guard CurrencyTable.phraseStarts.contains(words[index]) else { return table[words[index]].map { ($0, 1) } }
         for length in stride(from: CurrencyTable.longestPhrase, through: 1, by: -1) where index + length <= tokens.count {
             let key = words[index..<index + length].joined(separator: " ")
             if let unit = table[key] { return (unit, length) }
