@@ -6,11 +6,23 @@ public struct Contact: Codable, Sendable, Equatable, Identifiable {
     public let id: UUID
     public let name: String
     public let address: String
+    /// Other names the contact goes by ("Mom", "Janey"): payments asked for in words find them
+    /// by these too. Absent in files written before aliases existed.
+    public let aliases: [String]
 
-    public init(id: UUID = UUID(), name: String, address: String) {
+    public init(id: UUID = UUID(), name: String, address: String, aliases: [String] = []) {
         self.id = id
         self.name = name
         self.address = address
+        self.aliases = aliases
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        address = try container.decode(String.self, forKey: .address)
+        aliases = try container.decodeIfPresent([String].self, forKey: .aliases) ?? []
     }
 }
 
@@ -66,7 +78,9 @@ public final class ContactBook: @unchecked Sendable {
     /// Adds a contact once the rules pass; `accountExists` asks the network about the address.
     /// - Throws: ``ContactError`` naming the rule that failed.
     @discardableResult
-    public func add(name rawName: String, address rawAddress: String, accountExists: (String) async throws -> Bool) async throws -> Contact {
+    public func add(name rawName: String, address rawAddress: String, aliases rawAliases: [String] = [], accountExists: (String) async throws -> Bool) async throws -> Contact {
+        let aliases = rawAliases.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard !aliases.contains(where: \.isEmpty) else { throw ContactError(.nameRequired, "An alias cannot be empty") }
         let name = rawName.trimmingCharacters(in: .whitespacesAndNewlines)
         let address = rawAddress.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw ContactError(.nameRequired, "Name is required") }
@@ -76,7 +90,7 @@ public final class ContactBook: @unchecked Sendable {
         guard try await accountExists(address) else {
             throw ContactError(.accountNotFound, "No account exists at \(address)")
         }
-        return try insert(Contact(name: name, address: address))
+        return try insert(Contact(name: name, address: address, aliases: aliases))
     }
 
     private func insert(_ contact: Contact) throws(ContactError) -> Contact {

@@ -82,17 +82,21 @@ public struct PaymentIntentsHandler: Sendable {
 
     /// The wallet's contacts as people to pay.
     public func people() throws -> [Person] {
-        try wallet.contacts.all().map { Person(displayName: $0.name, handle: $0.address) }
+        try wallet.contacts.all().map { Person(displayName: $0.name, handle: $0.address, aliases: $0.aliases) }
     }
 
     /// A resolver over the contacts, the last payment sent and the currencies the ledger can pay.
     public func resolver(locale: IntentLocale) throws -> PaymentResolver {
-        PaymentResolver(contacts: try people(), lastPayment: try history.lastSent(), currencies: currencyRules, locale: locale)
+        let people = try people()
+        var last = try history.lastSent()
+        // The last payee as the contacts know them now (the history keeps a name and address).
+        if let handle = last?.payee?.handle, let current = people.first(where: { $0.handle == handle }) { last?.payee = current }
+        return PaymentResolver(contacts: people, lastPayment: last, currencies: currencyRules, locale: locale)
     }
 
-    /// A parser that knows the contacts' names.
+    /// A parser that knows the contacts' names and aliases (as INVocabulary registers them).
     public func parser(locale: IntentLocale) throws -> UtteranceParser {
-        UtteranceParser(locale: locale, vocabulary: try people().map(\.displayName))
+        UtteranceParser(locale: locale, vocabulary: try people().flatMap { [$0.displayName] + $0.aliases })
     }
 
     /// Checks, without moving money, that the payment can be made: the payee's account exists

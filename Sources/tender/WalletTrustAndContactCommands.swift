@@ -49,10 +49,12 @@ extension WalletCommand {
             @ParentCommand var parent: WalletCommand
             @Argument var name: String
             @Argument var address: String
+            @Option(help: "Another name the contact goes by (\"Mom\"), for `tender say`; may be given several times.") var alias: [String] = []
 
             func run(_ wallet: Wallet) async throws {
-                let contact = try await wallet.contacts.add(name: name, address: address) { try await wallet.horizon.account($0) != nil }
-                emit(.object([("name", .string(contact.name)), ("address", .string(contact.address))]), "added \(contact.name) (\(contact.address))")
+                let contact = try await wallet.contacts.add(name: name, address: address, aliases: alias) { try await wallet.horizon.account($0) != nil }
+                emit(.object([("name", .string(contact.name)), ("address", .string(contact.address)), ("aliases", .array(contact.aliases.map(JSONValue.string)))]),
+                     "added \(contact.name) (\(contact.address))" + (contact.aliases.isEmpty ? "" : ", also called \(contact.aliases.joined(separator: ", "))"))
             }
         }
 
@@ -63,7 +65,7 @@ extension WalletCommand {
 
             func run(_ wallet: Wallet) async throws {
                 let contacts = try wallet.contacts.all()
-                emit(.array(contacts.map { .object([("name", .string($0.name)), ("address", .string($0.address))]) }),
+                emit(.array(contacts.map { .object([("name", .string($0.name)), ("address", .string($0.address)), ("aliases", .array($0.aliases.map(JSONValue.string)))]) }),
                      contacts.isEmpty ? "no contacts" : contacts.map { "\($0.name.padding(toLength: 20, withPad: " ", startingAt: 0)) \($0.address)" }.joined(separator: "\n"))
             }
         }

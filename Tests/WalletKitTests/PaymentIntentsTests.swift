@@ -42,7 +42,7 @@ struct PaymentIntentsTests {
             }
             _ = try await alice.horizon.friendbot(try alice.keystore.address(), asset: "USDC")
             _ = try await alice.horizon.friendbot(try alice.keystore.address(), asset: "EUR")
-            try await alice.contacts.add(name: "Jane Doe", address: try jane.keystore.address()) { _ in true }
+            try await alice.contacts.add(name: "Jane Doe", address: try jane.keystore.address(), aliases: ["Mom", "Auntie Jay"]) { _ in true }
             let assets = CurrencyAssets.testAnchor(try await alice.horizon.anchorCurrencies())
             #expect(assets.assets["USD"] == usdc && assets.assets["EUR"] == eur && assets.assets["XLM"] == .native)
             let history = PaymentHistory(storage: FileKeystoreStorage(url: root.appendingPathComponent("alice/payments.json")))
@@ -71,6 +71,25 @@ struct PaymentIntentsTests {
             resolver = try handler.resolver(locale: .enUS)
             #expect(resolver.resolvePayee(parsed.payee) == .confirmationRequired(payee))
             #expect(resolver.resolveAmount(parsed.amount) == .confirmationRequired(fifty))
+
+            // Aliases are vocabulary: "Auntie Jay" is taken whole, and both find Jane Doe.
+            for said in ["Send $5 to Mom for flowers", "Send $5 to Auntie Jay for flowers"] {
+                let byAlias = try handler.parser(locale: .enUS).parse(said)
+                #expect(byAlias.note == "flowers")
+                #expect(resolver.resolvePayee(byAlias.payee) == .success(payee), "\(said)")
+            }
+
+            // Limits: below the minimum and above the maximum, refused at confirm.
+            let limited = PaymentIntentsHandler(wallet: alice, assets: assets, history: history, limits: ["USD": (minimum: 100, maximum: 10_000)])
+            #expect(await limited.confirm(SendPaymentIntent(payee: payee, amount: CurrencyAmount(minorUnits: 99, currency: "USD", exponent: 2))).code == .failurePaymentsAmountBelowMinimum)
+            #expect(await limited.confirm(SendPaymentIntent(payee: payee, amount: CurrencyAmount(minorUnits: 10_001, currency: "USD", exponent: 2))).code == .failurePaymentsAmountAboveMaximum)
+            #expect(await limited.confirm(SendPaymentIntent(payee: payee, amount: CurrencyAmount(minorUnits: 10_000, currency: "USD", exponent: 2))).code == .ready)
+            // A wallet whose account does not exist yet has no account to pay from.
+            let newcomer = wallet(port, root.appendingPathComponent("newcomer"))
+            try newcomer.keystore.create(KeyPair.random(), pin: "444444")
+            let unfunded = PaymentIntentsHandler(wallet: newcomer, assets: assets, history: PaymentHistory(storage: FileKeystoreStorage(url: root.appendingPathComponent("newcomer/payments.json"))))
+            let noAccount = await unfunded.confirm(SendPaymentIntent(payee: payee, amount: fifty))
+            #expect(noAccount.code == .failureNoBankAccount && noAccount.reason == "account_not_found")
 
             // "Dave" is nobody.
             #expect(resolver.resolvePayee(try handler.parser(locale: .enUS).parse("Pay Dave $5").payee) == .unsupported(.noAccount))
@@ -121,5 +140,34 @@ struct PaymentIntentsTests {
             #expect(entries[1].record.amount == euros)
             #expect(entries[1].record.note == "the flowers")
         }
+    }
+}
+
+@Suite("Payment history")
+struct PaymentHistoryTests {
+    @Test func theLastFiftyAreKeptNewestFirst() throws {
+        let temporary = TemporaryDirectory("history")
+        let history = PaymentHistory(storage: FileKeystoreStorage(url: URL(fileURLWithPath: temporary.file("payments.json"))))
+        #expect(try history.all().isEmpty && history.lastSent() == nil)
+        let jane = Person(displayName: "Jane", handle: "GJANE")
+        for index in 1...55 {
+            let record = PaymentRecord(payee: jane, payer: nil, amount: CurrencyAmount(minorUnits: Int64(index), currency: "USD", exponent: 2), note: "n\(index)", status: .completed)
+            try history.append(.init(kind: .sent, record: record, reference: "hash\(index)", date: Date(timeIntervalSince1970: Double(index))))
+        }
+        let request = PaymentRecord(payee: nil, payer: jane, amount: CurrencyAmount(minorUnits: 7, currency: "EUR", exponent: 2), note: nil, status: .unpaid)
+        try history.append(.init(kind: .requested, record: request, reference: "web+stellar:pay?destination=X", date: Date(timeIntervalSince1970: 100)))
+        let entries = try history.all()
+        #expect(entries.count == 50)
+        #expect(entries.first?.kind == .requested && entries.first?.record.payer == jane)
+        #expect(entries[1].record.amount.minorUnits == 55 && entries.last?.record.amount.minorUnits == 7)
+        #expect(try history.lastSent()?.note == "n55")
+    }
+
+    @Test func contactsWrittenBeforeAliasesStillLoad() throws {
+        let temporary = TemporaryDirectory("contacts")
+        let url = URL(fileURLWithPath: temporary.file("contacts.json"))
+        try Data(#"[{"id":"9F1C1A9E-0F5B-4C1E-9E55-3E0C1E9A7B11","name":"Jane","address":"GJANE"}]"#.utf8).write(to: url)
+        let contacts = try ContactBook(storage: FileKeystoreStorage(url: url)).all()
+        #expect(contacts.map(\.aliases) == [[]])
     }
 }
