@@ -22,7 +22,7 @@ struct Say: AsyncParsableCommand {
     @OptionGroup var options: WalletOptions
 
     @Argument(help: "What to do, in words.")
-    var text: String
+    var text: String = ""
 
     @Option(help: "How numbers and a bare \"$\" are read: en_US, en_GB, nl_NL or de_DE. (default: en_US)")
     var locale: String = "en_US"
@@ -33,6 +33,9 @@ struct Say: AsyncParsableCommand {
     @Flag(help: "Pay without asking to confirm.")
     var yes = false
 
+    @Flag(help: "Instead, list the payments sent and asked for in words, newest first (the last 50).")
+    var history = false
+
     func run() async throws {
         guard let locale = IntentLocale(rawValue: locale) else {
             throw ValidationError("--locale must be one of \(IntentLocale.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -42,6 +45,25 @@ struct Say: AsyncParsableCommand {
             emit(Self.json(parsed), text: Self.describe(parsed))
             return
         }
+        if history {
+            let entries = try PaymentHistory(storage: FileKeystoreStorage(url: options.directory.appendingPathComponent("payments.json"))).all()
+            let json: JSONValue = .array(entries.map { entry in
+                let person = entry.kind == .sent ? entry.record.payee : entry.record.payer
+                return .object([
+                    ("kind", .string(entry.kind.rawValue)), ("person", person.map { .string($0.displayName) } ?? .null),
+                    ("amount", .string(entry.record.amount.decimalString)), ("currency", .string(entry.record.amount.currency)),
+                    ("note", entry.record.note.map(JSONValue.string) ?? .null), ("date", .string(ISO8601DateFormatter().string(from: entry.date))),
+                    ("reference", .string(entry.reference)),
+                ])
+            })
+            let lines = entries.map { entry in
+                let person = (entry.kind == .sent ? entry.record.payee : entry.record.payer)?.displayName ?? "?"
+                return "\(ISO8601DateFormatter().string(from: entry.date))  \(entry.kind == .sent ? "sent to  " : "asked of ") \(person.padding(toLength: 16, withPad: " ", startingAt: 0)) \(entry.record.amount)\(entry.record.note.map { "  '\($0)'" } ?? "")"
+            }
+            emit(json, text: entries.isEmpty ? "no payments asked for in words yet" : lines.joined(separator: "\n"))
+            return
+        }
+        guard !text.isEmpty else { throw ValidationError("say what to do, in words: tender say \"Send $50 to Jane for dinner\"") }
         let wallet = try options.wallet()
         let horizon = wallet.horizon
         let assets = CurrencyAssets.testAnchor((try? await horizon.anchorCurrencies()) ?? [])

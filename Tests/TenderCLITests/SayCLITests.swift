@@ -91,6 +91,9 @@ struct SayCLITests {
         _ = try await ok(["wallet", "pay-uri", uri], home: "jane", input: "123456\n")
         let badURI = try await tender(["wallet", "pay-uri", uri.replacing("amount=3", with: "amount=-3")], home: "jane")
         #expect(badURI.status == 1 && badURI.stderr.contains("amount must be a positive number"))
+        let history = try await ok(["say", "--history", "--json"], home: "alice")
+        #expect(history.components(separatedBy: "\"kind\": \"requested\"").count == 2 && history.components(separatedBy: "\"kind\": \"sent\"").count == 3, "\(history)")
+        #expect(history.firstRange(of: "requested")!.lowerBound < history.firstRange(of: "\"sent\"")!.lowerBound, "newest first")
         let balances = try await ok(["say", "What's my balance"], home: "alice")
         #expect(balances.contains("USD: 997.0000000"), "\(balances)")
 

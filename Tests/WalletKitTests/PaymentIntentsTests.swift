@@ -126,6 +126,14 @@ struct PaymentIntentsTests {
             let stranger = Person(displayName: "Stranger", handle: KeyPair.random().accountID.strKey)
             let strangerAnswer = await handler.confirm(SendPaymentIntent(payee: stranger, amount: fifty))
             #expect(strangerAnswer.code == .failure && strangerAnswer.reason == "recipient_not_found")
+            let carol = wallet(port, root.appendingPathComponent("carol"))
+            try carol.keystore.create(KeyPair.random(), pin: "555555")
+            _ = try await carol.horizon.friendbot(try carol.keystore.address())
+            let noTrust = await handler.confirm(SendPaymentIntent(payee: Person(displayName: "Carol", handle: try carol.keystore.address()), amount: fifty))
+            #expect(noTrust.code == .failure && noTrust.reason == "recipient_cannot_receive", "\(noTrust)")
+            #expect(try await balance(carol, .native) == "10000.0000000")
+            let badHandle = await handler.confirm(SendPaymentIntent(payee: Person(displayName: "Nobody", handle: "not an address"), amount: fifty))
+            #expect(badHandle.code == .failure && badHandle.reason == "payee_invalid")
             let pounds = await handler.confirm(SendPaymentIntent(payee: payee, amount: CurrencyAmount(minorUnits: 100, currency: "GBP", exponent: 2)))
             #expect(pounds.code == .failurePaymentsCurrencyUnsupported)
 
@@ -134,6 +142,7 @@ struct PaymentIntentsTests {
             #expect(request.code == .success)
             let uri = try PayURI(parsing: try #require(request.uri), network: .standalone)
             #expect(uri.destination.strKey == (try alice.keystore.address()) && uri.amount == 200_000_000 && uri.asset == usdc)
+            #expect(try handler.request(RequestPaymentIntent(payer: payee, amount: CurrencyAmount(minorUnits: 100, currency: "GBP", exponent: 2))).code == .failurePaymentsCurrencyUnsupported)
             // History: newest first.
             let entries = try history.all()
             #expect(entries.map(\.kind) == [.requested, .sent, .sent])
