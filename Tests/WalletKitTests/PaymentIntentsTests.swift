@@ -11,12 +11,7 @@ import WalletKit
 /// Tender server; balances checked through Horizon.
 @Suite("Payments in words", .serialized)
 struct PaymentIntentsTests {
-    func wallet(_ port: Int, _ directory: URL) -> Wallet {
-        Wallet(
-            horizon: HorizonClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!), network: .standalone,
-            keystore: Keystore(storage: FileKeystoreStorage(url: directory.appendingPathComponent("keystore.json")), cost: .testing),
-            contacts: ContactBook(storage: FileKeystoreStorage(url: directory.appendingPathComponent("contacts.json"))))
-    }
+    func wallet(_ port: Int, _ directory: URL) -> Wallet { liveWallet(port, directory) }
 
     func balance(_ wallet: Wallet, _ asset: Asset) async throws -> String? {
         try await wallet.account().balances.first { $0.asset == asset }?.balance

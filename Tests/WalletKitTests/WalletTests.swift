@@ -13,12 +13,7 @@ import FoundationNetworking
 /// The reference tutorial through WalletKit against a real Tender server.
 @Suite("Wallet", .serialized)
 struct WalletTests {
-    func wallet(_ port: Int, _ directory: URL) -> Wallet {
-        Wallet(
-            horizon: HorizonClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!), network: .standalone,
-            keystore: Keystore(storage: FileKeystoreStorage(url: directory.appendingPathComponent("keystore.json")), cost: .testing),
-            contacts: ContactBook(storage: FileKeystoreStorage(url: directory.appendingPathComponent("contacts.json"))))
-    }
+    func wallet(_ port: Int, _ directory: URL) -> Wallet { liveWallet(port, directory) }
 
     func expectWalletError(_ code: WalletError.Code, _ message: String? = nil, _ body: () async throws -> Void) async {
         do {
