@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "WalletKit", targets: ["WalletKit"]),
         .library(name: "Gateway", targets: ["Gateway"]),
         .library(name: "Intents", targets: ["Intents"]),
+        .library(name: "PaymentEngine", targets: ["PaymentEngine"]),
         .executable(name: "tender", targets: ["tender"]),
     ],
     dependencies: [
@@ -57,6 +58,9 @@ let package = Package(
         // Payments asked for in words: SiriKit's payments domain and the utterance parser. Pure
         // Swift: no Foundation (its number and name handling is wrong on Linux), no dependencies.
         .target(name: "Intents"),
+        // Paylike's client engine for apps (issue 12, begun): card input and amounts so far. No
+        // server framework: the card rules come from Gateway, which links only swift-crypto.
+        .target(name: "PaymentEngine", dependencies: ["Gateway"]),
         .target(
             name: "Store",
             dependencies: [
@@ -145,6 +149,10 @@ let package = Package(
         .testTarget(
             name: "IntentsTests",
             dependencies: ["Intents"]
+        ),
+        .testTarget(
+            name: "PaymentEngineTests",
+            dependencies: ["PaymentEngine", "Gateway"]
         ),
         .testTarget(
             name: "StoreTests",
