@@ -24,7 +24,7 @@ struct Say: AsyncParsableCommand {
     @Argument(help: "What to do, in words.")
     var text: String = ""
 
-    @Option(help: "How numbers and a bare \"$\" are read: en_US, en_GB, nl_NL or de_DE. (default: en_US)")
+    @Option(help: "How numbers and a bare \"$\" are read: en_US, en_GB, nl_NL or de_DE.")
     var locale: String = "en_US"
 
     @Flag(help: "Print only how the words were read (intent, payee, amount, currency, note), touching no wallet or server.")
@@ -65,6 +65,8 @@ struct Say: AsyncParsableCommand {
         }
         guard !text.isEmpty else { throw ValidationError("say what to do, in words: tender say \"Send $50 to Jane for dinner\"") }
         let wallet = try options.wallet()
+        // No wallet, nothing to pay from: say so before anything else.
+        if let problem = Self.missingWallet(wallet) { throw CommandFailure(problem) }
         let horizon = wallet.horizon
         let assets = CurrencyAssets.testAnchor((try? await horizon.anchorCurrencies()) ?? [])
         let history = PaymentHistory(storage: FileKeystoreStorage(url: options.directory.appendingPathComponent("payments.json")))
@@ -78,6 +80,16 @@ struct Say: AsyncParsableCommand {
         case .unknown:
             let problems = parsed.problems.map(\.detail) + (parsed.unrecognized.isEmpty ? [] : ["did not understand: \(parsed.unrecognized.joined(separator: " "))"])
             throw CommandFailure("I can send money, ask for money or tell your balance; I could not tell which from that" + (problems.isEmpty ? "" : " (\(problems.joined(separator: "; ")))"))
+        }
+    }
+
+    /// Why there is no wallet to pay from, or nil when there is one.
+    static func missingWallet(_ wallet: Wallet) -> String? {
+        do {
+            _ = try wallet.keystore.address()
+            return nil
+        } catch {
+            return "\(error) with `tender wallet create` or `tender wallet import`"
         }
     }
 

@@ -81,6 +81,8 @@ struct SayCLITests {
         #expect(declined.contains("Send 7.00 USD to Jane Doe? [y/N]") && declined.contains("nothing was sent"), "\(declined)")
         let byAlias = try await ok(["say", "--yes", "Send a dollar to Mom"], home: "alice", input: "123456\n")
         #expect(byAlias == "Sent 1.00 USD to Jane Doe (fee 0.0000100 XLM).", "\(byAlias)")
+        let noWallet = try await tender(["say", "Send $5 to Jane"], home: "nobody")
+        #expect(noWallet.status == 1 && noWallet.stderr == "tender: no wallet here; create or import one with `tender wallet create` or `tender wallet import`\n", "\(noWallet.stderr)")
         let unknown = try await tender(["say", "Pay Dave $5"], home: "alice")
         #expect(unknown.status == 1 && unknown.stderr.contains("can't find Dave"))
         let tooMuch = try await tender(["say", "--yes", "Send $5000 to Jane"], home: "alice")
