@@ -119,7 +119,8 @@ public struct PaymentEngineStateMachine: Sendable {
         return error
     }
 
-    private mutating func requireWaiting(_ action: String) throws(EngineError) {
+    /// Fails unless data may be added now: waiting, no call out.
+    mutating func requireWaiting(_ action: String) throws(EngineError) {
         guard state == .waitingForInput, !calling else { throw fail(.invalidState(action: action, state: calling ? "calling" : state.name)) }
     }
 
