@@ -1,4 +1,5 @@
 import Foundation
+import Gateway
 import PaymentEngine
 import Testing
 
@@ -165,5 +166,68 @@ struct PaymentEngineTests {
         await live.startPayment()
         await live.addText("too late")
         #expect(await live.state == .error(.invalidState(action: "addText", state: "success")))
+    }
+}
+
+@Suite("Payment form")
+struct PaymentFormTests {
+    let euros = try! PaymentAmount(currency: "EUR", value: 1_000, exponent: 2)
+    let hosts = PaylikeHosts.tender(URL(string: "http://127.0.0.1:9")!)
+    let november: @Sendable () -> YearMonth = { YearMonth(year: 2026, month: 11) }
+
+    @Test func payIsEnabledOnlyWhenEveryFieldIsValid() async {
+        let server = ScriptedPaylike(.frictionless)
+        let form = PaymentForm(engine: PaymentEngine(integrationKey: "k", mode: .live, client: PaylikeClient(hosts: hosts, transport: server)), amount: euros, today: november)
+        #expect(await !form.payEnabled)
+        await form.setNumber("4242 4242 4242 4242")
+        await form.setExpiry("10/26")
+        await form.setSecurityCode("123")
+        #expect(await form.expiryState == .invalid("The card has expired."))
+        #expect(await !form.payEnabled)
+        await form.pay()
+        let unchanged = await form.phase
+        #expect(unchanged == .editing && server.vaultCalls.isEmpty, "a disabled Pay does nothing")
+        await form.setExpiry("11/26")
+        #expect(await form.payEnabled)
+        await form.pay()
+        #expect(await form.phase == .succeeded(id: "auth-frictionless"))
+        #expect(await !form.payEnabled)
+        await form.setNumber("5555555555554444")
+        #expect(await form.input.number == "4242 4242 4242 4242", "fields are fixed once paid")
+    }
+
+    @Test func aChallengeThenSuccessAndTheBeforePaymentHook() async {
+        let server = ScriptedPaylike(.threeDSecure)
+        let form = PaymentForm(engine: PaymentEngine(integrationKey: "k", mode: .test, client: PaylikeClient(hosts: hosts, transport: server)),
+                               amount: euros, test: PaymentTest(tds: .init(challenge: true)), text: "order", today: november)
+        await form.setBeforePayment { input, text in "\(text ?? "") for \(input.brand.displayName)" }
+        await form.setNumber("4242424242424242")
+        await form.setExpiry("12/2030")
+        await form.setSecurityCode("123")
+        await form.pay()
+        guard case .challenge(let html) = await form.phase else { Issue.record("no challenge"); return }
+        #expect(html.contains("3dsecure/v2/method"))
+        await form.framePosted(hints: ["h5", "h6"])
+        guard case .challenge(let second) = await form.phase else { Issue.record("no second challenge"); return }
+        #expect(second.contains("3dsecure/v2/challenge"))
+        await form.framePosted(hints: ["h8"])
+        #expect(await form.phase == .succeeded(id: "auth-3ds"))
+        #expect(server.paymentCalls.first?.body["text"] as? String == "order for Visa")
+        #expect(((server.paymentCalls.first?.body["card"] as? [String: Any])?["expiry"] as? [String: Int]) == ["month": 12, "year": 2030])
+    }
+
+    @Test func anErrorThenTryAgain() async {
+        let server = ScriptedPaylike(.refuse(code: "PAYMENT_INSUFFICIENT_FUNDS"))
+        let form = PaymentForm(engine: PaymentEngine(integrationKey: "k", mode: .test, client: PaylikeClient(hosts: hosts, transport: server)),
+                               amount: euros, test: PaymentTest(), today: november)
+        await form.setNumber("4242424242424242")
+        await form.setExpiry("1230")
+        await form.setSecurityCode("123")
+        await form.pay()
+        #expect(await form.phase == .failed(.payment(code: "PAYMENT_INSUFFICIENT_FUNDS", message: "refused")))
+        await form.tryAgain()
+        let (phase, enabled) = (await form.phase, await form.payEnabled)
+        #expect(phase == .editing && enabled)
+        #expect(await form.input.number == "4242424242424242", "the fields are kept")
     }
 }
