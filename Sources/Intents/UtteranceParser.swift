@@ -56,19 +56,39 @@ public struct UtteranceParser: Sendable {
     public var appNames: [String] {
         didSet { appWords = Self.folded(appNames) }
     }
+    /// Codes of other currencies the app pays (ledger assets such as "SRT"), read as ISO codes are.
+    public var currencyCodes: [String] {
+        didSet { extraCodes = Self.codes(currencyCodes) }
+    }
     private var vocabularyWords: [[String]]
     private var appWords: [[String]]
+    private(set) var extraCodes: [String: String]
 
     /// Longer text is refused (`too_long`) rather than read.
     public static let maxLength = 2_000
 
-    public init(locale: IntentLocale = .enUS, vocabulary: [String] = [], appNames: [String] = ["Tender"]) {
+    public init(locale: IntentLocale = .enUS, vocabulary: [String] = [], appNames: [String] = ["Tender"], currencyCodes: [String] = []) {
         self.locale = locale
         self.vocabulary = vocabulary
         self.appNames = appNames
+        self.currencyCodes = currencyCodes
         vocabularyWords = Self.folded(vocabulary)
         appWords = Self.folded(appNames)
+        extraCodes = Self.codes(currencyCodes)
     }
+
+    /// Folded code → code, for codes of 3 to 12 letters and digits the tables do not know.
+    private static func codes(_ codes: [String]) -> [String: String] {
+        var table: [String: String] = [:]
+        for code in codes where (3...12).contains(code.count) && code.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+            let key = code.lowercased()
+            if CurrencyTable.symbolKeys[key] == nil, CurrencyTable.nameKeys[key] == nil { table[key] = code.uppercased() }
+        }
+        return table
+    }
+
+    /// The decimals of a currency the parser knows (2 for USD, 0 for JPY, 7 for XLM), or nil.
+    public static func exponent(of code: String) -> Int? { CurrencyTable.byCode[code]?.exponent }
 
     private static func folded(_ phrases: [String]) -> [[String]] {
         phrases.map(Tokenizer.foldedWords).filter { !$0.isEmpty }.sorted { $0.count > $1.count }
@@ -152,6 +172,12 @@ private struct Reading {
         return nil
     }
 
+    /// A symbol, an ISO code, or one of the app's own currency codes at `index`.
+    func symbol(at index: Int) -> (MoneyUnit, Int)? {
+        if index < tokens.count, let code = parser.extraCodes[words[index]] { return (.currency(code), 1) }
+        return match(CurrencyTable.symbolKeys, at: index)
+    }
+
     func minorName(at index: Int) -> (MoneyUnit, Int)? {
         guard index < tokens.count else { return nil }
         if parser.locale == .enGB, words[index] == "penny" || words[index] == "pennies" { return (.currency("GBP"), 1) }
@@ -189,7 +215,7 @@ private struct Reading {
             index += 1
         }
         var unit: MoneyUnit?
-        if let (prefix, length) = match(CurrencyTable.symbolKeys, at: index)
+        if let (prefix, length) = symbol(at: index)
             ?? match(CurrencyTable.nameKeys, at: index).flatMap({ index + $0.1 < tokens.count && tokens[index + $0.1].kind == .number ? $0 : nil }) {
             // "€20", "EUR 20", "ringgit 42"
             unit = prefix
@@ -218,7 +244,7 @@ private struct Reading {
             }
         }
         if unit == nil {
-            if let (suffix, length) = match(CurrencyTable.symbolKeys, at: index) ?? match(CurrencyTable.nameKeys, at: index) {
+            if let (suffix, length) = symbol(at: index) ?? match(CurrencyTable.nameKeys, at: index) {
                 unit = suffix
                 index += length
             } else if let (minor, length) = minorName(at: index) {

@@ -74,7 +74,8 @@ public struct PaymentIntentsHandler: Sendable {
     /// most an Int64 of stroops holds).
     public var currencyRules: [CurrencyRule] {
         assets.assets.keys.sorted().compactMap { code in
-            let exponent = code == "XLM" ? 7 : 2
+            // Currencies the parser knows have their own decimals; other ledger assets the ledger's seven.
+            let exponent = UtteranceParser.exponent(of: code) ?? 7
             let limit = limits[code] ?? (1, Int64.max / 100_000)
             return CurrencyRule(code: code, exponent: exponent, minimum: limit.minimum, maximum: limit.maximum)
         }
@@ -96,7 +97,7 @@ public struct PaymentIntentsHandler: Sendable {
 
     /// A parser that knows the contacts' names and aliases (as INVocabulary registers them).
     public func parser(locale: IntentLocale) throws -> UtteranceParser {
-        UtteranceParser(locale: locale, vocabulary: try people().flatMap { [$0.displayName] + $0.aliases })
+        UtteranceParser(locale: locale, vocabulary: try people().flatMap { [$0.displayName] + $0.aliases }, currencyCodes: Array(assets.assets.keys))
     }
 
     /// Checks, without moving money, that the payment can be made: the payee's account exists

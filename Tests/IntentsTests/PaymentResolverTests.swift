@@ -129,6 +129,22 @@ struct UtteranceProblemTests {
         #expect(registered.parse("Pay Anne-Marie van der Berg €20 for the flowers").note == "the flowers")
     }
 
+    /// Ledger assets the app pays in are codes too; unknown to the parser they are reported, not
+    /// taken for the locale's currency.
+    @Test func theAppsOwnCurrencyCodes() {
+        let plain = UtteranceParser().parse("Send 5 SRT to Jane")
+        #expect(plain.amount?.unit == .unspecified && plain.unrecognized == ["SRT"])
+        let parser = UtteranceParser(currencyCodes: ["SRT", "USDC", "x", "TOOLONGCODE123"])
+        let srt = parser.parse("Send 5 SRT to Jane")
+        #expect(srt.amount?.unit == .currency("SRT") && srt.currency == "SRT" && srt.payee == "Jane" && srt.unrecognized.isEmpty)
+        #expect(parser.parse("Pay Jane 2.5 usdc").currency == "USDC")
+        #expect(parser.parse("Pay Jane SRT 7").amount?.value.description == "7")
+        #expect(parser.parse("Pay Jane 5 EUR").currency == "EUR", "ISO codes keep their meaning")
+        #expect(UtteranceParser.exponent(of: "JPY") == 0 && UtteranceParser.exponent(of: "SRT") == nil)
+        let resolver = PaymentResolver(contacts: [], currencies: [CurrencyRule(code: "SRT", exponent: 7, minimum: 1, maximum: .max)])
+        #expect(resolver.resolveAmount(srt.amount) == .success(CurrencyAmount(minorUnits: 50_000_000, currency: "SRT", exponent: 7)))
+    }
+
     @Test func appsAreDroppedOnlyWhenTheyAreApps() {
         let parser = UtteranceParser(appNames: ["Tender", "Cash Pal"])
         #expect(parser.parse("Send $5 to Jane with Cash Pal").app == "Cash Pal")

@@ -43,6 +43,10 @@ struct PaymentIntentsTests {
             let history = PaymentHistory(storage: FileKeystoreStorage(url: root.appendingPathComponent("alice/payments.json")))
             let handler = PaymentIntentsHandler(wallet: alice, assets: assets, history: history)
             let aliceUSDC = try await balance(alice, usdc)
+            // Fiat keeps its decimals; other ledger assets have the ledger's seven.
+            let exponents = Dictionary(uniqueKeysWithValues: handler.currencyRules.map { ($0.code, $0.exponent) })
+            #expect(exponents["USD"] == 2 && exponents["EUR"] == 2 && exponents["XLM"] == 7 && exponents["SRT"] == 7 && exponents["USDC"] == 7)
+            #expect(try handler.parser(locale: .enUS).parse("Send 5 SRT to Jane").currency == "SRT")
 
             // "Send money to Jane": the payee resolves, the amount is asked for, then paid.
             var parsed = try handler.parser(locale: .enUS).parse("Send money to Jane")
