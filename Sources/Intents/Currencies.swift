@@ -28,7 +28,7 @@ enum CurrencyTable {
     static let all: [Currency] = [
         Currency(code: "USD", exponent: 2, symbols: ["usd", "us$", "us $"], names: ["us dollar", "us dollars", "american dollar", "american dollars"], minorNames: []),
         Currency(code: "EUR", exponent: 2, symbols: ["eur", "€", "€ur"], names: ["euro", "euros"], minorNames: ["eurocent", "eurocents"]),
-        Currency(code: "GBP", exponent: 2, symbols: ["gbp", "£"], names: ["pound", "pounds", "pound sterling", "pounds sterling", "quid"], minorNames: ["pence", "penny"]),
+        Currency(code: "GBP", exponent: 2, symbols: ["gbp", "£"], names: ["pound", "pounds", "pound sterling", "pounds sterling", "quid"], minorNames: ["pence"]),
         Currency(code: "CAD", exponent: 2, symbols: ["cad", "ca$", "ca $", "c$"], names: ["canadian dollar", "canadian dollars"], minorNames: []),
         Currency(code: "AUD", exponent: 2, symbols: ["aud", "a$", "au$"], names: ["australian dollar", "australian dollars"], minorNames: []),
         Currency(code: "JPY", exponent: 0, symbols: ["jpy", "¥"], names: ["yen"], minorNames: []),
@@ -69,14 +69,12 @@ enum CurrencyTable {
 
     /// Minor-unit names: what a hundredth (or thousandth) of which currency they are.
     static let minorNames: [String: MoneyUnit] = {
+        // A penny is a cent outside Britain (the parser makes it GBP in en_GB).
         var table: [String: MoneyUnit] = [
             "cent": .ambiguous(.dollar), "cents": .ambiguous(.dollar), "c": .ambiguous(.dollar), "¢": .ambiguous(.dollar),
-            "pennies": .currency("GBP"), "p": .currency("GBP"),
+            "penny": .ambiguous(.dollar), "pennies": .ambiguous(.dollar), "p": .currency("GBP"),
         ]
         for currency in all { for name in currency.minorNames { table[name] = .currency(currency.code) } }
-        // In the US a penny is a cent.
-        table["pennies"] = .ambiguous(.dollar)
-        table["penny"] = .currency("GBP")
         return table
     }()
 

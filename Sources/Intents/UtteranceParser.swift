@@ -60,8 +60,8 @@ public struct UtteranceParser: Sendable {
     public var currencyCodes: [String] {
         didSet { extraCodes = Self.codes(currencyCodes) }
     }
-    private var vocabularyWords: [[String]]
-    private var appWords: [[String]]
+    private(set) var vocabularyWords: [[String]]
+    private(set) var appWords: [[String]]
     private(set) var extraCodes: [String: String]
 
     /// Longer text is refused (`too_long`) rather than read.
@@ -181,7 +181,6 @@ private struct Reading {
     func minorName(at index: Int) -> (MoneyUnit, Int)? {
         guard index < tokens.count else { return nil }
         if parser.locale == .enGB, words[index] == "penny" || words[index] == "pennies" { return (.currency("GBP"), 1) }
-        if words[index] == "penny" { return (.ambiguous(.dollar), 1) }
         return match(CurrencyTable.minorNameKeys, at: index)
     }
 
@@ -192,7 +191,7 @@ private struct Reading {
 
     /// A number at `index`: digits (read by the locale) or words. Problems for digits that
     /// cannot be read.
-    mutating func number(at index: Int, problems: inout [ParseProblem], oneBefore: (String) -> Bool) -> (DecimalNumber, Int)? {
+    func number(at index: Int, problems: inout [ParseProblem], oneBefore: (String) -> Bool) -> (DecimalNumber, Int)? {
         guard index < tokens.count else { return nil }
         if tokens[index].kind == .number {
             guard let value = DecimalNumber.parse(digits: words[index], locale: parser.locale) else {
@@ -207,7 +206,7 @@ private struct Reading {
 
     /// An amount starting at `index`: [sign] [symbol or code] number [k/thousand] [symbol, code or
     /// name] [and N cents], or N cents. `strong` when a currency is said.
-    mutating func amount(at start: Int, problems: inout [ParseProblem]) -> (ParsedAmount, end: Int, strong: Bool)? {
+    func amount(at start: Int, problems: inout [ParseProblem]) -> (ParsedAmount, end: Int, strong: Bool)? {
         var index = start
         var negative = false
         if index < tokens.count, ["-", "\u{2212}"].contains(words[index]) || words[index] == "minus" || words[index] == "negative" {
@@ -315,7 +314,6 @@ private struct Reading {
             result.amount = chosen.0
             mark(chosen.1)
         }
-        let amountStart = chosen?.1.lowerBound
 
         // The verb says which intent.
         var verb: Int?
@@ -344,7 +342,7 @@ private struct Reading {
 
         // "with <app>" (a registered app) and "using <app>" are dropped.
         for position in words.indices where !taken[position] && (words[position] == "with" || words[position] == "using" || words[position] == "via") {
-            if let length = phrase(parser.appWordsList, at: position + 1) {
+            if let length = phrase(parser.appWords, at: position + 1) {
                 result.app = original(position + 1..<position + 1 + length)
                 mark(position..<position + 1 + length)
             } else if words[position] == "using" {
@@ -363,7 +361,7 @@ private struct Reading {
             var end = start + 1
             while end < tokens.count, !taken[end] { end += 1 }
             // "... for the tickets to Jane": a person named at the very end is the payee.
-            if result.payee == nil, !hasPersonBefore(start, verb: verb, marker: personMarker, amountStart: amountStart) {
+            if result.payee == nil, !hasPersonBefore(start, verb: verb, marker: personMarker) {
                 if let marker = (start + 2..<end).last(where: { words[$0] == personMarker }), let length = nameLength(at: skippingMy(marker + 1)), skippingMy(marker + 1) + length == end {
                     end = marker
                 }
@@ -384,8 +382,7 @@ private struct Reading {
                 candidate = start
                 mark(marker..<start)
             } else {
-                var next = verb + 1
-                while next < tokens.count, words[next] == "back" || words[next] == "my" { next += 1 }
+                let next = wordAfterVerb(verb)
                 if next < tokens.count, !taken[next], nameLength(at: next) != nil { candidate = next }
             }
             if let candidate, let length = nameLength(at: candidate) {
@@ -407,19 +404,26 @@ private struct Reading {
         index < tokens.count && words[index] == "my" && !taken[index] ? index + 1 : index
     }
 
-    func hasPersonBefore(_ index: Int, verb: Int?, marker: String, amountStart: Int?) -> Bool {
+    /// Whether a person is named before `index`: after the marker, or right after the verb.
+    func hasPersonBefore(_ index: Int, verb: Int?, marker: String) -> Bool {
         if (0..<index).contains(where: { words[$0] == marker && nameLength(at: skippingMy($0 + 1)) != nil }) { return true }
         guard let verb else { return false }
-        var next = verb + 1
-        while next < index, words[next] == "back" || words[next] == "my" { next += 1 }
+        let next = wordAfterVerb(verb)
         return next < index && !taken[next] && nameLength(at: next) != nil
+    }
+
+    /// Where a person named right after the verb starts: "pay back my Jane".
+    func wordAfterVerb(_ verb: Int) -> Int {
+        var next = verb + 1
+        while next < tokens.count, words[next] == "back" || words[next] == "my" { next += 1 }
+        return next
     }
 
     /// How many words of a name start at `index`: a registered name (longest first), or up to
     /// four words that are not stop words.
     func nameLength(at index: Int) -> Int? {
         guard index < tokens.count, !taken[index], tokens[index].kind == .word else { return nil }
-        if let length = phrase(parser.vocabularyWordsList, at: index) { return length }
+        if let length = phrase(parser.vocabularyWords, at: index) { return length }
         var end = index
         while end < tokens.count, end - index < 4, tokens[end].kind == .word, !taken[end],
               !UtteranceParser.nameStops.contains(words[end]), !NumberWords.isNumberWord(words[end]) || end > index {
@@ -450,9 +454,4 @@ private struct Reading {
             result.unrecognized.append(original(position..<position + 1))
         }
     }
-}
-
-extension UtteranceParser {
-    var vocabularyWordsList: [[String]] { vocabularyWords }
-    var appWordsList: [[String]] { appWords }
 }

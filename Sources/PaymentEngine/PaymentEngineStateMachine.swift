@@ -120,16 +120,21 @@ public struct PaymentEngineStateMachine: Sendable {
     }
 
     /// Fails unless data may be added now: waiting, no call out.
-    mutating func requireWaiting(_ action: String) throws(EngineError) {
+    private mutating func requireWaiting(_ action: String) throws(EngineError) {
         guard state == .waitingForInput, !calling else { throw fail(.invalidState(action: action, state: calling ? "calling" : state.name)) }
     }
 
     /// The tokenized card. In live mode the number must pass the Luhn check (the caller checks
     /// before tokenizing and says so here).
     public mutating func addCard(_ tokens: CardTokens, numberPassesLuhn: Bool) throws(EngineError) {
+        try admitCard(numberPassesLuhn: numberPassesLuhn)
+        card = tokens
+    }
+
+    /// Whether a card may be added now, checked before its number is tokenized.
+    public mutating func admitCard(numberPassesLuhn: Bool) throws(EngineError) {
         try requireWaiting("addCard")
         if mode == .live, !numberPassesLuhn { throw fail(.invalidCardNumber) }
-        card = tokens
     }
 
     /// The amount and, in test mode only, whether a `test` object goes with the payment.

@@ -64,23 +64,18 @@ public final class SQLiteLedgerStore: LedgerStore {
     /// transactions) and each commit slowed as it grew. So once the WAL holds more than
     /// ``walRestartFrames``, a RESTART checkpoint follows: it waits for the commit in flight,
     /// copies the few frames the passive one left, and the next commit writes the WAL from its
-    /// start again (the file cut back to `journal_size_limit`).
+    /// start again (over the same file: overwriting is cheaper than growing it).
     private func checkpointSoon() {
         guard commitsSinceCheckpoint.increment() % 32 == 0 else { return }
         checkpointQueue.async { [checkpointer, walRestartFrames] in
             try? checkpointer.inDatabase { db in
-                // The result row: busy, frames in the WAL, frames copied.
-                func passive() throws -> (frames: Int, copied: Int) {
-                    let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")
-                    return (row.flatMap { $0[1] as Int? } ?? 0, row.flatMap { $0[2] as Int? } ?? 0)
-                }
-                var (frames, copied) = try passive()
+                var (frames, copied) = try Self.passiveCheckpoint(db)
                 guard frames > walRestartFrames else { return }
                 // The RESTART holds commits back while it copies what is left, so first catch
                 // up with the writer (copying is faster than committing) until little is left.
                 var passes = 1
                 while frames - copied > Self.restartBacklog, passes < 8 {
-                    (frames, copied) = try passive()
+                    (frames, copied) = try Self.passiveCheckpoint(db)
                     passes += 1
                 }
                 try db.execute(sql: "PRAGMA wal_checkpoint(RESTART)")
@@ -88,14 +83,19 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
+    /// Copies what it can without waiting; answers the frames in the WAL and those copied.
+    private static func passiveCheckpoint(_ db: Database) throws -> (frames: Int, copied: Int) {
+        // The result row: busy, frames in the WAL, frames copied.
+        let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")
+        return (row.flatMap { $0[1] as Int? } ?? 0, row.flatMap { $0[2] as Int? } ?? 0)
+    }
+
     /// Returns when the checkpoints asked for so far have run, with the frames in the WAL then.
     func checkpointsFinished() async -> Int {
         await withCheckedContinuation { continuation in
             checkpointQueue.async { [checkpointer] in
-                let frames = try? checkpointer.inDatabase { db in
-                    try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)").flatMap { $0[1] as Int? }
-                }
-                continuation.resume(returning: (frames ?? nil) ?? -1)
+                let frames = try? checkpointer.inDatabase { try Self.passiveCheckpoint($0).frames }
+                continuation.resume(returning: frames ?? -1)
             }
         }
     }

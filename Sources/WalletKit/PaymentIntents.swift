@@ -103,36 +103,28 @@ public struct PaymentIntentsHandler: Sendable {
     /// Checks, without moving money, that the payment can be made: the payee's account exists
     /// and can hold the asset, the wallet's balance covers amount and fee, the limits hold.
     public func confirm(_ intent: SendPaymentIntent) async -> PaymentIntentResponse {
-        do {
-            let (_, _, fee) = try await check(intent)
-            return PaymentIntentResponse(code: .ready, message: "Ready to send \(intent.amount!) to \(intent.payee!.displayName) (fee \(Amount.format(fee)) XLM)")
-        } catch let failure as PaymentIntentResponse {
-            return failure
-        } catch {
-            return PaymentIntentResponse(code: .failure, reason: "network", message: "\(error)")
+        switch await checked(intent) {
+        case .failure(let refusal):
+            return refusal
+        case .success(let payment):
+            return PaymentIntentResponse(code: .ready, message: "Ready to send \(payment.amount) to \(payment.payee.displayName) (fee \(Amount.format(payment.fee)) XLM)")
         }
     }
 
     /// Pays (the PIN unlocks the key) and answers success with the record, or the failure code.
     public func handle(_ intent: SendPaymentIntent, pin: String) async -> PaymentIntentResponse {
-        let checked: (AccountID, Asset, Int64)
-        do {
-            checked = try await check(intent)
-        } catch let failure as PaymentIntentResponse {
-            return failure
-        } catch {
-            return PaymentIntentResponse(code: .failure, reason: "network", message: "\(error)")
+        let payment: CheckedPayment
+        switch await checked(intent) {
+        case .failure(let refusal): return refusal
+        case .success(let checked): payment = checked
         }
-        let (_, asset, fee) = checked
-        let amount = intent.amount!
-        let payee = intent.payee!
         do {
-            let submission = try await wallet.pay(to: payee.handle, amount: Amount.format(CurrencyAssets.stroops(amount)!), asset: asset,
+            let submission = try await wallet.pay(to: payment.payee.handle, amount: Amount.format(payment.stroops), asset: payment.asset,
                                                   memo: intent.note.map(Self.memo), pin: pin)
-            let record = PaymentRecord(payee: payee, payer: nil, amount: amount, note: intent.note, status: .completed,
-                                       fee: CurrencyAmount(minorUnits: fee, currency: "XLM", exponent: 7))
+            let record = PaymentRecord(payee: payment.payee, payer: nil, amount: payment.amount, note: intent.note, status: .completed,
+                                       fee: CurrencyAmount(minorUnits: payment.fee, currency: "XLM", exponent: 7))
             try history.append(.init(kind: .sent, record: record, reference: submission.hash, date: Date()))
-            return PaymentIntentResponse(code: .success, message: "Sent \(amount) to \(payee.displayName)", record: record)
+            return PaymentIntentResponse(code: .success, message: "Sent \(payment.amount) to \(payment.payee.displayName)", record: record)
         } catch let error as KeystoreError {
             return PaymentIntentResponse(code: .failureCredentialsUnverified, reason: error.code.rawValue, message: error.message)
         } catch let error as WalletError {
@@ -161,8 +153,28 @@ public struct PaymentIntentsHandler: Sendable {
         return PaymentIntentResponse(code: code, reason: error.code.rawValue, message: error.message)
     }
 
-    /// The checks both confirm and handle make; throws the failure response.
-    private func check(_ intent: SendPaymentIntent) async throws -> (AccountID, Asset, Int64) {
+    /// A payment that passed the checks, with what paying it needs.
+    struct CheckedPayment {
+        var payee: Person
+        var amount: CurrencyAmount
+        var asset: Asset
+        var stroops: Int64
+        /// The network's fee, in stroops.
+        var fee: Int64
+    }
+
+    /// The checks both confirm and handle make, or the response that refuses the payment.
+    private func checked(_ intent: SendPaymentIntent) async -> Result<CheckedPayment, PaymentIntentResponse> {
+        do {
+            return .success(try await check(intent))
+        } catch let refusal as PaymentIntentResponse {
+            return .failure(refusal)
+        } catch {
+            return .failure(PaymentIntentResponse(code: .failure, reason: "network", message: "\(error)"))
+        }
+    }
+
+    private func check(_ intent: SendPaymentIntent) async throws -> CheckedPayment {
         guard let payee = intent.payee, let destination = try? AccountID(payee.handle) else {
             throw PaymentIntentResponse(code: .failure, reason: "payee_invalid", message: "No payee with a Stellar address")
         }
@@ -209,7 +221,7 @@ public struct PaymentIntentsHandler: Sendable {
         } else if asset != .native || stroops < Amount.stroopsPerUnit {
             throw PaymentIntentResponse(code: .failure, reason: WalletError.Code.recipientNotFound.rawValue, message: "\(payee.displayName)'s account does not exist")
         }
-        return (destination, asset, fees.baseFee)
+        return CheckedPayment(payee: payee, amount: amount, asset: asset, stroops: stroops, fee: fees.baseFee)
     }
 
     // MARK: Request payment

@@ -62,9 +62,9 @@ struct EnvelopeBench: ParsableCommand {
             let txHash = decoded.hash(on: network)
             let signer = KeyPair(accountID: decoded.transaction.sourceAccount.accountID)
             precondition(decoded.isSignature(decoded.signatures[0], validFor: signer, on: network) || signer.verify(decoded.signatures[0].signature, for: txHash.bytes))
-            latencies.append(nanoseconds(clock.now - before))
+            latencies.append((clock.now - before).nanoseconds)
         }
-        let pipelineRate = Double(latencies.count) / seconds(clock.now - start)
+        let pipelineRate = Double(latencies.count) / (clock.now - start).seconds
         latencies.sort()
         func percentile(_ p: Double) -> Double { Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) / 1000 }
 
@@ -106,16 +106,20 @@ struct EnvelopeBench: ParsableCommand {
             for _ in 0..<256 { body() }
             count += 256
         }
-        return Double(count) / self.seconds(clock.now - start)
+        return Double(count) / (clock.now - start).seconds
     }
+}
 
-    private func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
+extension Duration {
+    /// Whole nanoseconds, for latency figures.
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
         return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 
-    private func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
+    /// Seconds with their fraction, for rates.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -46,19 +46,20 @@ struct Say: AsyncParsableCommand {
             return
         }
         if history {
+            let dates = ISO8601DateFormatter()
             let entries = try PaymentHistory(storage: FileKeystoreStorage(url: options.directory.appendingPathComponent("payments.json"))).all()
             let json: JSONValue = .array(entries.map { entry in
                 let person = entry.kind == .sent ? entry.record.payee : entry.record.payer
                 return .object([
                     ("kind", .string(entry.kind.rawValue)), ("person", person.map { .string($0.displayName) } ?? .null),
                     ("amount", .string(entry.record.amount.decimalString)), ("currency", .string(entry.record.amount.currency)),
-                    ("note", entry.record.note.map(JSONValue.string) ?? .null), ("date", .string(ISO8601DateFormatter().string(from: entry.date))),
+                    ("note", entry.record.note.map(JSONValue.string) ?? .null), ("date", .string(dates.string(from: entry.date))),
                     ("reference", .string(entry.reference)),
                 ])
             })
             let lines = entries.map { entry in
                 let person = (entry.kind == .sent ? entry.record.payee : entry.record.payer)?.displayName ?? "?"
-                return "\(ISO8601DateFormatter().string(from: entry.date))  \(entry.kind == .sent ? "sent to  " : "asked of ") \(person.padding(toLength: 16, withPad: " ", startingAt: 0)) \(entry.record.amount)\(entry.record.note.map { "  '\($0)'" } ?? "")"
+                return "\(dates.string(from: entry.date))  \(entry.kind == .sent ? "sent to  " : "asked of ") \(person.padding(toLength: 16, withPad: " ", startingAt: 0)) \(entry.record.amount)\(entry.record.note.map { "  '\($0)'" } ?? "")"
             }
             emit(json, text: entries.isEmpty ? "no payments asked for in words yet" : lines.joined(separator: "\n"))
             return
@@ -72,7 +73,7 @@ struct Say: AsyncParsableCommand {
         let history = PaymentHistory(storage: FileKeystoreStorage(url: options.directory.appendingPathComponent("payments.json")))
         let handler = PaymentIntentsHandler(wallet: wallet, assets: assets, history: history)
         let parsed = try handler.parser(locale: locale).parse(text)
-        var conversation = Conversation(options: options, handler: handler, locale: locale, yes: yes)
+        let conversation = Conversation(options: options, handler: handler, locale: locale, yes: yes)
         switch parsed.intent {
         case .send: try await conversation.send(parsed)
         case .request: try await conversation.request(parsed)
@@ -218,8 +219,7 @@ struct Conversation {
         let resolver = try handler.resolver(locale: locale)
         let payee = try person(parsed.payee, resolver: resolver, role: "payee")
         let amount = try amount(parsed.amount, resolver: resolver)
-        var note: String?
-        if case .success(let said) = resolver.resolveNote(parsed.note) { note = said }
+        let note = Self.note(parsed, resolver)
         let intent = SendPaymentIntent(payee: payee, amount: amount, note: note)
         let ready = await handler.confirm(intent)
         guard ready.code == .ready else { throw failure(ready) }
@@ -243,6 +243,12 @@ struct Conversation {
         fflush(nil)
     }
 
+    /// The note, when one was said.
+    static func note(_ parsed: ParsedUtterance, _ resolver: PaymentResolver) -> String? {
+        if case .success(let note) = resolver.resolveNote(parsed.note) { return note }
+        return nil
+    }
+
     func failure(_ response: PaymentIntentResponse) -> CommandFailure {
         CommandFailure("\(response.message) [\(response.code) \(response.code.rawValue)\(response.reason.map { ", \($0)" } ?? "")]")
     }
@@ -251,8 +257,7 @@ struct Conversation {
         let resolver = try handler.resolver(locale: locale)
         let payer = try person(parsed.payee, resolver: resolver, role: "payer")
         let amount = try amount(parsed.amount, resolver: resolver)
-        var note: String?
-        if case .success(let said) = resolver.resolveNote(parsed.note) { note = said }
+        let note = Self.note(parsed, resolver)
         let answer = try handler.request(RequestPaymentIntent(payer: payer, amount: amount, note: note))
         guard answer.code == .success, let uri = answer.uri else { throw CommandFailure("\(answer.message) [\(answer.code) \(answer.code.rawValue)]") }
         let json: JSONValue = .object([
