@@ -58,8 +58,8 @@ let package = Package(
         // Payments asked for in words: SiriKit's payments domain and the utterance parser. Pure
         // Swift: no Foundation (its number and name handling is wrong on Linux), no dependencies.
         .target(name: "Intents"),
-        // Paylike's client engine for apps (issue 12, begun): card input and amounts so far. No
-        // server framework: the card rules come from Gateway, which links only swift-crypto.
+        // Paylike's client engine for apps: card input, the engine, the form. No server
+        // framework: the card rules and amounts come from Gateway, which links only swift-crypto.
         .target(name: "PaymentEngine", dependencies: ["Gateway"]),
         .target(
             name: "Store",
@@ -92,6 +92,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -152,7 +153,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PaymentEngineTests",
-            dependencies: ["PaymentEngine", "Gateway"]
+            dependencies: [
+                "PaymentEngine", "Gateway", "TenderServer", "TenderTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         .testTarget(
             name: "StoreTests",

@@ -75,6 +75,10 @@ public struct PaymentIntentRecord: Sendable, Codable, Equatable {
     public var settlement: SettlementState?
     /// The hash of the ledger transaction that settled it (hex).
     public var settlementTransaction: String?
+    /// Paylike's `custom` data given with the payment, as the client sent it (compact JSON).
+    public var custom: String?
+    /// What the merchant did to the authorisation through Paylike's merchant API, in order.
+    public var trail: [TrailEntry]?
 
     public init(id: String, clientSecret: String, currency: String, created: Int64, machine: PaymentIntentStateMachine, paymentMethodTypes: [PaymentMethodType], metadata: [String: String] = [:]) {
         self.id = id
@@ -159,5 +163,44 @@ public struct PayoutRecord: Sendable, Codable, Equatable {
         self.created = created
         self.ledgerTransaction = ledgerTransaction
         self.metadata = metadata
+    }
+}
+
+/// One entry of a Paylike transaction's trail: a capture, refund or void, and its amount.
+public struct TrailEntry: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable { case capture, refund, void }
+    public let kind: Kind
+    public let amount: Int64
+    public let created: Int64
+    public var descriptor: String?
+
+    public init(kind: Kind, amount: Int64, created: Int64, descriptor: String? = nil) {
+        self.kind = kind
+        self.amount = amount
+        self.created = created
+        self.descriptor = descriptor
+    }
+}
+
+/// A capture that is not the intent's last (Paylike's captures): settled on the ledger on its
+/// own, with its own memo, so that each is found again or made once after a stop.
+public struct CaptureRecord: Sendable, Codable, Equatable {
+    public enum Status: String, Sendable, Codable { case pending, succeeded }
+    public let id: String
+    public let paymentIntent: String
+    public let amount: Int64
+    public let currency: String
+    public let created: Int64
+    public var status: Status
+    /// The ledger transaction that settled it (hex).
+    public var ledgerTransaction: String?
+
+    public init(id: String, paymentIntent: String, amount: Int64, currency: String, created: Int64, status: Status) {
+        self.id = id
+        self.paymentIntent = paymentIntent
+        self.amount = amount
+        self.currency = currency
+        self.created = created
+        self.status = status
     }
 }

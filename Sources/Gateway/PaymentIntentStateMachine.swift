@@ -66,6 +66,9 @@ public struct PaymentIntentStateMachine: Sendable, Codable, Equatable {
     public private(set) var amountReceived: Int64 = 0
     /// What was refunded so far, out of `amountReceived`.
     public private(set) var amountRefunded: Int64 = 0
+    /// What a manual capture's authorisation held (nil before one, and in records stored
+    /// before this field existed).
+    public private(set) var amountAuthorized: Int64?
     /// Why the last attempt failed; cleared by the next success.
     public private(set) var lastPaymentError: PaymentFailure?
     public private(set) var pendingAction: PendingAction?
@@ -191,19 +194,43 @@ public struct PaymentIntentStateMachine: Sendable, Codable, Equatable {
         }
     }
 
-    /// Captures `amountToCapture` (all that is capturable when nil); the rest is released.
+    /// Captures `amountToCapture` (all that is capturable when nil). A final capture (Stripe's)
+    /// releases the rest; a capture that is not final (Stripe's multicapture, Paylike's
+    /// captures) leaves the rest capturable, and the intent succeeds once nothing is left.
     /// - Throws: `payment_intent_unexpected_state` unless the intent waits for a capture;
     ///   `amount_invalid` for an amount outside 1...amount_capturable.
-    public mutating func capture(_ amountToCapture: Int64?) throws(PaymentIntentStateError) -> Action {
+    public mutating func capture(_ amountToCapture: Int64?, final: Bool = true) throws(PaymentIntentStateError) -> Action {
         guard status == .requiresCapture else { throw refuse("capture") }
         let amount = amountToCapture ?? amountCapturable
         guard amount >= 1, amount <= amountCapturable else {
             throw PaymentIntentStateError(code: .invalidAmount, message: "The amount to capture must be from 1 to the amount capturable, \(amountCapturable).", parameter: "amount_to_capture")
         }
-        amountCapturable = 0
-        amountReceived = amount
-        status = .succeeded
+        amountCapturable = final ? 0 : amountCapturable - amount
+        amountReceived += amount
+        if amountCapturable == 0 { status = .succeeded }
         return .settle(amount: amount)
+    }
+
+    /// Releases `amount` of what is still capturable (Paylike's partial void). Once nothing is
+    /// left the intent is succeeded if anything was captured, else canceled.
+    /// - Throws: `payment_intent_unexpected_state` unless the intent waits for a capture;
+    ///   `amount_invalid` for an amount outside 1...amount_capturable.
+    public mutating func void(_ amount: Int64) throws(PaymentIntentStateError) -> Action {
+        guard status == .requiresCapture else { throw refuse("void") }
+        guard amount >= 1, amount <= amountCapturable else {
+            throw PaymentIntentStateError(code: .invalidAmount, message: "The amount to void must be from 1 to the amount capturable, \(amountCapturable).", parameter: "amount")
+        }
+        amountCapturable -= amount
+        if amountCapturable == 0 {
+            status = amountReceived > 0 ? .succeeded : .canceled
+        }
+        return .release(amount: amount)
+    }
+
+    /// What was authorised and neither captured nor capturable any more: released by a void,
+    /// a cancellation or a final capture of less. Zero when nothing was authorised.
+    public var amountReleased: Int64 {
+        (amountAuthorized ?? amountReceived) - amountCapturable - amountReceived
     }
 
     /// Cancels the intent.
@@ -214,6 +241,13 @@ public struct PaymentIntentStateMachine: Sendable, Codable, Equatable {
         case .processing, .succeeded, .canceled: throw refuse("cancel")
         }
         let held = amountCapturable
+        if amountReceived > 0 {
+            // Part was captured already (captures that were not final): the rest is released
+            // and the payment stands for what was captured.
+            amountCapturable = 0
+            status = .succeeded
+            return .release(amount: held)
+        }
         status = .canceled
         cancellationReason = reason
         pendingAction = nil
@@ -222,11 +256,12 @@ public struct PaymentIntentStateMachine: Sendable, Codable, Equatable {
         return held > 0 ? .release(amount: held) : .canceled
     }
 
-    /// Refunds `amount` (everything not yet refunded when nil) of a succeeded payment.
-    /// - Throws: `payment_intent_unexpected_state` unless the intent succeeded; `amount_invalid`
-    ///   for more than is left to refund or less than 1.
+    /// Refunds `amount` (everything not yet refunded when nil) of what was captured: of a
+    /// succeeded payment, or of the captures so far of one that may still capture more.
+    /// - Throws: `payment_intent_unexpected_state` unless something was captured;
+    ///   `amount_invalid` for more than is left to refund or less than 1.
     public mutating func refund(_ amount: Int64?) throws(PaymentIntentStateError) -> Action {
-        guard status == .succeeded else {
+        guard status == .succeeded || (status == .requiresCapture && amountReceived > 0) else {
             throw PaymentIntentStateError(code: .unexpectedState, message: "This PaymentIntent has no captured payment to refund: it has a status of \(status.rawValue).", parameter: "payment_intent")
         }
         let refundable = amountReceived - amountRefunded
@@ -261,6 +296,7 @@ public struct PaymentIntentStateMachine: Sendable, Codable, Equatable {
         case .manual:
             status = .requiresCapture
             amountCapturable = amount
+            amountAuthorized = amount
             return .authorized(amount: amount)
         }
     }

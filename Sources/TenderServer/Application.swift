@@ -114,7 +114,9 @@ public func buildApplication(
         settlementDesks: SettlementDesks(maxPending: configuration.fundingQueueLimit), webhookWakeup: webhookWakeup,
         now: { Int64(Date().timeIntervalSince1970) }, random: GatewayService.systemRandom, logger: logger)
     try await gateway.recover(reader: store)
-    GatewayRoutes(service: gateway, adminKey: try GatewayService.loadAdminKey(directory: configuration.dataDirectory), logger: logger).register(on: router)
+    let gatewayRoutes = GatewayRoutes(service: gateway, adminKey: try GatewayService.loadAdminKey(directory: configuration.dataDirectory), logger: logger)
+    gatewayRoutes.register(on: router)
+    PaylikeRoutes(service: gateway, routes: gatewayRoutes, logger: logger).register(on: router)
     metrics.register(on: router, commits: writer.commits, reader: store)
     return Application(
         responder: CachedAccountResponder(router: router.buildResponder(), cache: accountCache, metrics: metrics, resources: { horizon.resources(for: $0) }),

@@ -6,23 +6,12 @@ import Testing
 /// a real `tender serve`: every check of Tests/Interop/horizon_interop.py must pass.
 @Suite(.serialized)
 struct InteropTests {
-    static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
 
     /// Runs an interop script with the project's Python environment (made by
     /// Scripts/python-env.sh when missing); it must exit 0 after saying its checks passed.
     static func runPython(_ script: String, _ arguments: [String]) async throws {
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/bin/bash")
-        python.arguments = ["-c", #"source Scripts/python-env.sh && exec "$TENDER_PYTHON" "$@""#, "interop", script] + arguments
-        python.currentDirectoryURL = packageRoot
-        let output = Pipe()
-        python.standardOutput = output
-        python.standardError = output
-        try python.run()
-        let text = await Tender.collect(python, output: output)
-        #expect(python.terminationStatus == 0, "\(text)")
+        let (status, text) = try await PythonScripts.run(script, arguments)
+        #expect(status == 0, "\(text)")
         #expect(text.contains("checks passed"), "\(text)")
     }
 
@@ -57,7 +46,7 @@ struct InteropTests {
 
         server.process.terminate()
         _ = await server.waitForExit(timeout: 30)
-        let script = try String(contentsOf: Self.packageRoot.appendingPathComponent("Tests/Interop/stripe_interop.py"), encoding: .utf8)
+        let script = try String(contentsOf: PythonScripts.packageRoot.appendingPathComponent("Tests/Interop/stripe_interop.py"), encoding: .utf8)
         let numbers = Set(script.matches(of: /"([0-9]{15,16}|4242 4242 4242 4242)"/).map { String($0.1).replacingOccurrences(of: " ", with: "") })
         #expect(numbers.count >= 15)
         let files = try FileManager.default.contentsOfDirectory(atPath: data).map { data + "/" + $0 } + [log]

@@ -183,6 +183,9 @@ struct GatewayRoutesTests {
                 }
             }
             #expect(try await Self.call(client, .get, "/v1/balance", key: key).status == .ok)
+            // A body over the limit is refused in Stripe's shape, not a 500.
+            let huge = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "description=" + String(repeating: "x", count: 300_000))
+            #expect(huge.status == .contentTooLarge && (huge.json["error"] as? [String: Any])?["code"] as? String == "request_too_large", "\(huge.status)")
         }
     }
 

@@ -534,6 +534,7 @@ struct GatewayRoutes: Sendable {
         let amount = try form.integer("amount_to_capture")
         let action: PaymentIntentStateMachine.Action
         do { action = try intent.machine.capture(amount) } catch { throw StripeError.state(error, intent: intentJSON(intent, request)) }
+        if case .settle(let captured) = action { intent.trail = (intent.trail ?? []) + [TrailEntry(kind: .capture, amount: captured, created: service.now())] }
         if let metadata = try form.metadata() { for (key, value) in metadata { intent.metadata[key] = value } }
         return try await perform(action, on: intent, over: stored, merchant, request)
     }
@@ -616,6 +617,15 @@ struct GatewayRoutes: Sendable {
             }
             return GatewayObjects.refund(refund)
         }
+        return GatewayObjects.refund(try await refund(
+            intentID, amount: amount, id: id, reason: reason, metadata: try (form.metadata() ?? [:]).compactMapValues { $0 }, merchant: merchant))
+    }
+
+    /// Refunds `amount` (all that is left when nil) of an intent's captures under the refund id
+    /// `id`: recorded against the intent, paid back on the ledger, marked succeeded.
+    /// - Throws: ``StripeError`` for an amount the intent does not allow or a balance that
+    ///   cannot cover it (the refund failed, nothing moved).
+    func refund(_ intentID: String, amount: Int64?, id: String, reason: String?, metadata: [String: String], descriptor: String? = nil, merchant: MerchantRecord) async throws -> RefundRecord {
         var (intent, stored) = try await service.load(PaymentIntentRecord.self, id: intentID, kind: "payment_intent", merchant: merchant, parameter: "payment_intent")
         let action: PaymentIntentStateMachine.Action
         do {
@@ -627,7 +637,8 @@ struct GatewayRoutes: Sendable {
         guard case .refund(let refunded) = action else { preconditionFailure("a refund answers .refund") }
         var refund = RefundRecord(
             id: id, paymentIntent: intent.id, amount: refunded, currency: intent.currency, created: service.now(), status: .pending,
-            reason: reason, metadata: try (form.metadata() ?? [:]).compactMapValues { $0 })
+            reason: reason, metadata: metadata)
+        intent.trail = (intent.trail ?? []) + [TrailEntry(kind: .refund, amount: refunded, created: refund.created, descriptor: descriptor)]
         // The intent's refunded amount and the pending refund are written together; the refund
         // is due for the start-up recovery should the server stop before it is paid back.
         stored = try await service.recordRefund(refund, intent: intent, over: stored, merchant: merchant)
@@ -638,7 +649,7 @@ struct GatewayRoutes: Sendable {
             _ = try await service.save(refund, over: storedRefund, attentionAt: .some(nil))
             let refundedIntent = try await service.load(PaymentIntentRecord.self, id: intent.id, kind: "payment_intent", merchant: merchant).0
             await service.emit(.chargeRefunded, GatewayObjects.charge(refundedIntent), merchant: merchant)
-            return GatewayObjects.refund(refund)
+            return refund
         } catch let error as StripeError {
             try await service.failRefund(refund, over: storedRefund, merchant: merchant)
             throw error

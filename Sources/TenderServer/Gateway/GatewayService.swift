@@ -187,6 +187,50 @@ struct GatewayService: Sendable {
             }
             logger.notice("gateway refund recovered", metadata: ["refund.id": "\(refund.id)", "refund.status": "\(refund.status.rawValue)"])
         }
+        for stored in try await store.dueObjects(kind: "capture", now: .max, limit: 10_000) {
+            var capture = try JSONDecoder().decode(CaptureRecord.self, from: Data(stored.body))
+            guard capture.status == .pending, let merchant = try await store.merchant(id: stored.merchant),
+                  let intentObject = try await store.object(id: capture.paymentIntent, kind: "payment_intent", merchant: merchant.id) else { continue }
+            let intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(intentObject.body))
+            let memo = "tender capture \(capture.id)"
+            let method = intent.machine.paymentMethodType ?? .card
+            let paid = fees.fee(on: capture.amount, method: method) < capture.amount ? try AccountID(merchant.settlementAccount) : feeAccount.accountID
+            if let found = try await findOnLedger(memo: memo, account: paid, reader: reader) {
+                capture.ledgerTransaction = found.hash.hex
+            } else {
+                capture.ledgerTransaction = try await settle(intent, amount: capture.amount, merchant: merchant, memo: memo, beforeServing: true)
+            }
+            capture.status = .succeeded
+            _ = try await save(capture, over: stored, attentionAt: .some(nil))
+            logger.notice("gateway capture recovered", metadata: ["capture.id": "\(capture.id)", "payment.intent.id": "\(intent.id)"])
+        }
+    }
+
+    /// A capture that is not the intent's last: the intent (its captured amount raised) and the
+    /// pending capture are written together, then the capture is settled on the ledger under
+    /// its own memo and marked succeeded. Returns the intent as it stands after.
+    /// - Throws: ``StripeError`` 409 `lock_timeout` when the intent changed meanwhile.
+    func capturePart(_ amount: Int64, of intent: PaymentIntentRecord, over stored: StoredObject, merchant: MerchantRecord, base: String) async throws -> PaymentIntentRecord {
+        var capture = CaptureRecord(
+            id: GatewayIDs.make("cap", random: random), paymentIntent: intent.id, amount: amount, currency: intent.currency,
+            created: now(), status: .pending)
+        var updated = stored
+        updated.body = Array(try Self.encoder.encode(intent))
+        updated.attentionAt = attentionTime(intent)
+        let record = StoredObject(
+            id: capture.id, merchant: merchant.id, kind: "capture", created: capture.created,
+            body: Array(try Self.encoder.encode(capture)), attentionAt: now() + 86_400)
+        guard try await store.update(updated, inserting: record) else {
+            throw StripeError(status: .conflict, kind: .invalidRequest, code: "lock_timeout", message: "This object was changed by another request at the same time; retry the request.")
+        }
+        capture.ledgerTransaction = try await settle(intent, amount: amount, merchant: merchant, memo: "tender capture \(capture.id)")
+        capture.status = .succeeded
+        var storedCapture = record
+        storedCapture.version = 0
+        _ = try await save(capture, over: storedCapture, attentionAt: .some(nil))
+        let json = GatewayObjects.paymentIntent(intent, base: base)
+        await emit(intent.machine.status == .succeeded ? .paymentIntentSucceeded : .paymentIntentAmountCapturableUpdated, json, merchant: merchant)
+        return intent
     }
 
     /// The transaction with this memo among the latest 10,000 of `account`, if any.
@@ -225,6 +269,9 @@ struct GatewayService: Sendable {
             let (loaded, loadedStored) = try await load(PaymentIntentRecord.self, id: refund.paymentIntent, kind: "payment_intent", merchant: merchant)
             var current = loaded
             current.machine.refundFailed(refund.amount)
+            if let index = current.trail?.lastIndex(where: { $0.kind == .refund && $0.amount == refund.amount && $0.created == refund.created }) {
+                current.trail?.remove(at: index)
+            }
             if (try? await save(current, over: loadedStored)) != nil { break }
         }
         var failed = refund
@@ -318,7 +365,7 @@ struct GatewayService: Sendable {
     /// its currency, less the fee, which goes to the fee account: one ledger transaction, with a
     /// memo naming the intent so that the settlement can be found again. Returns once its
     /// ledger has committed.
-    func settle(_ intent: PaymentIntentRecord, amount: Int64, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
+    func settle(_ intent: PaymentIntentRecord, amount: Int64, merchant: MerchantRecord, memo memoText: String? = nil, beforeServing: Bool = false) async throws -> String {
         guard let currency = GatewayCurrency.named(intent.currency), let anchorCurrency = anchor.currency(code: currency.assetCode),
               let desk = issuerDesks[anchorCurrency.code], let method = intent.machine.paymentMethodType else {
             throw GatewayError(code: "settlement_impossible", message: "intent \(intent.id) cannot be settled in \(intent.currency)")
@@ -331,7 +378,7 @@ struct GatewayService: Sendable {
                 destination: .ed25519(destination), asset: anchorCurrency.asset,
                 amount: try FiatConversion.stroops(minorUnits: minor, exponent: currency.exponent)))))
         }
-        let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender settlement \(intent.id)".utf8)))))
+        let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array((memoText ?? "tender settlement \(intent.id)").utf8)))))
         let result: SubmissionResult
         if beforeServing {
             result = try await applyBeforeServing(operations, from: anchorCurrency.keyPair, memo: memo)

@@ -1,6 +1,7 @@
 import Gateway
 import Hummingbird
 import Logging
+import NIOCore
 import TenderJSON
 
 /// An error of the gateway's API in Stripe's shape (`{"error": {type, code, message, param}}`)
@@ -81,6 +82,8 @@ struct StripeErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as StripeError {
             return error.response
+        } catch is NIOTooManyBytesError {
+            return StripeError(status: .contentTooLarge, kind: .invalidRequest, code: "request_too_large", message: "The request body is larger than \(GatewayRoutes.maxBodyBytes) bytes.").response
         } catch let error as HTTPError {
             let status = error.status
             if status == .notFound {

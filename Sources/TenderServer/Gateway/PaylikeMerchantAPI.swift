@@ -1,0 +1,188 @@
+import Foundation
+import Gateway
+import Hummingbird
+import TenderJSON
+
+/// Paylike's merchant API (api-docs) under `/paylike/api`: a transaction is a payment intent
+/// that was authorized; captures, refunds and voids move it through the gateway's state
+/// machine and settle on the ledger as `/v1` does. Basic auth with the merchant's secret key
+/// as the password (an empty user name, as Paylike's clients send it).
+struct PaylikeMerchantAPI: Sendable {
+    let service: GatewayService
+    let routes: GatewayRoutes
+
+    func register(on api: RouterGroup<BasicRequestContext>) {
+        api.get("transactions/:id") { request, context in
+            let merchant = try await authenticate(request)
+            let (intent, _) = try await transaction(try context.parameters.require("id"), merchant)
+            return try await answer(intent, merchant, status: .ok)
+        }
+        api.post("transactions/:id/captures") { request, context in
+            let merchant = try await authenticate(request)
+            let fields = try await body(request)
+            var (intent, stored) = try await transaction(try context.parameters.require("id"), merchant)
+            let amount = try Self.amount(fields)
+            if let code = fields.currency {
+                guard code.uppercased() == intent.currency.uppercased() else {
+                    throw PaylikeProblem.invalid("currency", "The currency must be the transaction's, \(intent.currency.uppercased()).")
+                }
+            }
+            do throws(PaymentIntentStateError) { _ = try intent.machine.capture(amount, final: false) } catch { throw Self.problem(error) }
+            intent.trail = (intent.trail ?? []) + [TrailEntry(kind: .capture, amount: amount, created: service.now(), descriptor: fields.descriptor)]
+            intent = try await service.capturePart(amount, of: intent, over: stored, merchant: merchant, base: routes.baseURL(request))
+            return try await answer(intent, merchant, status: .created)
+        }
+        api.post("transactions/:id/refunds") { request, context in
+            let merchant = try await authenticate(request)
+            let fields = try await body(request)
+            let id = try context.parameters.require("id")
+            _ = try await transaction(id, merchant)
+            let amount = try Self.amount(fields)
+            do {
+                _ = try await routes.refund(
+                    id, amount: amount, id: GatewayIDs.make("re", random: service.random), reason: nil, metadata: [:],
+                    descriptor: fields.descriptor, merchant: merchant)
+            } catch let error as StripeError where error.status == .badRequest {
+                throw PaylikeProblem(status: .badRequest, code: PaylikeCode.requestInvalid.rawValue, message: error.message)
+            }
+            return try await answer(try await transaction(id, merchant).0, merchant, status: .created)
+        }
+        api.post("transactions/:id/voids") { request, context in
+            let merchant = try await authenticate(request)
+            let fields = try await body(request)
+            var (intent, stored) = try await transaction(try context.parameters.require("id"), merchant)
+            let amount = try Self.amount(fields)
+            do throws(PaymentIntentStateError) { _ = try intent.machine.void(amount) } catch { throw Self.problem(error) }
+            intent.trail = (intent.trail ?? []) + [TrailEntry(kind: .void, amount: amount, created: service.now())]
+            if intent.machine.status == .canceled, intent.canceledAt == nil { intent.canceledAt = service.now() }
+            _ = try await service.save(intent, over: stored, attentionAt: .some(service.attentionTime(intent)))
+            if intent.machine.status == .canceled {
+                await service.emit(.paymentIntentCanceled, GatewayObjects.paymentIntent(intent, base: routes.baseURL(request)), merchant: merchant)
+            }
+            return try await answer(intent, merchant, status: .created)
+        }
+        api.get("merchants/:merchant/transactions") { request, context in
+            let merchant = try await authenticate(request)
+            guard try context.parameters.require("merchant") == merchant.id else {
+                throw PaylikeProblem(status: .forbidden, code: "FORBIDDEN", message: "This key does not belong to that merchant.")
+            }
+            let query = try StripeForm(body: request.uri.query ?? "")
+            guard let limitText = try query.string("limit", maxLength: 20), let limit = Int(limitText), (1...1000).contains(limit) else {
+                throw PaylikeProblem.invalid("limit", "limit (1 to 1000) is required.")
+            }
+            let before = try query.string("before", maxLength: 255)
+            // Newest first, authorized intents only, a page at a time.
+            var found: [JSONValue] = []
+            var cursor = before
+            while found.count < limit {
+                let page = try await service.store.list(kind: "payment_intent", merchant: merchant.id, ListRequest(limit: 100, startingAfter: cursor))
+                for object in page.objects {
+                    let intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(object.body))
+                    if Self.isTransaction(intent), found.count < limit { found.append(try await transactionJSON(intent, merchant)) }
+                }
+                guard page.hasMore, let last = page.objects.last else { break }
+                cursor = last.id
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.array(found).compactBytes())))
+        }
+    }
+
+    /// The merchant whose secret key is the basic auth password (or user name).
+    func authenticate(_ request: Request) async throws -> MerchantRecord {
+        guard let header = request.headers[.authorization], header.hasPrefix("Basic "),
+              let decoded = Data(base64Encoded: String(header.dropFirst("Basic ".count))), let text = String(data: decoded, encoding: .utf8) else {
+            throw PaylikeProblem(status: .unauthorized, code: "UNAUTHORIZED", message: "Use basic auth with your API key as the password.")
+        }
+        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let key = parts.count == 2 && !parts[1].isEmpty ? parts[1] : parts[0]
+        guard key.utf8.count <= 255, let (merchant, kind) = try await service.store.merchant(keyHash: GatewayIDs.hash(key: key)), kind == .secret else {
+            throw PaylikeProblem(status: .unauthorized, code: "UNAUTHORIZED", message: "Unknown API key.")
+        }
+        return merchant
+    }
+
+    /// What captures, refunds and voids take, strictly typed (JSON's integers only).
+    struct Fields: Decodable {
+        var amount: Int64?
+        var currency: String?
+        var descriptor: String?
+    }
+
+    /// A JSON object body (Paylike's clients send JSON; an empty body is no fields).
+    func body(_ request: Request) async throws -> Fields {
+        var request = request
+        let buffer = try await request.collectBody(upTo: PaylikeRoutes.maxBodyBytes)
+        guard buffer.readableBytes > 0 else { return Fields() }
+        do {
+            return try JSONDecoder().decode(Fields.self, from: Data(buffer.readableBytesView))
+        } catch {
+            throw PaylikeProblem(.bodyInvalid, "The body must be a JSON object with amount (whole minor units), currency and descriptor (strings).")
+        }
+    }
+
+    /// `amount` in minor units: a whole number from 1 up.
+    static func amount(_ fields: Fields) throws -> Int64 {
+        guard let value = fields.amount, value >= 1 else {
+            throw PaylikeProblem.invalid("amount", "amount must be a whole number of minor units, at least 1.")
+        }
+        return value
+    }
+
+    static func problem(_ error: PaymentIntentStateError) -> PaylikeProblem {
+        PaylikeProblem.invalid(error.parameter ?? "amount", error.message)
+    }
+
+    /// Whether an intent is a Paylike transaction: something was authorized or captured.
+    static func isTransaction(_ intent: PaymentIntentRecord) -> Bool {
+        intent.machine.amountAuthorized != nil || intent.machine.amountReceived > 0
+    }
+
+    func transaction(_ id: String, _ merchant: MerchantRecord) async throws -> (PaymentIntentRecord, StoredObject) {
+        guard id.utf8.count <= 255, let stored = try await service.store.object(id: id, kind: "payment_intent", merchant: merchant.id),
+              case let intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body)), Self.isTransaction(intent) else {
+            throw PaylikeProblem(status: .notFound, code: "NOT_FOUND", message: "No such transaction.")
+        }
+        return (intent, stored)
+    }
+
+    func answer(_ intent: PaymentIntentRecord, _ merchant: MerchantRecord, status: HTTPResponse.Status) async throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        let body = JSONValue.object([("transaction", try await transactionJSON(intent, merchant))])
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body.compactBytes())))
+    }
+
+    static func date(_ seconds: Int64) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+
+    /// A transaction in Paylike's shape: the amounts from the state machine, the card as kept.
+    func transactionJSON(_ intent: PaymentIntentRecord, _ merchant: MerchantRecord) async throws -> JSONValue {
+        let machine = intent.machine
+        var fields: [(String, JSONValue)] = [
+            ("id", .string(intent.id)), ("merchantId", .string(merchant.id)), ("test", true), ("created", .string(Self.date(intent.created))),
+            ("currency", .string(intent.currency.uppercased())), ("amount", .number(machine.amountAuthorized ?? machine.amountReceived)),
+            ("pendingAmount", .number(machine.amountCapturable)), ("capturedAmount", .number(machine.amountReceived)),
+            ("refundedAmount", .number(machine.amountRefunded)), ("voidedAmount", .number(machine.amountReleased)),
+            ("disputed", false), ("successful", true), ("error", false),
+            ("text", intent.description.map(JSONValue.string) ?? .null),
+            ("custom", intent.custom.map { .raw(Array($0.utf8)) } ?? .null),
+        ]
+        if let methodID = machine.paymentMethod,
+           let method = try await service.store.object(id: methodID, kind: "payment_method", merchant: merchant.id),
+           let card = try JSONDecoder().decode(PaymentMethodRecord.self, from: Data(method.body)).card {
+            fields.append(("card", .object([
+                ("last4", .string(card.last4)), ("scheme", .string(card.brand.rawValue)),
+                ("expiry", .string(String(format: "%04d-%02d", card.expYear, card.expMonth))), ("code", .object([("present", true)])),
+            ])))
+        }
+        fields.append(("trail", .array((intent.trail ?? []).map { entry in
+            var item: [(String, JSONValue)] = [(entry.kind.rawValue, true), ("amount", .number(entry.amount)), ("created", .string(Self.date(entry.created)))]
+            if let descriptor = entry.descriptor { item.append(("descriptor", .string(descriptor))) }
+            return .object(item)
+        })))
+        return .object(fields)
+    }
+}

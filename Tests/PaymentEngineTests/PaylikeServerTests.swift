@@ -1,0 +1,318 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Gateway
+import HummingbirdTesting
+import PaymentEngine
+import TenderServer
+import TenderTesting
+import Testing
+
+/// A merchant on a live `tender serve` (in this process, on a free port).
+struct LiveMerchant {
+    let base: URL
+    let id: String
+    let secretKey: String
+    let publishableKey: String
+    let settlementAccount: String
+    /// The server's data directory (its admin key), when the test made the server.
+    var dataDirectory: String?
+
+    var hosts: PaylikeHosts { .tender(base) }
+
+    static func post(_ url: URL, body: Data, headers: [String: String] = [:]) async throws -> (Int, Data) {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = body
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as! HTTPURLResponse).statusCode, data)
+    }
+
+    static func create(port: Int, dataDirectory: String, name: String = "Shop") async throws -> LiveMerchant {
+        let base = URL(string: "http://127.0.0.1:\(port)")!
+        let adminKey = try String(contentsOfFile: dataDirectory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let (status, data) = try await post(base.appendingPathComponent("v1/admin/merchants"), body: Data("name=\(name)".utf8), headers: ["Authorization": "Bearer \(adminKey)"])
+        guard status == 200, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { throw URLError(.badServerResponse) }
+        return LiveMerchant(
+            base: base, id: object["id"] as! String, secretKey: object["secret_key"] as! String,
+            publishableKey: object["publishable_key"] as! String, settlementAccount: object["settlement_account"] as! String)
+    }
+}
+
+/// What a web view does with Paylike's frames: the hints a page posts to its parent, and the
+/// challenge page's Complete or Fail form, posted.
+enum WebView {
+    /// The `{hints}` a frame page posts with `postMessage`.
+    static func postedHints(_ html: String) -> [String]? {
+        guard let match = html.firstMatch(of: /var message = (\{.*?\});/),
+              let object = try? JSONSerialization.jsonObject(with: Data(String(match.1).utf8)) as? [String: [String]] else { return nil }
+        return object["hints"]
+    }
+
+    /// Presses the challenge page's button (`complete` or `fail`): posts its form's hidden fields
+    /// to its action, relative to the challenge URL, and returns the page that answers.
+    static func press(_ button: String, in html: String, frameURL: URL) async throws -> String {
+        for form in html.matches(of: /<form method="post" action="([^"]*)">(.*?)<\/form>/) where form.2.contains("id=\"\(button)\"") {
+            let fields = form.2.matches(of: /<input type="hidden" name="([^"]*)" value="([^"]*)">/).map { (String($0.1), String($0.2)) }
+            let url = URL(string: String(form.1), relativeTo: frameURL)!.absoluteURL
+            let (status, body) = try await URLSessionPaylikeTransport().postForm(url, fields: fields)
+            #expect(status == 200)
+            return String(decoding: body, as: UTF8.self)
+        }
+        throw URLError(.cannotParseResponse)
+    }
+
+    /// Runs the engine's frames to the end: the method frame's hints, then the challenge,
+    /// answered with `button`. Returns the states seen.
+    @discardableResult
+    static func drive(_ engine: PaymentEngine, merchant: LiveMerchant, button: String = "complete") async throws -> [EngineState] {
+        var seen: [EngineState] = []
+        while true {
+            let state = await engine.state
+            seen.append(state)
+            switch state {
+            case .webViewChallengeStarted:
+                let html = await engine.html ?? ""
+                await engine.framePosted(hints: postedHints(html) ?? [])
+            case .webViewChallengeUserInputRequired:
+                let html = await engine.html ?? ""
+                let answer = try await press(button, in: html, frameURL: merchant.hosts.payments.appendingPathComponent("3dsecure/v2/challenge"))
+                await engine.framePosted(hints: postedHints(answer) ?? [])
+            default:
+                return seen
+            }
+        }
+    }
+}
+
+@Suite("Paylike's protocol on a real server", .serialized)
+struct PaylikeServerTests {
+    let euros = try! PaymentAmount(currency: "EUR", value: 1_000, exponent: 2)
+
+    func withServer(_ body: @Sendable (LiveMerchant) async throws -> Void) async throws {
+        let temporary = TemporaryDirectory("paylike")
+        defer { temporary.remove() }
+        let configuration = TenderConfiguration(port: 0, dataDirectory: temporary.path, closeInterval: .zero)
+        let app = try await buildApplication(configuration)
+        try await app.test(.live) { client in
+            var merchant = try await LiveMerchant.create(port: client.port!, dataDirectory: temporary.path)
+            merchant.dataDirectory = temporary.path
+            try await body(merchant)
+        }
+    }
+
+    func dataDirectory(_ merchant: LiveMerchant) -> String { merchant.dataDirectory ?? "" }
+
+    func engine(_ merchant: LiveMerchant, key: String? = nil, mode: EngineMode = .test) -> PaymentEngine {
+        PaymentEngine(integrationKey: key ?? merchant.publishableKey, mode: mode, client: PaylikeClient(hosts: merchant.hosts))
+    }
+
+    /// Pays with `test` on a fresh engine, frames driven with `button`; the end state.
+    func pay(_ merchant: LiveMerchant, number: String = "4242424242424242", test: PaymentTest?, button: String = "complete", mode: EngineMode = .test, key: String? = nil) async throws -> (EngineState, String?) {
+        let engine = engine(merchant, key: key, mode: mode)
+        await engine.addCard(number: number, securityCode: "123", expiryMonth: 12, expiryYear: 2030)
+        await engine.addDescription(amount: euros, test: test)
+        await engine.startPayment()
+        try await WebView.drive(engine, merchant: merchant, button: button)
+        return (await engine.state, await engine.authorizationId)
+    }
+
+    @Test func frictionlessAndThreeDSecureCompletedOrFailed() async throws {
+        try await withServer { merchant in
+            let (plain, id) = try await pay(merchant, test: PaymentTest())
+            #expect(plain == .success)
+            #expect(id?.hasPrefix("pi_") == true)
+
+            // 3-D Secure with a challenge: both frames, with the hint counts Paylike's engine
+            // checks (the engine fails on any other count).
+            let engine = engine(merchant)
+            await engine.addCard(number: "4242 4242 4242 4242", securityCode: "123", expiryMonth: 12, expiryYear: 2030)
+            await engine.addDescription(amount: euros, test: PaymentTest(tds: .init(challenge: true)))
+            await engine.addText("order 7")
+            await engine.startPayment()
+            let states = try await WebView.drive(engine, merchant: merchant)
+            #expect(states == [.webViewChallengeStarted, .webViewChallengeUserInputRequired, .success])
+            let authorization = await engine.authorizationId
+            #expect(authorization?.hasPrefix("pi_") == true && authorization != id)
+
+            // The same authorization as a gateway intent: manual capture, waiting for it.
+            var request = URLRequest(url: merchant.base.appendingPathComponent("v1/payment_intents/\(authorization ?? "")"))
+            request.setValue("Bearer \(merchant.secretKey)", forHTTPHeaderField: "Authorization")
+            let (data, _) = try await URLSession.shared.data(for: request)
+            let intent = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            #expect(intent?["status"] as? String == "requires_capture")
+            #expect(intent?["capture_method"] as? String == "manual")
+            #expect(intent?["amount_capturable"] as? Int == 1_000)
+            #expect(intent?["description"] as? String == "order 7")
+
+            let (failed, _) = try await pay(merchant, test: PaymentTest(tds: .init(challenge: true)), button: "fail")
+            #expect(failed == .error(.payment(code: "TDSECURE_FAILED", message: PaymentFailure.authenticationFailed.message)))
+            // A magic 3-D Secure card of Stripe's needs the challenge too.
+            let (magic, _) = try await pay(merchant, number: "4000002500003155", test: PaymentTest())
+            #expect(magic == .success)
+        }
+    }
+
+    @Test func everyTestOutcomeReachesItsCode() async throws {
+        try await withServer { merchant in
+            let money = { (value: Int64) in PaymentTest.Money(try! PaymentAmount(currency: "EUR", value: value, exponent: 2)) }
+            let cases: [(PaymentTest, String?)] = [
+                (PaymentTest(card: .init(scheme: "supported")), nil),
+                (PaymentTest(card: .init(scheme: "unsupported")), "PAYMENT_CARD_SCHEME_UNSUPPORTED"),
+                (PaymentTest(card: .init(scheme: "unknown")), "PAYMENT_CARD_SCHEME_UNKNOWN"),
+                (PaymentTest(card: .init(code: "valid")), nil),
+                (PaymentTest(card: .init(code: "invalid")), "PAYMENT_CARD_SECURITY_CODE_INVALID"),
+                (PaymentTest(card: .init(status: "valid")), nil),
+                (PaymentTest(card: .init(status: "invalid")), "PAYMENT_CARD_NUMBER_INVALID"),
+                (PaymentTest(card: .init(status: "expired")), "PAYMENT_CARD_EXPIRED"),
+                (PaymentTest(card: .init(status: "disabled")), "PAYMENT_CARD_DISABLED"),
+                (PaymentTest(card: .init(status: "lost")), "PAYMENT_CARD_LOST"),
+                (PaymentTest(card: .init(limit: money(999))), "PAYMENT_AMOUNT_LIMIT"),
+                (PaymentTest(card: .init(limit: money(1_000))), nil),
+                (PaymentTest(card: .init(balance: money(999))), "PAYMENT_INSUFFICIENT_FUNDS"),
+                (PaymentTest(card: .init(balance: money(1_000))), nil),
+                (PaymentTest(fingerprint: "timeout"), nil),
+                (PaymentTest(fingerprint: "success"), nil),
+                (PaymentTest(tds: .init(fingerprint: "timeout", challenge: false)), nil),
+                (PaymentTest(tds: .init(fingerprint: "unavailable", challenge: false)), nil),
+                (PaymentTest(tds: .init(fingerprint: "success", challenge: false)), nil),
+                (PaymentTest(tds: .init(challenge: false, status: "authenticated")), nil),
+                (PaymentTest(tds: .init(challenge: false, status: "attempted")), nil),
+                (PaymentTest(tds: .init(challenge: false, status: "unavailable")), nil),
+                (PaymentTest(tds: .init(challenge: false, status: "rejected")), "TDSECURE_FAILED"),
+                (PaymentTest(tds: .init(challenge: true, status: "rejected")), "TDSECURE_FAILED"),
+                // A refusal of the card comes after 3-D Secure, as the issuer decides last.
+                (PaymentTest(card: .init(status: "lost"), tds: .init(challenge: true)), "PAYMENT_CARD_LOST"),
+            ]
+            for (test, code) in cases {
+                let (state, id) = try await pay(merchant, test: test)
+                if let code {
+                    guard case .error(.payment(let actual, _)) = state else { Issue.record("\(test): \(state)"); continue }
+                    #expect(actual == code, "\(test)")
+                } else {
+                    #expect(state == .success && id != nil, "\(test): \(state)")
+                }
+            }
+            // Magic numbers of the test acquirer, without a refusal in the test object.
+            for (number, code) in [("4000000000009995", "PAYMENT_INSUFFICIENT_FUNDS"), ("4000000000000069", "PAYMENT_CARD_EXPIRED"), ("4000000000009979", "PAYMENT_CARD_LOST"), ("4000000000000002", "PAYMENT_REJECTED_BY_ISSUER"), ("4000008260003178", "PAYMENT_INSUFFICIENT_FUNDS")] {
+                let (state, _) = try await pay(merchant, number: number, test: PaymentTest())
+                guard case .error(.payment(let actual, _)) = state else { Issue.record("\(number): \(state)"); continue }
+                #expect(actual == code, "\(number)")
+            }
+            // Card numbers and codes went through the vault; none is in any of the server's files.
+            let directory = dataDirectory(merchant)
+            let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+            #expect(files.contains("gateway.sqlite"))
+            for file in files {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
+                for secret in ["4242424242424242", "4000000000009995", "4000008260003178"] {
+                    #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is in \(file)")
+                }
+            }
+        }
+    }
+
+    @Test func wrongKeysAndTestModeMixed() async throws {
+        try await withServer { merchant in
+            let (unknown, _) = try await pay(merchant, test: PaymentTest(), key: "pk_test_nobody")
+            #expect(unknown == .error(.payment(code: "PAYMENT_INTEGRATION_KEY_UNKNOWN", message: "No such integration key.")))
+            // A secret key is no integration key.
+            let (secret, _) = try await pay(merchant, test: PaymentTest(), key: merchant.secretKey)
+            guard case .error(.payment("PAYMENT_INTEGRATION_KEY_UNKNOWN", _)) = secret else { Issue.record("\(secret)"); return }
+            // Tender's keys are test keys: a payment without the test object mixes the modes.
+            let (mixed, _) = try await pay(merchant, test: nil, mode: .live)
+            guard case .error(.payment("TEST_MODE_MIXED", _)) = mixed else { Issue.record("\(mixed)"); return }
+        }
+    }
+
+    /// The same payment sent again, hints and all, gets the same authorization; nothing is
+    /// authorized twice.
+    @Test func replayedHintsGiveTheSameAuthorization() async throws {
+        try await withServer { merchant in
+            let client = PaylikeClient(hosts: merchant.hosts)
+            async let number = client.tokenize("pcn", "4242424242424242")
+            async let code = client.tokenize("pcsc", "123")
+            let card = CardTokens(number: try await number, code: try await code, expiryMonth: 12, expiryYear: 2030)
+            let body = PaylikePaymentBody(key: merchant.publishableKey, amount: euros, card: card, test: PaymentTest(), text: nil, hints: [])
+            guard case .authorized(let first, let hints) = try await client.pay(body) else { Issue.record("not authorized"); return }
+            #expect(hints.count == 2)
+            let again = PaylikePaymentBody(key: merchant.publishableKey, amount: euros, card: card, test: PaymentTest(), text: nil, hints: hints)
+            async let second = client.pay(again)
+            async let third = client.pay(body)
+            #expect(try await second == .authorized(id: first, hints: hints))
+            #expect(try await third == .authorized(id: first, hints: hints))
+            var request = URLRequest(url: merchant.base.appendingPathComponent("v1/payment_intents"))
+            request.setValue("Bearer \(merchant.secretKey)", forHTTPHeaderField: "Authorization")
+            let (data, _) = try await URLSession.shared.data(for: request)
+            let list = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            #expect((list?["data"] as? [Any])?.count == 1)
+        }
+    }
+
+    /// The real PyPI `paylike` library against the merchant API, for an authorization the
+    /// engine made: every check of Tests/Interop/paylike_interop.py must pass, the last one on
+    /// the ledger.
+    @Test func merchantAPIThroughThePyPIPaylikeLibrary() async throws {
+        try await withServer { merchant in
+            let (state, id) = try await pay(merchant, test: PaymentTest())
+            #expect(state == .success)
+            let other = try await LiveMerchant.create(port: merchant.base.port!, dataDirectory: dataDirectory(merchant), name: "Other")
+            let (status, output) = try await PythonScripts.run("Tests/Interop/paylike_interop.py", [
+                merchant.base.absoluteString, merchant.secretKey, merchant.id, id ?? "", other.secretKey, merchant.settlementAccount,
+            ])
+            #expect(status == 0, "\(output)")
+            #expect(output.contains("checks passed"), "\(output)")
+        }
+    }
+
+    /// Paylike's error codes for bad requests, each triggered over HTTP.
+    @Test func errorsInPaylikesShape() async throws {
+        try await withServer { merchant in
+            let payments = merchant.hosts.payments.appendingPathComponent("payments")
+            let version = ["Accept-Version": "1", "Content-Type": "application/json"]
+            func call(_ url: URL, _ body: String, headers: [String: String]? = nil) async throws -> (Int, String?) {
+                let (status, data) = try await LiveMerchant.post(url, body: Data(body.utf8), headers: headers ?? version)
+                return (status, (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["code"] as? String)
+            }
+            let client = PaylikeClient(hosts: merchant.hosts)
+            let number = try await client.tokenize("pcn", "4242424242424242")
+            let code = try await client.tokenize("pcsc", "123")
+            func body(number: String = number, code: String = code, key: String = merchant.publishableKey, extra: String = "\"test\":{}") -> String {
+                #"{"integration":{"key":"\#(key)"},"amount":{"currency":"EUR","exponent":2,"value":1000},"card":{"number":{"token":"\#(number)"},"code":{"token":"\#(code)"},"expiry":{"month":12,"year":2030}},\#(extra)}"#
+            }
+            #expect(try await call(payments, body(), headers: ["Content-Type": "application/json"]) == (400, "VERSION_MISSING"))
+            #expect(try await call(payments, body(), headers: ["Accept-Version": "2"]) == (400, "VERSION_UNSUPPORTED"))
+            #expect(try await call(payments, "{not json") == (400, "BODY_INVALID"))
+            #expect(try await call(payments, "{}") == (400, "REQUEST_INVALID"))
+            #expect(try await call(payments, body(number: "forged")) == (400, "TOKEN_INVALID"))
+            #expect(try await call(payments, body(number: code, code: number)) == (400, "TOKEN_TYPE_UNEXPECTED"))
+            #expect(try await call(payments, body(extra: #""test":{},"hints":["integration.AAAA"]"#)) == (400, "REQUEST_INVALID"))
+            #expect(try await call(payments.appendingPathComponent("challenges/authorize"), body()) == (400, "PAYMENT_CHALLENGE_UNAVAILABLE"))
+            #expect(try await call(payments.appendingPathComponent("challenges/nothing"), body()) == (400, "PAYMENT_CHALLENGE_UNAVAILABLE"))
+            #expect(try await call(merchant.hosts.payments.appendingPathComponent("elsewhere"), body()) == (404, "ENDPOINT_NOT_FOUND"))
+            #expect(try await call(merchant.hosts.vault, #"{"type":"pcn","value":"12"}"#) == (400, "PAYMENT_CARD_NUMBER_INVALID"))
+            #expect(try await call(merchant.hosts.vault, #"{"type":"pin","value":"1234"}"#) == (400, "REQUEST_INVALID"))
+            let luhn = try await client.tokenize("pcn", "4242424242424241")
+            #expect(try await call(payments, body(number: luhn)) == (400, "PAYMENT_CARD_NUMBER_INVALID"))
+            #expect(try await call(payments, body(extra: #""test":{"card":{"scheme":"sideways"}}"#)) == (400, "REQUEST_INVALID"))
+            #expect(try await call(payments, body(extra: #""test":{"tds":{"challenge":1}}"#)) == (400, "REQUEST_INVALID"))
+            // The Swift client's spellings are accepted.
+            #expect(try await call(payments, body(extra: #""test":{"card":{"scheme":"unsuppported"},"fingerPrint":"timeout","tds":{"fingerPrint":"timeout"}}"#)).0 == 200)
+            // Boundary values in the amount: all refused with Paylike's code, never a crash.
+            // 1e3 is JSON's way to write 1000, and taken as that; a fraction is not.
+            for value in BoundaryValues.integers + ["1e3", "1.5", "1e-2", "\"10\"", "-1", "true", "null"] {
+                let text = body().replacingOccurrences(of: #""value":1000"#, with: #""value":\#(value)"#)
+                let (status, code) = try await call(payments, text)
+                let fits = (value == "1e3" ? 1_000 : Int64(value)).map { (1...99_999_999).contains($0) } ?? false
+                #expect(fits ? status == 200 : (status == 400 && code == "REQUEST_INVALID"), "\(value): \(status) \(code ?? "")")
+            }
+            for exponent in ["-1", "19", "9223372036854775807", "1.5"] {
+                let text = body().replacingOccurrences(of: #""exponent":2"#, with: #""exponent":\#(exponent)"#)
+                #expect(try await call(payments, text) == (400, "REQUEST_INVALID"), "\(exponent)")
+            }
+            #expect(try await call(payments, body(extra: "\"test\":{},\"text\":\"\(String(repeating: "x", count: 100_000))\"")) == (400, "BODY_INVALID"))
+        }
+    }
+}
