@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "PaymentEngineTests",
             dependencies: [
-                "PaymentEngine", "Gateway", "TenderServer", "TenderTesting",
+                "PaymentEngine", "Gateway", "TenderServer", "TenderTesting", "Store",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

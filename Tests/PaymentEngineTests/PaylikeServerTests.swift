@@ -5,6 +5,7 @@ import FoundationNetworking
 import Gateway
 import HummingbirdTesting
 import PaymentEngine
+import Store
 import TenderServer
 import TenderTesting
 import Testing
@@ -264,6 +265,113 @@ struct PaylikeServerTests {
             ])
             #expect(status == 0, "\(output)")
             #expect(output.contains("checks passed"), "\(output)")
+        }
+    }
+
+    /// A stop between recording a capture and settling it, or between settling it and marking
+    /// it: the start-up recovery settles the first once and finds the second on the ledger.
+    @Test func capturesInterruptedByAStopAreSettledExactlyOnce() async throws {
+        let temporary = TemporaryDirectory("paylike-recovery")
+        defer { temporary.remove() }
+        let configuration = TenderConfiguration(port: 0, dataDirectory: temporary.path, closeInterval: .zero)
+        @Sendable func euros(_ merchant: LiveMerchant) async throws -> String? {
+            let (data, _) = try await URLSession.shared.data(from: merchant.base.appendingPathComponent("accounts/\(merchant.settlementAccount)"))
+            let balances = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["balances"] as? [[String: Any]]
+            return balances?.first { $0["asset_code"] as? String == "EUR" }?["balance"] as? String
+        }
+        @Sendable func capture(_ merchant: LiveMerchant, _ id: String, _ amount: Int) async throws -> Int {
+            var request = URLRequest(url: merchant.base.appendingPathComponent("paylike/api/transactions/\(id)/captures"))
+            request.httpMethod = "POST"
+            request.httpBody = Data(#"{"amount":\#(amount)}"#.utf8)
+            request.setValue("Basic " + Data(":\(merchant.secretKey)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+            return (try await URLSession.shared.data(for: request).1 as! HTTPURLResponse).statusCode
+        }
+        final class Made: @unchecked Sendable { var value: (LiveMerchant, String)? }
+        let made = Made()
+        try await buildApplication(configuration).test(.live) { client in
+            var merchant = try await LiveMerchant.create(port: client.port!, dataDirectory: temporary.path)
+            merchant.dataDirectory = temporary.path
+            let (_, id) = try await pay(merchant, test: PaymentTest())
+            #expect(try await capture(merchant, id ?? "", 300) == 201)
+            #expect(try await euros(merchant) == "2.7000000", "300 less the fee of 30")
+            made.value = (merchant, id ?? "")
+        }
+        let (merchant, id) = try #require(made.value)
+        // As a stop would leave them: the settled capture still marked pending, and a second
+        // capture recorded with the intent but not settled.
+        let store = try SQLiteGatewayStore(path: configuration.gatewayDatabasePath)
+        let settled = try #require(try await store.list(kind: "capture", merchant: merchant.id, ListRequest(limit: 10)).objects.first)
+        var pending = settled
+        var record = try JSONDecoder().decode(CaptureRecord.self, from: Data(settled.body))
+        record.status = .pending
+        pending.body = Array(try JSONEncoder().encode(record))
+        pending.attentionAt = 1
+        #expect(try await store.update(pending))
+        let stored = try #require(try await store.object(id: id, kind: "payment_intent", merchant: merchant.id))
+        var intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body))
+        _ = try intent.machine.capture(200, final: false)
+        var updated = stored
+        updated.body = Array(try JSONEncoder().encode(intent))
+        let second = CaptureRecord(id: "cap_interrupted", paymentIntent: id, amount: 200, currency: "eur", created: 1, status: .pending)
+        let secondObject = StoredObject(id: second.id, merchant: merchant.id, kind: "capture", created: 1, body: Array(try JSONEncoder().encode(second)), attentionAt: 1)
+        #expect(try await store.update(updated, inserting: secondObject))
+
+        try await buildApplication(configuration).test(.live) { client in
+            let restarted = LiveMerchant(
+                base: URL(string: "http://127.0.0.1:\(client.port!)")!, id: merchant.id, secretKey: merchant.secretKey,
+                publishableKey: merchant.publishableKey, settlementAccount: merchant.settlementAccount)
+            // 270 + (200 less 28): the first not paid twice, the second paid once.
+            let balance = try await euros(restarted)
+            #expect(balance == "4.4200000")
+        }
+        let captures = try await store.list(kind: "capture", merchant: merchant.id, ListRequest(limit: 10)).objects
+            .map { try JSONDecoder().decode(CaptureRecord.self, from: Data($0.body)) }
+        #expect(captures.count == 2 && captures.allSatisfy { $0.status == .succeeded && $0.ledgerTransaction != nil })
+    }
+
+    /// Boundary values in every parameter of the merchant API: each answer is Paylike's error
+    /// shape under 500 or a success, and the amounts always add up to what was authorized.
+    @Test func merchantAPIBoundaryValues() async throws {
+        try await withServer { merchant in
+            let (_, authorized) = try await pay(merchant, test: PaymentTest())
+            let id = try #require(authorized)
+            let api = merchant.base.appendingPathComponent("paylike/api")
+            let auth = "Basic " + Data(":\(merchant.secretKey)".utf8).base64EncodedString()
+            func call(_ method: String, _ path: String, _ body: String? = nil) async throws -> (Int, [String: Any]) {
+                var request = URLRequest(url: URL(string: api.absoluteString + path)!)
+                request.httpMethod = method
+                request.setValue(auth, forHTTPHeaderField: "Authorization")
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.httpBody = body.map { Data($0.utf8) }
+                let (data, response) = try await URLSession.shared.data(for: request)
+                let object = (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) ?? [:]
+                return ((response as! HTTPURLResponse).statusCode, (object as? [String: Any]) ?? ["list": object])
+            }
+            let values = BoundaryValues.integers + BoundaryValues.integers.map { "\"\($0)\"" }
+                + ["1e400", "1.5", "-0", "true", "null", "[]", "{}", "\"\"", "1e2", String(repeating: "9", count: 4_096)]
+            for action in ["captures", "refunds", "voids"] {
+                for value in values {
+                    for body in [#"{"amount":\#(value)}"#, #"{"amount":1,"currency":\#(value)}"#, #"{"amount":1,"descriptor":\#(value)}"#] {
+                        let (status, object) = try await call("POST", "/transactions/\(id)/\(action)", body)
+                        #expect(status < 500 && (status == 201 || object["code"] is String), "\(action) \(body.prefix(80)) → \(status)")
+                    }
+                }
+                for body in ["", "not json", "[1]", String(repeating: "[", count: 100_000)] {
+                    let (status, _) = try await call("POST", "/transactions/\(id)/\(action)", body)
+                    #expect(status == 400, "\(action) \(body.prefix(20)) → \(status)")
+                }
+            }
+            let (status, object) = try await call("GET", "/transactions/\(id)")
+            let transaction = try #require(object["transaction"] as? [String: Any])
+            let parts = ["pendingAmount", "capturedAmount", "voidedAmount"].compactMap { transaction[$0] as? Int }
+            #expect(status == 200 && parts.reduce(0, +) == 1_000 && (transaction["refundedAmount"] as? Int ?? .max) <= transaction["capturedAmount"] as? Int ?? 0, "\(transaction)")
+            for value in BoundaryValues.all.map(BoundaryValues.percentEncoded) + BoundaryValues.rawEscapes {
+                for path in ["/transactions/\(value)", "/merchants/\(merchant.id)/transactions?limit=\(value)", "/merchants/\(value)/transactions?limit=1"] {
+                    guard URL(string: api.absoluteString + path) != nil else { continue }
+                    let (status, _) = try await call("GET", path)
+                    #expect(status < 500 && status != 200 || path.contains("limit=\(value)") && Int(value).map { (1...1000).contains($0) } == true, "\(path.prefix(100)) → \(status)")
+                }
+            }
         }
     }
 

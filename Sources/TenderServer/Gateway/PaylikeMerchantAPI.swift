@@ -67,7 +67,8 @@ struct PaylikeMerchantAPI: Sendable {
                 throw PaylikeProblem(status: .forbidden, code: "FORBIDDEN", message: "This key does not belong to that merchant.")
             }
             let query = try StripeForm(body: request.uri.query ?? "")
-            guard let limitText = try query.string("limit", maxLength: 20), let limit = Int(limitText), (1...1000).contains(limit) else {
+            guard let limitText = try query.string("limit", maxLength: 4), limitText.utf8.allSatisfy({ (48...57).contains($0) }),
+                  let limit = Int(limitText), (1...1000).contains(limit) else {
                 throw PaylikeProblem.invalid("limit", "limit (1 to 1000) is required.")
             }
             let before = try query.string("before", maxLength: 255)
