@@ -127,14 +127,16 @@ public struct PaylikePaymentBody: Encodable, Sendable, Equatable {
     var card: Card
     var test: PaymentTest?
     var text: String?
+    var custom: CustomData?
     var hints: [String]
 
-    public init(key: String, amount: PaymentAmount?, card: CardTokens, test: PaymentTest?, text: String?, hints: [String]) {
+    public init(key: String, amount: PaymentAmount?, card: CardTokens, test: PaymentTest?, text: String?, custom: CustomData? = nil, hints: [String]) {
         integration = Integration(key: key)
         self.amount = amount.map { Amount(currency: $0.currency, exponent: $0.exponent, value: $0.value) }
         self.card = Card(number: Token(token: card.number), code: Token(token: card.code), expiry: Expiry(month: card.expiryMonth, year: card.expiryYear))
         self.test = test
         self.text = text
+        self.custom = custom
         self.hints = hints
     }
 }

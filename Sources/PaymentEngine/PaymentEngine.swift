@@ -84,6 +84,10 @@ public actor PaymentEngine {
         run { machine throws(EngineError) in try machine.addText(text) }
     }
 
+    public func addCustom(_ custom: CustomData?) {
+        run { machine throws(EngineError) in try machine.addCustom(custom) }
+    }
+
     /// Starts the payment and follows it until a frame must be shown or it ends.
     public func startPayment() async {
         var action = EngineAction.done
@@ -100,7 +104,7 @@ public actor PaymentEngine {
 
     private func follow(_ action: EngineAction) async {
         guard case .pay(let hints) = action, let card = machine.card else { return }
-        let body = PaylikePaymentBody(key: integrationKey, amount: machine.amount, card: card, test: test, text: machine.text, hints: hints)
+        let body = PaylikePaymentBody(key: integrationKey, amount: machine.amount, card: card, test: test, text: machine.text, custom: machine.custom, hints: hints)
         do {
             let answer = try await client.pay(body)
             run { machine throws(EngineError) in _ = try machine.answered(answer) }

@@ -101,6 +101,7 @@ public struct PaymentEngineStateMachine: Sendable {
     public private(set) var amount: PaymentAmount?
     public private(set) var hasTestData = false
     public private(set) var text: String?
+    public private(set) var custom: CustomData?
     public private(set) var hints: [String] = []
     public private(set) var authorizationId: String?
     public private(set) var transactionId: String?
@@ -149,6 +150,12 @@ public struct PaymentEngineStateMachine: Sendable {
     public mutating func addText(_ text: String?) throws(EngineError) {
         try requireWaiting("addText")
         self.text = text
+    }
+
+    /// Custom data, given back with the transaction.
+    public mutating func addCustom(_ custom: CustomData?) throws(EngineError) {
+        try requireWaiting("addCustom")
+        self.custom = custom
     }
 
     /// Starts the payment: the first call to `/payments`, with no hints.

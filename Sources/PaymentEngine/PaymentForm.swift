@@ -22,9 +22,10 @@ public actor PaymentForm {
     let today: @Sendable () -> YearMonth
     var test: PaymentTest?
     var text: String?
-    /// Runs just before the payment starts, with the card as typed and the text so far; what it
-    /// answers is the text sent (Paylike's beforePayment hook, for text data).
-    var beforePayment: (@Sendable (CardInput, String?) -> String?)?
+    var custom: CustomData?
+    /// Runs just before the payment starts, with the card as typed (number, code, expiry) and
+    /// the text and custom data so far; what it answers is sent (Paylike's beforePayment hook).
+    var beforePayment: (@Sendable (CardInput, PaymentExtras) -> PaymentExtras)?
 
     /// - Parameter today: the current month, from the app's clock.
     public init(engine: PaymentEngine, amount: PaymentAmount, test: PaymentTest? = nil, text: String? = nil, today: @escaping @Sendable () -> YearMonth) {
@@ -35,7 +36,7 @@ public actor PaymentForm {
         self.today = today
     }
 
-    public func setBeforePayment(_ hook: (@Sendable (CardInput, String?) -> String?)?) { beforePayment = hook }
+    public func setBeforePayment(_ hook: (@Sendable (CardInput, PaymentExtras) -> PaymentExtras)?) { beforePayment = hook }
 
     public func setNumber(_ text: String) { if phase == .editing { input.number = text } }
     public func setExpiry(_ text: String) { if phase == .editing { input.expiry = text } }
@@ -52,10 +53,11 @@ public actor PaymentForm {
         guard payEnabled, let parts = input.expiryParts, let month = Int(parts.month), let typedYear = Int(parts.year) else { return }
         phase = .paying
         let year = parts.year.count == 2 ? 2000 + typedYear : typedYear
-        let sentText = beforePayment?(input, text) ?? text
+        let extras = beforePayment?(input, PaymentExtras(text: text, custom: custom)) ?? PaymentExtras(text: text, custom: custom)
         await engine.addCard(number: input.number, securityCode: input.securityCode, expiryMonth: month, expiryYear: year)
         await engine.addDescription(amount: amount, test: test)
-        await engine.addText(sentText)
+        await engine.addText(extras.text)
+        await engine.addCustom(extras.custom)
         await engine.startPayment()
         await follow()
     }

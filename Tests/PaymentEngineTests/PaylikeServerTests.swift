@@ -132,6 +132,7 @@ struct PaylikeServerTests {
             await engine.addCard(number: "4242 4242 4242 4242", securityCode: "123", expiryMonth: 12, expiryYear: 2030)
             await engine.addDescription(amount: euros, test: PaymentTest(tds: .init(challenge: true)))
             await engine.addText("order 7")
+            await engine.addCustom(.object(["order": 7, "lines": .array(["tea", "cups"]), "gift": .bool(true), "note": .null]))
             await engine.startPayment()
             let states = try await WebView.drive(engine, merchant: merchant)
             #expect(states == [.webViewChallengeStarted, .webViewChallengeUserInputRequired, .success])
@@ -147,6 +148,14 @@ struct PaylikeServerTests {
             #expect(intent?["capture_method"] as? String == "manual")
             #expect(intent?["amount_capturable"] as? Int == 1_000)
             #expect(intent?["description"] as? String == "order 7")
+            // The custom data comes back with the transaction, through the merchant API.
+            var lookup = URLRequest(url: merchant.base.appendingPathComponent("paylike/api/transactions/\(authorization ?? "")"))
+            lookup.setValue("Basic " + Data(":\(merchant.secretKey)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+            let (found, _) = try await URLSession.shared.data(for: lookup)
+            let transaction = (try JSONSerialization.jsonObject(with: found) as? [String: Any])?["transaction"] as? [String: Any]
+            let custom = try JSONDecoder().decode(CustomData.self, from: try JSONSerialization.data(withJSONObject: transaction?["custom"] ?? NSNull(), options: .fragmentsAllowed))
+            #expect(custom == .object(["order": 7, "lines": .array(["tea", "cups"]), "gift": .bool(true), "note": .null]))
+            #expect(transaction?["text"] as? String == "order 7" && transaction?["pendingAmount"] as? Int == 1_000)
 
             let (failed, _) = try await pay(merchant, test: PaymentTest(tds: .init(challenge: true)), button: "fail")
             #expect(failed == .error(.payment(code: "TDSECURE_FAILED", message: PaymentFailure.authenticationFailed.message)))

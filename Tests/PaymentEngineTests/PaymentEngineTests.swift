@@ -166,6 +166,11 @@ struct PaymentEngineTests {
         await live.startPayment()
         await live.addText("too late")
         #expect(await live.state == .error(.invalidState(action: "addText", state: "success")))
+        await live.reset()
+        await live.addCard(number: "4242424242424242", securityCode: "123", expiryMonth: 12, expiryYear: 2030)
+        await live.startPayment()
+        await live.addCustom(.object(["late": 1]))
+        #expect(await live.state == .error(.invalidState(action: "addCustom", state: "success")))
     }
 }
 
@@ -200,7 +205,9 @@ struct PaymentFormTests {
         let server = ScriptedPaylike(.threeDSecure)
         let form = PaymentForm(engine: PaymentEngine(integrationKey: "k", mode: .test, client: PaylikeClient(hosts: hosts, transport: server)),
                                amount: euros, test: PaymentTest(tds: .init(challenge: true)), text: "order", today: november)
-        await form.setBeforePayment { input, text in "\(text ?? "") for \(input.brand.displayName)" }
+        await form.setBeforePayment { input, extras in
+            PaymentExtras(text: "\(extras.text ?? "") for \(input.brand.displayName)", custom: .object(["order": 7, "expiry": .string(input.expiry)]))
+        }
         await form.setNumber("4242424242424242")
         await form.setExpiry("12/2030")
         await form.setSecurityCode("123")
@@ -213,6 +220,8 @@ struct PaymentFormTests {
         await form.framePosted(hints: ["h8"])
         #expect(await form.phase == .succeeded(id: "auth-3ds"))
         #expect(server.paymentCalls.first?.body["text"] as? String == "order for Visa")
+        #expect((server.paymentCalls.first?.body["custom"] as? [String: Any])?["order"] as? Int == 7)
+        #expect((server.paymentCalls.first?.body["custom"] as? [String: Any])?["expiry"] as? String == "12/2030")
         #expect(((server.paymentCalls.first?.body["card"] as? [String: Any])?["expiry"] as? [String: Int]) == ["month": 12, "year": 2030])
     }
 
