@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         .target(
@@ -96,6 +97,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         .target(
@@ -171,7 +173,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TenderCLITests",
-            dependencies: ["tender", "StellarBase", "Ledger", "Store", "TenderTesting"],
+            dependencies: ["tender", "StellarBase", "Ledger", "Store", "TenderTesting", "PaymentEngine", "Gateway"],
             exclude: []
         ),
         .testTarget(

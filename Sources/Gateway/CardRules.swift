@@ -2,30 +2,33 @@
 public enum CardBrand: String, Sendable, Codable, CaseIterable {
     case visa, mastercard, maestro, amex, unknown
 
-    /// The brand of a number's leading digits (as typed so far, or complete): Visa starts with 4;
-    /// Mastercard 51-55 or 2221-2720; Maestro 50 or 56-69; Amex 34 or 37.
+    /// Which leading digits make which brand, tried in order: Visa starts with 4; Amex 34 or 37;
+    /// Mastercard 51-55 or 2221-2720; Maestro 50 or 56-69. Data, so the payment page's script
+    /// recognises brands from the same table.
+    public static let prefixes: [(digits: Int, low: Int, high: Int, brand: CardBrand)] = [
+        (1, 4, 4, .visa), (2, 34, 34, .amex), (2, 37, 37, .amex), (2, 51, 55, .mastercard), (4, 2221, 2720, .mastercard),
+        (2, 50, 50, .maestro), (2, 56, 69, .maestro),
+    ]
+
+    /// The brand of a number's leading digits (as typed so far, or complete).
     public init(digits: some StringProtocol) {
-        let prefix2 = Int(digits.prefix(2)) ?? -1
-        let prefix4 = Int(digits.prefix(4)) ?? -1
-        switch true {
-        case digits.hasPrefix("4"): self = .visa
-        case digits.count >= 2 && (prefix2 == 34 || prefix2 == 37): self = .amex
-        case digits.count >= 2 && (51...55).contains(prefix2): self = .mastercard
-        case digits.count >= 4 && (2221...2720).contains(prefix4): self = .mastercard
-        case digits.count >= 2 && (prefix2 == 50 || (56...69).contains(prefix2)): self = .maestro
-        default: self = .unknown
+        self = Self.prefixes.first { entry in
+            digits.count >= entry.digits && Int(digits.prefix(entry.digits)).map { (entry.low...entry.high).contains($0) } == true
+        }?.brand ?? .unknown
+    }
+
+    /// The lengths a complete number of this brand may have.
+    public var lengths: [Int] {
+        switch self {
+        case .visa: [13, 16, 19]
+        case .mastercard: [16]
+        case .amex: [15]
+        case .maestro, .unknown: Array(12...19)
         }
     }
 
     /// Whether a complete number of this brand may have `count` digits.
-    public func allowsLength(_ count: Int) -> Bool {
-        switch self {
-        case .visa: [13, 16, 19].contains(count)
-        case .mastercard: count == 16
-        case .amex: count == 15
-        case .maestro, .unknown: (12...19).contains(count)
-        }
-    }
+    public func allowsLength(_ count: Int) -> Bool { lengths.contains(count) }
 
     /// How many digits the card's security code has: four for Amex, three for the others.
     public var securityCodeLength: Int { self == .amex ? 4 : 3 }
@@ -163,6 +166,19 @@ public enum CardRules {
     public static func checkSecurityCode(_ code: String, brand: CardBrand) throws(CardCheckError) {
         guard code.utf8.count == brand.securityCodeLength, code.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
             throw CardCheckError(code: .invalidCVC, message: "Your card's security code is invalid: a \(brand == .unknown ? "card" : brand.rawValue) card's has \(brand.securityCodeLength) digits.", parameter: "cvc")
+        }
+    }
+}
+
+extension CardBrand {
+    /// The brand as a person reads it.
+    public var displayName: String {
+        switch self {
+        case .visa: "Visa"
+        case .mastercard: "Mastercard"
+        case .maestro: "Maestro"
+        case .amex: "American Express"
+        case .unknown: "card"
         }
     }
 }

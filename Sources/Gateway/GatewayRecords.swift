@@ -204,3 +204,53 @@ public struct CaptureRecord: Sendable, Codable, Equatable {
         self.status = status
     }
 }
+
+/// A payment page's look: colours as `#rgb` or `#rrggbb`, and the corner radius in pixels.
+public struct PageTheme: Sendable, Codable, Equatable {
+    public var primary: String
+    public var error: String
+    public var disabled: String
+    public var radius: Int
+
+    public static let standard = PageTheme(primary: "#635bff", error: "#c0362c", disabled: "#a3acb9", radius: 6)
+
+    public init(primary: String, error: String, disabled: String, radius: Int) {
+        self.primary = primary
+        self.error = error
+        self.disabled = disabled
+        self.radius = radius
+    }
+
+    /// Whether `text` is a colour a theme may hold: `#` and 3 or 6 hexadecimal digits (nothing
+    /// else reaches the page's style sheet).
+    public static func isColor(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return (bytes.count == 4 || bytes.count == 7) && bytes[0] == UInt8(ascii: "#")
+            && bytes.dropFirst().allSatisfy { (48...57).contains($0) || (65...70).contains($0) || (97...102).contains($0) }
+    }
+
+    public static let radii = 0...32
+}
+
+/// A payment link: a page anyone with the URL can pay, each payment an intent of the merchant.
+public struct PaymentLinkRecord: Sendable, Codable, Equatable {
+    public let id: String
+    public let created: Int64
+    public let amount: Int64
+    public let currency: String
+    public var description: String?
+    public var theme: PageTheme
+    public var metadata: [String: String]
+    public var active: Bool
+
+    public init(id: String, created: Int64, amount: Int64, currency: String, description: String?, theme: PageTheme, metadata: [String: String] = [:], active: Bool = true) {
+        self.id = id
+        self.created = created
+        self.amount = amount
+        self.currency = currency
+        self.description = description
+        self.theme = theme
+        self.metadata = metadata
+        self.active = active
+    }
+}

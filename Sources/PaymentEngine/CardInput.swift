@@ -37,15 +37,15 @@ public struct CardInput: Sendable, Equatable {
     static func maxLength(_ brand: CardBrand) -> Int { (12...19).last { brand.allowsLength($0) } ?? 19 }
 
     public var numberState: FieldState {
-        guard !number.allSatisfy({ $0 == " " || $0 == "-" }) else { return .incomplete("Enter the card number.") }
-        guard let digits else { return .invalid("A card number has only digits.") }
+        guard !number.allSatisfy({ $0 == " " || $0 == "-" }) else { return .incomplete(CardMessage.enterNumber.text()) }
+        guard let digits else { return .invalid(CardMessage.numberDigitsOnly.text()) }
         let brand = CardBrand(digits: digits)
         let name = brand == .unknown ? "card" : brand.displayName
-        if digits.count > Self.maxLength(brand) { return .invalid("A \(name) number has at most \(Self.maxLength(brand)) digits.") }
-        guard brand.allowsLength(digits.count) else { return .incomplete("The card number is not complete.") }
+        if digits.count > Self.maxLength(brand) { return .invalid(CardMessage.numberTooLong.text(brand: name, n: Self.maxLength(brand))) }
+        guard brand.allowsLength(digits.count) else { return .incomplete(CardMessage.numberIncomplete.text()) }
         // A number the Luhn check refuses may still grow into a longer one of the brand (Visa 16 → 19).
         guard CardRules.passesLuhn(digits) else {
-            return digits.count < Self.maxLength(brand) && brand != .visa ? .incomplete("The card number is not complete.") : .invalid("The card number is incorrect.")
+            return digits.count < Self.maxLength(brand) && brand != .visa ? .incomplete(CardMessage.numberIncomplete.text()) : .invalid(CardMessage.numberIncorrect.text())
         }
         return .valid
     }
@@ -71,47 +71,34 @@ public struct CardInput: Sendable, Equatable {
 
     /// The expiry against `today` (injected: the month the app's clock says it is).
     public func expiryState(today: YearMonth) -> FieldState {
-        guard let parts = expiryParts else { return .invalid("Write the expiry as MM/YY.") }
-        if parts.month.isEmpty { return .incomplete("Enter the expiry date.") }
-        guard let month = Int(parts.month), parts.month.count <= 2 else { return .invalid("Write the expiry as MM/YY.") }
+        guard let parts = expiryParts else { return .invalid(CardMessage.expiryFormat.text()) }
+        if parts.month.isEmpty { return .incomplete(CardMessage.enterExpiry.text()) }
+        guard let month = Int(parts.month), parts.month.count <= 2 else { return .invalid(CardMessage.expiryFormat.text()) }
         if parts.month.count == 2 || parts.separated || month > 1 {
-            guard (1...12).contains(month) else { return .invalid("The month must be 1 to 12.") }
+            guard (1...12).contains(month) else { return .invalid(CardMessage.monthRange.text()) }
         }
-        if parts.year.count < 2 || parts.year.count == 3 { return .incomplete("Enter the expiry year.") }
-        guard parts.year.count <= 4, let year = Int(parts.year) else { return .invalid("Write the expiry as MM/YY or MM/YYYY.") }
+        if parts.year.count < 2 || parts.year.count == 3 { return .incomplete(CardMessage.enterExpiryYear.text()) }
+        guard parts.year.count <= 4, let year = Int(parts.year) else { return .invalid(CardMessage.expiryFormatLong.text()) }
         do {
             _ = try CardRules.checkExpiry(month: month, year: year, today: today)
             return .valid
         } catch {
             let fullYear = parts.year.count == 2 ? 2000 + year : year
-            return .invalid(YearMonth(year: fullYear, month: month) < today ? "The card has expired." : "The expiry year is too far ahead.")
+            return .invalid(YearMonth(year: fullYear, month: month) < today ? CardMessage.expired.text() : CardMessage.expiryTooFar.text())
         }
     }
 
     public var securityCodeState: FieldState {
-        if securityCode.isEmpty { return .incomplete("Enter the security code.") }
-        guard securityCode.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return .invalid("The security code has only digits.") }
+        if securityCode.isEmpty { return .incomplete(CardMessage.enterSecurityCode.text()) }
+        guard securityCode.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return .invalid(CardMessage.securityCodeDigitsOnly.text()) }
         let length = brand.securityCodeLength
-        if securityCode.utf8.count < length { return .incomplete("The security code has \(length) digits.") }
-        if securityCode.utf8.count > length { return .invalid("The security code has \(length) digits.") }
+        if securityCode.utf8.count < length { return .incomplete(CardMessage.securityCodeLength.text(n: length)) }
+        if securityCode.utf8.count > length { return .invalid(CardMessage.securityCodeLength.text(n: length)) }
         return .valid
     }
 
     /// True only when all three fields are valid.
     public func canPay(today: YearMonth) -> Bool {
         numberState.isValid && expiryState(today: today).isValid && securityCodeState.isValid
-    }
-}
-
-extension CardBrand {
-    /// The brand as a person reads it.
-    public var displayName: String {
-        switch self {
-        case .visa: "Visa"
-        case .mastercard: "Mastercard"
-        case .maestro: "Maestro"
-        case .amex: "American Express"
-        case .unknown: "card"
-        }
     }
 }

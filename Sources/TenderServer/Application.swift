@@ -117,6 +117,7 @@ public func buildApplication(
     let gatewayRoutes = GatewayRoutes(service: gateway, adminKey: try GatewayService.loadAdminKey(directory: configuration.dataDirectory), logger: logger)
     gatewayRoutes.register(on: router)
     PaylikeRoutes(service: gateway, routes: gatewayRoutes, logger: logger).register(on: router)
+    PaymentPage(service: gateway, routes: gatewayRoutes).register(on: router)
     metrics.register(on: router, commits: writer.commits, reader: store)
     return Application(
         responder: CachedAccountResponder(router: router.buildResponder(), cache: accountCache, metrics: metrics, resources: { horizon.resources(for: $0) }),

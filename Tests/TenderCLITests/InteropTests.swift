@@ -1,4 +1,6 @@
 import Foundation
+import Gateway
+import PaymentEngine
 import TenderTesting
 import Testing
 
@@ -58,5 +60,64 @@ struct InteropTests {
             }
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: log)).count > 1_000, "the trace log was written")
+    }
+
+    /// The hosted payment page in a real headless Chromium (Debian's package, installed by
+    /// Scripts/debian-packages.sh when missing, driven by Playwright for Python): every check
+    /// of Tests/Interop/payment_page.py must pass, with the same field messages as
+    /// PaymentEngine's CardInput; screenshots go to .build/screenshots/payment-page. Afterwards
+    /// no card number typed is in the server's files or its trace log.
+    @Test func paymentPageInChromium() async throws {
+        let install = Process()
+        install.executableURL = URL(fileURLWithPath: "/bin/bash")
+        install.arguments = [PythonScripts.packageRoot.path + "/Scripts/debian-packages.sh", "chromium"]
+        try install.run()
+        install.waitUntilExit()
+        try #require(install.terminationStatus == 0, "chromium is needed")
+        let temporary = TemporaryDirectory("payment-page")
+        defer { temporary.remove() }
+        let data = temporary.path + "/data"
+        let log = temporary.path + "/server.log"
+        let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.05", "--log-level", "trace"], errorLog: log)
+        defer { if server.process.isRunning { server.process.terminate() } }
+        let url = try await server.waitForURL()
+        let adminKey = try String(contentsOfFile: data + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+
+        // What CardInput says for these fields is what the page must say.
+        let now = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date())
+        let today = YearMonth(year: now.year!, month: now.month!)
+        let inputs = [
+            ("4242 4242 4242 4242", "12/30", "123"), ("4242 4242 4242 4241", "13/30", "12"), ("3782 822463 10005", "01/20", "123"),
+            ("3782 822463 10005", "1230", "1234"), ("5555 5555 5555 444", "12", "12a"), ("4242-4242-4242-4242-4242", "12/2099", ""),
+            ("42x", "ab", "1234"), ("6759 6498 2643 8453", "12/3", "123"),
+        ]
+        let cases: [[String: Any]] = inputs.map { number, expiry, code in
+            let input = CardInput(number: number, expiry: expiry, securityCode: code)
+            let messages = [input.numberState, input.expiryState(today: today), input.securityCodeState].map { state -> String in
+                switch state {
+                case .valid: ""
+                case .incomplete(let text), .invalid(let text): text
+                }
+            }
+            return ["number": number, "expiry": expiry, "cvc": code, "messages": messages, "canPay": input.canPay(today: today)]
+        }
+        let casesFile = temporary.path + "/cases.json"
+        try JSONSerialization.data(withJSONObject: cases).write(to: URL(fileURLWithPath: casesFile))
+        let shots = PythonScripts.packageRoot.path + "/.build/screenshots/payment-page"
+        try? FileManager.default.removeItem(atPath: shots)
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+
+        try await Self.runPython("Tests/Interop/payment_page.py", [url, adminKey, "/usr/bin/chromium", shots, casesFile])
+
+        server.process.terminate()
+        _ = await server.waitForExit(timeout: 30)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 8)
+        let files = try FileManager.default.contentsOfDirectory(atPath: data).map { data + "/" + $0 } + [log]
+        for file in files {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            for number in ["4242424242424242", "4000002500003155", "5555555555554444", "4000000000009995"] {
+                #expect(bytes.range(of: Data(number.utf8)) == nil, "\(number) is in \(file)")
+            }
+        }
     }
 }

@@ -130,6 +130,7 @@ struct GatewayRoutesTests {
                 ("/v1/payment_intents/\(open)/cancel", [("cancellation_reason", "duplicate")]),
                 ("/v1/payouts", [("amount", "100"), ("currency", "eur"), ("destination", merchant.json["settlement_account"] as! String)]),
                 ("/v1/refunds", [("payment_intent", heldID), ("amount", "100"), ("reason", "duplicate")]),
+                ("/v1/payment_links", [("amount", "1000"), ("currency", "eur"), ("description", "d"), ("theme[primary]", "#fff"), ("theme[radius]", "4"), ("metadata[k]", "v")]),
             ]
             let values = BoundaryValues.all.map(BoundaryValues.percentEncoded) + BoundaryValues.rawEscapes
             var bodies: [(String, String)] = []
@@ -177,7 +178,8 @@ struct GatewayRoutesTests {
             // Boundary values in the query strings of the GET routes.
             for value in values {
                 for uri in ["/v1/payment_intents?limit=\(value)", "/v1/payment_intents?starting_after=\(value)", "/v1/payment_intents/\(value)",
-                            "/v1/payment_methods/\(value)", "/v1/test/3ds/\(open)?client_secret=\(value)", "/v1/test/bank/\(value)?client_secret=x"] {
+                            "/v1/payment_methods/\(value)", "/v1/test/3ds/\(open)?client_secret=\(value)", "/v1/test/bank/\(value)?client_secret=x",
+                            "/pay/\(value)", "/pay/\(open)_secret_\(value)", "/v1/payment_links/\(value)"] {
                     let answer = try await Self.call(client, .get, uri, key: key)
                     #expect(answer.status.code < 500, "\(uri.prefix(200)) → \(answer.status)")
                 }

@@ -132,6 +132,13 @@ struct GatewayRoutes: Sendable {
                 ("pending", .array(balances.map { currency, _ in .object([("amount", 0), ("currency", .string(currency.code))]) })),
             ]))
         }
+        let page = PaymentPage(service: service, routes: self)
+        v1.post("payment_links") { request, _ in
+            try await post(request) { merchant, _, form in try await page.createLink(form, merchant, base: baseURL(request)) }
+        }
+        v1.get("payment_links/:id") { request, context in
+            try await retrieve(request, context, PaymentLinkRecord.self, kind: "payment_link") { PaymentPage.linkJSON($0, base: baseURL(request)) }
+        }
         GatewayTestPages(service: service, routes: self).register(on: v1)
     }
 

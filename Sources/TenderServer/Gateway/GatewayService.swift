@@ -80,8 +80,9 @@ struct GatewayService: Sendable {
     /// Makes a merchant: two keys (returned once; only their hashes are kept) and a settlement
     /// account on the ledger that trusts the anchor's currencies, its seed sealed.
     func createMerchant(name: String) async throws -> NewMerchant {
+        let id = GatewayIDs.make("acct", random: random, length: 16)
         let secretKey = GatewayIDs.make("sk_test", random: random, length: 32)
-        let publishableKey = GatewayIDs.make("pk_test", random: random, length: 32)
+        let publishableKey = derivedPublishableKey(merchantID: id)
         let seed = random(32)
         let settlement = try KeyPair(seed: seed)
         let operations = [StellarBase.Operation(.createAccount(CreateAccountOperation(destination: settlement.accountID, startingBalance: Self.settlementStartingBalance)))]
@@ -91,12 +92,27 @@ struct GatewayService: Sendable {
             throw GatewayError(code: "settlement_account_not_created", message: "the settlement account was not created: \(result.result.code.name)")
         }
         let record = MerchantRecord(
-            id: GatewayIDs.make("acct", random: random, length: 16), name: name,
+            id: id, name: name,
             secretKeyHash: GatewayIDs.hash(key: secretKey), publishableKeyHash: GatewayIDs.hash(key: publishableKey),
             settlementAccount: settlement.accountID.strKey, sealedSettlementSeed: try secrets.seal(seed), created: now())
         try await store.insertMerchant(record)
         logger.info("gateway merchant created", metadata: ["merchant.id": "\(record.id)", "merchant.settlement": "\(record.settlementAccount)"])
         return NewMerchant(record: record, secretKey: secretKey, publishableKey: publishableKey)
+    }
+
+    /// A merchant's publishable key, derived from its id under the server's key: publishable
+    /// keys are public (a payment page shows its own), so the server can give one back without
+    /// storing it. Only its hash is stored, as for every key.
+    func derivedPublishableKey(merchantID: String) -> String {
+        let bytes = Array(HMAC<SHA256>.authenticationCode(for: Array("publishable key \(merchantID)".utf8), using: SymmetricKey(data: secrets.idKeyBytes)))
+        return GatewayIDs.make("pk_test", random: { count in Array((bytes + bytes).prefix(count)) }, length: 32)
+    }
+
+    /// The merchant's publishable key, for its payment pages; nil for a merchant made before
+    /// keys were derived (its key was random and is not kept).
+    func publishableKey(of merchant: MerchantRecord) -> String? {
+        let key = derivedPublishableKey(merchantID: merchant.id)
+        return GatewayIDs.hash(key: key) == merchant.publishableKeyHash ? key : nil
     }
 
     // MARK: Objects

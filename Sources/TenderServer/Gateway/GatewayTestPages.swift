@@ -120,7 +120,8 @@ struct GatewayTestPages: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         // Nothing loads from elsewhere; the forms post here and the shop's return URL follows.
-        headers[HTTPFields.headerName("Content-Security-Policy")] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; base-uri 'none'; frame-ancestors 'none'"
+        // Only Tender's own payment page may show it in a frame.
+        headers[HTTPFields.headerName("Content-Security-Policy")] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; base-uri 'none'; frame-ancestors 'self'"
         headers[HTTPFields.headerName("Referrer-Policy")] = "no-referrer"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
