@@ -79,6 +79,11 @@ public struct PaymentIntentRecord: Sendable, Codable, Equatable {
     public var custom: String?
     /// What the merchant did to the authorisation through Paylike's merchant API, in order.
     public var trail: [TrailEntry]?
+    /// Paylike's payment plan given with the payment (compact JSON, RFC 3339 dates): the
+    /// agreement, recorded, not executed.
+    public var plan: String?
+    /// Who may start unplanned payments later (`customer`, `merchant`), as the payment said.
+    public var unplanned: [String]?
 
     public init(id: String, clientSecret: String, currency: String, created: Int64, machine: PaymentIntentStateMachine, paymentMethodTypes: [PaymentMethodType], metadata: [String: String] = [:]) {
         self.id = id

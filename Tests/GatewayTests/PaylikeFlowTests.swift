@@ -146,3 +146,39 @@ struct PaylikeFlowTests {
         #expect(try walked(lost, answer: nil).0 == .failed(PaylikeFlow.failure(for: .cardLost)))
     }
 }
+
+@Suite("Paylike's payment plans")
+struct PaylikePlanTests {
+    let now: Int64 = 1_795_000_000
+    let nine = try! PaymentAmount(currency: "EUR", value: 900, exponent: 2)
+
+    @Test func api_docsExamplesAreValid() {
+        let day: Int64 = 86_400
+        let examples: [[PaylikePlanComponent]] = [
+            [PaylikePlanComponent(amount: nine, repeat: .init(unit: .month))],
+            [PaylikePlanComponent(amount: nine, repeat: .init(first: now + 14 * day, unit: .month))],
+            [PaylikePlanComponent(amount: nine, repeat: .init(first: now + 3 * day, unit: .week, value: 2))],
+            [PaylikePlanComponent(amount: nine, repeat: .init(count: 3, unit: .month)), PaylikePlanComponent(amount: nine, repeat: .init(unit: .month))],
+            [PaylikePlanComponent(amount: nine, scheduled: now + 30 * day), PaylikePlanComponent(amount: nine, scheduled: now + 60 * day),
+             PaylikePlanComponent(amount: nine, scheduled: now + 90 * day)],
+        ]
+        for plan in examples { #expect(PaylikePlan.problem(plan, now: now) == nil, "\(plan)") }
+    }
+
+    @Test func theLimitationsEachRefused() {
+        let day: Int64 = 86_400
+        let cases: [([PaylikePlanComponent], String)] = [
+            ([], "plan"),
+            (Array(repeating: PaylikePlanComponent(amount: nine, scheduled: now), count: 101), "plan"),
+            ([PaylikePlanComponent(amount: nine)], "plan.0"),
+            ([PaylikePlanComponent(amount: nine, scheduled: now + day, repeat: .init(unit: .month))], "plan.0"),
+            ([PaylikePlanComponent(amount: nine, repeat: .init(unit: .month)), PaylikePlanComponent(amount: nine, repeat: .init(unit: .month))], "plan.0.repeat.count"),
+            ([PaylikePlanComponent(amount: nine, repeat: .init(count: 0, unit: .month))], "plan.0.repeat.count"),
+            ([PaylikePlanComponent(amount: nine, repeat: .init(unit: .day, value: 0))], "plan.0.repeat.interval.value"),
+            ([PaylikePlanComponent(amount: nine, scheduled: now + 2 * day), PaylikePlanComponent(amount: nine, scheduled: now + day)], "plan.1.scheduled"),
+            ([PaylikePlanComponent(amount: nine, scheduled: now + day), PaylikePlanComponent(amount: nine, repeat: .init(first: now + day, unit: .week))], "plan.1.repeat.first"),
+            ([PaylikePlanComponent(amount: try! PaymentAmount(currency: "EUR", value: -1, exponent: 2), scheduled: now + day)], "plan.0.amount"),
+        ]
+        for (plan, field) in cases { #expect(PaylikePlan.problem(plan, now: now) == field, "\(plan)") }
+    }
+}

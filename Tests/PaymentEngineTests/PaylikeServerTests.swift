@@ -384,6 +384,55 @@ struct PaylikeServerTests {
         }
     }
 
+    /// A plan with the Swift client's number dates and `unplanned.constumer`: recorded with the
+    /// authorization (RFC 3339 dates), shown by the merchant API; a plan against the rules refused.
+    @Test func plansAndUnplannedPaymentsAreRecorded() async throws {
+        try await withServer { merchant in
+            let client = PaylikeClient(hosts: merchant.hosts)
+            let number = try await client.tokenize("pcn", "4242424242424242")
+            let code = try await client.tokenize("pcsc", "123")
+            let headers = ["Accept-Version": "1", "Content-Type": "application/json"]
+            /// Follows the challenges by hand, as Paylike's client does, for a body the engine does not make.
+            func pay(_ extra: String) async throws -> (Int, [String: Any]) {
+                var hints: [String] = []
+                var path = "payments"
+                for _ in 0..<10 {
+                    let hintList = hints.map { "\"\($0)\"" }.joined(separator: ",")
+                    let body = #"{"integration":{"key":"\#(merchant.publishableKey)"},"amount":{"currency":"EUR","exponent":2,"value":900},"card":{"number":{"token":"\#(number)"},"code":{"token":"\#(code)"},"expiry":{"month":12,"year":2030}},"test":{},\#(extra),"hints":[\#(hintList)]}"#
+                    let (status, data) = try await LiveMerchant.post(merchant.hosts.payments.appendingPathComponent(path), body: Data(body.utf8), headers: headers)
+                    let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+                    if status != 200 || answer["authorizationId"] != nil { return (status, answer) }
+                    hints += answer["hints"] as? [String] ?? []
+                    path = ((answer["challenges"] as? [[String: String]])?.first?["path"]).map { String($0.dropFirst()) } ?? "payments"
+                }
+                return (0, [:])
+            }
+            let plan = #""plan":[{"amount":{"currency":"EUR","exponent":2,"value":900},"repeat":{"first":800000000,"count":3,"interval":{"unit":"month"}}},{"amount":{"currency":"EUR","exponent":2,"value":1900},"repeat":{"interval":{"unit":"month","value":2}}}],"unplanned":{"constumer":true}"#
+            let (status, answer) = try await pay(plan)
+            let id = try #require(answer["authorizationId"] as? String, "\(status) \(answer)")
+            var lookup = URLRequest(url: merchant.base.appendingPathComponent("paylike/api/transactions/\(id)"))
+            lookup.setValue("Basic " + Data(":\(merchant.secretKey)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
+            let transaction = (try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: lookup).0) as? [String: Any])?["transaction"] as? [String: Any]
+            let recorded = transaction?["plan"] as? [[String: Any]]
+            #expect(((recorded?.first?["repeat"] as? [String: Any])?["first"] as? String) == "2026-05-09T06:13:20Z")
+            #expect(((recorded?.last?["repeat"] as? [String: Any])?["interval"] as? [String: Any])?["value"] as? Int == 2)
+            #expect(transaction?["unplanned"] as? [String: Bool] == ["customer": true])
+            // RFC 3339 dates and Paylike's documented spelling too.
+            let (rfc, _) = try await pay(#""plan":[{"amount":{"currency":"EUR","exponent":2,"value":900},"scheduled":"2027-02-01T00:00:00Z"},{"amount":{"currency":"EUR","exponent":2,"value":900},"scheduled":"2027-03-01T00:00:00.5Z"}],"unplanned":{"costumer":true,"merchant":true}"#)
+            #expect(rfc == 200)
+            for (broken, field) in [
+                (#""plan":[{"amount":{"currency":"EUR","exponent":2,"value":900},"repeat":{"interval":{"unit":"month"}}},{"amount":{"currency":"EUR","exponent":2,"value":900},"scheduled":"2027-02-01T00:00:00Z"}]"#, "plan.0.repeat.count"),
+                (#""plan":[{"amount":{"currency":"EUR","exponent":2,"value":900},"repeat":{"interval":{"unit":"fortnight"}}}]"#, "plan.0.repeat.interval.unit"),
+                (#""plan":[{"amount":{"currency":"EUR","exponent":2,"value":900},"scheduled":"tomorrow"}]"#, "plan.0.scheduled"),
+                (#""plan":[{"amount":{"currency":"EUR","exponent":2,"value":900},"scheduled":1e300}]"#, "plan.0.scheduled"),
+                (#""plan":[]"#, "plan"),
+            ] {
+                let (status, answer) = try await pay(broken)
+                #expect(status == 400 && answer["code"] as? String == "REQUEST_INVALID" && answer["errors"] as? [String] == [field], "\(field): \(answer)")
+            }
+        }
+    }
+
     /// Paylike's error codes for bad requests, each triggered over HTTP.
     @Test func errorsInPaylikesShape() async throws {
         try await withServer { merchant in

@@ -171,6 +171,8 @@ struct PaylikeMerchantAPI: Sendable {
             ("text", intent.description.map(JSONValue.string) ?? .null),
             ("custom", intent.custom.map { .raw(Array($0.utf8)) } ?? .null),
         ]
+        if let plan = intent.plan { fields.append(("plan", .raw(Array(plan.utf8)))) }
+        if let unplanned = intent.unplanned { fields.append(("unplanned", .object(unplanned.map { ($0, .bool(true)) }))) }
         if let methodID = machine.paymentMethod,
            let method = try await service.store.object(id: methodID, kind: "payment_method", merchant: merchant.id),
            let card = try JSONDecoder().decode(PaymentMethodRecord.self, from: Data(method.body)).card {

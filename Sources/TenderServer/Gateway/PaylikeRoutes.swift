@@ -78,6 +78,10 @@ struct PaylikePaymentRequest {
     let test: PaylikeTest?
     let text: String?
     let custom: String?
+    /// The payment plan as Tender keeps it (compact JSON, RFC 3339 dates), and who may start
+    /// unplanned payments: recorded with the authorization, never executed (as Paylike).
+    let plan: String?
+    let unplanned: [String]?
     let hints: [String]
     let digest: [UInt8]
 
@@ -94,15 +98,47 @@ struct PaylikePaymentRequest {
         struct TestCard: Decodable { let scheme: String?; let code: String?; let status: String?; let limit: Money?; let balance: Money? }
         struct TDS: Decodable { let fingerprint: String?; let fingerPrint: String?; let challenge: Bool?; let status: String? }
         struct Test: Decodable { let card: TestCard?; let fingerprint: String?; let fingerPrint: String?; let tds: TDS? }
+        /// A date as RFC 3339 text (Paylike's JS client) or a number of seconds since 2001-01-01
+        /// (Foundation's default, which Paylike's Swift client sends): unix seconds.
+        struct When: Decodable {
+            let unix: Int64
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let seconds = try? container.decode(Double.self) {
+                    guard seconds.isFinite, abs(seconds) < 1e11 else {
+                        throw DecodingError.dataCorruptedError(in: container, debugDescription: "a date out of range")
+                    }
+                    unix = Int64(seconds.rounded(.down)) + 978_307_200
+                    return
+                }
+                let text = try container.decode(String.self)
+                let formatter = ISO8601DateFormatter()
+                var date = formatter.date(from: text)
+                if date == nil {
+                    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                    date = formatter.date(from: text)
+                }
+                guard let date else { throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 date") }
+                unix = Int64(date.timeIntervalSince1970.rounded(.down))
+            }
+        }
+        struct Interval: Decodable { let unit: String; let value: Int? }
+        struct Repeat: Decodable { let first: When?; let count: Int?; let interval: Interval }
+        struct PlanComponent: Decodable { let amount: Money; let scheduled: When?; let `repeat`: Repeat? }
+        /// Who may start unplanned payments later: `customer` (the Swift client writes
+        /// `constumer`, Paylike's docs `costumer`) and `merchant`.
+        struct Unplanned: Decodable { let customer: Bool?; let constumer: Bool?; let costumer: Bool?; let merchant: Bool? }
         let integration: Integration
         let amount: Money?
         let card: Card
         let test: Test?
         let text: String?
+        let plan: [PlanComponent]?
+        let unplanned: Unplanned?
         let hints: [String]?
     }
 
-    init(body: [UInt8]) throws {
+    init(body: [UInt8], now: Int64) throws {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
             throw PaylikeProblem(.bodyInvalid, "The body must be a JSON object.")
         }
@@ -165,6 +201,29 @@ struct PaylikePaymentRequest {
             return test
         }
         text = try wire.text.map { try checked($0, "text", maxLength: 1024) }
+        if let wirePlan = wire.plan {
+            var components: [PaylikePlanComponent] = []
+            for (index, part) in wirePlan.enumerated() {
+                var component = PaylikePlanComponent(amount: try money(part.amount, "plan.\(index).amount"), scheduled: part.scheduled?.unix)
+                if let repetition = part.repeat {
+                    guard let unit = PaylikePlanComponent.Unit(rawValue: repetition.interval.unit) else {
+                        throw PaylikePaymentRequest.invalidPlan("plan.\(index).repeat.interval.unit")
+                    }
+                    component.repeat = .init(first: repetition.first?.unix, count: repetition.count, unit: unit, value: repetition.interval.value ?? 1)
+                }
+                components.append(component)
+            }
+            if let field = PaylikePlan.problem(components, now: now) { throw Self.invalidPlan(field) }
+            plan = Self.planJSON(components)
+        } else {
+            plan = nil
+        }
+        if let flags = wire.unplanned {
+            let customer = flags.customer ?? flags.constumer ?? flags.costumer ?? false
+            unplanned = (customer ? ["customer"] : []) + (flags.merchant == true ? ["merchant"] : [])
+        } else {
+            unplanned = nil
+        }
         if let custom = object["custom"] {
             guard let data = try? JSONSerialization.data(withJSONObject: custom, options: [.sortedKeys, .fragmentsAllowed]), data.count <= 16_384 else {
                 throw PaylikeProblem.invalid("custom", "custom must be JSON of at most 16 KiB.")
@@ -184,6 +243,29 @@ struct PaylikePaymentRequest {
             throw PaylikeProblem(.bodyInvalid, "The body cannot be read as JSON.")
         }
         digest = Array(SHA256.hash(data: canonical))
+    }
+
+    static func invalidPlan(_ field: String) -> PaylikeProblem {
+        PaylikeProblem.invalid(field, "\(field) breaks the plan's rules: each component due once (scheduled) or repeated, a count of at least 1 (optional only in the last), an interval of at least 1 day, week, month or year, and dates in order.")
+    }
+
+    static func planJSON(_ plan: [PaylikePlanComponent]) -> String {
+        let formatter = ISO8601DateFormatter()
+        func date(_ unix: Int64) -> JSONValue { .string(formatter.string(from: Date(timeIntervalSince1970: TimeInterval(unix)))) }
+        return JSONValue.array(plan.map { component in
+            var fields: [(String, JSONValue)] = [("amount", .object([
+                ("currency", .string(component.amount.currency)), ("exponent", .number(Int64(component.amount.exponent))), ("value", .number(component.amount.value)),
+            ]))]
+            if let scheduled = component.scheduled { fields.append(("scheduled", date(scheduled))) }
+            if let repetition = component.repeat {
+                var repeatFields: [(String, JSONValue)] = []
+                if let first = repetition.first { repeatFields.append(("first", date(first))) }
+                if let count = repetition.count { repeatFields.append(("count", .number(Int64(count)))) }
+                repeatFields.append(("interval", .object([("unit", .string(repetition.unit.rawValue)), ("value", .number(Int64(repetition.value)))])))
+                fields.append(("repeat", .object(repeatFields)))
+            }
+            return .object(fields)
+        }).compact()
     }
 }
 
@@ -326,7 +408,7 @@ struct PaylikeRoutes: Sendable {
     /// challenge, a challenge's answer, or the authorization.
     func payment(_ request: Request, challenge: PaylikeFlow.Challenge?) async throws -> Response {
         try checkVersion(request)
-        let payment = try PaylikePaymentRequest(body: try await body(request))
+        let payment = try PaylikePaymentRequest(body: try await body(request), now: service.now())
         guard let (merchant, kind) = try await service.store.merchant(keyHash: GatewayIDs.hash(key: payment.key)), kind == .publishable else {
             throw PaylikeProblem(.integrationKeyUnknown, "No such integration key.", errors: ["integration.key"])
         }
@@ -412,6 +494,8 @@ struct PaylikeRoutes: Sendable {
             created: service.now(), machine: PaymentIntentStateMachine(amount: minor, captureMethod: .manual), paymentMethodTypes: [.card])
         intent.description = payment.text
         intent.custom = payment.custom
+        intent.plan = payment.plan
+        intent.unplanned = payment.unplanned
         intent.metadata["paylike_integration"] = "client"
         try intent.machine.attach(paymentMethod: method.id, type: .card)
         var walked = intent
