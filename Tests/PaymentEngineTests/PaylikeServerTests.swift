@@ -253,11 +253,19 @@ struct PaylikeServerTests {
             async let third = client.pay(body)
             #expect(try await second == .authorized(id: first, hints: hints))
             #expect(try await third == .authorized(id: first, hints: hints))
+            // A new payment sent eight times at once, each running the whole flow: one authorization.
+            let fresh = PaylikePaymentBody(key: merchant.publishableKey, amount: euros, card: card, test: PaymentTest(), text: "at once", hints: [])
+            let answers = try await withThrowingTaskGroup(of: PaymentCallAnswer.self) { group in
+                for _ in 0..<8 { group.addTask { try await client.pay(fresh) } }
+                return try await group.reduce(into: [PaymentCallAnswer]()) { $0.append($1) }
+            }
+            let ids = Set(answers.compactMap { answer -> String? in if case .authorized(let id, _) = answer { id } else { nil } })
+            #expect(ids.count == 1 && answers.count == 8)
             var request = URLRequest(url: merchant.base.appendingPathComponent("v1/payment_intents"))
             request.setValue("Bearer \(merchant.secretKey)", forHTTPHeaderField: "Authorization")
             let (data, _) = try await URLSession.shared.data(for: request)
             let list = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-            #expect((list?["data"] as? [Any])?.count == 1)
+            #expect((list?["data"] as? [Any])?.count == 2, "the first and the one sent eight times at once")
         }
     }
 

@@ -504,12 +504,19 @@ struct PaylikeRoutes: Sendable {
             let code = PaylikeFlow.code(for: failure)
             throw PaylikeProblem(code, failure.message)
         }
+        // The same payment sent twice at once: both make the same payment method (the second
+        // insert finds it there) and the intent's insert decides which one authorizes.
+        if try await service.store.object(id: method.id, kind: "payment_method", merchant: merchant.id) == nil {
+            do {
+                try await service.insert(method, id: method.id, kind: "payment_method", merchant: merchant)
+            } catch {
+                guard try await service.store.object(id: method.id, kind: "payment_method", merchant: merchant.id) != nil else { throw error }
+            }
+        }
         let stored: StoredObject
         do {
-            try await service.insert(method, id: method.id, kind: "payment_method", merchant: merchant)
             stored = try await service.insert(intent, id: id, kind: "payment_intent", merchant: merchant)
         } catch {
-            // The same payment sent twice at once: the other request made it.
             if try await service.store.object(id: id, kind: "payment_intent", merchant: merchant.id) != nil { return id }
             throw error
         }
