@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "Gateway", targets: ["Gateway"]),
         .library(name: "Intents", targets: ["Intents"]),
         .library(name: "PaymentEngine", targets: ["PaymentEngine"]),
+        .library(name: "Checkout", targets: ["Checkout"]),
         .executable(name: "tender", targets: ["tender"]),
     ],
     dependencies: [
@@ -62,6 +63,9 @@ let package = Package(
         // Paylike's client engine for apps: card input, the engine, the form. No server
         // framework: the card rules and amounts come from Gateway, which links only swift-crypto.
         .target(name: "PaymentEngine", dependencies: ["Gateway"]),
+        // The marketplace checkout's rules (issue 13, begun): totals, the bid and order state
+        // machines, the escrow's release. Pure Swift, no dependencies.
+        .target(name: "Checkout"),
         .target(
             name: "Store",
             dependencies: [
@@ -148,6 +152,10 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: ["Gateway", "TenderTesting"]
+        ),
+        .testTarget(
+            name: "CheckoutTests",
+            dependencies: ["Checkout"]
         ),
         .testTarget(
             name: "IntentsTests",
