@@ -1,0 +1,245 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import TenderTesting
+import Testing
+@testable import TenderServer
+
+/// The checkout's API through the router: marketplaces, users, listings, bids, buy-now, totals
+/// and the screen state, with every route tried with another user's token.
+@Suite("The checkout's routes", .serialized)
+struct CheckoutRoutesTests {
+    let temporary = TemporaryDirectory("checkout")
+
+    /// An answer (its JSON only read, never shared while written).
+    struct Answer: @unchecked Sendable {
+        let status: HTTPResponse.Status
+        let json: [String: Any]
+        var error: String? { (json["error"] as? [String: Any])?["code"] as? String }
+        subscript(_ key: String) -> Any? { json[key] }
+    }
+
+    static func call(_ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, token: String?, json body: String? = nil) async throws -> Answer {
+        var headers = HTTPFields()
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        headers[.contentType] = "application/json"
+        return try await client.execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { response in
+            let json = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any]
+            return Answer(status: response.status, json: json ?? ["unparsed": String(buffer: response.body)])
+        }
+    }
+
+    /// A marketplace with a seller, two buyers (one a business in the UK) and a listing.
+    struct World {
+        let marketplaceKey: String
+        let seller: String, buyer: String, business: String, other: String
+        let buyerAddress: String, businessAddress: String
+        let listing: String
+    }
+
+    func world(_ client: some TestClientProtocol, admin: String) async throws -> World {
+        let made = try await Self.call(client, .post, "/checkout/v1/admin/marketplaces", token: admin, json: #"{"name":"Tweedehands"}"#)
+        #expect(made.status == .ok, "\(made.json)")
+        let key = try #require(made["secret_key"] as? String)
+        #expect(((made["marketplace"] as? [String: Any])?["escrow_account"] as? String)?.hasPrefix("G") == true)
+        func user(_ name: String, business: Bool = false, country: String = "NL") async throws -> (String, String) {
+            let answer = try await Self.call(client, .post, "/checkout/v1/users", token: key, json: """
+                {"name":"\(name)","business":\(business),"addresses":[{"name":"\(name)","line1":"Damrak 1","postal_code":"1012 LG","city":"Amsterdam","country":"\(country)"}]}
+                """)
+            let token = try #require(answer["token"] as? String, "\(answer.json)")
+            let address = try #require(((answer["user"] as? [String: Any])?["addresses"] as? [[String: Any]])?.first?["id"] as? String)
+            return (token, address)
+        }
+        let (seller, _) = try await user("Sam Seller")
+        let (buyer, buyerAddress) = try await user("Bea Buyer")
+        let (business, businessAddress) = try await user("Bob Business Ltd", business: true, country: "GB")
+        let (other, _) = try await user("Otto Other")
+        let listing = try await Self.call(client, .post, "/checkout/v1/listings", token: seller, json: """
+            {"title":"Bicycle <b>","price":10000,"pickup":true,"country":"NL","delivery":[{"name":"standard","costs":{"NL":695,"GB":1495}},{"name":"registered","costs":{"NL":895}}]}
+            """)
+        return World(marketplaceKey: key, seller: seller, buyer: buyer, business: business, other: other,
+                      buyerAddress: buyerAddress, businessAddress: businessAddress, listing: try #require(listing["id"] as? String, "\(listing.json)"))
+    }
+
+    func withWorld(_ body: @Sendable (any TestClientProtocol, World, String) async throws -> Void) async throws {
+        let directory = temporary.file(UUID().uuidString)
+        let app = try await buildApplication(TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero))
+        try await app.test(.router) { client in
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            try await body(client, try await world(client, admin: admin), admin)
+        }
+    }
+
+    @Test func buyNowTotalsAndTheScreen() async throws {
+        try await withWorld { client, world, _ in
+            let bought = try await Self.call(client, .post, "/checkout/v1/listings/\(world.listing)/buy", token: world.buyer)
+            #expect(bought["status"] as? String == "accepted" && bought["amount"] as? Int == 10_000 && bought["buy_now"] as? Bool == true)
+            let bid = try #require(bought["id"] as? String)
+            let listing = try await Self.call(client, .get, "/checkout/v1/listings/\(world.listing)", token: world.other)
+            #expect(listing["status"] as? String == "reserved" && listing["title"] as? String == "Bicycle <b>")
+            let late = try await Self.call(client, .post, "/checkout/v1/listings/\(world.listing)/buy", token: world.other)
+            #expect(late.status == .conflict && late.error == "listing_unavailable")
+
+            // The screen in one answer: pickup and iDEAL by default.
+            let screen = try await Self.call(client, .get, "/checkout/v1/bids/\(bid)/screen", token: world.buyer)
+            #expect(screen.status == .ok && (screen["user"] as? [String: Any])?["business"] as? Bool == false)
+            #expect((screen["listing"] as? [String: Any])?["id"] as? String == world.listing && screen["cards"] as? [Any] != nil)
+            #expect(screen["order"] is NSNull)
+            let totals = try #require(screen["totals"] as? [String: Any])
+            #expect(totals["total"] as? Int == 10_199 && totals["delivery"] as? String == "pickup")
+
+            // Totals change with each option.
+            func total(_ body: String, token: String? = nil) async throws -> Answer {
+                try await Self.call(client, .post, "/checkout/v1/totals", token: token ?? world.buyer, json: body)
+            }
+            #expect(try await total(#"{"bid":"\#(bid)","delivery":"standard","payment_method":"ideal"}"#)["total"] as? Int == 10_894)
+            #expect(try await total(#"{"bid":"\#(bid)","delivery":"registered","address":"\#(world.buyerAddress)","payment_method":"ideal"}"#)["total"] as? Int == 11_094)
+            #expect(try await total(#"{"bid":"\#(bid)","delivery":"standard","payment_method":"card"}"#)["total"] as? Int == 11_005)
+            #expect(try await total(#"{"bid":"\#(bid)","delivery":"pickup","payment_method":"bancontact"}"#)["total"] as? Int == 10_149)
+            let courier = try await total(#"{"bid":"\#(bid)","delivery":"courier"}"#)
+            #expect(courier.status == .badRequest && courier.error == "delivery_not_offered")
+            let wrongAddress = try await total(#"{"bid":"\#(bid)","delivery":"standard","address":"\#(world.businessAddress)"}"#)
+            #expect(wrongAddress.status == .notFound, "another user's address is not found")
+            let method = try await total(#"{"bid":"\#(bid)","payment_method":"cash"}"#)
+            #expect(method.status == .badRequest && method.error == "payment_method_invalid")
+            let screenCard = try await Self.call(client, .get, "/checkout/v1/bids/\(bid)/screen?delivery=registered&payment_method=card", token: world.buyer)
+            #expect((screenCard["totals"] as? [String: Any])?["total"] as? Int == 11_211, "10,895 + 2.9% of it (315.955 → 316)")
+        }
+    }
+
+    @Test func businessBuyersSeeVATAndForeignShippingCostsMore() async throws {
+        try await withWorld { client, world, _ in
+            let bought = try await Self.call(client, .post, "/checkout/v1/listings/\(world.listing)/buy", token: world.business)
+            let bid = try #require(bought["id"] as? String)
+            let gb = try await Self.call(client, .post, "/checkout/v1/totals", token: world.business, json: #"{"bid":"\#(bid)","delivery":"standard","payment_method":"ideal"}"#)
+            #expect(gb["total"] as? Int == 11_694, "NL → GB: 14.95")
+            let lines = try #require(gb["lines"] as? [[String: Any]])
+            #expect(lines.map { $0["kind"] as? String } == ["item", "shipping", "payment_fee", "vat"])
+            #expect(lines.last?["amount"] as? Int == 2_030, "11,694 × 21/121 = 2,029.5 → 2,030")
+            let registered = try await Self.call(client, .get, "/checkout/v1/bids/\(bid)/screen?delivery=registered", token: world.business)
+            #expect(registered["totals"] is NSNull && (registered["totals_error"] as? [String: Any])?["code"] as? String == "country_not_served")
+        }
+    }
+
+    @Test func bidsAcceptRejectWithdraw() async throws {
+        try await withWorld { client, world, _ in
+            func bid(_ token: String, _ amount: Int) async throws -> Answer {
+                try await Self.call(client, .post, "/checkout/v1/listings/\(world.listing)/bids", token: token, json: #"{"amount":\#(amount)}"#)
+            }
+            let low = try await bid(world.buyer, 8_000)
+            let lowID = try #require(low["id"] as? String)
+            #expect(low["status"] as? String == "pending")
+            let other = try await bid(world.other, 8_500)
+            let otherID = try #require(other["id"] as? String)
+            let own = try await bid(world.seller, 9_000)
+            #expect(own.status == .forbidden)
+            // The buyer cannot accept; the seller can.
+            #expect(try await Self.call(client, .post, "/checkout/v1/bids/\(lowID)/accept", token: world.buyer).status == .forbidden)
+            #expect(try await Self.call(client, .post, "/checkout/v1/bids/\(lowID)/withdraw", token: world.seller).status == .forbidden)
+            let rejected = try await Self.call(client, .post, "/checkout/v1/bids/\(otherID)/reject", token: world.seller)
+            #expect(rejected["status"] as? String == "rejected")
+            let accepted = try await Self.call(client, .post, "/checkout/v1/bids/\(lowID)/accept", token: world.seller)
+            #expect(accepted["status"] as? String == "accepted")
+            #expect(try await Self.call(client, .get, "/checkout/v1/listings/\(world.listing)", token: world.buyer)["status"] as? String == "reserved")
+            // Once reserved: no more bids, no second acceptance, and an accepted bid is not withdrawn by the buyer.
+            #expect(try await bid(world.business, 9_999).error == "listing_unavailable")
+            let withdraw = try await Self.call(client, .post, "/checkout/v1/bids/\(lowID)/withdraw", token: world.buyer)
+            #expect(withdraw.status == .conflict && withdraw.error == "bid_unexpected_state")
+            let again = try await Self.call(client, .post, "/checkout/v1/bids/\(otherID)/accept", token: world.seller)
+            #expect(again.status == .conflict && again.error == "bid_unexpected_state")
+            // The totals of the accepted bid: its amount is the item.
+            let totals = try await Self.call(client, .post, "/checkout/v1/totals", token: world.buyer, json: #"{"bid":"\#(lowID)"}"#)
+            #expect(totals["total"] as? Int == 8_199)
+        }
+    }
+
+    /// 50 buyers buy the same listing at the same moment: one gets it, 49 get a clear 409, and
+    /// only one bid exists.
+    @Test func fiftyBuyersAtOnce() async throws {
+        try await withWorld { client, world, _ in
+            var tokens: [String] = []
+            for index in 0..<50 {
+                let answer = try await Self.call(client, .post, "/checkout/v1/users", token: world.marketplaceKey, json: #"{"name":"Buyer \#(index)"}"#)
+                tokens.append(try #require(answer["token"] as? String))
+            }
+            let answers = try await withThrowingTaskGroup(of: Answer.self) { group in
+                for token in tokens {
+                    group.addTask { try await Self.call(client, .post, "/checkout/v1/listings/\(world.listing)/buy", token: token) }
+                }
+                return try await group.reduce(into: [Answer]()) { $0.append($1) }
+            }
+            let won = answers.filter { $0.status == .ok }
+            #expect(won.count == 1)
+            #expect(answers.filter { $0.status == .conflict && $0.error == "listing_unavailable" }.count == 49)
+            let listing = try await Self.call(client, .get, "/checkout/v1/listings/\(world.listing)", token: world.seller)
+            #expect(listing["status"] as? String == "reserved")
+            // The winner's bid is the one the listing is reserved for; the 49 made no bid.
+            let winner = try #require(won.first?["buyer"] as? String)
+            let bid = try #require(won.first?["id"] as? String)
+            #expect(try await Self.call(client, .get, "/checkout/v1/bids/\(bid)", token: world.seller)["buyer"] as? String == winner)
+        }
+    }
+
+    /// Every route with another user's token: 404 or 403, nothing disclosed, nothing changed.
+    @Test func anotherUsersTokenSeesAndChangesNothing() async throws {
+        try await withWorld { client, world, admin in
+            let bought = try await Self.call(client, .post, "/checkout/v1/listings/\(world.listing)/buy", token: world.buyer)
+            let bid = try #require(bought["id"] as? String)
+            for (method, uri, body) in [
+                (HTTPRequest.Method.get, "/checkout/v1/bids/\(bid)", nil as String?), (.get, "/checkout/v1/bids/\(bid)/screen", nil),
+                (.post, "/checkout/v1/bids/\(bid)/withdraw", nil), (.post, "/checkout/v1/bids/\(bid)/accept", nil),
+                (.post, "/checkout/v1/totals", #"{"bid":"\#(bid)"}"#),
+            ] {
+                let answer = try await Self.call(client, method, uri, token: world.other, json: body)
+                #expect(answer.status == .notFound && answer.error == "not_found" && !"\(answer.json)".contains(world.listing), "\(uri)")
+            }
+            // The seller sees the bid but it is not their screen or totals.
+            #expect(try await Self.call(client, .get, "/checkout/v1/bids/\(bid)", token: world.seller).status == .ok)
+            #expect(try await Self.call(client, .get, "/checkout/v1/bids/\(bid)/screen", token: world.seller).status == .forbidden)
+            #expect(try await Self.call(client, .get, "/checkout/v1/bids/\(bid)", token: world.buyer)["status"] as? String == "accepted", "unchanged")
+            // Tokens and keys in the wrong places.
+            for token in [nil, "", "garbage", world.marketplaceKey, admin, world.buyer + "x"] {
+                #expect(try await Self.call(client, .get, "/checkout/v1/me", token: token).status == .unauthorized, "\(token ?? "none")")
+            }
+            #expect(try await Self.call(client, .post, "/checkout/v1/users", token: world.buyer, json: #"{"name":"x"}"#).status == .unauthorized)
+            #expect(try await Self.call(client, .post, "/checkout/v1/admin/marketplaces", token: world.marketplaceKey, json: #"{"name":"x"}"#).status == .unauthorized)
+            #expect(try await Self.call(client, .get, "/checkout/v1/me", token: world.buyer)["name"] as? String == "Bea Buyer")
+        }
+    }
+
+    /// Boundary values in every JSON field of every POST: a 200 or a 4xx error in the checkout's
+    /// shape, never a 500.
+    @Test func boundaryValuesNeverCrash() async throws {
+        try await withWorld { client, world, admin in
+            let bid = try #require(try await Self.call(client, .post, "/checkout/v1/listings/\(world.listing)/bids", token: world.buyer, json: #"{"amount":5000}"#)["id"] as? String)
+            let values = BoundaryValues.integers + BoundaryValues.integers.map { "\"\($0)\"" } + ["1e400", "1.5", "-0", "true", "null", "[]", "{}", "\"\"", "\"" + String(repeating: "x", count: 5_000) + "\""]
+            let routes: [(String, String, String)] = [
+                ("/checkout/v1/listings/\(world.listing)/bids", world.other, #"{"amount":@}"#),
+                ("/checkout/v1/listings", world.seller, #"{"title":@,"price":100,"country":"NL","pickup":true}"#),
+                ("/checkout/v1/listings", world.seller, #"{"title":"t","price":@,"country":"NL","pickup":true}"#),
+                ("/checkout/v1/listings", world.seller, #"{"title":"t","price":100,"country":@,"pickup":true}"#),
+                ("/checkout/v1/listings", world.seller, #"{"title":"t","price":100,"country":"NL","delivery":[{"name":"s","costs":{"NL":@}}]}"#),
+                ("/checkout/v1/totals", world.buyer, #"{"bid":"\#(bid)","delivery":@}"#),
+                ("/checkout/v1/totals", world.buyer, #"{"bid":"\#(bid)","payment_method":@}"#),
+                ("/checkout/v1/totals", world.buyer, #"{"bid":@}"#),
+                ("/checkout/v1/users", world.marketplaceKey, #"{"name":@}"#),
+                ("/checkout/v1/users", world.marketplaceKey, #"{"name":"n","addresses":[{"name":"n","line1":"l","postal_code":"p","city":"c","country":@}]}"#),
+                ("/checkout/v1/admin/marketplaces", admin, #"{"name":"m","commission_bps":@}"#),
+            ]
+            var statuses: [Int: Int] = [:]
+            for (uri, token, template) in routes {
+                for value in values {
+                    let answer = try await Self.call(client, .post, uri, token: token, json: template.replacingOccurrences(of: "@", with: value))
+                    statuses[answer.status.code, default: 0] += 1
+                    #expect(answer.status.code < 500 && (answer.status == .ok || answer.error != nil), "\(uri) \(value.prefix(30)) → \(answer.status)")
+                }
+            }
+            #expect(statuses[400, default: 0] > 300, "\(statuses)")
+            for value in BoundaryValues.all.map(BoundaryValues.percentEncoded) + BoundaryValues.rawEscapes {
+                for uri in ["/checkout/v1/bids/\(value)", "/checkout/v1/listings/\(value)", "/checkout/v1/bids/\(bid)/screen?delivery=\(value)", "/checkout/v1/bids/\(bid)/screen?address=\(value)"] {
+                    #expect(try await Self.call(client, .get, uri, token: world.buyer).status.code < 500, "\(uri.prefix(80))")
+                }
+            }
+        }
+    }
+}
