@@ -61,6 +61,10 @@ public struct CheckoutUserRecord: Sendable, Codable, Equatable {
     /// The gateway customer (`cus_...`) whose cards are this user's saved cards.
     public let customer: String
     public let created: Int64
+    /// The user's account on the ledger (G...), where the escrow pays them as a seller, and its
+    /// seed, sealed under the server's key.
+    public var account: String?
+    public var sealedSeed: [UInt8]?
 
     public init(id: String, name: String, business: Bool, addresses: [Address], customer: String, created: Int64) {
         self.id = id
@@ -130,5 +134,49 @@ public struct BidRecord: Sendable, Codable, Equatable {
         self.currency = currency
         self.machine = machine
         self.created = created
+    }
+}
+
+/// An order for an accepted bid: the buyer's choices, the totals they gave, the gateway intent
+/// that pays it, and where its money is on the ledger.
+public struct OrderRecord: Sendable, Codable, Equatable {
+    public let id: String
+    public let bid: String
+    public let listing: String
+    public let buyer: String
+    public let seller: String
+    public var machine: OrderMachine
+    public var delivery: DeliveryChoice
+    public var address: Address?
+    public var totals: Totals
+    /// The gateway payment intent paying it, once one was made.
+    public var paymentIntent: String?
+    /// Ledger transactions (hex hashes): the hold into escrow, the release out of it.
+    public var holdTransaction: String?
+    public var releaseTransaction: String?
+    public let created: Int64
+    public var paidAt: Int64?
+    public var shippedAt: Int64?
+
+    public init(id: String, bid: String, listing: String, buyer: String, seller: String, machine: OrderMachine, delivery: DeliveryChoice, address: Address?, totals: Totals, created: Int64) {
+        self.id = id
+        self.bid = bid
+        self.listing = listing
+        self.buyer = buyer
+        self.seller = seller
+        self.machine = machine
+        self.delivery = delivery
+        self.address = address
+        self.totals = totals
+        self.created = created
+    }
+
+    /// What the escrow holds for it: item and shipping while paid or shipped, nothing before
+    /// or after.
+    public var held: Int64 {
+        switch machine.status {
+        case .paid, .shipped: totals.item + totals.shipping
+        case .awaitingPayment, .paymentPending, .completed, .cancelled, .expired: 0
+        }
     }
 }

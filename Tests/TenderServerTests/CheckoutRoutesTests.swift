@@ -32,6 +32,7 @@ struct CheckoutRoutesTests {
     /// A marketplace with a seller, two buyers (one a business in the UK) and a listing.
     struct World {
         let marketplaceKey: String
+        let escrow: String
         let seller: String, buyer: String, business: String, other: String
         let buyerAddress: String, businessAddress: String
         let listing: String
@@ -41,7 +42,7 @@ struct CheckoutRoutesTests {
         let made = try await Self.call(client, .post, "/checkout/v1/admin/marketplaces", token: admin, json: #"{"name":"Tweedehands"}"#)
         #expect(made.status == .ok, "\(made.json)")
         let key = try #require(made["secret_key"] as? String)
-        #expect(((made["marketplace"] as? [String: Any])?["escrow_account"] as? String)?.hasPrefix("G") == true)
+        let escrow = try #require((made["marketplace"] as? [String: Any])?["escrow_account"] as? String)
         func user(_ name: String, business: Bool = false, country: String = "NL") async throws -> (String, String) {
             let answer = try await Self.call(client, .post, "/checkout/v1/users", token: key, json: """
                 {"name":"\(name)","business":\(business),"addresses":[{"name":"\(name)","line1":"Damrak 1","postal_code":"1012 LG","city":"Amsterdam","country":"\(country)"}]}
@@ -57,7 +58,7 @@ struct CheckoutRoutesTests {
         let listing = try await Self.call(client, .post, "/checkout/v1/listings", token: seller, json: """
             {"title":"Bicycle <b>","price":10000,"pickup":true,"country":"NL","delivery":[{"name":"standard","costs":{"NL":695,"GB":1495}},{"name":"registered","costs":{"NL":895}}]}
             """)
-        return World(marketplaceKey: key, seller: seller, buyer: buyer, business: business, other: other,
+        return World(marketplaceKey: key, escrow: escrow, seller: seller, buyer: buyer, business: business, other: other,
                       buyerAddress: buyerAddress, businessAddress: businessAddress, listing: try #require(listing["id"] as? String, "\(listing.json)"))
     }
 
@@ -177,6 +178,104 @@ struct CheckoutRoutesTests {
             let winner = try #require(won.first?["buyer"] as? String)
             let bid = try #require(won.first?["id"] as? String)
             #expect(try await Self.call(client, .get, "/checkout/v1/bids/\(bid)", token: world.seller)["buyer"] as? String == winner)
+        }
+    }
+
+    /// A Stripe-form call to the gateway under /v1 with the marketplace's key.
+    static func form(_ client: some TestClientProtocol, _ uri: String, key: String, _ body: String) async throws -> Answer {
+        var headers = HTTPFields()
+        headers[.authorization] = "Bearer \(key)"
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        return try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: body)) { response in
+            Answer(status: response.status, json: ((try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any]) ?? [:])
+        }
+    }
+
+    /// Presses Complete, Fail or Leave on the test page a `next_action` URL names.
+    static func press(_ client: some TestClientProtocol, _ url: String, _ button: String) async throws -> HTTPResponse.Status {
+        let components = URLComponents(string: url)!
+        let uri = button == "leave" ? "\(components.path)/leave?\(components.query ?? "")" : "\(components.path)/\(button)?\(components.query ?? "")"
+        return try await client.execute(uri: uri, method: button == "leave" ? .get : .post) { $0.status }
+    }
+
+    /// EUR on the ledger for an account, in minor units (Horizon's balance, seven decimals).
+    static func euros(_ client: some TestClientProtocol, _ account: String) async throws -> Int {
+        let answer = try await call(client, .get, "/accounts/\(account)", token: nil)
+        let balance = (answer["balances"] as? [[String: Any]])?.first { $0["asset_code"] as? String == "EUR" }?["balance"] as? String ?? "0"
+        let parts = balance.split(separator: ".")
+        return Int(parts[0])! * 100 + Int(parts.count > 1 ? String(parts[1].prefix(2)) : "0")!
+    }
+
+    /// The reference story on the ledger: iDEAL paid into escrow, shipped, received and released;
+    /// iDEAL left at the bank (the order still payable), then a saved card with 3-D Secure;
+    /// a declined card; the escrow always holding exactly its paid orders.
+    @Test func ordersPaidHeldAndReleased() async throws {
+        try await withWorld { client, world, _ in
+            let sellerAccount = try #require(try await Self.call(client, .get, "/checkout/v1/me", token: world.seller)["account"] as? String)
+            #expect(try await Self.euros(client, world.escrow) == 0)
+            let buy = try await Self.call(client, .post, "/checkout/v1/listings/\(world.listing)/buy", token: world.buyer)
+            let bid = try #require(buy["id"] as? String)
+            let order = try await Self.call(client, .post, "/checkout/v1/orders", token: world.buyer, json: #"{"bid":"\#(bid)","delivery":"standard","payment_method":"ideal"}"#)
+            let orderID = try #require(order["id"] as? String, "\(order.json)")
+            #expect(order["status"] as? String == "awaiting_payment" && order["total"] as? Int == 10_894)
+            // Asked again: the same order, its choices updated while payable.
+            let again = try await Self.call(client, .post, "/checkout/v1/orders", token: world.buyer, json: #"{"bid":"\#(bid)","delivery":"pickup","payment_method":"ideal"}"#)
+            #expect(again["id"] as? String == orderID && again["total"] as? Int == 10_199)
+            #expect(try await Self.call(client, .get, "/checkout/v1/orders/\(orderID)", token: world.other).status == .notFound)
+
+            // iDEAL, and the buyer leaves the bank page: the order is still payable.
+            let paying = try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/pay", token: world.buyer, json: #"{"return_url":"https://shop.example/back"}"#)
+            let bank = try #require((paying["next_action"] as? [String: Any])?["url"] as? String, "\(paying.json)")
+            #expect(bank.contains("/v1/test/bank/"))
+            #expect(try await Self.press(client, bank, "leave") == .ok)
+            let left = try await Self.call(client, .get, "/checkout/v1/orders/\(orderID)", token: world.buyer)
+            #expect(left["status"] as? String == "payment_pending" && left["payable"] as? Bool == true)
+            #expect(try await Self.euros(client, world.escrow) == 0, "nothing held for an unpaid order")
+
+            // Then a saved card that needs 3-D Secure: the old intent is canceled, a new one paid.
+            let customer = try #require(try await Self.call(client, .get, "/checkout/v1/me", token: world.buyer)["customer"] as? String)
+            let card = try await Self.form(client, "/v1/payment_methods", key: world.marketplaceKey, "type=card&card[number]=4000002500003155&card[exp_month]=12&card[exp_year]=2030&card[cvc]=123")
+            let cardID = try #require(card["id"] as? String)
+            #expect(try await Self.form(client, "/v1/payment_methods/\(cardID)/attach", key: world.marketplaceKey, "customer=\(customer)").status == .ok)
+            let screen = try await Self.call(client, .get, "/checkout/v1/bids/\(bid)/screen", token: world.buyer)
+            #expect((screen["cards"] as? [[String: Any]])?.first?["id"] as? String == cardID)
+            #expect((screen["order"] as? [String: Any])?["id"] as? String == orderID)
+            let byCard = try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/pay", token: world.buyer, json: #"{"payment_method":"card","card":"\#(cardID)","return_url":"https://shop.example/back"}"#)
+            let challenge = try #require((byCard["next_action"] as? [String: Any])?["url"] as? String, "\(byCard.json)")
+            #expect((byCard["order"] as? [String: Any])?["total"] as? Int == 10_290, "card: 2.9% of 10,000")
+            let firstIntent = try #require(paying.json["order"].flatMap { ($0 as? [String: Any])?["payment_intent"] as? String })
+            #expect(try await Self.call(client, .get, "/v1/payment_intents/\(firstIntent)", token: world.marketplaceKey)["status"] as? String == "canceled")
+            #expect(try await Self.press(client, challenge, "complete") == .seeOther)
+            let paid = try await Self.call(client, .get, "/checkout/v1/orders/\(orderID)", token: world.buyer)
+            #expect(paid["status"] as? String == "paid" && paid["held_in_escrow"] as? Int == 10_000, "\(paid.json)")
+            #expect(try await Self.euros(client, world.escrow) == 10_000, "the escrow holds the item and shipping")
+            #expect(try await Self.call(client, .get, "/checkout/v1/listings/\(world.listing)", token: world.other)["status"] as? String == "sold")
+            let paidTwice = try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/pay", token: world.buyer, json: #"{"return_url":"https://shop.example/back"}"#)
+            #expect((paidTwice["order"] as? [String: Any])?["status"] as? String == "paid" && paidTwice["next_action"] is NSNull, "a paid order is not paid again")
+
+            // Shipped by the seller, received by the buyer: the escrow pays out.
+            #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/ship", token: world.buyer).error == "order_forbidden")
+            #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/confirm", token: world.buyer).error == "order_unexpected_state")
+            #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/ship", token: world.seller)["status"] as? String == "shipped")
+            #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/confirm", token: world.seller).error == "order_forbidden")
+            let done = try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/confirm", token: world.buyer)
+            #expect(done["status"] as? String == "completed" && done["release_transaction"] is String, "\(done.json)")
+            #expect(try await Self.euros(client, world.escrow) == 0)
+            #expect(try await Self.euros(client, sellerAccount) == 9_000, "10,000 less the 10% commission")
+
+            // A declined card: the order stays payable, nothing held.
+            let second = try await Self.call(client, .post, "/checkout/v1/listings", token: world.seller, json: #"{"title":"Lamp","price":2500,"pickup":true,"country":"NL"}"#)
+            let secondBid = try #require(try await Self.call(client, .post, "/checkout/v1/listings/\(second["id"] as? String ?? "")/buy", token: world.buyer)["id"] as? String)
+            let secondOrder = try #require(try await Self.call(client, .post, "/checkout/v1/orders", token: world.buyer, json: #"{"bid":"\#(secondBid)","payment_method":"card"}"#)["id"] as? String)
+            let poor = try await Self.form(client, "/v1/payment_methods", key: world.marketplaceKey, "type=card&card[number]=4000000000009995&card[exp_month]=12&card[exp_year]=2030&card[cvc]=123")
+            let poorID = try #require(poor["id"] as? String)
+            _ = try await Self.form(client, "/v1/payment_methods/\(poorID)/attach", key: world.marketplaceKey, "customer=\(customer)")
+            let declined = try await Self.call(client, .post, "/checkout/v1/orders/\(secondOrder)/pay", token: world.buyer, json: #"{"card":"\#(poorID)","return_url":"https://shop.example/back"}"#)
+            #expect((declined["payment_error"] as? String)?.contains("insufficient funds") == true, "\(declined.json)")
+            #expect((declined["order"] as? [String: Any])?["status"] as? String == "awaiting_payment")
+            let othersCard = try await Self.call(client, .post, "/checkout/v1/orders/\(secondOrder)/pay", token: world.buyer, json: #"{"card":"pm_nothere","return_url":"https://shop.example/back"}"#)
+            #expect(othersCard.status == .notFound)
+            #expect(try await Self.euros(client, world.escrow) == 0)
         }
     }
 

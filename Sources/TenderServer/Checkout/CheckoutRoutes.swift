@@ -42,6 +42,7 @@ struct CheckoutRoutes: Sendable {
         }
         v1.post("totals") { request, _ in try await totals(request) }
         v1.get("bids/:id/screen") { request, context in try await screen(request, bidID: try context.parameters.require("id")) }
+        registerOrders(on: v1)
     }
 
     func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
@@ -123,9 +124,10 @@ struct CheckoutRoutes: Sendable {
         }
         let customer = CustomerRecord(id: GatewayIDs.make("cus", random: service.gateway.random, length: 14), created: service.gateway.now(), name: try Self.text(body.name, "name"))
         try await service.gateway.insert(customer, id: customer.id, kind: "customer", merchant: merchant)
-        let user = CheckoutUserRecord(
+        var user = CheckoutUserRecord(
             id: GatewayIDs.make("usr", random: service.gateway.random, length: 16), name: try Self.text(body.name, "name"),
             business: body.business ?? false, addresses: addresses, customer: customer.id, created: service.gateway.now())
+        (user.account, user.sealedSeed) = try await service.createLedgerAccount()
         try await service.gateway.insert(user, id: user.id, kind: "checkout_user", merchant: merchant)
         return json(.object([("user", CheckoutObjects.user(user)), ("token", .string(try await service.token(for: user, marketplace: marketplace)))]))
     }
@@ -294,7 +296,7 @@ struct CheckoutRoutes: Sendable {
     }
 
     /// Everything the payment screen needs before the buyer can act, in one answer: the user,
-    /// the listing and its delivery, the bid, the pending order (none yet), the saved cards,
+    /// the listing and its delivery, the bid, the pending order (asked of the gateway), the saved cards,
     /// and the totals for the current choices (query: delivery, address, payment_method).
     func screen(_ request: Request, bidID: String) async throws -> Response {
         let caller = try await service.authenticateUser(request)
@@ -310,8 +312,14 @@ struct CheckoutRoutes: Sendable {
             .filter { $0.type == .card }
         var fields: [(String, JSONValue)] = [
             ("user", CheckoutObjects.user(caller.user)), ("listing", CheckoutObjects.listing(listing)), ("bid", CheckoutObjects.bid(bid)),
-            ("order", .null), ("cards", .array(cards.map(GatewayObjects.paymentMethod))),
+            ("cards", .array(cards.map(GatewayObjects.paymentMethod))),
         ]
+        if let orderID = bid.order {
+            let (order, stored) = try await service.load(OrderRecord.self, id: orderID, kind: "checkout_order", in: caller, what: "order")
+            fields.append(("order", CheckoutObjects.order(try await sync(order, stored, caller).0)))
+        } else {
+            fields.append(("order", .null))
+        }
         do {
             fields.append(("totals", CheckoutObjects.totals(try Self.totals(bid, listing, caller.user, choices, caller.marketplace), choices)))
         } catch {
@@ -343,7 +351,7 @@ enum CheckoutObjects {
                 .object([("id", .string(address.id)), ("name", .string(address.name)), ("line1", .string(address.line1)),
                          ("postal_code", .string(address.postalCode)), ("city", .string(address.city)), ("country", .string(address.country))])
             })),
-            ("customer", .string(user.customer)), ("created", .number(user.created)),
+            ("customer", .string(user.customer)), ("account", user.account.map(JSONValue.string) ?? .null), ("created", .number(user.created)),
         ])
     }
 

@@ -4,6 +4,7 @@ import Foundation
 import Gateway
 import Hummingbird
 import JWTKit
+import LedgerService
 import StellarBase
 
 /// The checkout's work behind its routes: marketplaces (gateway merchants with an escrow
@@ -12,6 +13,7 @@ import StellarBase
 struct CheckoutService: Sendable {
     let gateway: GatewayService
     let keys: JWTKeyCollection
+    let escrowDesks = EscrowDesks()
 
     /// A user's access token: a JWT (HS256, under a key derived from the server's secret)
     /// naming the user and the marketplace.
@@ -38,17 +40,10 @@ struct CheckoutService: Sendable {
     /// the anchor's currencies, its seed sealed.
     func createMarketplace(name: String, charges: MarketplaceCharges, orderExpirySeconds: Int64, releaseAfterSeconds: Int64) async throws -> NewMarketplace {
         let merchant = try await gateway.createMerchant(name: name)
-        let seed = gateway.random(32)
-        let escrow = try KeyPair(seed: seed)
-        let operations = [StellarBase.Operation(.createAccount(CreateAccountOperation(destination: escrow.accountID, startingBalance: GatewayService.settlementStartingBalance)))]
-            + GatewayService.trustOperations(for: escrow.accountID, anchor: gateway.anchor)
-        let result = try await gateway.rootDesk.submit(operations, cosigners: [escrow])
-        guard result.result.isSuccess else {
-            throw GatewayError(code: "escrow_account_not_created", message: "the escrow account was not created: \(result.result.code.name)")
-        }
+        let escrow = try await createLedgerAccount()
         let record = MarketplaceRecord(
-            id: merchant.record.id, name: name, charges: charges, escrowAccount: escrow.accountID.strKey,
-            sealedEscrowSeed: try gateway.secrets.seal(seed), orderExpirySeconds: orderExpirySeconds,
+            id: merchant.record.id, name: name, charges: charges, escrowAccount: escrow.address,
+            sealedEscrowSeed: escrow.sealedSeed, orderExpirySeconds: orderExpirySeconds,
             releaseAfterSeconds: releaseAfterSeconds, created: gateway.now())
         try await gateway.insert(record, id: record.id, kind: "marketplace", merchant: merchant.record)
         return NewMarketplace(record: record, merchant: merchant)
@@ -59,6 +54,54 @@ struct CheckoutService: Sendable {
             throw CheckoutError.forbidden("This key's merchant is not a marketplace.")
         }
         return try JSONDecoder().decode(MarketplaceRecord.self, from: Data(stored.body))
+    }
+
+    /// A new account on the ledger that trusts the anchor's currencies; its seed sealed.
+    func createLedgerAccount() async throws -> (address: String, sealedSeed: [UInt8]) {
+        let seed = gateway.random(32)
+        let account = try KeyPair(seed: seed)
+        let operations = [StellarBase.Operation(.createAccount(CreateAccountOperation(destination: account.accountID, startingBalance: GatewayService.settlementStartingBalance)))]
+            + GatewayService.trustOperations(for: account.accountID, anchor: gateway.anchor)
+        let result = try await gateway.rootDesk.submit(operations, cosigners: [account])
+        guard result.result.isSuccess else {
+            throw GatewayError(code: "account_not_created", message: "the account was not created: \(result.result.code.name)")
+        }
+        return (account.accountID.strKey, try gateway.secrets.seal(seed))
+    }
+
+    // MARK: Escrow
+
+    static let euro = GatewayCurrency.named("eur")!
+
+    /// Moves an order's item and shipping from the marketplace's settlement account (where the
+    /// gateway settled the buyer's payment) into the escrow account. Returns the transaction's hash.
+    func hold(_ order: OrderRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord) async throws -> String {
+        let stored = try await gateway.payFromSettlement(
+            order.totals.item + order.totals.shipping, of: Self.euro, to: try AccountID(marketplace.escrowAccount),
+            memo: "tender escrow hold \(order.id)", merchant: merchant, parameter: "order")
+        return stored.hash.hex
+    }
+
+    /// Pays an order out of escrow in one ledger transaction: the seller's part to the seller's
+    /// account, the commission to the marketplace's settlement account.
+    func release(_ order: OrderRecord, seller: CheckoutUserRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord) async throws -> String {
+        guard let sellerAccount = seller.account, let asset = gateway.anchor.currency(code: Self.euro.assetCode)?.asset else {
+            throw GatewayError(code: "release_impossible", message: "the seller of \(order.id) has no ledger account")
+        }
+        let (toSeller, commission) = CheckoutRules.release(item: order.totals.item, shipping: order.totals.shipping, charges: marketplace.charges)
+        var operations: [StellarBase.Operation] = []
+        for (destination, minor) in [(sellerAccount, toSeller), (merchant.settlementAccount, commission)] where minor > 0 {
+            operations.append(StellarBase.Operation(.payment(PaymentOperation(
+                destination: .ed25519(try AccountID(destination)), asset: asset,
+                amount: try FiatConversion.stroops(minorUnits: minor, exponent: Self.euro.exponent)))))
+        }
+        let desk = try await escrowDesks.desk(for: marketplace, secrets: gateway.secrets, writer: gateway.writer)
+        let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender escrow release \(order.id)".utf8)))))
+        let result = try await desk.submit(operations, memo: memo)
+        guard case .applied(let stored) = result, stored.result.isSuccess else {
+            throw GatewayError(code: "release_failed", message: "the release of \(order.id) failed: \(result.result.code.name)")
+        }
+        return stored.hash.hex
     }
 
     // MARK: Who is asking
@@ -116,5 +159,17 @@ struct CheckoutService: Sendable {
         } catch let error as StripeError where error.code == "lock_timeout" {
             throw CheckoutError.conflict("conflict", "Someone else changed this at the same moment; try again.")
         }
+    }
+}
+
+/// One desk per marketplace's escrow account, made on first use with its unsealed seed.
+actor EscrowDesks {
+    private var desks: [String: FundingDesk] = [:]
+
+    func desk(for marketplace: MarketplaceRecord, secrets: ServerSecrets, writer: LedgerWriter) throws -> FundingDesk {
+        if let desk = desks[marketplace.id] { return desk }
+        let desk = FundingDesk(writer: writer, keyPair: try KeyPair(seed: try secrets.open(marketplace.sealedEscrowSeed)), maxPending: 1_000)
+        desks[marketplace.id] = desk
+        return desk
     }
 }

@@ -36,8 +36,13 @@ enum GatewayObjects {
 
     /// The intent as Stripe shows it; `base` is the server's URL, for the test pages.
     static func paymentIntent(_ intent: PaymentIntentRecord, base: String) -> JSONValue {
+        paymentIntent(intent, nextActionURL: actionPage(intent, base: base))
+    }
+
+    /// The test page an intent waiting for the customer sends them to (3-D Secure or the bank).
+    static func actionPage(_ intent: PaymentIntentRecord, base: String) -> String {
         let page = intent.machine.pendingAction == .bankRedirect ? "bank" : "3ds"
-        return paymentIntent(intent, nextActionURL: "\(base)/v1/test/\(page)/\(intent.id)?client_secret=\(intent.clientSecret)")
+        return "\(base)/v1/test/\(page)/\(intent.id)?client_secret=\(intent.clientSecret)"
     }
 
     static func paymentIntent(_ intent: PaymentIntentRecord, nextActionURL: String?) -> JSONValue {

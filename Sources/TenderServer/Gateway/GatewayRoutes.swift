@@ -377,6 +377,15 @@ struct GatewayRoutes: Sendable {
         return GatewayObjects.paymentMethod(record)
     }
 
+    /// A payment method of `type` without details (iDEAL, Bancontact), for the checkout: its id.
+    func createPaymentMethodID(type: String, merchant: MerchantRecord) async throws -> String {
+        let json = try await createPaymentMethod(try StripeForm(body: "type=\(type)"), merchant)
+        guard case .object(let fields) = json, case .string(let id)? = fields.first(where: { $0.0 == "id" })?.1 else {
+            throw GatewayError(code: "payment_method_not_made", message: "no \(type) payment method was made")
+        }
+        return id
+    }
+
     // MARK: Payment intents
 
     static let intentParameters: Set<String> = [

@@ -1,0 +1,242 @@
+import Checkout
+import Foundation
+import Gateway
+import Hummingbird
+import TenderJSON
+
+/// Orders: one per accepted bid, paid through a gateway intent, its status pulled from the
+/// gateway when asked, its money held in escrow until the buyer has the item.
+extension CheckoutRoutes {
+    func registerOrders(on v1: RouterGroup<BasicRequestContext>) {
+        v1.post("orders") { request, _ in try await createOrder(request) }
+        v1.get("orders/:id") { request, context in
+            let caller = try await service.authenticateUser(request)
+            var (order, stored) = try await visibleOrder(try context.parameters.require("id"), caller)
+            (order, stored) = try await sync(order, stored, caller)
+            return json(CheckoutObjects.order(order))
+        }
+        v1.post("orders/:id/pay") { request, context in try await pay(request, orderID: try context.parameters.require("id")) }
+        v1.post("orders/:id/ship") { request, context in try await ship(request, orderID: try context.parameters.require("id")) }
+        v1.post("orders/:id/confirm") { request, context in try await confirmReceipt(request, orderID: try context.parameters.require("id")) }
+    }
+
+    /// An order the caller may see: the buyer's or the seller's.
+    func visibleOrder(_ id: String, _ caller: CheckoutService.Caller) async throws -> (OrderRecord, StoredObject) {
+        let (order, stored) = try await service.load(OrderRecord.self, id: id, kind: "checkout_order", in: caller, what: "order")
+        guard order.buyer == caller.user.id || order.seller == caller.user.id else { throw CheckoutError.notFound("order") }
+        return (order, stored)
+    }
+
+    /// `POST /checkout/v1/orders` `{bid, delivery, address, payment_method}`: the order for an
+    /// accepted bid, made once; asked again, the pending order with its choices (and totals)
+    /// updated while it may still change.
+    func createOrder(_ request: Request) async throws -> Response {
+        let caller = try await service.authenticateUser(request)
+        struct Body: Decodable { var bid: String; var delivery: String?; var address: String?; var payment_method: String? }
+        let body = try await decode(Body.self, request)
+        var (bid, storedBid) = try await visibleBid(body.bid, caller)
+        guard bid.buyer == caller.user.id else { throw CheckoutError.forbidden("Only the buyer orders.") }
+        let (listing, _) = try await service.load(ListingRecord.self, id: bid.listing, kind: "listing", in: caller, what: "listing")
+        let choices = try Self.choices(delivery: body.delivery, address: body.address, payment: body.payment_method, user: caller.user, listing: listing)
+        let totals: Totals
+        do { totals = try Self.totals(bid, listing, caller.user, choices, caller.marketplace) } catch { throw CheckoutError.totals(error) }
+        if let existing = bid.order {
+            var (order, stored) = try await service.load(OrderRecord.self, id: existing, kind: "checkout_order", in: caller, what: "order")
+            (order, stored) = try await sync(order, stored, caller)
+            guard order.machine.isPayable else { return json(CheckoutObjects.order(order)) }
+            do { try order.machine.choose(choices.payment) } catch { throw CheckoutError.state(error) }
+            order.delivery = choices.delivery
+            order.address = choices.address
+            order.totals = totals
+            _ = try await service.save(order, over: stored)
+            return json(CheckoutObjects.order(order))
+        }
+        guard bid.machine.status == .accepted else { throw CheckoutError.conflict("bid_not_accepted", "An order needs an accepted bid; this one is \(bid.machine.status.rawValue).") }
+        let order = OrderRecord(
+            id: GatewayIDs.make("ord", random: service.gateway.random, length: 16), bid: bid.id, listing: listing.id, buyer: bid.buyer, seller: bid.seller,
+            machine: OrderMachine(paymentMethod: choices.payment), delivery: choices.delivery, address: choices.address, totals: totals,
+            created: service.gateway.now())
+        // One order per bid: the bid names its order, written with the order in one go.
+        bid.order = order.id
+        var updated = storedBid
+        updated.body = Array(try GatewayService.encoder.encode(bid))
+        let object = StoredObject(id: order.id, merchant: caller.merchant.id, kind: "checkout_order", customer: bid.buyer, created: order.created, body: Array(try GatewayService.encoder.encode(order)))
+        guard try await service.gateway.store.update(updated, inserting: object) else {
+            // Another request made it first: answer that order.
+            storedBid = try await service.load(BidRecord.self, id: bid.id, kind: "bid", in: caller, what: "bid").1
+            let current = try JSONDecoder().decode(BidRecord.self, from: Data(storedBid.body))
+            guard let made = current.order else { throw CheckoutError.conflict("conflict", "The bid changed meanwhile; try again.") }
+            return json(CheckoutObjects.order(try await service.load(OrderRecord.self, id: made, kind: "checkout_order", in: caller, what: "order").0))
+        }
+        return json(CheckoutObjects.order(order))
+    }
+
+    /// Asks the gateway how the order's payment stands (as the reference server asks its payment
+    /// provider) and moves the order: paid (its money held in escrow), payable again after a
+    /// failure or a bank page left, or unchanged while the buyer may still come back.
+    func sync(_ order: OrderRecord, _ stored: StoredObject, _ caller: CheckoutService.Caller) async throws -> (OrderRecord, StoredObject) {
+        guard order.machine.isPayable, let intentID = order.paymentIntent else { return (order, stored) }
+        let (intent, _) = try await service.gateway.load(PaymentIntentRecord.self, id: intentID, kind: "payment_intent", merchant: caller.merchant)
+        var order = order
+        switch intent.machine.status {
+        case .succeeded:
+            do { _ = try order.machine.paymentSucceeded() } catch { throw CheckoutError.state(error) }
+            order.paidAt = service.gateway.now()
+            // Marked paid first (the version decides who holds), then the money moves.
+            var saved = try await service.save(order, over: stored)
+            order.holdTransaction = try await service.hold(order, marketplace: caller.marketplace, merchant: caller.merchant)
+            saved = try await service.save(order, over: saved)
+            try await markSold(order, caller)
+            return (order, saved)
+        case .requiresPaymentMethod, .canceled:
+            guard order.machine.status == .paymentPending else { return (order, stored) }
+            do { try order.machine.paymentFailed() } catch { throw CheckoutError.state(error) }
+            return (order, try await service.save(order, over: stored))
+        case .requiresAction, .processing, .requiresConfirmation, .requiresCapture:
+            return (order, stored)
+        }
+    }
+
+    /// The bid is paid and the listing sold.
+    func markSold(_ order: OrderRecord, _ caller: CheckoutService.Caller) async throws {
+        for _ in 0..<10 {
+            var (bid, stored) = try await service.load(BidRecord.self, id: order.bid, kind: "bid", in: caller, what: "bid")
+            guard bid.machine.status == .accepted else { break }
+            try? bid.machine.paid()
+            if (try? await service.save(bid, over: stored)) != nil { break }
+        }
+        for _ in 0..<10 {
+            var (listing, stored) = try await service.load(ListingRecord.self, id: order.listing, kind: "listing", in: caller, what: "listing")
+            guard listing.status != .sold else { break }
+            listing.status = .sold
+            if (try? await service.save(listing, over: stored)) != nil { break }
+        }
+    }
+
+    /// `POST /checkout/v1/orders/{id}/pay` `{payment_method?, card?, return_url}`: pays with
+    /// the order's method (a saved card of the buyer's for card), through a gateway intent for
+    /// the order's total (made once, or again when the total changed or the last one cannot be
+    /// paid any more); answers the order and the page to send the buyer to, if any.
+    func pay(_ request: Request, orderID: String) async throws -> Response {
+        let caller = try await service.authenticateUser(request)
+        struct Body: Decodable { var payment_method: String?; var card: String?; var return_url: String }
+        let body = try await decode(Body.self, request)
+        let returnURL = try GatewayRoutes.checkedURL(body.return_url)
+        var (order, stored) = try await visibleOrder(orderID, caller)
+        guard order.buyer == caller.user.id else { throw CheckoutError.forbidden("Only the buyer pays.") }
+        (order, stored) = try await sync(order, stored, caller)
+        guard order.machine.isPayable else { return json(.object([("order", CheckoutObjects.order(order)), ("next_action", .null)])) }
+        if let name = body.payment_method, name != order.machine.paymentMethod.rawValue {
+            guard let method = CheckoutPaymentMethod(rawValue: name) else { throw CheckoutError.invalid("payment_method_invalid", "payment_method is card, ideal or bancontact.") }
+            let (bid, _) = try await visibleBid(order.bid, caller)
+            let (listing, _) = try await service.load(ListingRecord.self, id: order.listing, kind: "listing", in: caller, what: "listing")
+            do {
+                try order.machine.choose(method)
+                order.totals = try Self.totals(bid, listing, caller.user, Choices(delivery: order.delivery, address: order.address, payment: method), caller.marketplace)
+            } catch let error as TotalsError {
+                throw CheckoutError.totals(error)
+            } catch let error as CheckoutStateError {
+                throw CheckoutError.state(error)
+            }
+        }
+        let merchant = caller.merchant
+        let method = order.machine.paymentMethod
+        // The payment method: the buyer's saved card, or the bank's.
+        let paymentMethodID: String
+        if method == .card {
+            guard let card = body.card else { throw CheckoutError.invalid("card_missing", "Paying by card needs one of the buyer's saved cards (card: pm_...).") }
+            let (saved, _) = try await service.gateway.load(PaymentMethodRecord.self, id: card, kind: "payment_method", merchant: merchant)
+            guard saved.customer == caller.user.customer, saved.type == .card else { throw CheckoutError.notFound("card") }
+            paymentMethodID = saved.id
+        } else {
+            paymentMethodID = try await routes.createPaymentMethodID(type: method.rawValue, merchant: merchant)
+        }
+        // The intent: the last one if it can still take this payment, else a new one (the old
+        // one canceled, so it can never be paid as well).
+        var intentID: String?
+        if let last = order.paymentIntent {
+            let (intent, _) = try await service.gateway.load(PaymentIntentRecord.self, id: last, kind: "payment_intent", merchant: merchant)
+            let reusable = intent.machine.amount == order.totals.total && intent.paymentMethodTypes.contains(PaymentMethodType(rawValue: method.rawValue)!)
+                && (intent.machine.status == .requiresPaymentMethod || intent.machine.status == .requiresConfirmation)
+            if reusable {
+                intentID = last
+            } else if intent.machine.status == .requiresAction || intent.machine.status == .requiresPaymentMethod || intent.machine.status == .requiresConfirmation {
+                _ = try await routes.cancelPaymentIntent(last, try StripeForm(body: ""), merchant, request)
+            }
+        }
+        if intentID == nil {
+            let form = try StripeForm(body: "amount=\(order.totals.total)&currency=eur&payment_method_types[]=\(method.rawValue)&customer=\(caller.user.customer)&metadata[order]=\(order.id)")
+            let created = try await routes.createPaymentIntent(form, merchant, request)
+            guard case .object(let fields) = created, case .string(let id)? = fields.first(where: { $0.0 == "id" })?.1 else {
+                throw CheckoutError(status: .internalServerError, code: "internal_error", message: "The gateway made no intent.")
+            }
+            intentID = id
+        }
+        order.paymentIntent = intentID
+        do { try order.machine.paymentStarted() } catch { throw CheckoutError.state(error) }
+        stored = try await service.save(order, over: stored)
+        var declined: String?
+        do {
+            let confirmForm = try StripeForm(body: "payment_method=\(paymentMethodID)&return_url=\(Self.formEncoded(returnURL))")
+            _ = try await routes.confirmPaymentIntent(intentID!, confirmForm, merchant, .secret, request)
+        } catch let error as StripeError where error.kind == .card {
+            declined = error.message
+        }
+        (order, stored) = try await sync(order, stored, caller)
+        var nextAction: JSONValue = .null
+        let (intent, _) = try await service.gateway.load(PaymentIntentRecord.self, id: intentID!, kind: "payment_intent", merchant: merchant)
+        if intent.machine.status == .requiresAction {
+            nextAction = .object([("type", "redirect"), ("url", .string(GatewayObjects.actionPage(intent, base: routes.baseURL(request))))])
+        }
+        var fields: [(String, JSONValue)] = [("order", CheckoutObjects.order(order)), ("next_action", nextAction)]
+        if let declined { fields.append(("payment_error", .string(declined))) }
+        return json(.object(fields))
+    }
+
+    static func formEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? ""
+    }
+
+    func ship(_ request: Request, orderID: String) async throws -> Response {
+        let caller = try await service.authenticateUser(request)
+        var (order, stored) = try await visibleOrder(orderID, caller)
+        do { try order.machine.ship(by: order.seller == caller.user.id ? .seller : .buyer) } catch { throw CheckoutError.state(error) }
+        order.shippedAt = service.gateway.now()
+        _ = try await service.save(order, over: stored)
+        return json(CheckoutObjects.order(order))
+    }
+
+    /// The buyer has the item: the escrow pays the seller and the marketplace.
+    func confirmReceipt(_ request: Request, orderID: String) async throws -> Response {
+        let caller = try await service.authenticateUser(request)
+        var (order, stored) = try await visibleOrder(orderID, caller)
+        do { _ = try order.machine.complete(by: order.buyer == caller.user.id ? .buyer : .seller) } catch { throw CheckoutError.state(error) }
+        stored = try await service.save(order, over: stored)
+        let (seller, _) = try await service.load(CheckoutUserRecord.self, id: order.seller, kind: "checkout_user", in: caller, what: "user")
+        order.releaseTransaction = try await service.release(order, seller: seller, marketplace: caller.marketplace, merchant: caller.merchant)
+        _ = try await service.save(order, over: stored)
+        return json(CheckoutObjects.order(order))
+    }
+}
+
+extension CheckoutObjects {
+    static func order(_ order: OrderRecord) -> JSONValue {
+        let delivery: String
+        switch order.delivery {
+        case .pickup: delivery = "pickup"
+        case .method(let name): delivery = name
+        }
+        return .object([
+            ("id", .string(order.id)), ("object", "order"), ("bid", .string(order.bid)), ("listing", .string(order.listing)),
+            ("buyer", .string(order.buyer)), ("seller", .string(order.seller)), ("status", .string(order.machine.status.rawValue)),
+            ("payable", .bool(order.machine.isPayable)), ("payment_method", .string(order.machine.paymentMethod.rawValue)),
+            ("delivery", .string(delivery)), ("address", order.address.map { .string($0.id) } ?? .null),
+            ("lines", .array(order.totals.lines.map { .object([("kind", .string($0.kind.rawValue)), ("amount", .number($0.amount))]) })),
+            ("total", .number(order.totals.total)), ("currency", "eur"), ("held_in_escrow", .number(order.held)),
+            ("payment_intent", order.paymentIntent.map(JSONValue.string) ?? .null),
+            ("hold_transaction", order.holdTransaction.map(JSONValue.string) ?? .null),
+            ("release_transaction", order.releaseTransaction.map(JSONValue.string) ?? .null),
+            ("created", .number(order.created)),
+        ])
+    }
+}
