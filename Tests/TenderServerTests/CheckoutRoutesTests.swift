@@ -38,8 +38,8 @@ struct CheckoutRoutesTests {
         let listing: String
     }
 
-    func world(_ client: some TestClientProtocol, admin: String) async throws -> World {
-        let made = try await Self.call(client, .post, "/checkout/v1/admin/marketplaces", token: admin, json: #"{"name":"Tweedehands"}"#)
+    func world(_ client: some TestClientProtocol, admin: String, marketplace: String = #"{"name":"Tweedehands"}"#) async throws -> World {
+        let made = try await Self.call(client, .post, "/checkout/v1/admin/marketplaces", token: admin, json: marketplace)
         #expect(made.status == .ok, "\(made.json)")
         let key = try #require(made["secret_key"] as? String)
         let escrow = try #require((made["marketplace"] as? [String: Any])?["escrow_account"] as? String)
@@ -62,12 +62,13 @@ struct CheckoutRoutesTests {
                       buyerAddress: buyerAddress, businessAddress: businessAddress, listing: try #require(listing["id"] as? String, "\(listing.json)"))
     }
 
-    func withWorld(_ body: @Sendable (any TestClientProtocol, World, String) async throws -> Void) async throws {
+    /// A server (its router, or live with its background services) and a world in it.
+    func withWorld(live: Bool = false, marketplace: String = #"{"name":"Tweedehands"}"#, _ body: @Sendable (any TestClientProtocol, World, String) async throws -> Void) async throws {
         let directory = temporary.file(UUID().uuidString)
         let app = try await buildApplication(TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero))
-        try await app.test(.router) { client in
+        try await app.test(live ? .live : .router) { client in
             let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            try await body(client, try await world(client, admin: admin), admin)
+            try await body(client, try await world(client, admin: admin, marketplace: marketplace), admin)
         }
     }
 
@@ -276,6 +277,53 @@ struct CheckoutRoutesTests {
             let othersCard = try await Self.call(client, .post, "/checkout/v1/orders/\(secondOrder)/pay", token: world.buyer, json: #"{"card":"pm_nothere","return_url":"https://shop.example/back"}"#)
             #expect(othersCard.status == .notFound)
             #expect(try await Self.euros(client, world.escrow) == 0)
+        }
+    }
+
+    /// Unpaid orders end: the buyer cancels one (its intent canceled, so the bank page can no
+    /// longer pay it), another expires while the buyer is away at the bank (the janitor asks the
+    /// gateway first); either way the listing is free again and the buy-now bid withdrawn, and no
+    /// money moved.
+    @Test func unpaidOrdersAreCancelledOrExpire() async throws {
+        try await withWorld(live: true, marketplace: #"{"name":"Quick","order_expiry_seconds":3}"#) { client, world, _ in
+            func order(_ token: String) async throws -> (bid: String, order: String, bank: String) {
+                let bid = try #require(try await Self.call(client, .post, "/checkout/v1/listings/\(world.listing)/buy", token: token)["id"] as? String)
+                let order = try #require(try await Self.call(client, .post, "/checkout/v1/orders", token: token, json: #"{"bid":"\#(bid)"}"#)["id"] as? String)
+                let paying = try await Self.call(client, .post, "/checkout/v1/orders/\(order)/pay", token: token, json: #"{"return_url":"https://shop.example/back"}"#)
+                return (bid, order, try #require((paying["next_action"] as? [String: Any])?["url"] as? String, "\(paying.json)"))
+            }
+            // Cancelled by the buyer: the bank page can no longer pay it.
+            let first = try await order(world.buyer)
+            #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(first.order)/cancel", token: world.seller).status == .forbidden)
+            let cancelled = try await Self.call(client, .post, "/checkout/v1/orders/\(first.order)/cancel", token: world.buyer)
+            #expect(cancelled["status"] as? String == "cancelled", "\(cancelled.json)")
+            #expect(try await Self.press(client, first.bank, "complete") == .conflict)
+            #expect(try await Self.call(client, .get, "/checkout/v1/orders/\(first.order)", token: world.buyer)["status"] as? String == "cancelled")
+            #expect(try await Self.call(client, .get, "/checkout/v1/bids/\(first.bid)", token: world.buyer)["status"] as? String == "withdrawn")
+            #expect(try await Self.call(client, .get, "/checkout/v1/listings/\(world.listing)", token: world.other)["status"] as? String == "available")
+
+            // Expired while the other buyer is away at the bank.
+            let second = try await order(world.other)
+            var status: String?
+            for _ in 0..<60 where status != "expired" {
+                try await Task.sleep(for: .milliseconds(250))
+                status = try await Self.call(client, .get, "/checkout/v1/orders/\(second.order)", token: world.other)["status"] as? String
+            }
+            #expect(status == "expired")
+            #expect(try await Self.press(client, second.bank, "complete") == .conflict, "its intent was canceled")
+            #expect(try await Self.call(client, .get, "/checkout/v1/bids/\(second.bid)", token: world.other)["status"] as? String == "withdrawn")
+            #expect(try await Self.call(client, .get, "/checkout/v1/listings/\(world.listing)", token: world.buyer)["status"] as? String == "available")
+            let late = try await Self.call(client, .post, "/checkout/v1/orders/\(second.order)/pay", token: world.other, json: #"{"return_url":"https://shop.example/back"}"#)
+            #expect((late["order"] as? [String: Any])?["status"] as? String == "expired" && late["next_action"] is NSNull)
+            #expect(try await Self.euros(client, world.escrow) == 0)
+
+            // Paid at the bank just before the cancel: the cancel is refused, the order paid.
+            let third = try await order(world.business)
+            #expect(try await Self.press(client, third.bank, "complete") == .seeOther)
+            let tooLate = try await Self.call(client, .post, "/checkout/v1/orders/\(third.order)/cancel", token: world.business)
+            #expect(tooLate.status == .conflict)
+            #expect(try await Self.call(client, .get, "/checkout/v1/orders/\(third.order)", token: world.business)["status"] as? String == "paid")
+            #expect(try await Self.euros(client, world.escrow) == 10_000)
         }
     }
 

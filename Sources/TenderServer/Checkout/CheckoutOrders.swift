@@ -18,6 +18,15 @@ extension CheckoutRoutes {
         v1.post("orders/:id/pay") { request, context in try await pay(request, orderID: try context.parameters.require("id")) }
         v1.post("orders/:id/ship") { request, context in try await ship(request, orderID: try context.parameters.require("id")) }
         v1.post("orders/:id/confirm") { request, context in try await confirmReceipt(request, orderID: try context.parameters.require("id")) }
+        v1.post("orders/:id/cancel") { request, context in
+            let caller = try await service.authenticateUser(request)
+            let (order, stored) = try await visibleOrder(try context.parameters.require("id"), caller)
+            guard order.buyer == caller.user.id else { throw CheckoutError.forbidden("Only the buyer cancels an unpaid order.") }
+            guard order.machine.isPayable else {
+                throw CheckoutError.conflict("order_unexpected_state", "Only an unpaid order can be cancelled here; this one is \(order.machine.status.rawValue).")
+            }
+            return json(CheckoutObjects.order(try await service.endUnpaid(order, stored, caller.market, expire: false, base: routes.baseURL(request))))
+        }
     }
 
     /// An order the caller may see: the buyer's or the seller's.
@@ -60,7 +69,10 @@ extension CheckoutRoutes {
         bid.order = order.id
         var updated = storedBid
         updated.body = Array(try GatewayService.encoder.encode(bid))
-        let object = StoredObject(id: order.id, merchant: caller.merchant.id, kind: "checkout_order", customer: bid.buyer, created: order.created, body: Array(try GatewayService.encoder.encode(order)))
+        // Due for the janitor when it expires unpaid.
+        let object = StoredObject(
+            id: order.id, merchant: caller.merchant.id, kind: "checkout_order", customer: bid.buyer, created: order.created,
+            body: Array(try GatewayService.encoder.encode(order)), attentionAt: order.created + caller.marketplace.orderExpirySeconds)
         guard try await service.gateway.store.update(updated, inserting: object) else {
             // Another request made it first: answer that order.
             storedBid = try await service.load(BidRecord.self, id: bid.id, kind: "bid", in: caller, what: "bid").1
@@ -71,48 +83,108 @@ extension CheckoutRoutes {
         return json(CheckoutObjects.order(order))
     }
 
+    /// The order as the gateway says it stands (``CheckoutService/sync(_:_:_:)``).
+    func sync(_ order: OrderRecord, _ stored: StoredObject, _ caller: CheckoutService.Caller) async throws -> (OrderRecord, StoredObject) {
+        try await service.sync(order, stored, caller.market)
+    }
+}
+
+extension CheckoutService {
     /// Asks the gateway how the order's payment stands (as the reference server asks its payment
     /// provider) and moves the order: paid (its money held in escrow), payable again after a
     /// failure or a bank page left, or unchanged while the buyer may still come back.
-    func sync(_ order: OrderRecord, _ stored: StoredObject, _ caller: CheckoutService.Caller) async throws -> (OrderRecord, StoredObject) {
+    func sync(_ order: OrderRecord, _ stored: StoredObject, _ market: Market) async throws -> (OrderRecord, StoredObject) {
         guard order.machine.isPayable, let intentID = order.paymentIntent else { return (order, stored) }
-        let (intent, _) = try await service.gateway.load(PaymentIntentRecord.self, id: intentID, kind: "payment_intent", merchant: caller.merchant)
+        let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: intentID, kind: "payment_intent", merchant: market.merchant)
         var order = order
         switch intent.machine.status {
         case .succeeded:
             do { _ = try order.machine.paymentSucceeded() } catch { throw CheckoutError.state(error) }
-            order.paidAt = service.gateway.now()
+            order.paidAt = gateway.now()
             // Marked paid first (the version decides who holds), then the money moves.
-            var saved = try await service.save(order, over: stored)
-            order.holdTransaction = try await service.hold(order, marketplace: caller.marketplace, merchant: caller.merchant)
-            saved = try await service.save(order, over: saved)
-            try await markSold(order, caller)
+            var saved = try await save(order, over: stored, attentionAt: .some(nil))
+            order.holdTransaction = try await hold(order, marketplace: market.marketplace, merchant: market.merchant)
+            saved = try await save(order, over: saved)
+            try await markSold(order, market)
             return (order, saved)
         case .requiresPaymentMethod, .canceled:
             guard order.machine.status == .paymentPending else { return (order, stored) }
             do { try order.machine.paymentFailed() } catch { throw CheckoutError.state(error) }
-            return (order, try await service.save(order, over: stored))
+            return (order, try await save(order, over: stored))
         case .requiresAction, .processing, .requiresConfirmation, .requiresCapture:
             return (order, stored)
         }
     }
 
     /// The bid is paid and the listing sold.
-    func markSold(_ order: OrderRecord, _ caller: CheckoutService.Caller) async throws {
+    func markSold(_ order: OrderRecord, _ market: Market) async throws {
         for _ in 0..<10 {
-            var (bid, stored) = try await service.load(BidRecord.self, id: order.bid, kind: "bid", in: caller, what: "bid")
+            var (bid, stored) = try await load(BidRecord.self, id: order.bid, kind: "bid", in: market, what: "bid")
             guard bid.machine.status == .accepted else { break }
             try? bid.machine.paid()
-            if (try? await service.save(bid, over: stored)) != nil { break }
+            if (try? await save(bid, over: stored)) != nil { break }
         }
         for _ in 0..<10 {
-            var (listing, stored) = try await service.load(ListingRecord.self, id: order.listing, kind: "listing", in: caller, what: "listing")
+            var (listing, stored) = try await load(ListingRecord.self, id: order.listing, kind: "listing", in: market, what: "listing")
             guard listing.status != .sold else { break }
             listing.status = .sold
-            if (try? await service.save(listing, over: stored)) != nil { break }
+            if (try? await save(listing, over: stored)) != nil { break }
         }
     }
 
+    /// A shipped order received (or its time passed): marked completed first (the version
+    /// decides who releases), then the escrow pays out.
+    func complete(_ order: OrderRecord, _ stored: StoredObject, _ market: Market, by actor: CheckoutActor) async throws -> OrderRecord {
+        var order = order
+        do { _ = try order.machine.complete(by: actor) } catch { throw CheckoutError.state(error) }
+        let saved = try await save(order, over: stored, attentionAt: .some(nil))
+        let (seller, _) = try await load(CheckoutUserRecord.self, id: order.seller, kind: "checkout_user", in: market, what: "user")
+        order.releaseTransaction = try await release(order, seller: seller, marketplace: market.marketplace, merchant: market.merchant)
+        _ = try await save(order, over: saved)
+        return order
+    }
+
+    /// Ends an unpaid order (the buyer cancels, or it expired): its intent canceled at the
+    /// gateway first, so that a payment can never land afterwards (if the buyer paid at that
+    /// very moment, the intent's version decides and the order is paid instead); then the
+    /// listing is free again and the bid withdrawn.
+    func endUnpaid(_ order: OrderRecord, _ stored: StoredObject, _ market: Market, expire: Bool, base: String) async throws -> OrderRecord {
+        var (order, stored) = try await sync(order, stored, market)
+        if let intentID = order.paymentIntent {
+            var (intent, intentObject) = try await gateway.load(PaymentIntentRecord.self, id: intentID, kind: "payment_intent", merchant: market.merchant)
+            switch intent.machine.status {
+            case .requiresPaymentMethod, .requiresConfirmation, .requiresAction:
+                let action = try intent.machine.cancel(.abandoned)
+                _ = try await gateway.perform(action, on: intent, over: intentObject, market.merchant, base: base)
+            case .canceled:
+                break
+            case .succeeded, .processing, .requiresCapture:
+                // Paid (or being paid) meanwhile: not ended.
+                (order, stored) = try await sync(order, stored, market)
+                throw CheckoutError.conflict("order_paid", "The payment went through; the order is \(order.machine.status.rawValue).")
+            }
+        }
+        do { _ = expire ? try order.machine.expire() : try order.machine.cancel() } catch { throw CheckoutError.state(error) }
+        _ = try await save(order, over: stored, attentionAt: .some(nil))
+        for _ in 0..<10 {
+            var (bid, bidObject) = try await load(BidRecord.self, id: order.bid, kind: "bid", in: market, what: "bid")
+            guard bid.machine.status == .accepted else { break }
+            try? bid.machine.withdraw(by: .marketplace)
+            if (try? await save(bid, over: bidObject)) != nil { break }
+        }
+        for _ in 0..<10 {
+            var (listing, listingObject) = try await load(ListingRecord.self, id: order.listing, kind: "listing", in: market, what: "listing")
+            guard listing.status == .reserved, listing.bid == order.bid else { break }
+            listing.status = .available
+            listing.bid = nil
+            if (try? await save(listing, over: listingObject)) != nil { break }
+        }
+        return order
+    }
+
+}
+
+extension CheckoutRoutes {
     /// `POST /checkout/v1/orders/{id}/pay` `{payment_method?, card?, return_url}`: pays with
     /// the order's method (a saved card of the buyer's for card), through a gateway intent for
     /// the order's total (made once, or again when the total changed or the last one cannot be
@@ -202,7 +274,8 @@ extension CheckoutRoutes {
         var (order, stored) = try await visibleOrder(orderID, caller)
         do { try order.machine.ship(by: order.seller == caller.user.id ? .seller : .buyer) } catch { throw CheckoutError.state(error) }
         order.shippedAt = service.gateway.now()
-        _ = try await service.save(order, over: stored)
+        // Released by the janitor if the buyer never confirms.
+        _ = try await service.save(order, over: stored, attentionAt: .some(order.shippedAt! + caller.marketplace.releaseAfterSeconds))
         return json(CheckoutObjects.order(order))
     }
 
@@ -210,12 +283,8 @@ extension CheckoutRoutes {
     func confirmReceipt(_ request: Request, orderID: String) async throws -> Response {
         let caller = try await service.authenticateUser(request)
         var (order, stored) = try await visibleOrder(orderID, caller)
-        do { _ = try order.machine.complete(by: order.buyer == caller.user.id ? .buyer : .seller) } catch { throw CheckoutError.state(error) }
-        stored = try await service.save(order, over: stored)
-        let (seller, _) = try await service.load(CheckoutUserRecord.self, id: order.seller, kind: "checkout_user", in: caller, what: "user")
-        order.releaseTransaction = try await service.release(order, seller: seller, marketplace: caller.marketplace, merchant: caller.merchant)
-        _ = try await service.save(order, over: stored)
-        return json(CheckoutObjects.order(order))
+        let actor: CheckoutActor = order.buyer == caller.user.id ? .buyer : .seller
+        return json(CheckoutObjects.order(try await service.complete(order, stored, caller.market, by: actor)))
     }
 }
 

@@ -120,11 +120,18 @@ struct CheckoutService: Sendable {
         return (merchant, try await marketplace(merchant))
     }
 
+    /// A marketplace and its gateway merchant: where the checkout's objects live.
+    struct Market: Sendable {
+        let merchant: MerchantRecord
+        let marketplace: MarketplaceRecord
+    }
+
     struct Caller: Sendable {
         let merchant: MerchantRecord
         let marketplace: MarketplaceRecord
         let user: CheckoutUserRecord
         let stored: StoredObject
+        var market: Market { Market(merchant: merchant, marketplace: marketplace) }
     }
 
     /// The user whose token the request presents.
@@ -145,17 +152,22 @@ struct CheckoutService: Sendable {
     // MARK: Objects
 
     func load<Record: Decodable>(_ type: Record.Type, id: String, kind: String, in caller: Caller, what: String) async throws -> (Record, StoredObject) {
-        guard id.utf8.count <= 255, let stored = try await gateway.store.object(id: id, kind: kind, merchant: caller.merchant.id) else {
+        try await load(type, id: id, kind: kind, in: caller.market, what: what)
+    }
+
+    func load<Record: Decodable>(_ type: Record.Type, id: String, kind: String, in market: Market, what: String) async throws -> (Record, StoredObject) {
+        guard id.utf8.count <= 255, let stored = try await gateway.store.object(id: id, kind: kind, merchant: market.merchant.id) else {
             throw CheckoutError.notFound(what)
         }
         return (try JSONDecoder().decode(Record.self, from: Data(stored.body)), stored)
     }
 
-    /// Writes `record` over `stored` if nobody changed it since it was read.
+    /// Writes `record` over `stored` if nobody changed it since it was read (and when the
+    /// janitor must look at it next, if given).
     /// - Throws: 409 `conflict` when another request changed it first.
-    func save(_ record: some Encodable, over stored: StoredObject) async throws -> StoredObject {
+    func save(_ record: some Encodable, over stored: StoredObject, attentionAt: Int64?? = nil) async throws -> StoredObject {
         do {
-            return try await gateway.save(record, over: stored)
+            return try await gateway.save(record, over: stored, attentionAt: attentionAt)
         } catch let error as StripeError where error.code == "lock_timeout" {
             throw CheckoutError.conflict("conflict", "Someone else changed this at the same moment; try again.")
         }

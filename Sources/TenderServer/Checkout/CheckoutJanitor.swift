@@ -1,0 +1,60 @@
+import Checkout
+import Foundation
+import Gateway
+import Logging
+import ServiceLifecycle
+
+/// The checkout's background work, a service of its own: unpaid orders past the marketplace's
+/// expiry are ended (their intents canceled first, after asking the gateway whether they were
+/// paid meanwhile; an abandoned buy-now's bid withdrawn so others can buy), and shipped orders
+/// the buyer never confirmed are released when the marketplace's time passes.
+struct CheckoutJanitor: Service {
+    let service: CheckoutService
+    let base: String
+    let clock: any Clock<Duration>
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await sweep()
+                try? await clock.sleep(for: interval)
+            }
+        }
+    }
+
+    func sweep() async {
+        do {
+            for stored in try await service.gateway.store.dueObjects(kind: "checkout_order", now: service.gateway.now(), limit: 100) {
+                await attend(stored)
+            }
+        } catch is CancellationError {
+            // Shutting down.
+        } catch {
+            logger.error("checkout janitor could not read due orders", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func attend(_ stored: StoredObject) async {
+        do {
+            guard let merchant = try await service.gateway.store.merchant(id: stored.merchant) else { return }
+            let market = CheckoutService.Market(merchant: merchant, marketplace: try await service.marketplace(merchant))
+            let order = try JSONDecoder().decode(OrderRecord.self, from: Data(stored.body))
+            switch order.machine.status {
+            case .awaitingPayment, .paymentPending:
+                let ended = try await service.endUnpaid(order, stored, market, expire: true, base: base)
+                logger.info("checkout order expired", metadata: ["order.id": "\(ended.id)"])
+            case .shipped:
+                let released = try await service.complete(order, stored, market, by: .marketplace)
+                logger.info("checkout order released after its time", metadata: ["order.id": "\(released.id)"])
+            case .paid, .completed, .cancelled, .expired:
+                _ = try await service.save(order, over: stored, attentionAt: .some(nil))
+            }
+        } catch {
+            // Paid meanwhile, or another request moved it first: looked at again next pass if
+            // still due.
+            logger.debug("checkout janitor left an order for the next pass", metadata: ["order.id": "\(stored.id)", "error": "\(error)"])
+        }
+    }
+}
