@@ -33,6 +33,7 @@ struct CheckoutRoutesTests {
     struct World {
         let marketplaceKey: String
         let escrow: String
+        let settlement: String
         let seller: String, buyer: String, business: String, other: String
         let buyerAddress: String, businessAddress: String
         let listing: String
@@ -43,6 +44,7 @@ struct CheckoutRoutesTests {
         #expect(made.status == .ok, "\(made.json)")
         let key = try #require(made["secret_key"] as? String)
         let escrow = try #require((made["marketplace"] as? [String: Any])?["escrow_account"] as? String)
+        let settlement = try #require(made["settlement_account"] as? String)
         func user(_ name: String, business: Bool = false, country: String = "NL") async throws -> (String, String) {
             let answer = try await Self.call(client, .post, "/checkout/v1/users", token: key, json: """
                 {"name":"\(name)","business":\(business),"addresses":[{"name":"\(name)","line1":"Damrak 1","postal_code":"1012 LG","city":"Amsterdam","country":"\(country)"}]}
@@ -58,7 +60,7 @@ struct CheckoutRoutesTests {
         let listing = try await Self.call(client, .post, "/checkout/v1/listings", token: seller, json: """
             {"title":"Bicycle <b>","price":10000,"pickup":true,"country":"NL","delivery":[{"name":"standard","costs":{"NL":695,"GB":1495}},{"name":"registered","costs":{"NL":895}}]}
             """)
-        return World(marketplaceKey: key, escrow: escrow, seller: seller, buyer: buyer, business: business, other: other,
+        return World(marketplaceKey: key, escrow: escrow, settlement: settlement, seller: seller, buyer: buyer, business: business, other: other,
                       buyerAddress: buyerAddress, businessAddress: businessAddress, listing: try #require(listing["id"] as? String, "\(listing.json)"))
     }
 
@@ -324,6 +326,48 @@ struct CheckoutRoutesTests {
             #expect(tooLate.status == .conflict)
             #expect(try await Self.call(client, .get, "/checkout/v1/orders/\(third.order)", token: world.business)["status"] as? String == "paid")
             #expect(try await Self.euros(client, world.escrow) == 10_000)
+        }
+    }
+
+    /// A paid order cancelled before shipping: the escrow returns its money and the gateway
+    /// refunds the buyer's whole total, once the marketplace's balance covers the gateway's fee;
+    /// before that the cancel is refused and nothing moves. Balances checked on the ledger.
+    @Test func paidOrdersCancelledAreRefunded() async throws {
+        try await withWorld { client, world, _ in
+            func paidOrder(_ listing: String, _ token: String) async throws -> String {
+                let bid = try #require(try await Self.call(client, .post, "/checkout/v1/listings/\(listing)/buy", token: token)["id"] as? String)
+                let order = try #require(try await Self.call(client, .post, "/checkout/v1/orders", token: token, json: #"{"bid":"\#(bid)","delivery":"pickup","payment_method":"ideal"}"#)["id"] as? String)
+                let paying = try await Self.call(client, .post, "/checkout/v1/orders/\(order)/pay", token: token, json: #"{"return_url":"https://shop.example/back"}"#)
+                #expect(try await Self.press(client, try #require((paying["next_action"] as? [String: Any])?["url"] as? String), "complete") == .seeOther)
+                #expect(try await Self.call(client, .get, "/checkout/v1/orders/\(order)", token: token)["status"] as? String == "paid")
+                return order
+            }
+            @Sendable func money() async throws -> [Int] { [try await Self.euros(client, world.escrow), try await Self.euros(client, world.settlement)] }
+            // 10,199 paid, 29 to the gateway, 10,000 held: the marketplace keeps 170.
+            let first = try await paidOrder(world.listing, world.buyer)
+            #expect(try await money() == [10_000, 170])
+            let refused = try await Self.call(client, .post, "/checkout/v1/orders/\(first)/cancel", token: world.buyer)
+            #expect(refused.status == .conflict && refused.error == "marketplace_balance_insufficient", "\(refused.json)")
+            #expect(try await Self.call(client, .get, "/checkout/v1/orders/\(first)", token: world.buyer)["status"] as? String == "paid")
+            #expect(try await money() == [10_000, 170], "nothing moved")
+            // Released: the commission (1,000) reaches the marketplace.
+            _ = try await Self.call(client, .post, "/checkout/v1/orders/\(first)/ship", token: world.seller)
+            _ = try await Self.call(client, .post, "/checkout/v1/orders/\(first)/confirm", token: world.buyer)
+            #expect(try await Self.euros(client, world.settlement) == 1_170)
+
+            let lamp = try #require(try await Self.call(client, .post, "/checkout/v1/listings", token: world.seller, json: #"{"title":"Lamp","price":2500,"pickup":true,"country":"NL"}"#)["id"] as? String)
+            let second = try await paidOrder(lamp, world.other)
+            #expect(try await money() == [2_500, 1_170 + 2_670 - 2_500])
+            let cancelled = try await Self.call(client, .post, "/checkout/v1/orders/\(second)/cancel", token: world.seller)
+            #expect(cancelled["status"] as? String == "cancelled" && cancelled["held_in_escrow"] as? Int == 0, "\(cancelled.json)")
+            #expect(try await Self.euros(client, world.escrow) == 0)
+            #expect(try await Self.euros(client, world.settlement) == 1_340 + 2_500 - 2_699, "the whole total refunded from the marketplace")
+            let intent = try #require(cancelled["payment_intent"] as? String)
+            let charged = try await Self.call(client, .get, "/v1/payment_intents/\(intent)", token: world.marketplaceKey)
+            #expect(charged["amount_received"] as? Int == 2_699)
+            #expect(try await Self.call(client, .get, "/checkout/v1/listings/\(lamp)", token: world.buyer)["status"] as? String == "available")
+            #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(second)/cancel", token: world.other).status == .conflict, "once")
+            #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(first)/cancel", token: world.buyer).status == .conflict, "a completed order is not cancelled")
         }
     }
 

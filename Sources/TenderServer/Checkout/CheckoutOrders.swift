@@ -20,12 +20,13 @@ extension CheckoutRoutes {
         v1.post("orders/:id/confirm") { request, context in try await confirmReceipt(request, orderID: try context.parameters.require("id")) }
         v1.post("orders/:id/cancel") { request, context in
             let caller = try await service.authenticateUser(request)
-            let (order, stored) = try await visibleOrder(try context.parameters.require("id"), caller)
-            guard order.buyer == caller.user.id else { throw CheckoutError.forbidden("Only the buyer cancels an unpaid order.") }
-            guard order.machine.isPayable else {
-                throw CheckoutError.conflict("order_unexpected_state", "Only an unpaid order can be cancelled here; this one is \(order.machine.status.rawValue).")
+            var (order, stored) = try await visibleOrder(try context.parameters.require("id"), caller)
+            (order, stored) = try await sync(order, stored, caller)
+            if order.machine.isPayable {
+                guard order.buyer == caller.user.id else { throw CheckoutError.forbidden("Only the buyer cancels an unpaid order.") }
+                return json(CheckoutObjects.order(try await service.endUnpaid(order, stored, caller.market, expire: false, base: routes.baseURL(request))))
             }
-            return json(CheckoutObjects.order(try await service.endUnpaid(order, stored, caller.market, expire: false, base: routes.baseURL(request))))
+            return json(CheckoutObjects.order(try await refundPaid(order, stored, caller)))
         }
     }
 
@@ -264,6 +265,48 @@ extension CheckoutRoutes {
         if let declined { fields.append(("payment_error", .string(declined))) }
         return json(.object(fields))
     }
+
+    /// A paid order cancelled before it shipped (by the buyer or the seller): the escrow returns
+    /// its money to the marketplace's settlement account and the gateway refunds the buyer the
+    /// whole total from there (the gateway's fee on it is the marketplace's loss). Claimed by
+    /// the order's version first; if the refund cannot be paid (the marketplace's balance does
+    /// not cover the fee), the money goes back into escrow and the order stays paid.
+    func refundPaid(_ order: OrderRecord, _ stored: StoredObject, _ caller: CheckoutService.Caller) async throws -> OrderRecord {
+        var order = order
+        let paid = order.machine
+        do { _ = try order.machine.cancel() } catch { throw CheckoutError.state(error) }
+        guard let intentID = order.paymentIntent else { throw CheckoutError.state(CheckoutStateError(code: "order_unexpected_state", message: "A paid order without a payment.")) }
+        let euros = try await service.gateway.balances(caller.merchant).first { $0.0.code == "eur" }?.1 ?? 0
+        guard euros + paidHeld(order) >= order.totals.total else {
+            throw CheckoutError.conflict("marketplace_balance_insufficient", "The marketplace's balance cannot cover the refund's fee; nothing moved.")
+        }
+        var saved = try await service.save(order, over: stored, attentionAt: .some(nil))
+        _ = try await service.returnFromEscrow(order, marketplace: caller.marketplace, merchant: caller.merchant)
+        do {
+            _ = try await routes.refund(
+                intentID, amount: order.totals.total, id: GatewayIDs.make("re", random: service.gateway.random), reason: "requested_by_customer",
+                metadata: ["order": order.id], merchant: caller.merchant)
+        } catch {
+            // The refund failed: the money goes back into escrow and the order is paid again.
+            _ = try await service.hold(order, marketplace: caller.marketplace, merchant: caller.merchant)
+            order.machine = paid
+            saved = try await service.save(order, over: saved)
+            throw CheckoutError.conflict("marketplace_balance_insufficient", "The refund could not be paid; the order is still paid and its money in escrow.")
+        }
+        // The item was never sent: the listing is available again.
+        for _ in 0..<10 {
+            var (listing, listingObject) = try await service.load(ListingRecord.self, id: order.listing, kind: "listing", in: caller, what: "listing")
+            guard listing.status == .sold || listing.status == .reserved else { break }
+            listing.status = .available
+            listing.bid = nil
+            if (try? await service.save(listing, over: listingObject)) != nil { break }
+        }
+        _ = saved
+        return order
+    }
+
+    /// What the escrow holds for an order that is (or was, a moment ago) paid.
+    func paidHeld(_ order: OrderRecord) -> Int64 { order.totals.item + order.totals.shipping }
 
     static func formEncoded(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? ""

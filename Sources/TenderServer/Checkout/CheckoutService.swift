@@ -104,6 +104,24 @@ struct CheckoutService: Sendable {
         return stored.hash.hex
     }
 
+    /// Returns an order's held money from the escrow to the marketplace's settlement account
+    /// (before the gateway refunds the buyer from there).
+    func returnFromEscrow(_ order: OrderRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord) async throws -> String {
+        guard let asset = gateway.anchor.currency(code: Self.euro.assetCode)?.asset else {
+            throw GatewayError(code: "return_impossible", message: "no EUR asset")
+        }
+        let operation = StellarBase.Operation(.payment(PaymentOperation(
+            destination: .ed25519(try AccountID(merchant.settlementAccount)), asset: asset,
+            amount: try FiatConversion.stroops(minorUnits: order.totals.item + order.totals.shipping, exponent: Self.euro.exponent))))
+        let desk = try await escrowDesks.desk(for: marketplace, secrets: gateway.secrets, writer: gateway.writer)
+        let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender escrow return \(order.id)".utf8)))))
+        let result = try await desk.submit([operation], memo: memo)
+        guard case .applied(let stored) = result, stored.result.isSuccess else {
+            throw GatewayError(code: "return_failed", message: "the escrow could not return \(order.id): \(result.result.code.name)")
+        }
+        return stored.hash.hex
+    }
+
     // MARK: Who is asking
 
     static func bearer(_ request: Request) -> String? {
