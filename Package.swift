@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "Intents", targets: ["Intents"]),
         .library(name: "PaymentEngine", targets: ["PaymentEngine"]),
         .library(name: "Checkout", targets: ["Checkout"]),
+        .library(name: "CheckoutKit", targets: ["CheckoutKit"]),
         .executable(name: "tender", targets: ["tender"]),
     ],
     dependencies: [
@@ -67,6 +68,9 @@ let package = Package(
         // The marketplace checkout's rules (issue 13, begun): totals, the bid and order state
         // machines, the escrow's release. Pure Swift, no dependencies.
         .target(name: "Checkout"),
+        // The marketplace app's library: the checkout API's client and the payment screen's
+        // model. Foundation only: no server framework.
+        .target(name: "CheckoutKit"),
         .target(
             name: "Store",
             dependencies: [
@@ -159,6 +163,13 @@ let package = Package(
         .testTarget(
             name: "CheckoutTests",
             dependencies: ["Checkout"]
+        ),
+        .testTarget(
+            name: "CheckoutKitTests",
+            dependencies: [
+                "CheckoutKit", "TenderServer", "TenderTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         .testTarget(
             name: "IntentsTests",

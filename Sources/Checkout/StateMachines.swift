@@ -47,11 +47,12 @@ public struct BidMachine: Sendable, Codable, Equatable {
         status = .rejected
     }
 
-    /// The buyer withdraws a pending bid; the marketplace withdraws an accepted buy-now bid
-    /// whose payment was abandoned, or any accepted bid whose order expired unpaid.
+    /// The buyer withdraws a pending bid, or backs out of a buy-now (accepted at once, not yet
+    /// paid); the marketplace withdraws an accepted bid whose order ended unpaid.
     public mutating func withdraw(by actor: CheckoutActor) throws(CheckoutStateError) {
         switch (status, actor) {
         case (.pending, .buyer), (.accepted, .marketplace): status = .withdrawn
+        case (.accepted, .buyer) where buyNow: status = .withdrawn
         default: throw refuse("withdrawn by the \(actor.rawValue)")
         }
     }

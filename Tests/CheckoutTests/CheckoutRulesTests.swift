@@ -83,6 +83,10 @@ struct CheckoutStateMachineTests {
         #expect(bid.status == .paid)
         #expect(throws: CheckoutStateError.self) { try bid.withdraw(by: .marketplace) }
 
+        var backedOut = BidMachine(buyNow: true)
+        try backedOut.withdraw(by: .buyer)
+        #expect(backedOut.status == .withdrawn, "a buyer backs out of a buy-now")
+        #expect(throws: CheckoutStateError.self) { try backedOut.withdraw(by: .seller) }
         var buyNow = BidMachine(buyNow: true)
         #expect(buyNow.status == .accepted)
         try buyNow.withdraw(by: .marketplace)

@@ -235,6 +235,9 @@ struct CheckoutRoutes: Sendable {
                 try bid.machine.reject()
                 storedBid = try await service.save(bid, over: storedBid)
             default:
+                if bid.machine.status == .accepted, bid.machine.buyNow {
+                    return json(CheckoutObjects.bid(try await backOut(bid, storedBid, caller, request)))
+                }
                 try bid.machine.withdraw(by: .buyer)
                 storedBid = try await service.save(bid, over: storedBid)
             }
@@ -243,6 +246,33 @@ struct CheckoutRoutes: Sendable {
         }
         return json(CheckoutObjects.bid(bid))
     }
+
+    /// The buyer backs out of a buy-now: its unpaid order ends (the intent canceled at the
+    /// gateway first), the bid is withdrawn and the listing free for others.
+    func backOut(_ bid: BidRecord, _ stored: StoredObject, _ caller: CheckoutService.Caller, _ request: Request) async throws -> BidRecord {
+        if let orderID = bid.order {
+            var (order, orderObject) = try await service.load(OrderRecord.self, id: orderID, kind: "checkout_order", in: caller, what: "order")
+            (order, orderObject) = try await sync(order, orderObject, caller)
+            guard order.machine.isPayable else {
+                throw CheckoutError.conflict("bid_unexpected_state", "This bid's order is \(order.machine.status.rawValue); it can no longer be withdrawn.")
+            }
+            _ = try await service.endUnpaid(order, orderObject, caller.market, expire: false, base: baseURL(request))
+            return try await service.load(BidRecord.self, id: bid.id, kind: "bid", in: caller, what: "bid").0
+        }
+        var bid = bid
+        do { try bid.machine.withdraw(by: .buyer) } catch { throw CheckoutError.state(error) }
+        _ = try await service.save(bid, over: stored)
+        for _ in 0..<10 {
+            var (listing, listingObject) = try await service.load(ListingRecord.self, id: bid.listing, kind: "listing", in: caller, what: "listing")
+            guard listing.status == .reserved, listing.bid == bid.id else { break }
+            listing.status = .available
+            listing.bid = nil
+            if (try? await service.save(listing, over: listingObject)) != nil { break }
+        }
+        return bid
+    }
+
+    func baseURL(_ request: Request) -> String { routes.baseURL(request) }
 
     // MARK: Totals and the screen
 
