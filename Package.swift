@@ -132,6 +132,7 @@ let package = Package(
                 "WalletKit",
                 "Gateway",
                 "Intents",
+                "CheckoutKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -187,6 +187,21 @@ public struct CheckoutClient: Sendable {
     public func buyNow(_ listing: String) async throws(CheckoutClientError) -> CheckoutBid { try await call("POST", "listings/\(listing)/buy", as: CheckoutBid.self) }
     public func withdraw(_ bid: String) async throws(CheckoutClientError) -> CheckoutBid { try await call("POST", "bids/\(bid)/withdraw", as: CheckoutBid.self) }
 
+    public func listings() async throws(CheckoutClientError) -> [CheckoutListing] {
+        struct Page: Decodable { let data: [CheckoutListing] }
+        return try await call("GET", "listings", as: Page.self).data
+    }
+
+    public func bid(on listing: String, amount: Int64) async throws(CheckoutClientError) -> CheckoutBid {
+        try await call("POST", "listings/\(listing)/bids", ["amount": amount], as: CheckoutBid.self)
+    }
+
+    public func accept(_ bid: String) async throws(CheckoutClientError) -> CheckoutBid { try await call("POST", "bids/\(bid)/accept", as: CheckoutBid.self) }
+    public func reject(_ bid: String) async throws(CheckoutClientError) -> CheckoutBid { try await call("POST", "bids/\(bid)/reject", as: CheckoutBid.self) }
+    public func ship(_ order: String) async throws(CheckoutClientError) -> CheckoutOrder { try await call("POST", "orders/\(order)/ship", as: CheckoutOrder.self) }
+    public func confirmReceipt(_ order: String) async throws(CheckoutClientError) -> CheckoutOrder { try await call("POST", "orders/\(order)/confirm", as: CheckoutOrder.self) }
+    public func cancel(_ order: String) async throws(CheckoutClientError) -> CheckoutOrder { try await call("POST", "orders/\(order)/cancel", as: CheckoutOrder.self) }
+
     public func totals(_ bid: String, _ choices: CheckoutChoices) async throws(CheckoutClientError) -> CheckoutTotals {
         try await call("POST", "totals", Self.body(bid, choices), as: CheckoutTotals.self)
     }

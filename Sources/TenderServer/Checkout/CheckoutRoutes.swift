@@ -30,6 +30,13 @@ struct CheckoutRoutes: Sendable {
             let (listing, _) = try await service.load(ListingRecord.self, id: try context.parameters.require("id"), kind: "listing", in: caller, what: "listing")
             return json(CheckoutObjects.listing(listing))
         }
+        v1.get("listings") { request, _ in
+            let caller = try await service.authenticateUser(request)
+            // The newest 100 listings on sale.
+            let page = try await service.gateway.store.list(kind: "listing", merchant: caller.merchant.id, ListRequest(limit: 100))
+            let listings = try page.objects.map { try JSONDecoder().decode(ListingRecord.self, from: Data($0.body)) }.filter { $0.status == .available }
+            return json(.object([("object", "list"), ("data", .array(listings.map(CheckoutObjects.listing)))]))
+        }
         v1.post("listings/:id/bids") { request, context in try await bid(request, listingID: try context.parameters.require("id")) }
         v1.post("listings/:id/buy") { request, context in try await buyNow(request, listingID: try context.parameters.require("id")) }
         v1.get("bids/:id") { request, context in
