@@ -44,22 +44,27 @@ extension CheckoutRoutes {
         let caller = try await service.authenticateUser(request)
         struct Body: Decodable { var bid: String; var delivery: String?; var address: String?; var payment_method: String? }
         let body = try await decode(Body.self, request)
-        var (bid, storedBid) = try await visibleBid(body.bid, caller)
+        return json(CheckoutObjects.order(try await order(caller, bid: body.bid, delivery: body.delivery, address: body.address, payment: body.payment_method)))
+    }
+
+    /// The order of the caller's accepted bid, made once, or updated while payable.
+    func order(_ caller: CheckoutService.Caller, bid bidID: String, delivery: String?, address: String?, payment: String?) async throws -> OrderRecord {
+        var (bid, storedBid) = try await visibleBid(bidID, caller)
         guard bid.buyer == caller.user.id else { throw CheckoutError.forbidden("Only the buyer orders.") }
         let (listing, _) = try await service.load(ListingRecord.self, id: bid.listing, kind: "listing", in: caller, what: "listing")
-        let choices = try Self.choices(delivery: body.delivery, address: body.address, payment: body.payment_method, user: caller.user, listing: listing)
+        let choices = try Self.choices(delivery: delivery, address: address, payment: payment, user: caller.user, listing: listing)
         let totals: Totals
         do { totals = try Self.totals(bid, listing, caller.user, choices, caller.marketplace) } catch { throw CheckoutError.totals(error) }
         if let existing = bid.order {
             var (order, stored) = try await service.load(OrderRecord.self, id: existing, kind: "checkout_order", in: caller, what: "order")
             (order, stored) = try await sync(order, stored, caller)
-            guard order.machine.isPayable else { return json(CheckoutObjects.order(order)) }
+            guard order.machine.isPayable else { return order }
             do { try order.machine.choose(choices.payment) } catch { throw CheckoutError.state(error) }
             order.delivery = choices.delivery
             order.address = choices.address
             order.totals = totals
             _ = try await service.save(order, over: stored)
-            return json(CheckoutObjects.order(order))
+            return order
         }
         guard bid.machine.status == .accepted else { throw CheckoutError.conflict("bid_not_accepted", "An order needs an accepted bid; this one is \(bid.machine.status.rawValue).") }
         let order = OrderRecord(
@@ -79,9 +84,9 @@ extension CheckoutRoutes {
             storedBid = try await service.load(BidRecord.self, id: bid.id, kind: "bid", in: caller, what: "bid").1
             let current = try JSONDecoder().decode(BidRecord.self, from: Data(storedBid.body))
             guard let made = current.order else { throw CheckoutError.conflict("conflict", "The bid changed meanwhile; try again.") }
-            return json(CheckoutObjects.order(try await service.load(OrderRecord.self, id: made, kind: "checkout_order", in: caller, what: "order").0))
+            return try await service.load(OrderRecord.self, id: made, kind: "checkout_order", in: caller, what: "order").0
         }
-        return json(CheckoutObjects.order(order))
+        return order
     }
 
     /// The order as the gateway says it stands (``CheckoutService/sync(_:_:_:)``).
@@ -194,12 +199,23 @@ extension CheckoutRoutes {
         let caller = try await service.authenticateUser(request)
         struct Body: Decodable { var payment_method: String?; var card: String?; var return_url: String }
         let body = try await decode(Body.self, request)
-        let returnURL = try GatewayRoutes.checkedURL(body.return_url)
+        let paid = try await pay(caller, orderID: orderID, method: body.payment_method, card: body.card, returnURL: try GatewayRoutes.checkedURL(body.return_url), request)
+        var fields: [(String, JSONValue)] = [
+            ("order", CheckoutObjects.order(paid.order)),
+            ("next_action", paid.redirect.map { .object([("type", "redirect"), ("url", .string($0))]) } ?? .null),
+        ]
+        if let declined = paid.declined { fields.append(("payment_error", .string(declined))) }
+        return json(.object(fields))
+    }
+
+    /// Pays the caller's order: the order as it stands after, the page to send the buyer to,
+    /// or the card's refusal.
+    func pay(_ caller: CheckoutService.Caller, orderID: String, method requested: String?, card: String?, returnURL: String, _ request: Request) async throws -> (order: OrderRecord, redirect: String?, declined: String?) {
         var (order, stored) = try await visibleOrder(orderID, caller)
         guard order.buyer == caller.user.id else { throw CheckoutError.forbidden("Only the buyer pays.") }
         (order, stored) = try await sync(order, stored, caller)
-        guard order.machine.isPayable else { return json(.object([("order", CheckoutObjects.order(order)), ("next_action", .null)])) }
-        if let name = body.payment_method, name != order.machine.paymentMethod.rawValue {
+        guard order.machine.isPayable else { return (order, nil, nil) }
+        if let name = requested, name != order.machine.paymentMethod.rawValue {
             guard let method = CheckoutPaymentMethod(rawValue: name) else { throw CheckoutError.invalid("payment_method_invalid", "payment_method is card, ideal or bancontact.") }
             let (bid, _) = try await visibleBid(order.bid, caller)
             let (listing, _) = try await service.load(ListingRecord.self, id: order.listing, kind: "listing", in: caller, what: "listing")
@@ -217,7 +233,7 @@ extension CheckoutRoutes {
         // The payment method: the buyer's saved card, or the bank's.
         let paymentMethodID: String
         if method == .card {
-            guard let card = body.card else { throw CheckoutError.invalid("card_missing", "Paying by card needs one of the buyer's saved cards (card: pm_...).") }
+            guard let card else { throw CheckoutError.invalid("card_missing", "Paying by card needs one of the buyer's saved cards (card: pm_...).") }
             let (saved, _) = try await service.gateway.load(PaymentMethodRecord.self, id: card, kind: "payment_method", merchant: merchant)
             guard saved.customer == caller.user.customer, saved.type == .card else { throw CheckoutError.notFound("card") }
             paymentMethodID = saved.id
@@ -256,14 +272,9 @@ extension CheckoutRoutes {
             declined = error.message
         }
         (order, stored) = try await sync(order, stored, caller)
-        var nextAction: JSONValue = .null
         let (intent, _) = try await service.gateway.load(PaymentIntentRecord.self, id: intentID!, kind: "payment_intent", merchant: merchant)
-        if intent.machine.status == .requiresAction {
-            nextAction = .object([("type", "redirect"), ("url", .string(GatewayObjects.actionPage(intent, base: routes.baseURL(request))))])
-        }
-        var fields: [(String, JSONValue)] = [("order", CheckoutObjects.order(order)), ("next_action", nextAction)]
-        if let declined { fields.append(("payment_error", .string(declined))) }
-        return json(.object(fields))
+        let redirect = intent.machine.status == .requiresAction ? GatewayObjects.actionPage(intent, base: routes.baseURL(request)) : nil
+        return (order, redirect, declined)
     }
 
     /// A paid order cancelled before it shipped (by the buyer or the seller): the escrow returns
