@@ -119,7 +119,9 @@ public func buildApplication(
     PaylikeRoutes(service: gateway, routes: gatewayRoutes, logger: logger).register(on: router)
     PaymentPage(service: gateway, routes: gatewayRoutes).register(on: router)
     let checkout = CheckoutService(gateway: gateway, keys: await CheckoutService.tokenKeys(secrets))
-    CheckoutRoutes(service: checkout, routes: gatewayRoutes, logger: logger).register(on: router)
+    let checkoutRoutes = CheckoutRoutes(service: checkout, routes: gatewayRoutes, logger: logger)
+    checkoutRoutes.register(on: router)
+    ShopPages(routes: checkoutRoutes).register(on: router)
     metrics.register(on: router, commits: writer.commits, reader: store)
     return Application(
         responder: CachedAccountResponder(router: router.buildResponder(), cache: accountCache, metrics: metrics, resources: { horizon.resources(for: $0) }),

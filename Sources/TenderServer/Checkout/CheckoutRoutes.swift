@@ -190,7 +190,10 @@ struct CheckoutRoutes: Sendable {
     /// Buy now: a bid at the asking price, accepted at once, reserving the listing in the same
     /// write; of two buyers at the same moment exactly one gets it, the other a 409.
     func buyNow(_ request: Request, listingID: String) async throws -> Response {
-        let caller = try await service.authenticateUser(request)
+        json(CheckoutObjects.bid(try await buyNow(try await service.authenticateUser(request), listingID: listingID)))
+    }
+
+    func buyNow(_ caller: CheckoutService.Caller, listingID: String) async throws -> BidRecord {
         var (listing, stored) = try await service.load(ListingRecord.self, id: listingID, kind: "listing", in: caller, what: "listing")
         guard listing.seller != caller.user.id else { throw CheckoutError.forbidden("A seller does not buy their own listing.") }
         guard listing.buyNow else { throw CheckoutError.invalid("buy_now_not_offered", "This listing takes bids only.") }
@@ -207,7 +210,7 @@ struct CheckoutRoutes: Sendable {
             throw CheckoutError.conflict("listing_unavailable", "Someone else bought this listing first.")
         }
         stored = updated
-        return json(CheckoutObjects.bid(bid))
+        return bid
     }
 
     /// Accept and reject (the seller), withdraw (the buyer). Accepting reserves the listing

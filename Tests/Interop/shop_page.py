@@ -1,0 +1,61 @@
+"""Drives Tender's /shop page in a real headless Chromium (Debian's package through Playwright,
+executable_path set; no browser download): a buyer logs in, buys a listing now, changes the
+delivery and watches the total change, pays by iDEAL through the test bank and comes back to the
+order, paid.
+
+Usage: python shop_page.py SHOP_LOGIN_URL CHROMIUM SCREENSHOT_DIR
+Prints one line per check and exits non-zero at the first failure.
+"""
+
+import sys
+
+from interop_checks import check, done
+from playwright.sync_api import expect, sync_playwright
+
+LOGIN, CHROMIUM, SHOTS = sys.argv[1], sys.argv[2], sys.argv[3]
+BASE = LOGIN.split("/shop/")[0]
+external = []
+shots = {"n": 0}
+
+
+def screenshot(page, name):
+    shots["n"] += 1
+    page.screenshot(path=f"{SHOTS}/{shots['n']:02d}-{name}.png", full_page=True)
+
+
+with sync_playwright() as playwright:
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+    page = browser.new_context().new_page()
+    page.on("request", lambda request: None if request.url.startswith(BASE) else external.append(request.url))
+    response = page.goto(LOGIN)
+    check("the login lands on the shop", page.url.endswith("/shop") and response.status == 200, page.url)
+    check("the shop sends a Content-Security-Policy", "default-src 'none'" in response.headers.get("content-security-policy", ""))
+    screenshot(page, "listings")
+    page.click("text=Bicycle")
+    check("a listing shows its price and delivery", page.text_content("#price") == "€100.00" and "standard" in page.text_content("#delivery"))
+    page.click("#buy-now")
+    page.wait_for_url("**/shop/bids/**")
+    screenshot(page, "screen")
+    check("the payment screen starts with pickup and iDEAL", page.text_content("#total") == "€101.99", page.text_content("#total"))
+    page.check("input[name=delivery][value=standard]")
+    expect(page.locator("#total")).to_have_text("€108.94")
+    check("choosing standard delivery changes the total", page.text_content("#total") == "€108.94")
+    page.check("input[name=payment_method][value=card]")
+    expect(page.locator("#total")).to_have_text("€110.05")
+    check("card changes the payment fee", page.text_content("#total") == "€110.05", page.text_content("#total"))
+    page.check("input[name=payment_method][value=ideal]")
+    expect(page.locator("#total")).to_have_text("€108.94")
+    screenshot(page, "standard-ideal")
+    page.click("#pay")
+    page.wait_for_url("**/v1/test/bank/**")
+    screenshot(page, "bank")
+    check("Pay leads to the bank page", "Test bank" in page.content())
+    page.click("#complete")
+    page.wait_for_url("**/shop/orders/**")
+    screenshot(page, "order")
+    check("back at the order, paid", page.get_attribute("#status", "data-status") == "paid" and page.text_content("#total") == "€108.94",
+          page.text_content("#status"))
+    browser.close()
+
+check("the pages made no request outside Tender", external == [], external)
+done()
