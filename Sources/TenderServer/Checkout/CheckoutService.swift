@@ -6,6 +6,7 @@ import Hummingbird
 import JWTKit
 import LedgerService
 import StellarBase
+import Synchronization
 
 /// The checkout's work behind its routes: marketplaces (gateway merchants with an escrow
 /// account on the ledger), users and their tokens, and the objects of the checkout kept in the
@@ -14,6 +15,10 @@ struct CheckoutService: Sendable {
     let gateway: GatewayService
     let keys: JWTKeyCollection
     let escrowDesks = EscrowDesks()
+    /// Tokens already verified, and marketplaces (with their merchants) already read: neither
+    /// changes once made, so every request after the first skips the signature check and two
+    /// reads. Bounded: cleared when full.
+    let verified = VerifiedCache()
 
     /// A user's access token: a JWT (HS256, under a key derived from the server's secret)
     /// naming the user and the marketplace.
@@ -160,12 +165,27 @@ struct CheckoutService: Sendable {
 
     /// The user a token names.
     func authenticateUser(token: String) async throws -> Caller {
-        guard token.utf8.count <= 2_048, let payload = try? await keys.verify(token, as: TokenPayload.self),
-              let merchant = try await gateway.store.merchant(id: payload.mkt),
-              let stored = try await gateway.store.object(id: payload.sub.value, kind: "checkout_user", merchant: merchant.id) else {
+        guard token.utf8.count <= 2_048 else { throw CheckoutError.unauthorized }
+        let names: (user: String, marketplace: String)
+        if let known = verified.token(token) {
+            names = known
+        } else {
+            guard let payload = try? await keys.verify(token, as: TokenPayload.self) else { throw CheckoutError.unauthorized }
+            names = (payload.sub.value, payload.mkt)
+            verified.remember(token: token, user: names.user, marketplace: names.marketplace)
+        }
+        let market: Market
+        if let known = verified.market(names.marketplace) {
+            market = known
+        } else {
+            guard let merchant = try await gateway.store.merchant(id: names.marketplace) else { throw CheckoutError.unauthorized }
+            market = Market(merchant: merchant, marketplace: try await marketplace(merchant))
+            verified.remember(market)
+        }
+        guard let stored = try await gateway.store.object(id: names.user, kind: "checkout_user", merchant: market.merchant.id) else {
             throw CheckoutError.unauthorized
         }
-        return Caller(merchant: merchant, marketplace: try await marketplace(merchant),
+        return Caller(merchant: market.merchant, marketplace: market.marketplace,
                       user: try JSONDecoder().decode(CheckoutUserRecord.self, from: Data(stored.body)), stored: stored)
     }
 
@@ -207,5 +227,37 @@ actor EscrowDesks {
         let desk = FundingDesk(writer: writer, keyPair: try KeyPair(seed: try secrets.open(marketplace.sealedEscrowSeed)), maxPending: 1_000)
         desks[marketplace.id] = desk
         return desk
+    }
+}
+
+/// Verified tokens and marketplaces read, kept in memory (both immutable once made).
+final class VerifiedCache: Sendable {
+    private struct State {
+        var tokens: [String: (String, String)] = [:]
+        var markets: [String: CheckoutService.Market] = [:]
+    }
+    private let state = Mutex(State())
+    static let limit = 100_000
+
+    func token(_ token: String) -> (user: String, marketplace: String)? {
+        state.withLock { $0.tokens[token].map { (user: $0.0, marketplace: $0.1) } }
+    }
+
+    func remember(token: String, user: String, marketplace: String) {
+        state.withLock { state in
+            if state.tokens.count >= Self.limit { state.tokens.removeAll(keepingCapacity: true) }
+            state.tokens[token] = (user, marketplace)
+        }
+    }
+
+    func market(_ id: String) -> CheckoutService.Market? {
+        state.withLock { $0.markets[id] }
+    }
+
+    func remember(_ market: CheckoutService.Market) {
+        state.withLock { state in
+            if state.markets.count >= Self.limit { state.markets.removeAll(keepingCapacity: true) }
+            state.markets[market.merchant.id] = market
+        }
     }
 }
