@@ -214,6 +214,7 @@ let package = Package(
             name: "TenderServerTests",
             dependencies: [
                 "TenderServer",
+                "Checkout",
                 "Ledger",
                 "Store",
                 "TenderTesting",

@@ -119,6 +119,7 @@ public func buildApplication(
     PaylikeRoutes(service: gateway, routes: gatewayRoutes, logger: logger).register(on: router)
     PaymentPage(service: gateway, routes: gatewayRoutes).register(on: router)
     let checkout = CheckoutService(gateway: gateway, keys: await CheckoutService.tokenKeys(secrets))
+    try await checkout.recover(reader: store)
     let checkoutRoutes = CheckoutRoutes(service: checkout, routes: gatewayRoutes, logger: logger)
     checkoutRoutes.register(on: router)
     ShopPages(routes: checkoutRoutes).register(on: router)
@@ -129,7 +130,7 @@ public func buildApplication(
         services: [
             LedgerWriterService(writer: writer),
             GatewayJanitor(service: gateway, base: "http://\(configuration.host):\(configuration.port)", clock: clock, interval: .seconds(1), logger: logger),
-            CheckoutJanitor(service: checkout, base: "http://\(configuration.host):\(configuration.port)", clock: clock, interval: .seconds(1), logger: logger),
+            CheckoutJanitor(service: checkout, reader: store, base: "http://\(configuration.host):\(configuration.port)", clock: clock, interval: .seconds(1), logger: logger),
             WebhookDeliverer(
                 store: gatewayStore, secrets: secrets, policy: configuration.webhookRetry, wakeup: webhookWakeup,
                 now: { Int64(Date().timeIntervalSince1970) }, clock: clock, send: WebhookDeliverer.urlSessionSend, logger: logger),

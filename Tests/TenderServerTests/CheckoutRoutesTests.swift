@@ -3,6 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import TenderTesting
 import Testing
+import Checkout
+import Store
 @testable import TenderServer
 
 /// The checkout's API through the router: marketplaces, users, listings, bids, buy-now, totals
@@ -368,6 +370,59 @@ struct CheckoutRoutesTests {
             #expect(try await Self.call(client, .get, "/checkout/v1/listings/\(lamp)", token: world.buyer)["status"] as? String == "available")
             #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(second)/cancel", token: world.other).status == .conflict, "once")
             #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(first)/cancel", token: world.buyer).status == .conflict, "a completed order is not cancelled")
+        }
+    }
+
+    /// A stop after an order's hold reached the ledger but before it was recorded, and a stop
+    /// after an order was marked completed but before its release: the next start finds the
+    /// first on the ledger (not held twice) and makes the second (released once).
+    @Test func escrowMovesInterruptedByAStopHappenOnce() async throws {
+        let directory = temporary.file(UUID().uuidString)
+        let configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
+        final class Box: @unchecked Sendable { var world: World?; var orders: [String] = []; var seller = "" }
+        let box = Box()
+        try await buildApplication(configuration).test(.router) { client in
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let world = try await self.world(client, admin: admin)
+            box.world = world
+            box.seller = try #require(try await Self.call(client, .get, "/checkout/v1/me", token: world.seller)["account"] as? String)
+            let lamp = try #require(try await Self.call(client, .post, "/checkout/v1/listings", token: world.seller, json: #"{"title":"Lamp","price":2500,"pickup":true,"country":"NL"}"#)["id"] as? String)
+            for (listing, token) in [(world.listing, world.buyer), (lamp, world.other)] {
+                let bid = try #require(try await Self.call(client, .post, "/checkout/v1/listings/\(listing)/buy", token: token)["id"] as? String)
+                let order = try #require(try await Self.call(client, .post, "/checkout/v1/orders", token: token, json: #"{"bid":"\#(bid)","payment_method":"ideal"}"#)["id"] as? String)
+                let paying = try await Self.call(client, .post, "/checkout/v1/orders/\(order)/pay", token: token, json: #"{"return_url":"https://shop.example/back"}"#)
+                _ = try await Self.press(client, try #require((paying["next_action"] as? [String: Any])?["url"] as? String), "complete")
+                #expect(try await Self.call(client, .get, "/checkout/v1/orders/\(order)", token: token)["status"] as? String == "paid")
+                box.orders.append(order)
+            }
+            _ = try await Self.call(client, .post, "/checkout/v1/orders/\(box.orders[1])/ship", token: world.seller)
+            #expect(try await Self.euros(client, world.escrow) == 12_500)
+        }
+        let world = try #require(box.world)
+        // As the stops would leave them.
+        let store = try SQLiteGatewayStore(path: configuration.gatewayDatabasePath)
+        let merchants = try await store.merchants()
+        func rewrite(_ id: String, _ change: (inout OrderRecord) throws -> Void) async throws {
+            for merchant in merchants {
+                guard let stored = try await store.object(id: id, kind: "checkout_order", merchant: merchant.id) else { continue }
+                var order = try JSONDecoder().decode(OrderRecord.self, from: Data(stored.body))
+                try change(&order)
+                var updated = stored
+                updated.body = Array(try JSONEncoder().encode(order))
+                updated.attentionAt = 1
+                #expect(try await store.update(updated))
+            }
+        }
+        try await rewrite(box.orders[0]) { $0.holdTransaction = nil }
+        try await rewrite(box.orders[1]) { _ = try $0.machine.complete(by: .buyer) }
+
+        try await buildApplication(configuration).test(.router) { client in
+            #expect(try await Self.euros(client, world.escrow) == 10_000, "the first not held twice, the second released")
+            #expect(try await Self.euros(client, box.seller) == 2_250, "2,500 less 10%")
+            let first = try await Self.call(client, .get, "/checkout/v1/orders/\(box.orders[0])", token: world.buyer)
+            #expect(first["hold_transaction"] is String && first["status"] as? String == "paid")
+            let second = try await Self.call(client, .get, "/checkout/v1/orders/\(box.orders[1])", token: world.other)
+            #expect(second["release_transaction"] is String && second["status"] as? String == "completed")
         }
     }
 

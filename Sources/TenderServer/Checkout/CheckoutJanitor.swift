@@ -1,6 +1,7 @@
 import Checkout
 import Foundation
 import Gateway
+import Ledger
 import Logging
 import ServiceLifecycle
 
@@ -10,6 +11,7 @@ import ServiceLifecycle
 /// the buyer never confirmed are released when the marketplace's time passes.
 struct CheckoutJanitor: Service {
     let service: CheckoutService
+    let reader: any LedgerReader
     let base: String
     let clock: any Clock<Duration>
     let interval: Duration
@@ -48,7 +50,10 @@ struct CheckoutJanitor: Service {
             case .shipped:
                 let released = try await service.complete(order, stored, market, by: .marketplace)
                 logger.info("checkout order released after its time", metadata: ["order.id": "\(released.id)"])
-            case .paid, .completed, .cancelled, .expired:
+            case .paid, .completed:
+                // Marked a day ago, its ledger move never recorded: the request died.
+                try await service.finishMove(order, stored, market, reader: reader, beforeServing: false)
+            case .cancelled, .expired:
                 _ = try await service.save(order, over: stored, attentionAt: .some(nil))
             }
         } catch {

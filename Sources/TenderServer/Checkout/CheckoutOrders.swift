@@ -2,6 +2,8 @@ import Checkout
 import Foundation
 import Gateway
 import Hummingbird
+import Ledger
+import StellarBase
 import TenderJSON
 
 /// Orders: one per accepted bid, paid through a gateway intent, its status pulled from the
@@ -107,10 +109,11 @@ extension CheckoutService {
         case .succeeded:
             do { _ = try order.machine.paymentSucceeded() } catch { throw CheckoutError.state(error) }
             order.paidAt = gateway.now()
-            // Marked paid first (the version decides who holds), then the money moves.
-            var saved = try await save(order, over: stored, attentionAt: .some(nil))
+            // Marked paid first (the version decides who holds), then the money moves. Until the
+            // hold is recorded the order stays due (a day on), for the start-up recovery.
+            var saved = try await save(order, over: stored, attentionAt: .some(gateway.now() + Self.pendingMoveSeconds))
             order.holdTransaction = try await hold(order, marketplace: market.marketplace, merchant: market.merchant)
-            saved = try await save(order, over: saved)
+            saved = try await save(order, over: saved, attentionAt: .some(nil))
             try await markSold(order, market)
             return (order, saved)
         case .requiresPaymentMethod, .canceled:
@@ -142,12 +145,61 @@ extension CheckoutService {
     /// decides who releases), then the escrow pays out.
     func complete(_ order: OrderRecord, _ stored: StoredObject, _ market: Market, by actor: CheckoutActor) async throws -> OrderRecord {
         var order = order
+        guard order.holdTransaction != nil else {
+            throw CheckoutError.conflict("escrow_pending", "The payment is still being moved into escrow; try again in a moment.")
+        }
         do { _ = try order.machine.complete(by: actor) } catch { throw CheckoutError.state(error) }
-        let saved = try await save(order, over: stored, attentionAt: .some(nil))
+        let saved = try await save(order, over: stored, attentionAt: .some(gateway.now() + Self.pendingMoveSeconds))
         let (seller, _) = try await load(CheckoutUserRecord.self, id: order.seller, kind: "checkout_user", in: market, what: "user")
         order.releaseTransaction = try await release(order, seller: seller, marketplace: market.marketplace, merchant: market.merchant)
-        _ = try await save(order, over: saved)
+        _ = try await save(order, over: saved, attentionAt: .some(nil))
         return order
+    }
+
+    /// How long an order marked paid or completed waits for its ledger move to be recorded
+    /// before the janitor does it (the request doing it has died); at start-up, at once.
+    static let pendingMoveSeconds: Int64 = 86_400
+
+    /// At start-up, before serving: every order marked paid (or completed) whose hold (or
+    /// release) was not recorded is found on the ledger by its memo, or moved now, so each
+    /// order's money moves into and out of escrow exactly once.
+    func recover(reader: any LedgerReader) async throws {
+        for stored in try await gateway.store.dueObjects(kind: "checkout_order", now: .max, limit: 10_000) {
+            let order = try JSONDecoder().decode(OrderRecord.self, from: Data(stored.body))
+            guard let merchant = try await gateway.store.merchant(id: stored.merchant) else { continue }
+            let market = Market(merchant: merchant, marketplace: try await marketplace(merchant))
+            try await finishMove(order, stored, market, reader: reader, beforeServing: true)
+        }
+    }
+
+    /// The hold of a paid order, or the release of a completed one, that was not recorded:
+    /// found on the escrow account's ledger history by its memo, or made now.
+    func finishMove(_ order: OrderRecord, _ stored: StoredObject, _ market: Market, reader: any LedgerReader, beforeServing: Bool) async throws {
+        var order = order
+        let escrow = try AccountID(market.marketplace.escrowAccount)
+        let status = order.machine.status
+        switch status {
+        case .paid where order.holdTransaction == nil, .shipped where order.holdTransaction == nil:
+            if let found = try await gateway.findOnLedger(memo: "tender escrow hold \(order.id)", account: escrow, reader: reader) {
+                order.holdTransaction = found.hash.hex
+            } else {
+                order.holdTransaction = try await gateway.payFromSettlement(
+                    order.totals.item + order.totals.shipping, of: Self.euro, to: escrow, memo: "tender escrow hold \(order.id)",
+                    merchant: market.merchant, parameter: "order", beforeServing: beforeServing).hash.hex
+            }
+            gateway.logger.notice("checkout hold recovered", metadata: ["order.id": "\(order.id)"])
+        case .completed where order.releaseTransaction == nil:
+            if let found = try await gateway.findOnLedger(memo: "tender escrow release \(order.id)", account: escrow, reader: reader) {
+                order.releaseTransaction = found.hash.hex
+            } else {
+                let (seller, _) = try await load(CheckoutUserRecord.self, id: order.seller, kind: "checkout_user", in: market, what: "user")
+                order.releaseTransaction = try await release(order, seller: seller, marketplace: market.marketplace, merchant: market.merchant, beforeServing: beforeServing)
+            }
+            gateway.logger.notice("checkout release recovered", metadata: ["order.id": "\(order.id)"])
+        default:
+            break
+        }
+        _ = try await save(order, over: stored, attentionAt: .some(order.machine.isPayable ? stored.attentionAt : nil))
     }
 
     /// Ends an unpaid order (the buyer cancels, or it expired): its intent canceled at the
@@ -285,6 +337,9 @@ extension CheckoutRoutes {
     func refundPaid(_ order: OrderRecord, _ stored: StoredObject, _ caller: CheckoutService.Caller) async throws -> OrderRecord {
         var order = order
         let paid = order.machine
+        guard order.holdTransaction != nil else {
+            throw CheckoutError.conflict("escrow_pending", "The payment is still being moved into escrow; try again in a moment.")
+        }
         do { _ = try order.machine.cancel() } catch { throw CheckoutError.state(error) }
         guard let intentID = order.paymentIntent else { throw CheckoutError.state(CheckoutStateError(code: "order_unexpected_state", message: "A paid order without a payment.")) }
         let euros = try await service.gateway.balances(caller.merchant).first { $0.0.code == "eur" }?.1 ?? 0

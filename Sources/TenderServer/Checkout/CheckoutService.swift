@@ -4,6 +4,7 @@ import Foundation
 import Gateway
 import Hummingbird
 import JWTKit
+import Ledger
 import LedgerService
 import StellarBase
 import Synchronization
@@ -89,7 +90,7 @@ struct CheckoutService: Sendable {
 
     /// Pays an order out of escrow in one ledger transaction: the seller's part to the seller's
     /// account, the commission to the marketplace's settlement account.
-    func release(_ order: OrderRecord, seller: CheckoutUserRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord) async throws -> String {
+    func release(_ order: OrderRecord, seller: CheckoutUserRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
         guard let sellerAccount = seller.account, let asset = gateway.anchor.currency(code: Self.euro.assetCode)?.asset else {
             throw GatewayError(code: "release_impossible", message: "the seller of \(order.id) has no ledger account")
         }
@@ -100,9 +101,13 @@ struct CheckoutService: Sendable {
                 destination: .ed25519(try AccountID(destination)), asset: asset,
                 amount: try FiatConversion.stroops(minorUnits: minor, exponent: Self.euro.exponent)))))
         }
-        let desk = try await escrowDesks.desk(for: marketplace, secrets: gateway.secrets, writer: gateway.writer)
         let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender escrow release \(order.id)".utf8)))))
-        let result = try await desk.submit(operations, memo: memo)
+        let result: SubmissionResult
+        if beforeServing {
+            result = try await gateway.applyBeforeServing(operations, from: try KeyPair(seed: try gateway.secrets.open(marketplace.sealedEscrowSeed)), memo: memo)
+        } else {
+            result = try await escrowDesks.desk(for: marketplace, secrets: gateway.secrets, writer: gateway.writer).submit(operations, memo: memo)
+        }
         guard case .applied(let stored) = result, stored.result.isSuccess else {
             throw GatewayError(code: "release_failed", message: "the release of \(order.id) failed: \(result.result.code.name)")
         }
