@@ -17,6 +17,16 @@ struct InteropTests {
         #expect(text.contains("checks passed"), "\(text)")
     }
 
+    /// Debian's chromium, installed by the project's script when missing.
+    static func installChromium() throws {
+        let install = Process()
+        install.executableURL = URL(fileURLWithPath: "/bin/bash")
+        install.arguments = [PythonScripts.packageRoot.path + "/Scripts/debian-packages.sh", "chromium"]
+        try install.run()
+        install.waitUntilExit()
+        try #require(install.terminationStatus == 0, "chromium is needed")
+    }
+
     @Test func pythonStellarSDKAgainstTenderServe() async throws {
         let temporary = TemporaryDirectory("interop")
         defer { temporary.remove() }
@@ -68,12 +78,7 @@ struct InteropTests {
     /// PaymentEngine's CardInput; screenshots go to .build/screenshots/payment-page. Afterwards
     /// no card number typed is in the server's files or its trace log.
     @Test func paymentPageInChromium() async throws {
-        let install = Process()
-        install.executableURL = URL(fileURLWithPath: "/bin/bash")
-        install.arguments = [PythonScripts.packageRoot.path + "/Scripts/debian-packages.sh", "chromium"]
-        try install.run()
-        install.waitUntilExit()
-        try #require(install.terminationStatus == 0, "chromium is needed")
+        try Self.installChromium()
         let temporary = TemporaryDirectory("payment-page")
         defer { temporary.remove() }
         let data = temporary.path + "/data"
@@ -126,12 +131,7 @@ struct InteropTests {
     /// iDEAL through the bank page and sees the order paid; screenshots go to
     /// .build/screenshots/shop.
     @Test func shopPageInChromium() async throws {
-        let install = Process()
-        install.executableURL = URL(fileURLWithPath: "/bin/bash")
-        install.arguments = [PythonScripts.packageRoot.path + "/Scripts/debian-packages.sh", "chromium"]
-        try install.run()
-        install.waitUntilExit()
-        try #require(install.terminationStatus == 0, "chromium is needed")
+        try Self.installChromium()
         let temporary = TemporaryDirectory("shop-page")
         defer { temporary.remove() }
         let data = temporary.path + "/data"

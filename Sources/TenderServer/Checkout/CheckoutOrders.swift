@@ -230,14 +230,19 @@ extension CheckoutService {
             try? bid.machine.withdraw(by: .marketplace)
             if (try? await save(bid, over: bidObject)) != nil { break }
         }
+        try await freeListing(order.listing, reservedFor: order.bid, market)
+        return order
+    }
+
+    /// The listing on sale again, if it is still reserved for (or sold to) `bid`.
+    func freeListing(_ id: String, reservedFor bid: String, _ market: Market) async throws {
         for _ in 0..<10 {
-            var (listing, listingObject) = try await load(ListingRecord.self, id: order.listing, kind: "listing", in: market, what: "listing")
-            guard listing.status == .reserved, listing.bid == order.bid else { break }
+            var (listing, stored) = try await load(ListingRecord.self, id: id, kind: "listing", in: market, what: "listing")
+            guard listing.status != .available, listing.bid == bid else { return }
             listing.status = .available
             listing.bid = nil
-            if (try? await save(listing, over: listingObject)) != nil { break }
+            if (try? await save(listing, over: stored)) != nil { return }
         }
-        return order
     }
 
 }
@@ -360,13 +365,7 @@ extension CheckoutRoutes {
             throw CheckoutError.conflict("marketplace_balance_insufficient", "The refund could not be paid; the order is still paid and its money in escrow.")
         }
         // The item was never sent: the listing is available again.
-        for _ in 0..<10 {
-            var (listing, listingObject) = try await service.load(ListingRecord.self, id: order.listing, kind: "listing", in: caller, what: "listing")
-            guard listing.status == .sold || listing.status == .reserved else { break }
-            listing.status = .available
-            listing.bid = nil
-            if (try? await service.save(listing, over: listingObject)) != nil { break }
-        }
+        try await service.freeListing(order.listing, reservedFor: order.bid, caller.market)
         _ = saved
         return order
     }

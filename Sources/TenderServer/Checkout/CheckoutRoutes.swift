@@ -63,13 +63,7 @@ struct CheckoutRoutes: Sendable {
         do {
             return try JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
-            let path: [CodingKey]
-            switch error {
-            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): path = context.codingPath
-            case .keyNotFound(let key, let context): path = context.codingPath + [key]
-            @unknown default: path = []
-            }
-            let field = path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            let field = error.fieldPath
             throw CheckoutError.invalid("body_invalid", field.isEmpty ? "The body must be a JSON object." : "\(field) is missing or has the wrong type.")
         }
     }
@@ -272,13 +266,7 @@ struct CheckoutRoutes: Sendable {
         var bid = bid
         do { try bid.machine.withdraw(by: .buyer) } catch { throw CheckoutError.state(error) }
         _ = try await service.save(bid, over: stored)
-        for _ in 0..<10 {
-            var (listing, listingObject) = try await service.load(ListingRecord.self, id: bid.listing, kind: "listing", in: caller, what: "listing")
-            guard listing.status == .reserved, listing.bid == bid.id else { break }
-            listing.status = .available
-            listing.bid = nil
-            if (try? await service.save(listing, over: listingObject)) != nil { break }
-        }
+        try await service.freeListing(bid.listing, reservedFor: bid.id, caller.market)
         return bid
     }
 

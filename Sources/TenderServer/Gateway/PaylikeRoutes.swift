@@ -146,13 +146,7 @@ struct PaylikePaymentRequest {
         do {
             wire = try JSONDecoder().decode(Wire.self, from: Data(body))
         } catch let error as DecodingError {
-            let path: [CodingKey]
-            switch error {
-            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): path = context.codingPath
-            case .keyNotFound(let key, let context): path = context.codingPath + [key]
-            @unknown default: path = []
-            }
-            let field = path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            let field = error.fieldPath
             throw PaylikeProblem.invalid(field, "\(field.isEmpty ? "the body" : field) is missing or has the wrong type.")
         }
         func checked(_ value: String, _ field: String, maxLength: Int) throws -> String {
@@ -612,5 +606,19 @@ enum PaylikeFrames {
             <form method="post" action="challenge"><input type="hidden" name="creq" value="\(value)"><input type="hidden" name="answer" value="authenticated"><button id="complete" type="submit">Complete</button></form>
             <form method="post" action="challenge"><input type="hidden" name="creq" value="\(value)"><input type="hidden" name="answer" value="failed"><button id="fail" type="submit">Fail</button></form>
             """), nonce: nil)
+    }
+}
+
+extension DecodingError {
+    /// The field at fault, as a dotted path (`card.expiry.month`, `plan.0.amount`); empty for
+    /// the body itself.
+    var fieldPath: String {
+        let path: [CodingKey]
+        switch self {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): path = context.codingPath
+        case .keyNotFound(let key, let context): path = context.codingPath + [key]
+        @unknown default: path = []
+        }
+        return path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
     }
 }
