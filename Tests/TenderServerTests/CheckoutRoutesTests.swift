@@ -217,11 +217,20 @@ struct CheckoutRoutesTests {
     @Test func ordersPaidHeldAndReleased() async throws {
         try await withWorld { client, world, _ in
             let sellerAccount = try #require(try await Self.call(client, .get, "/checkout/v1/me", token: world.seller)["account"] as? String)
+            // The escrow's ledger balance equals what its orders hold, checked after every step.
+            var orders: [String] = []
+            @Sendable func escrowMatches(_ orders: [String]) async throws -> Bool {
+                var held = 0
+                for order in orders { held += try await Self.call(client, .get, "/checkout/v1/orders/\(order)", token: world.buyer)["held_in_escrow"] as? Int ?? -1 }
+                return try await Self.euros(client, world.escrow) == held
+            }
             #expect(try await Self.euros(client, world.escrow) == 0)
+            #expect(try await escrowMatches(orders))
             let buy = try await Self.call(client, .post, "/checkout/v1/listings/\(world.listing)/buy", token: world.buyer)
             let bid = try #require(buy["id"] as? String)
             let order = try await Self.call(client, .post, "/checkout/v1/orders", token: world.buyer, json: #"{"bid":"\#(bid)","delivery":"standard","payment_method":"ideal"}"#)
             let orderID = try #require(order["id"] as? String, "\(order.json)")
+            orders.append(orderID)
             #expect(order["status"] as? String == "awaiting_payment" && order["total"] as? Int == 10_894)
             // Asked again: the same order, its choices updated while payable.
             let again = try await Self.call(client, .post, "/checkout/v1/orders", token: world.buyer, json: #"{"bid":"\#(bid)","delivery":"pickup","payment_method":"ideal"}"#)
@@ -236,6 +245,7 @@ struct CheckoutRoutesTests {
             let left = try await Self.call(client, .get, "/checkout/v1/orders/\(orderID)", token: world.buyer)
             #expect(left["status"] as? String == "payment_pending" && left["payable"] as? Bool == true)
             #expect(try await Self.euros(client, world.escrow) == 0, "nothing held for an unpaid order")
+            #expect(try await escrowMatches(orders))
 
             // Then a saved card that needs 3-D Secure: the old intent is canceled, a new one paid.
             let customer = try #require(try await Self.call(client, .get, "/checkout/v1/me", token: world.buyer)["customer"] as? String)
@@ -254,6 +264,7 @@ struct CheckoutRoutesTests {
             let paid = try await Self.call(client, .get, "/checkout/v1/orders/\(orderID)", token: world.buyer)
             #expect(paid["status"] as? String == "paid" && paid["held_in_escrow"] as? Int == 10_000, "\(paid.json)")
             #expect(try await Self.euros(client, world.escrow) == 10_000, "the escrow holds the item and shipping")
+            #expect(try await escrowMatches(orders))
             #expect(try await Self.call(client, .get, "/checkout/v1/listings/\(world.listing)", token: world.other)["status"] as? String == "sold")
             let paidTwice = try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/pay", token: world.buyer, json: #"{"return_url":"https://shop.example/back"}"#)
             #expect((paidTwice["order"] as? [String: Any])?["status"] as? String == "paid" && paidTwice["next_action"] is NSNull, "a paid order is not paid again")
@@ -262,16 +273,19 @@ struct CheckoutRoutesTests {
             #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/ship", token: world.buyer).error == "order_forbidden")
             #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/confirm", token: world.buyer).error == "order_unexpected_state")
             #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/ship", token: world.seller)["status"] as? String == "shipped")
+            #expect(try await escrowMatches(orders))
             #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/confirm", token: world.seller).error == "order_forbidden")
             let done = try await Self.call(client, .post, "/checkout/v1/orders/\(orderID)/confirm", token: world.buyer)
             #expect(done["status"] as? String == "completed" && done["release_transaction"] is String, "\(done.json)")
             #expect(try await Self.euros(client, world.escrow) == 0)
+            #expect(try await escrowMatches(orders))
             #expect(try await Self.euros(client, sellerAccount) == 9_000, "10,000 less the 10% commission")
 
             // A declined card: the order stays payable, nothing held.
             let second = try await Self.call(client, .post, "/checkout/v1/listings", token: world.seller, json: #"{"title":"Lamp","price":2500,"pickup":true,"country":"NL"}"#)
             let secondBid = try #require(try await Self.call(client, .post, "/checkout/v1/listings/\(second["id"] as? String ?? "")/buy", token: world.buyer)["id"] as? String)
             let secondOrder = try #require(try await Self.call(client, .post, "/checkout/v1/orders", token: world.buyer, json: #"{"bid":"\#(secondBid)","payment_method":"card"}"#)["id"] as? String)
+            orders.append(secondOrder)
             let poor = try await Self.form(client, "/v1/payment_methods", key: world.marketplaceKey, "type=card&card[number]=4000000000009995&card[exp_month]=12&card[exp_year]=2030&card[cvc]=123")
             let poorID = try #require(poor["id"] as? String)
             _ = try await Self.form(client, "/v1/payment_methods/\(poorID)/attach", key: world.marketplaceKey, "customer=\(customer)")
@@ -281,6 +295,7 @@ struct CheckoutRoutesTests {
             let othersCard = try await Self.call(client, .post, "/checkout/v1/orders/\(secondOrder)/pay", token: world.buyer, json: #"{"card":"pm_nothere","return_url":"https://shop.example/back"}"#)
             #expect(othersCard.status == .notFound)
             #expect(try await Self.euros(client, world.escrow) == 0)
+            #expect(try await escrowMatches(orders))
         }
     }
 
