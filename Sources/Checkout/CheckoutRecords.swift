@@ -154,6 +154,10 @@ public struct OrderRecord: Sendable, Codable, Equatable {
     /// Ledger transactions (hex hashes): the hold into escrow, the release out of it.
     public var holdTransaction: String?
     public var releaseTransaction: String?
+    /// A paid order cancelled: the gateway refund's id (chosen before anything moves) and the
+    /// escrow's return of the held money.
+    public var refund: String?
+    public var returnTransaction: String?
     public let created: Int64
     public var paidAt: Int64?
     public var shippedAt: Int64?

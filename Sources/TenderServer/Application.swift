@@ -130,7 +130,7 @@ public func buildApplication(
         services: [
             LedgerWriterService(writer: writer),
             GatewayJanitor(service: gateway, base: "http://\(configuration.host):\(configuration.port)", clock: clock, interval: .seconds(1), logger: logger),
-            CheckoutJanitor(service: checkout, reader: store, base: "http://\(configuration.host):\(configuration.port)", clock: clock, interval: .seconds(1), logger: logger),
+            CheckoutJanitor(service: checkout, reader: store, refunder: checkoutRoutes.refunder, base: "http://\(configuration.host):\(configuration.port)", clock: clock, interval: .seconds(1), logger: logger),
             WebhookDeliverer(
                 store: gatewayStore, secrets: secrets, policy: configuration.webhookRetry, wakeup: webhookWakeup,
                 now: { Int64(Date().timeIntervalSince1970) }, clock: clock, send: WebhookDeliverer.urlSessionSend, logger: logger),

@@ -441,6 +441,63 @@ struct CheckoutRoutesTests {
         }
     }
 
+    /// A paid order's cancellation stopped after it was claimed, before the escrow returned the
+    /// money and the gateway refunded: after the restart the janitor finishes it once.
+    @Test func aCancellationInterruptedByAStopIsFinished() async throws {
+        let directory = temporary.file(UUID().uuidString)
+        let configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
+        final class Box: @unchecked Sendable { var world: World?; var order = ""; var lamp = "" }
+        let box = Box()
+        try await buildApplication(configuration).test(.router) { client in
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let world = try await self.world(client, admin: admin)
+            box.world = world
+            box.lamp = try #require(try await Self.call(client, .post, "/checkout/v1/listings", token: world.seller, json: #"{"title":"Lamp","price":2500,"pickup":true,"country":"NL"}"#)["id"] as? String)
+            for (listing, token) in [(world.listing, world.buyer), (box.lamp, world.other)] {
+                let bid = try #require(try await Self.call(client, .post, "/checkout/v1/listings/\(listing)/buy", token: token)["id"] as? String)
+                let order = try #require(try await Self.call(client, .post, "/checkout/v1/orders", token: token, json: #"{"bid":"\#(bid)","payment_method":"ideal"}"#)["id"] as? String)
+                let paying = try await Self.call(client, .post, "/checkout/v1/orders/\(order)/pay", token: token, json: #"{"return_url":"https://shop.example/back"}"#)
+                _ = try await Self.press(client, try #require((paying["next_action"] as? [String: Any])?["url"] as? String), "complete")
+                #expect(try await Self.call(client, .get, "/checkout/v1/orders/\(order)", token: token)["status"] as? String == "paid")
+                box.order = order
+                if token == world.buyer {
+                    // Completed, so the marketplace earns the commission that covers the refund's fee.
+                    _ = try await Self.call(client, .post, "/checkout/v1/orders/\(order)/ship", token: world.seller)
+                    _ = try await Self.call(client, .post, "/checkout/v1/orders/\(order)/confirm", token: token)
+                }
+            }
+            #expect(try await Self.euros(client, world.escrow) == 2_500)
+        }
+        let world = try #require(box.world)
+        let store = try SQLiteGatewayStore(path: configuration.gatewayDatabasePath)
+        var intentID = ""
+        for merchant in try await store.merchants() {
+            guard let stored = try await store.object(id: box.order, kind: "checkout_order", merchant: merchant.id) else { continue }
+            var order = try JSONDecoder().decode(OrderRecord.self, from: Data(stored.body))
+            _ = try order.machine.cancel()
+            order.refund = "re_interrupted000000000000"
+            intentID = order.paymentIntent ?? ""
+            var updated = stored
+            updated.body = Array(try JSONEncoder().encode(order))
+            updated.attentionAt = Int64(Date().timeIntervalSince1970) + 86_400
+            #expect(try await store.update(updated))
+        }
+        let intent = intentID
+        try await buildApplication(configuration).test(.live) { client in
+            var refunded: Int?
+            for _ in 0..<40 where refunded != 2_699 {
+                try await Task.sleep(for: .milliseconds(250))
+                refunded = try await Self.call(client, .get, "/v1/payment_intents/\(intent)", token: world.marketplaceKey)["amount_refunded"] as? Int
+            }
+            #expect(refunded == 2_699, "the whole total refunded once")
+            #expect(try await Self.euros(client, world.escrow) == 0, "the escrow returned the lamp's money")
+            #expect(try await Self.euros(client, world.settlement) == 1_170 + 2_670 - 2_500 + 2_500 - 2_699)
+            #expect(try await Self.call(client, .get, "/checkout/v1/listings/\(box.lamp)", token: world.buyer)["status"] as? String == "available")
+            try await Task.sleep(for: .seconds(1.5))
+            #expect(try await Self.call(client, .get, "/v1/payment_intents/\(intent)", token: world.marketplaceKey)["amount_refunded"] as? Int == 2_699, "and not again")
+        }
+    }
+
     /// Every route with another user's token: 404 or 403, nothing disclosed, nothing changed.
     @Test func anotherUsersTokenSeesAndChangesNothing() async throws {
         try await withWorld { client, world, admin in

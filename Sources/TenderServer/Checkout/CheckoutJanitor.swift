@@ -12,6 +12,7 @@ import ServiceLifecycle
 struct CheckoutJanitor: Service {
     let service: CheckoutService
     let reader: any LedgerReader
+    let refunder: CheckoutService.Refunder
     let base: String
     let clock: any Clock<Duration>
     let interval: Duration
@@ -53,6 +54,10 @@ struct CheckoutJanitor: Service {
             case .paid, .completed:
                 // Marked a day ago, its ledger move never recorded: the request died.
                 try await service.finishMove(order, stored, market, reader: reader, beforeServing: false)
+            case .cancelled where order.refund != nil:
+                // A paid order's cancellation that stopped midway.
+                _ = try await service.finishRefund(order, stored, market, refunder: refunder, reader: reader)
+                logger.info("checkout refund finished", metadata: ["order.id": "\(order.id)"])
             case .cancelled, .expired:
                 _ = try await service.save(order, over: stored, attentionAt: .some(nil))
             }

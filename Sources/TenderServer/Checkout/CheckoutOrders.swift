@@ -156,6 +156,36 @@ extension CheckoutService {
         return order
     }
 
+    /// Refunds a payment intent through the gateway: (intent, amount, refund id, order, merchant).
+    typealias Refunder = @Sendable (String, Int64, String, String, MerchantRecord) async throws -> Void
+
+    /// A paid order cancelled, its refund chosen: the escrow returns the held money (found on
+    /// the ledger by its memo if it already did), the gateway refunds the whole total under the
+    /// refund's id (unless the gateway already has that refund), the listing is free again.
+    /// - Throws: ``StripeError`` 400 when the gateway refuses the refund (nothing refunded; the
+    ///   returned money is in the settlement account).
+    func finishRefund(_ order: OrderRecord, _ stored: StoredObject, _ market: Market, refunder: Refunder, reader: (any LedgerReader)? = nil) async throws -> (OrderRecord, StoredObject) {
+        var order = order
+        var saved = stored
+        guard let refundID = order.refund, let intentID = order.paymentIntent else { return (order, stored) }
+        if order.returnTransaction == nil {
+            let escrow = try AccountID(market.marketplace.escrowAccount)
+            if let reader, let found = try await gateway.findOnLedger(memo: "tender escrow return \(order.id)", account: escrow, reader: reader) {
+                order.returnTransaction = found.hash.hex
+            } else {
+                order.returnTransaction = try await returnFromEscrow(order, marketplace: market.marketplace, merchant: market.merchant)
+            }
+            saved = try await save(order, over: saved)
+        }
+        if try await gateway.store.object(id: refundID, kind: "refund", merchant: market.merchant.id) == nil {
+            try await refunder(intentID, order.totals.total, refundID, order.id, market.merchant)
+        }
+        saved = try await save(order, over: saved, attentionAt: .some(nil))
+        // The item was never sent: the listing is available again.
+        try await freeListing(order.listing, reservedFor: order.bid, market)
+        return (order, saved)
+    }
+
     /// How long an order marked paid or completed waits for its ledger move to be recorded
     /// before the janitor does it (the request doing it has died); at start-up, at once.
     static let pendingMoveSeconds: Int64 = 86_400
@@ -168,6 +198,12 @@ extension CheckoutService {
             let order = try JSONDecoder().decode(OrderRecord.self, from: Data(stored.body))
             guard let merchant = try await gateway.store.merchant(id: stored.merchant) else { continue }
             let market = Market(merchant: merchant, marketplace: try await marketplace(merchant))
+            if order.machine.status == .cancelled, order.refund != nil {
+                // A refund needs the running server (the gateway's refund path): due at once, for
+                // the janitor; no request is doing it any more.
+                _ = try await save(order, over: stored, attentionAt: .some(gateway.now()))
+                continue
+            }
             try await finishMove(order, stored, market, reader: reader, beforeServing: true)
         }
     }
@@ -346,28 +382,38 @@ extension CheckoutRoutes {
             throw CheckoutError.conflict("escrow_pending", "The payment is still being moved into escrow; try again in a moment.")
         }
         do { _ = try order.machine.cancel() } catch { throw CheckoutError.state(error) }
-        guard let intentID = order.paymentIntent else { throw CheckoutError.state(CheckoutStateError(code: "order_unexpected_state", message: "A paid order without a payment.")) }
+        guard order.paymentIntent != nil else { throw CheckoutError.state(CheckoutStateError(code: "order_unexpected_state", message: "A paid order without a payment.")) }
         let euros = try await service.gateway.balances(caller.merchant).first { $0.0.code == "eur" }?.1 ?? 0
         guard euros + paidHeld(order) >= order.totals.total else {
             throw CheckoutError.conflict("marketplace_balance_insufficient", "The marketplace's balance cannot cover the refund's fee; nothing moved.")
         }
-        var saved = try await service.save(order, over: stored, attentionAt: .some(nil))
-        _ = try await service.returnFromEscrow(order, marketplace: caller.marketplace, merchant: caller.merchant)
+        // Claimed by the order's version, with the refund's id chosen and the order due a day
+        // on, so that a stop from here on is finished once (``CheckoutService/finishRefund``).
+        order.refund = GatewayIDs.make("re", random: service.gateway.random)
+        var saved = try await service.save(order, over: stored, attentionAt: .some(service.gateway.now() + CheckoutService.pendingMoveSeconds))
         do {
-            _ = try await routes.refund(
-                intentID, amount: order.totals.total, id: GatewayIDs.make("re", random: service.gateway.random), reason: "requested_by_customer",
-                metadata: ["order": order.id], merchant: caller.merchant)
-        } catch {
-            // The refund failed: the money goes back into escrow and the order is paid again.
+            (order, saved) = try await service.finishRefund(order, saved, caller.market, refunder: refunder)
+        } catch let error as StripeError where error.status == .badRequest {
+            // The refund was refused (the balance moved meanwhile): the money goes back into
+            // escrow and the order is paid again.
             _ = try await service.hold(order, marketplace: caller.marketplace, merchant: caller.merchant)
-            order.machine = paid
-            saved = try await service.save(order, over: saved)
+            var (current, currentStored) = try await service.load(OrderRecord.self, id: order.id, kind: "checkout_order", in: caller, what: "order")
+            current.machine = paid
+            current.refund = nil
+            current.returnTransaction = nil
+            _ = try await service.save(current, over: currentStored, attentionAt: .some(nil))
+            _ = saved
             throw CheckoutError.conflict("marketplace_balance_insufficient", "The refund could not be paid; the order is still paid and its money in escrow.")
         }
-        // The item was never sent: the listing is available again.
-        try await service.freeListing(order.listing, reservedFor: order.bid, caller.market)
-        _ = saved
         return order
+    }
+
+    /// The gateway's refund of an intent, for the checkout (its own id, reason and metadata).
+    var refunder: CheckoutService.Refunder {
+        let routes = routes
+        return { intentID, amount, refundID, order, merchant in
+            _ = try await routes.refund(intentID, amount: amount, id: refundID, reason: "requested_by_customer", metadata: ["order": order], merchant: merchant)
+        }
     }
 
     /// What the escrow holds for an order that is (or was, a moment ago) paid.
