@@ -498,6 +498,29 @@ struct CheckoutRoutesTests {
         }
     }
 
+    /// The buyer changes the delivery while the bank page for the old total is still open: the
+    /// old intent is canceled first, so it can no longer pay, and the new total is what is paid
+    /// and held.
+    @Test func changingTheOrderWhileAtTheBankCancelsTheOldPayment() async throws {
+        try await withWorld { client, world, _ in
+            let bid = try #require(try await Self.call(client, .post, "/checkout/v1/listings/\(world.listing)/buy", token: world.buyer)["id"] as? String)
+            let order = try #require(try await Self.call(client, .post, "/checkout/v1/orders", token: world.buyer, json: #"{"bid":"\#(bid)","payment_method":"ideal"}"#)["id"] as? String)
+            let first = try await Self.call(client, .post, "/checkout/v1/orders/\(order)/pay", token: world.buyer, json: #"{"return_url":"https://shop.example/back"}"#)
+            let oldBank = try #require((first["next_action"] as? [String: Any])?["url"] as? String)
+            let changed = try await Self.call(client, .post, "/checkout/v1/orders", token: world.buyer, json: #"{"bid":"\#(bid)","delivery":"standard","payment_method":"ideal"}"#)
+            #expect(changed["id"] as? String == order && changed["total"] as? Int == 10_894 && changed["status"] as? String == "awaiting_payment", "\(changed.json)")
+            #expect(try await Self.press(client, oldBank, "complete") == .conflict, "the old total can no longer be paid")
+            let second = try await Self.call(client, .post, "/checkout/v1/orders/\(order)/pay", token: world.buyer, json: #"{"return_url":"https://shop.example/back"}"#)
+            #expect(try await Self.press(client, try #require((second["next_action"] as? [String: Any])?["url"] as? String), "complete") == .seeOther)
+            let paid = try await Self.call(client, .get, "/checkout/v1/orders/\(order)", token: world.buyer)
+            #expect(paid["status"] as? String == "paid" && paid["held_in_escrow"] as? Int == 10_695)
+            #expect(try await Self.euros(client, world.escrow) == 10_695)
+            // Asked again with the same choices: nothing changes.
+            let same = try await Self.call(client, .post, "/checkout/v1/orders", token: world.buyer, json: #"{"bid":"\#(bid)","delivery":"standard","payment_method":"ideal"}"#)
+            #expect(same["status"] as? String == "paid")
+        }
+    }
+
     /// Every route with another user's token: 404 or 403, nothing disclosed, nothing changed.
     @Test func anotherUsersTokenSeesAndChangesNothing() async throws {
         try await withWorld { client, world, admin in

@@ -46,11 +46,11 @@ extension CheckoutRoutes {
         let caller = try await service.authenticateUser(request)
         struct Body: Decodable { var bid: String; var delivery: String?; var address: String?; var payment_method: String? }
         let body = try await decode(Body.self, request)
-        return json(CheckoutObjects.order(try await order(caller, bid: body.bid, delivery: body.delivery, address: body.address, payment: body.payment_method)))
+        return json(CheckoutObjects.order(try await order(caller, bid: body.bid, delivery: body.delivery, address: body.address, payment: body.payment_method, request)))
     }
 
     /// The order of the caller's accepted bid, made once, or updated while payable.
-    func order(_ caller: CheckoutService.Caller, bid bidID: String, delivery: String?, address: String?, payment: String?) async throws -> OrderRecord {
+    func order(_ caller: CheckoutService.Caller, bid bidID: String, delivery: String?, address: String?, payment: String?, _ request: Request) async throws -> OrderRecord {
         var (bid, storedBid) = try await visibleBid(bidID, caller)
         guard bid.buyer == caller.user.id else { throw CheckoutError.forbidden("Only the buyer orders.") }
         let (listing, _) = try await service.load(ListingRecord.self, id: bid.listing, kind: "listing", in: caller, what: "listing")
@@ -61,6 +61,15 @@ extension CheckoutRoutes {
             var (order, stored) = try await service.load(OrderRecord.self, id: existing, kind: "checkout_order", in: caller, what: "order")
             (order, stored) = try await sync(order, stored, caller)
             guard order.machine.isPayable else { return order }
+            guard totals != order.totals || choices.payment != order.machine.paymentMethod || choices.delivery != order.delivery || choices.address != order.address else {
+                return order
+            }
+            // A payment for the old total must not land after the total changed: the intent that
+            // could still be paid is canceled first (or, if it was paid, the order is).
+            if try await !service.cancelOutstandingIntent(order, caller.market, base: baseURL(request)) {
+                return try await sync(order, stored, caller).0
+            }
+            (order, stored) = try await sync(order, stored, caller)
             do { try order.machine.choose(choices.payment) } catch { throw CheckoutError.state(error) }
             order.delivery = choices.delivery
             order.address = choices.address
@@ -107,6 +116,11 @@ extension CheckoutService {
         var order = order
         switch intent.machine.status {
         case .succeeded:
+            if intent.machine.amountReceived != order.totals.total {
+                // Cannot happen: an order's total changes only after its open intent is canceled.
+                gateway.logger.critical("checkout order paid a different total", metadata: [
+                    "order.id": "\(order.id)", "order.total": "\(order.totals.total)", "payment.amount": "\(intent.machine.amountReceived)"])
+            }
             do { _ = try order.machine.paymentSucceeded() } catch { throw CheckoutError.state(error) }
             order.paidAt = gateway.now()
             // Marked paid first (the version decides who holds), then the money moves. Until the
@@ -238,25 +252,35 @@ extension CheckoutService {
         _ = try await save(order, over: stored, attentionAt: .some(order.machine.isPayable ? stored.attentionAt : nil))
     }
 
+    /// Cancels the order's intent at the gateway if it could still be paid, so that no payment
+    /// for the old total can land after the order changes or ends. The intent's version decides
+    /// against a payment at the same moment.
+    /// - Returns: false when the intent was paid (or is being paid) instead.
+    func cancelOutstandingIntent(_ order: OrderRecord, _ market: Market, base: String) async throws -> Bool {
+        guard let intentID = order.paymentIntent else { return true }
+        var (intent, intentObject) = try await gateway.load(PaymentIntentRecord.self, id: intentID, kind: "payment_intent", merchant: market.merchant)
+        switch intent.machine.status {
+        case .requiresPaymentMethod, .requiresConfirmation, .requiresAction:
+            let action = try intent.machine.cancel(.abandoned)
+            _ = try await gateway.perform(action, on: intent, over: intentObject, market.merchant, base: base)
+            return true
+        case .canceled:
+            return true
+        case .succeeded, .processing, .requiresCapture:
+            return false
+        }
+    }
+
     /// Ends an unpaid order (the buyer cancels, or it expired): its intent canceled at the
     /// gateway first, so that a payment can never land afterwards (if the buyer paid at that
     /// very moment, the intent's version decides and the order is paid instead); then the
     /// listing is free again and the bid withdrawn.
     func endUnpaid(_ order: OrderRecord, _ stored: StoredObject, _ market: Market, expire: Bool, base: String) async throws -> OrderRecord {
         var (order, stored) = try await sync(order, stored, market)
-        if let intentID = order.paymentIntent {
-            var (intent, intentObject) = try await gateway.load(PaymentIntentRecord.self, id: intentID, kind: "payment_intent", merchant: market.merchant)
-            switch intent.machine.status {
-            case .requiresPaymentMethod, .requiresConfirmation, .requiresAction:
-                let action = try intent.machine.cancel(.abandoned)
-                _ = try await gateway.perform(action, on: intent, over: intentObject, market.merchant, base: base)
-            case .canceled:
-                break
-            case .succeeded, .processing, .requiresCapture:
-                // Paid (or being paid) meanwhile: not ended.
-                (order, stored) = try await sync(order, stored, market)
-                throw CheckoutError.conflict("order_paid", "The payment went through; the order is \(order.machine.status.rawValue).")
-            }
+        if try await !cancelOutstandingIntent(order, market, base: base) {
+            // Paid (or being paid) meanwhile: not ended.
+            (order, stored) = try await sync(order, stored, market)
+            throw CheckoutError.conflict("order_paid", "The payment went through; the order is \(order.machine.status.rawValue).")
         }
         do { _ = expire ? try order.machine.expire() : try order.machine.cancel() } catch { throw CheckoutError.state(error) }
         _ = try await save(order, over: stored, attentionAt: .some(nil))

@@ -136,7 +136,7 @@ struct ShopPages: Sendable {
         let form = try StripeForm(body: String(decoding: buffer.readableBytesView, as: UTF8.self))
         let payment = try form.string("payment_method", maxLength: 20)
         let order = try await routes.order(
-            caller, bid: bidID, delivery: try form.string("delivery", maxLength: 40), address: try form.string("address", maxLength: 40), payment: payment)
+            caller, bid: bidID, delivery: try form.string("delivery", maxLength: 40), address: try form.string("address", maxLength: 40), payment: payment, request)
         let back = routes.baseURL(request) + "/shop/orders/\(order.id)"
         let paid = try await routes.pay(caller, orderID: order.id, method: payment, card: try form.string("card", maxLength: 255), returnURL: back, request)
         if let redirect = paid.redirect { return Self.redirect(redirect) }
