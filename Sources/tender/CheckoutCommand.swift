@@ -1,6 +1,7 @@
 import ArgumentParser
 import CheckoutKit
 import Foundation
+import Gateway
 import WalletKit
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -54,9 +55,7 @@ struct CheckoutCommand: AsyncParsableCommand {
         }
     }
 
-    static func money(_ minor: Int64) -> String {
-        "€" + String(minor / 100) + "." + String(format: "%02d", minor % 100)
-    }
+    static func money(_ minor: Int64) -> String { "€" + FiatConversion.format(minorUnits: minor, exponent: 2) }
 
     struct Marketplaces: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Make marketplaces.", subcommands: [Create.self])

@@ -41,24 +41,18 @@ struct CheckoutError: Error, Sendable {
     }
 }
 
-struct CheckoutErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    let logger: Logger
+/// Failures under `/checkout/v1` and `/shop` in the checkout's shape.
+struct CheckoutErrorShape: APIErrorShape {
+    var area: String { "checkout" }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as CheckoutError {
-            return error.response
-        } catch let error as StripeError {
-            return CheckoutError(status: error.status, code: error.code ?? "invalid_request", message: error.message).response
-        } catch is NIOTooManyBytesError {
-            return CheckoutError(status: .contentTooLarge, code: "request_too_large", message: "The body is too large.").response
-        } catch let error as HTTPError {
-            if error.status == .notFound { return CheckoutError.notFound("route").response }
-            return CheckoutError(status: error.status, code: "invalid_request", message: error.body ?? error.status.reasonPhrase).response
-        } catch {
-            logger.error("checkout request failed", metadata: ["http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)", "error": "\(String(reflecting: type(of: error)))"])
-            return CheckoutError(status: .internalServerError, code: "internal_error", message: "An error occurred on Tender's side.").response
-        }
+    func answer(_ error: any Error) -> Response? {
+        if let error = error as? CheckoutError { return error.response }
+        if let error = error as? StripeError { return CheckoutError(status: error.status, code: error.code ?? "invalid_request", message: error.message).response }
+        return nil
     }
+
+    func tooLarge() -> Response { CheckoutError(status: .contentTooLarge, code: "request_too_large", message: "The body is too large.").response }
+    func notFound(_ request: Request) -> Response { CheckoutError.notFound("route").response }
+    func http(_ status: HTTPResponse.Status, _ message: String) -> Response { CheckoutError(status: status, code: "invalid_request", message: message).response }
+    func unexpected() -> Response { CheckoutError(status: .internalServerError, code: "internal_error", message: "An error occurred on Tender's side.").response }
 }

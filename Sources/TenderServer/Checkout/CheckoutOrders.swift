@@ -366,8 +366,9 @@ extension CheckoutRoutes {
                 && (intent.machine.status == .requiresPaymentMethod || intent.machine.status == .requiresConfirmation)
             if reusable {
                 intentID = last
-            } else if intent.machine.status == .requiresAction || intent.machine.status == .requiresPaymentMethod || intent.machine.status == .requiresConfirmation {
-                _ = try await routes.cancelPaymentIntent(last, try StripeForm(body: ""), merchant, request)
+            } else if try await !service.cancelOutstandingIntent(order, caller.market, base: routes.baseURL(request)) {
+                // Paid at the bank a moment ago: the order is paid, not paid again.
+                return (try await sync(order, stored, caller).0, nil, nil)
             }
         }
         if intentID == nil {
@@ -414,9 +415,9 @@ extension CheckoutRoutes {
         // Claimed by the order's version, with the refund's id chosen and the order due a day
         // on, so that a stop from here on is finished once (``CheckoutService/finishRefund``).
         order.refund = GatewayIDs.make("re", random: service.gateway.random)
-        var saved = try await service.save(order, over: stored, attentionAt: .some(service.gateway.now() + CheckoutService.pendingMoveSeconds))
+        let claimed = try await service.save(order, over: stored, attentionAt: .some(service.gateway.now() + CheckoutService.pendingMoveSeconds))
         do {
-            (order, saved) = try await service.finishRefund(order, saved, caller.market, refunder: refunder)
+            order = try await service.finishRefund(order, claimed, caller.market, refunder: refunder).0
         } catch let error as StripeError where error.status == .badRequest {
             // The refund was refused (the balance moved meanwhile): the money goes back into
             // escrow and the order is paid again.
@@ -426,7 +427,6 @@ extension CheckoutRoutes {
             current.refund = nil
             current.returnTransaction = nil
             _ = try await service.save(current, over: currentStored, attentionAt: .some(nil))
-            _ = saved
             throw CheckoutError.conflict("marketplace_balance_insufficient", "The refund could not be paid; the order is still paid and its money in escrow.")
         }
         return order
@@ -460,7 +460,7 @@ extension CheckoutRoutes {
     /// The buyer has the item: the escrow pays the seller and the marketplace.
     func confirmReceipt(_ request: Request, orderID: String) async throws -> Response {
         let caller = try await service.authenticateUser(request)
-        var (order, stored) = try await visibleOrder(orderID, caller)
+        let (order, stored) = try await visibleOrder(orderID, caller)
         let actor: CheckoutActor = order.buyer == caller.user.id ? .buyer : .seller
         return json(CheckoutObjects.order(try await service.complete(order, stored, caller.market, by: actor)))
     }

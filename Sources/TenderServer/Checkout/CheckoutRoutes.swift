@@ -17,7 +17,7 @@ struct CheckoutRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         let v1 = router.group("checkout/v1")
-        v1.add(middleware: CheckoutErrorMiddleware(logger: logger))
+        v1.add(middleware: APIErrorMiddleware(shape: CheckoutErrorShape(), logger: logger))
         v1.post("admin/marketplaces") { request, _ in try await createMarketplace(request) }
         v1.post("users") { request, _ in try await createUser(request) }
         v1.get("me") { request, _ in
@@ -220,7 +220,8 @@ struct CheckoutRoutes: Sendable {
             switch action {
             case "accept":
                 try bid.machine.accept()
-                var (listing, storedListing) = try await service.load(ListingRecord.self, id: bid.listing, kind: "listing", in: caller, what: "listing")
+                let (loaded, storedListing) = try await service.load(ListingRecord.self, id: bid.listing, kind: "listing", in: caller, what: "listing")
+                var listing = loaded
                 guard listing.status == .available else { throw CheckoutError.conflict("listing_unavailable", "This listing is \(listing.status.rawValue).") }
                 listing.status = .reserved
                 listing.bid = bid.id
@@ -234,7 +235,6 @@ struct CheckoutRoutes: Sendable {
                     _ = try? await service.save(listing, over: reserved)
                     throw error
                 }
-                storedListing = reserved
             case "reject":
                 try bid.machine.reject()
                 storedBid = try await service.save(bid, over: storedBid)

@@ -16,7 +16,7 @@ struct ShopPages: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         let shop = router.group("shop")
-        shop.add(middleware: CheckoutErrorMiddleware(logger: routes.logger))
+        shop.add(middleware: APIErrorMiddleware(shape: CheckoutErrorShape(), logger: routes.logger))
         shop.get("assets/shop.js") { _, _ in PaymentPage.asset(Self.script, type: "text/javascript; charset=utf-8") }
         shop.get("assets/shop.css") { _, _ in PaymentPage.asset(Self.style, type: "text/css; charset=utf-8") }
         shop.get("login") { request, _ in
@@ -55,7 +55,7 @@ struct ShopPages: Sendable {
         return Response(status: .seeOther, headers: headers)
     }
 
-    static func money(_ minor: Int64) -> String { "€" + FiatConversion.format(minorUnits: minor, exponent: 2) }
+    static func money(_ minor: Int64) -> String { PageText.money(minor, currency: "eur", locale: .en) }
 
     func page(_ template: MustacheTemplate, _ values: [String: Any]) -> Response {
         PaymentPage.html(template.render(values), nonce: nil)

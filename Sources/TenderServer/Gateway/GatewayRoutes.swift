@@ -21,7 +21,7 @@ struct GatewayRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         let v1 = router.group("v1")
-        v1.add(middleware: StripeErrorMiddleware(logger: logger))
+        v1.add(middleware: APIErrorMiddleware(shape: StripeErrorShape(), logger: logger))
         v1.post("admin/merchants") { request, _ in try await createMerchant(request) }
         v1.get("admin/merchants") { request, _ in try await listMerchants(request) }
         v1.post("payment_methods") { request, _ in

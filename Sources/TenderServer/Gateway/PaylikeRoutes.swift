@@ -39,30 +39,31 @@ struct PaylikeProblem: Error, Sendable {
     }
 }
 
-/// Answers every failure under `/paylike` in Paylike's shape: an unknown path is
-/// ENDPOINT_NOT_FOUND, a body too large BODY_INVALID, the gateway's own refusals keep their
-/// status and code, anything else is a logged INTERNAL_ERROR.
-struct PaylikeErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    let logger: Logger
+/// Failures under `/paylike` in Paylike's shape: an unknown path is ENDPOINT_NOT_FOUND, a body
+/// too large BODY_INVALID, the gateway's own refusals keep their status and code, anything else
+/// is INTERNAL_ERROR.
+struct PaylikeErrorShape: APIErrorShape {
+    var area: String { "paylike" }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let problem as PaylikeProblem {
-            return problem.response
-        } catch let error as StripeError {
+    func answer(_ error: any Error) -> Response? {
+        if let problem = error as? PaylikeProblem { return problem.response }
+        if let error = error as? StripeError {
             return PaylikeProblem(status: error.status, code: (error.code ?? "REQUEST_INVALID").uppercased(), message: error.message).response
-        } catch is NIOTooManyBytesError {
-            return PaylikeProblem(.bodyInvalid, "The body is larger than \(PaylikeRoutes.maxBodyBytes) bytes.").response
-        } catch let error as HTTPError {
-            if error.status == .notFound { return PaylikeProblem(.endpointNotFound, "No such endpoint: \(request.method.rawValue) \(request.uri.path.prefix(200)).").response }
-            if error.status == .contentTooLarge { return PaylikeProblem(.bodyInvalid, "The body is larger than \(PaylikeRoutes.maxBodyBytes) bytes.").response }
-            return PaylikeProblem(status: error.status, code: PaylikeCode.requestInvalid.rawValue, message: error.body ?? error.status.reasonPhrase).response
-        } catch {
-            logger.error("paylike request failed", metadata: ["http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)", "error": "\(String(reflecting: type(of: error)))"])
-            return PaylikeProblem(.internalError, "An error occurred on Tender's side; the same request can be sent again.").response
         }
+        return nil
     }
+
+    func tooLarge() -> Response { PaylikeProblem(.bodyInvalid, "The body is larger than \(PaylikeRoutes.maxBodyBytes) bytes.").response }
+
+    func notFound(_ request: Request) -> Response {
+        PaylikeProblem(.endpointNotFound, "No such endpoint: \(request.method.rawValue) \(request.uri.path.prefix(200)).").response
+    }
+
+    func http(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        PaylikeProblem(status: status, code: PaylikeCode.requestInvalid.rawValue, message: message).response
+    }
+
+    func unexpected() -> Response { PaylikeProblem(.internalError, "An error occurred on Tender's side; the same request can be sent again.").response }
 }
 
 /// A payment as `POST /payments` carries it, checked: the integration key, the amount, the
@@ -275,7 +276,7 @@ struct PaylikeRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         let paylike = router.group("paylike")
-        paylike.add(middleware: PaylikeErrorMiddleware(logger: logger))
+        paylike.add(middleware: APIErrorMiddleware(shape: PaylikeErrorShape(), logger: logger))
         paylike.post("vault") { request, _ in try await tokenize(request) }
         paylike.post("payments") { request, _ in try await payment(request, challenge: nil) }
         paylike.post("payments/challenges/:name") { request, context in
@@ -293,11 +294,7 @@ struct PaylikeRoutes: Sendable {
         }
     }
 
-    func json(_ value: JSONValue) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: value.compactBytes())))
-    }
+    func json(_ value: JSONValue) -> Response { routes.json(value) }
 
     /// Paylike's clients send `Accept-Version: 1`.
     func checkVersion(_ request: Request) throws {

@@ -16,7 +16,7 @@ struct PaymentPage: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         let pay = router.group("pay")
-        pay.add(middleware: StripeErrorMiddleware(logger: routes.logger))
+        pay.add(middleware: APIErrorMiddleware(shape: StripeErrorShape(), logger: routes.logger))
         pay.get("assets/pay.js") { _, _ in Self.asset(PaymentPageAssets.script, type: "text/javascript; charset=utf-8") }
         pay.get("assets/pay.css") { _, _ in Self.asset(PaymentPageAssets.style, type: "text/css; charset=utf-8") }
         pay.get("assets/return.js") { _, _ in Self.asset(PaymentPageAssets.returnScript, type: "text/javascript; charset=utf-8") }

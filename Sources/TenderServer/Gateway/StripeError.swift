@@ -71,30 +71,28 @@ struct StripeError: Error, Sendable {
     }
 }
 
-/// Answers every failure under `/v1` in Stripe's shape: a ``StripeError`` as it is, Hummingbird's
-/// own errors (an unknown route, a body too large) as invalid_request_error, and anything else
-/// as a logged 500 api_error.
-struct StripeErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    let logger: Logger
+/// Failures under `/v1` in Stripe's shape: a ``StripeError`` as it is, Hummingbird's own errors
+/// (an unknown route, a body too large) as invalid_request_error, and anything else as a 500
+/// api_error.
+struct StripeErrorShape: APIErrorShape {
+    var area: String { "gateway" }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as StripeError {
-            return error.response
-        } catch is NIOTooManyBytesError {
-            return StripeError(status: .contentTooLarge, kind: .invalidRequest, code: "request_too_large", message: "The request body is larger than \(GatewayRoutes.maxBodyBytes) bytes.").response
-        } catch let error as HTTPError {
-            let status = error.status
-            if status == .notFound {
-                return StripeError(status: .notFound, kind: .invalidRequest, code: nil, message: "Unrecognized request URL (\(request.method.rawValue): \(request.uri.path.prefix(200))).").response
-            }
-            let kind: StripeError.Kind = status.code < 500 ? .invalidRequest : .api
-            return StripeError(status: status, kind: kind, code: nil, message: error.body ?? status.reasonPhrase).response
-        } catch {
-            logger.error("gateway request failed", metadata: ["http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)", "error": "\(String(reflecting: type(of: error)))"])
-            return StripeError(status: .internalServerError, kind: .api, code: nil, message: "An error occurred on Tender's side; the request can be retried with the same Idempotency-Key.").response
-        }
+    func answer(_ error: any Error) -> Response? { (error as? StripeError)?.response }
+
+    func tooLarge() -> Response {
+        StripeError(status: .contentTooLarge, kind: .invalidRequest, code: "request_too_large", message: "The request body is larger than \(GatewayRoutes.maxBodyBytes) bytes.").response
+    }
+
+    func notFound(_ request: Request) -> Response {
+        StripeError(status: .notFound, kind: .invalidRequest, code: nil, message: "Unrecognized request URL (\(request.method.rawValue): \(request.uri.path.prefix(200))).").response
+    }
+
+    func http(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        StripeError(status: status, kind: status.code < 500 ? .invalidRequest : .api, code: nil, message: message).response
+    }
+
+    func unexpected() -> Response {
+        StripeError(status: .internalServerError, kind: .api, code: nil, message: "An error occurred on Tender's side; the request can be retried with the same Idempotency-Key.").response
     }
 }
 

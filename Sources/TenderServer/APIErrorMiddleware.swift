@@ -1,0 +1,42 @@
+import Hummingbird
+import Logging
+import NIOCore
+
+/// How one API writes its errors: its own error types, and the failures every route can meet
+/// (a body too large, an unknown route, Hummingbird's other errors, anything unexpected).
+protocol APIErrorShape: Sendable {
+    /// What the log line of an unexpected failure names (`gateway`, `paylike`, `checkout`).
+    var area: String { get }
+    /// The answer for an error the API knows (its own, or another API's it maps), else nil.
+    func answer(_ error: any Error) -> Response?
+    func tooLarge() -> Response
+    func notFound(_ request: Request) -> Response
+    func http(_ status: HTTPResponse.Status, _ message: String) -> Response
+    func unexpected() -> Response
+}
+
+/// Answers every failure under a route group in its API's shape: never a crash, and an
+/// unexpected error is logged (its type only) and answered as the API's 500.
+struct APIErrorMiddleware<Context: RequestContext, Shape: APIErrorShape>: RouterMiddleware {
+    let shape: Shape
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            if let answer = shape.answer(error) { return answer }
+            switch error {
+            case is NIOTooManyBytesError:
+                return shape.tooLarge()
+            case let error as HTTPError where error.status == .notFound:
+                return shape.notFound(request)
+            case let error as HTTPError:
+                return shape.http(error.status, error.body ?? error.status.reasonPhrase)
+            default:
+                logger.error("\(shape.area) request failed", metadata: ["http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)", "error": "\(String(reflecting: type(of: error)))"])
+                return shape.unexpected()
+            }
+        }
+    }
+}
