@@ -185,7 +185,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "Ledger", "TenderTesting", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Store", "Ledger", "Gateway", "TenderTesting", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "LedgerServiceTests",

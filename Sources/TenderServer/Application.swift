@@ -104,7 +104,8 @@ public func buildApplication(
     horizon.register(on: router)
     let local = LocalNetworkRoutes(horizon: horizon, anchor: anchor)
     local.register(on: router)
-    let gatewayStore = try gatewayStore ?? SQLiteGatewayStore(path: configuration.gatewayDatabasePath)
+    // The server is its store's only writer, so what it has read can be kept in memory.
+    let gatewayStore = CachingGatewayStore(try gatewayStore ?? SQLiteGatewayStore(path: configuration.gatewayDatabasePath))
     let secrets = try ServerSecrets.load(directory: configuration.dataDirectory)
     let webhookWakeup = WakeupSignal()
     let gateway = GatewayService(

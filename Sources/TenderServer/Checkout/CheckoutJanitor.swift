@@ -43,7 +43,7 @@ struct CheckoutJanitor: Service {
         do {
             guard let merchant = try await service.gateway.store.merchant(id: stored.merchant) else { return }
             let market = CheckoutService.Market(merchant: merchant, marketplace: try await service.marketplace(merchant))
-            let order = try JSONDecoder().decode(OrderRecord.self, from: Data(stored.body))
+            let order = try service.gateway.records.decode(OrderRecord.self, stored)
             switch order.machine.status {
             case .awaitingPayment, .paymentPending:
                 let ended = try await service.endUnpaid(order, stored, market, expire: true, base: base)

@@ -93,7 +93,7 @@ extension CheckoutRoutes {
         guard try await service.gateway.store.update(updated, inserting: object) else {
             // Another request made it first: answer that order.
             storedBid = try await service.load(BidRecord.self, id: bid.id, kind: "bid", in: caller, what: "bid").1
-            let current = try JSONDecoder().decode(BidRecord.self, from: Data(storedBid.body))
+            let current = try service.gateway.records.decode(BidRecord.self, storedBid)
             guard let made = current.order else { throw CheckoutError.conflict("conflict", "The bid changed meanwhile; try again.") }
             return try await service.load(OrderRecord.self, id: made, kind: "checkout_order", in: caller, what: "order").0
         }
@@ -209,7 +209,7 @@ extension CheckoutService {
     /// order's money moves into and out of escrow exactly once.
     func recover(reader: any LedgerReader) async throws {
         for stored in try await gateway.store.dueObjects(kind: "checkout_order", now: .max, limit: 10_000) {
-            let order = try JSONDecoder().decode(OrderRecord.self, from: Data(stored.body))
+            let order = try gateway.records.decode(OrderRecord.self, stored)
             guard let merchant = try await gateway.store.merchant(id: stored.merchant) else { continue }
             let market = Market(merchant: merchant, marketplace: try await marketplace(merchant))
             if order.machine.status == .cancelled, order.refund != nil {

@@ -34,7 +34,7 @@ struct CheckoutRoutes: Sendable {
             let caller = try await service.authenticateUser(request)
             // The newest 100 listings on sale.
             let page = try await service.gateway.store.list(kind: "listing", merchant: caller.merchant.id, ListRequest(limit: 100))
-            let listings = try page.objects.map { try JSONDecoder().decode(ListingRecord.self, from: Data($0.body)) }.filter { $0.status == .available }
+            let listings = try page.objects.map { try service.gateway.records.decode(ListingRecord.self, $0) }.filter { $0.status == .available }
             return json(.object([("object", "list"), ("data", .array(listings.map(CheckoutObjects.listing)))]))
         }
         v1.post("listings/:id/bids") { request, context in try await bid(request, listingID: try context.parameters.require("id")) }
@@ -336,7 +336,7 @@ struct CheckoutRoutes: Sendable {
             delivery: try query.string("delivery", maxLength: 40), address: try query.string("address", maxLength: 40),
             payment: try query.string("payment_method", maxLength: 20), user: caller.user, listing: listing)
         let cards = try await service.gateway.store.list(kind: "payment_method", merchant: caller.merchant.id, ListRequest(limit: 100, customer: caller.user.customer)).objects
-            .map { try JSONDecoder().decode(PaymentMethodRecord.self, from: Data($0.body)) }
+            .map { try service.gateway.records.decode(PaymentMethodRecord.self, $0) }
             .filter { $0.type == .card }
         var fields: [(String, JSONValue)] = [
             ("user", CheckoutObjects.user(caller.user)), ("listing", CheckoutObjects.listing(listing)), ("bid", CheckoutObjects.bid(bid)),

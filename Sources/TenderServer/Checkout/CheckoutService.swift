@@ -59,7 +59,7 @@ struct CheckoutService: Sendable {
         guard let stored = try await gateway.store.object(id: merchant.id, kind: "marketplace", merchant: merchant.id) else {
             throw CheckoutError.forbidden("This key's merchant is not a marketplace.")
         }
-        return try JSONDecoder().decode(MarketplaceRecord.self, from: Data(stored.body))
+        return try gateway.records.decode(MarketplaceRecord.self, stored)
     }
 
     /// A new account on the ledger that trusts the anchor's currencies; its seed sealed.
@@ -135,8 +135,7 @@ struct CheckoutService: Sendable {
     // MARK: Who is asking
 
     static func bearer(_ request: Request) -> String? {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
-        let token = header.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces)
+        guard let header = request.headers[.authorization], let token = bearerToken(header) else { return nil }
         return token.isEmpty || token.utf8.count > 2_048 ? nil : token
     }
 
@@ -191,7 +190,7 @@ struct CheckoutService: Sendable {
             throw CheckoutError.unauthorized
         }
         return Caller(merchant: market.merchant, marketplace: market.marketplace,
-                      user: try JSONDecoder().decode(CheckoutUserRecord.self, from: Data(stored.body)), stored: stored)
+                      user: try gateway.records.decode(CheckoutUserRecord.self, stored), stored: stored)
     }
 
     func token(for user: CheckoutUserRecord, marketplace: MarketplaceRecord) async throws -> String {
@@ -200,15 +199,15 @@ struct CheckoutService: Sendable {
 
     // MARK: Objects
 
-    func load<Record: Decodable>(_ type: Record.Type, id: String, kind: String, in caller: Caller, what: String) async throws -> (Record, StoredObject) {
+    func load<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, in caller: Caller, what: String) async throws -> (Record, StoredObject) {
         try await load(type, id: id, kind: kind, in: caller.market, what: what)
     }
 
-    func load<Record: Decodable>(_ type: Record.Type, id: String, kind: String, in market: Market, what: String) async throws -> (Record, StoredObject) {
+    func load<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, in market: Market, what: String) async throws -> (Record, StoredObject) {
         guard id.utf8.count <= 255, let stored = try await gateway.store.object(id: id, kind: kind, merchant: market.merchant.id) else {
             throw CheckoutError.notFound(what)
         }
-        return (try JSONDecoder().decode(Record.self, from: Data(stored.body)), stored)
+        return (try gateway.records.decode(Record.self, stored), stored)
     }
 
     /// Writes `record` over `stored` if nobody changed it since it was read (and when the

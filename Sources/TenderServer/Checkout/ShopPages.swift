@@ -66,7 +66,7 @@ struct ShopPages: Sendable {
     func listings(_ request: Request) async throws -> Response {
         let caller = try await caller(request)
         let page = try await service.gateway.store.list(kind: "listing", merchant: caller.merchant.id, ListRequest(limit: 100))
-        let listings = try page.objects.map { try JSONDecoder().decode(ListingRecord.self, from: Data($0.body)) }.filter { $0.status == .available }
+        let listings = try page.objects.map { try routes.service.gateway.records.decode(ListingRecord.self, $0) }.filter { $0.status == .available }
         return self.page(Self.listingsTemplate, [
             "user": caller.user.name, "marketplace": caller.marketplace.name,
             "listings": listings.map { ["id": $0.id, "title": $0.title, "price": Self.money($0.price)] },
@@ -102,7 +102,7 @@ struct ShopPages: Sendable {
             if let order, !order.machine.isPayable { return Self.redirect("/shop/orders/\(order.id)") }
         }
         let cards = try await service.gateway.store.list(kind: "payment_method", merchant: caller.merchant.id, ListRequest(limit: 100, customer: caller.user.customer)).objects
-            .map { try JSONDecoder().decode(PaymentMethodRecord.self, from: Data($0.body)) }.compactMap { method in method.card.map { (method.id, $0) } }
+            .map { try routes.service.gateway.records.decode(PaymentMethodRecord.self, $0) }.compactMap { method in method.card.map { (method.id, $0) } }
         let chosenDelivery: String
         switch choices.delivery {
         case .pickup: chosenDelivery = "pickup"

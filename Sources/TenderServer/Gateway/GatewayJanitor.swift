@@ -41,7 +41,7 @@ struct GatewayJanitor: Service {
     func attend(_ stored: StoredObject) async {
         do {
             guard let merchant = try await service.store.merchant(id: stored.merchant) else { return }
-            var intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body))
+            var intent = try service.records.decode(PaymentIntentRecord.self, stored)
             let action: PaymentIntentStateMachine.Action
             switch intent.machine.status {
             case .processing:
@@ -49,7 +49,7 @@ struct GatewayJanitor: Service {
                 var outcome = AcquirerOutcome.noAnswer
                 if let methodID = intent.machine.paymentMethod,
                    let methodObject = try await service.store.object(id: methodID, kind: "payment_method", merchant: merchant.id),
-                   let card = try JSONDecoder().decode(PaymentMethodRecord.self, from: Data(methodObject.body)).card {
+                   let card = try service.records.decode(PaymentMethodRecord.self, methodObject).card {
                     outcome = TestAcquirer.inquiry(card.outcome, attempt: attempt)
                 }
                 action = try intent.machine.acquirerAnswered(outcome)

@@ -145,7 +145,7 @@ struct GatewayRoutes: Sendable {
     // MARK: Plumbing
 
     /// `GET .../{id}`: one of the merchant's stored objects (a secret key only).
-    func retrieve<Record: Decodable>(_ request: Request, _ context: BasicRequestContext, _ type: Record.Type, kind: String, render: (Record) -> JSONValue) async throws -> Response {
+    func retrieve<Record: Decodable & Sendable>(_ request: Request, _ context: BasicRequestContext, _ type: Record.Type, kind: String, render: (Record) -> JSONValue) async throws -> Response {
         let merchant = try await authenticate(request, allowPublishable: false).0
         let (record, _) = try await service.load(type, id: try context.parameters.require("id"), kind: kind, merchant: merchant)
         return json(render(record))
@@ -153,7 +153,7 @@ struct GatewayRoutes: Sendable {
 
     /// `GET` of a list: a page of the merchant's stored objects of `kind`, newest first (a secret
     /// key only). `narrow` reads the route's own parameters (listed in `known`) into the page.
-    func list<Record: Decodable>(
+    func list<Record: Decodable & Sendable>(
         _ request: Request, _ type: Record.Type, kind: String, path: String, known: Set<String> = [],
         narrow: (inout ListRequest) throws -> Void = { _ in }, render: ([Record]) -> [JSONValue]
     ) async throws -> Response {
@@ -161,7 +161,7 @@ struct GatewayRoutes: Sendable {
         var page = try listRequest(try StripeForm(body: request.uri.query ?? ""), known: known)
         try narrow(&page)
         let (objects, hasMore) = try await service.store.list(kind: kind, merchant: merchant.id, page)
-        let records = try objects.map { try JSONDecoder().decode(type, from: Data($0.body)) }
+        let records = try objects.map { try service.records.decode(type, $0) }
         return json(GatewayObjects.list(render(records), hasMore: hasMore, url: path))
     }
 
@@ -188,8 +188,8 @@ struct GatewayRoutes: Sendable {
             throw StripeError.authentication("You did not provide an API key. Provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').")
         }
         let key: String
-        if header.hasPrefix("Bearer ") {
-            key = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        if let token = bearerToken(header) {
+            key = token
         } else if header.hasPrefix("Basic "), let decoded = Data(base64Encoded: String(header.dropFirst("Basic ".count))), let text = String(data: decoded, encoding: .utf8) {
             key = String(text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
         } else {
@@ -431,7 +431,7 @@ struct GatewayRoutes: Sendable {
         // server stopped in the middle of it finds the intent it made instead of making another.
         let id = IdempotencyScope.current.map { service.derivedID("pi", from: $0) } ?? GatewayIDs.make("pi", random: service.random)
         if IdempotencyScope.current?.resumed == true, let existing = try await service.store.object(id: id, kind: "payment_intent", merchant: merchant.id) {
-            let intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(existing.body))
+            let intent = try service.records.decode(PaymentIntentRecord.self, existing)
             if try form.boolean("confirm") == true, intent.machine.status == .requiresConfirmation {
                 return try await confirmPaymentIntent(id, StripeForm(), merchant, .secret, request)
             }
@@ -627,7 +627,7 @@ struct GatewayRoutes: Sendable {
         // refunding again.
         let id = IdempotencyScope.current.map { service.derivedID("re", from: $0) } ?? GatewayIDs.make("re", random: service.random)
         if IdempotencyScope.current?.resumed == true, let existing = try await service.store.object(id: id, kind: "refund", merchant: merchant.id) {
-            let refund = try JSONDecoder().decode(RefundRecord.self, from: Data(existing.body))
+            let refund = try service.records.decode(RefundRecord.self, existing)
             guard refund.status != .failed else {
                 throw StripeError.invalid("amount", "The merchant's balance could not cover this refund.", code: "balance_insufficient")
             }

@@ -28,6 +28,8 @@ struct GatewayService: Sendable {
     let now: @Sendable () -> Int64
     let random: @Sendable (Int) -> [UInt8]
     let logger: Logger
+    /// Stored objects' records decoded once per body.
+    let records = RecordMemo()
 
     /// Random bytes from the system's generator (cryptographically secure on Linux and macOS).
     static let systemRandom: @Sendable (Int) -> [UInt8] = { count in
@@ -123,11 +125,11 @@ struct GatewayService: Sendable {
         return encoder
     }()
 
-    func load<Record: Decodable>(_ type: Record.Type, id: String, kind: String, merchant: MerchantRecord, parameter: String = "id") async throws -> (Record, StoredObject) {
+    func load<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, merchant: MerchantRecord, parameter: String = "id") async throws -> (Record, StoredObject) {
         guard id.utf8.count <= 255, let stored = try await store.object(id: id, kind: kind, merchant: merchant.id) else {
             throw StripeError.notFound(kind, id, parameter: parameter)
         }
-        return (try JSONDecoder().decode(Record.self, from: Data(stored.body)), stored)
+        return (try records.decode(Record.self, stored), stored)
     }
 
     /// Stores a new object; returns it as stored (version 0), for an update that follows.
@@ -169,7 +171,7 @@ struct GatewayService: Sendable {
     func recover(reader: any LedgerReader) async throws {
         try await store.markInterruptedIdempotencyKeys()
         for stored in try await store.dueObjects(kind: "payment_intent", now: .max, limit: 10_000) {
-            var intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body))
+            var intent = try records.decode(PaymentIntentRecord.self, stored)
             guard intent.settlement == .pending, let merchant = try await store.merchant(id: stored.merchant),
                   let method = intent.machine.paymentMethodType else { continue }
             let amount = intent.machine.amountReceived
@@ -185,7 +187,7 @@ struct GatewayService: Sendable {
             logger.notice("gateway settlement recovered", metadata: ["payment.intent.id": "\(intent.id)", "found.on.ledger": "\(found != nil)"])
         }
         for stored in try await store.dueObjects(kind: "refund", now: .max, limit: 10_000) {
-            var refund = try JSONDecoder().decode(RefundRecord.self, from: Data(stored.body))
+            var refund = try records.decode(RefundRecord.self, stored)
             guard refund.status == .pending, let merchant = try await store.merchant(id: stored.merchant) else { continue }
             let account = try AccountID(merchant.settlementAccount)
             if let found = try await findOnLedger(memo: "tender refund \(refund.id)", account: account, reader: reader) {
@@ -204,10 +206,10 @@ struct GatewayService: Sendable {
             logger.notice("gateway refund recovered", metadata: ["refund.id": "\(refund.id)", "refund.status": "\(refund.status.rawValue)"])
         }
         for stored in try await store.dueObjects(kind: "capture", now: .max, limit: 10_000) {
-            var capture = try JSONDecoder().decode(CaptureRecord.self, from: Data(stored.body))
+            var capture = try records.decode(CaptureRecord.self, stored)
             guard capture.status == .pending, let merchant = try await store.merchant(id: stored.merchant),
                   let intentObject = try await store.object(id: capture.paymentIntent, kind: "payment_intent", merchant: merchant.id) else { continue }
-            let intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(intentObject.body))
+            let intent = try records.decode(PaymentIntentRecord.self, intentObject)
             let memo = "tender capture \(capture.id)"
             let method = intent.machine.paymentMethodType ?? .card
             let paid = fees.fee(on: capture.amount, method: method) < capture.amount ? try AccountID(merchant.settlementAccount) : feeAccount.accountID
@@ -356,7 +358,7 @@ struct GatewayService: Sendable {
     func emit(_ type: GatewayEventType, _ object: JSONValue, merchant: MerchantRecord) async {
         do {
             let endpoints = try await store.list(kind: "webhook_endpoint", merchant: merchant.id, ListRequest(limit: 100)).objects
-                .map { try JSONDecoder().decode(WebhookEndpointRecord.self, from: Data($0.body)) }
+                .map { try records.decode(WebhookEndpointRecord.self, $0) }
                 .filter { $0.wants(type.rawValue) }
             let id = GatewayIDs.make("evt", random: random)
             let created = now()

@@ -63,7 +63,7 @@ struct GatewayTestPages: Sendable {
               let merchant = try await service.store.merchant(id: stored.merchant) else {
             throw StripeError.notFound("payment_intent", id)
         }
-        let intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body))
+        let intent = try service.records.decode(PaymentIntentRecord.self, stored)
         try routes.checkClientSecret(form, intent)
         return (intent, stored, merchant)
     }

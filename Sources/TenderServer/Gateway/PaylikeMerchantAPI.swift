@@ -78,7 +78,7 @@ struct PaylikeMerchantAPI: Sendable {
             while found.count < limit {
                 let page = try await service.store.list(kind: "payment_intent", merchant: merchant.id, ListRequest(limit: 100, startingAfter: cursor))
                 for object in page.objects {
-                    let intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(object.body))
+                    let intent = try service.records.decode(PaymentIntentRecord.self, object)
                     if Self.isTransaction(intent), found.count < limit { found.append(try await transactionJSON(intent, merchant)) }
                 }
                 guard page.hasMore, let last = page.objects.last else { break }
@@ -142,7 +142,7 @@ struct PaylikeMerchantAPI: Sendable {
 
     func transaction(_ id: String, _ merchant: MerchantRecord) async throws -> (PaymentIntentRecord, StoredObject) {
         guard id.utf8.count <= 255, let stored = try await service.store.object(id: id, kind: "payment_intent", merchant: merchant.id),
-              case let intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body)), Self.isTransaction(intent) else {
+              case let intent = try service.records.decode(PaymentIntentRecord.self, stored), Self.isTransaction(intent) else {
             throw PaylikeProblem(status: .notFound, code: "NOT_FOUND", message: "No such transaction.")
         }
         return (intent, stored)
@@ -175,7 +175,7 @@ struct PaylikeMerchantAPI: Sendable {
         if let unplanned = intent.unplanned { fields.append(("unplanned", .object(unplanned.map { ($0, .bool(true)) }))) }
         if let methodID = machine.paymentMethod,
            let method = try await service.store.object(id: methodID, kind: "payment_method", merchant: merchant.id),
-           let card = try JSONDecoder().decode(PaymentMethodRecord.self, from: Data(method.body)).card {
+           let card = try service.records.decode(PaymentMethodRecord.self, method).card {
             fields.append(("card", .object([
                 ("last4", .string(card.last4)), ("scheme", .string(card.brand.rawValue)),
                 ("expiry", .string(String(format: "%04d-%02d", card.expYear, card.expMonth))), ("code", .object([("present", true)])),

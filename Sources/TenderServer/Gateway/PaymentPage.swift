@@ -80,7 +80,7 @@ struct PaymentPage: Sendable {
               let merchant = try await service.store.merchant(id: stored.merchant) else {
             throw StripeError.notFound("payment_link", linkID)
         }
-        let link = try JSONDecoder().decode(PaymentLinkRecord.self, from: Data(stored.body))
+        let link = try service.records.decode(PaymentLinkRecord.self, stored)
         guard link.active else { throw StripeError.invalid(nil, "This payment link is no longer active.", code: "payment_link_inactive") }
         let id = GatewayIDs.make("pi", random: service.random)
         var intent = PaymentIntentRecord(
@@ -102,13 +102,13 @@ struct PaymentPage: Sendable {
             guard let stored = try await service.store.object(id: token, kind: "payment_link"), let merchant = try await service.store.merchant(id: stored.merchant) else {
                 throw StripeError.notFound("payment_link", token)
             }
-            return (merchant, nil, try JSONDecoder().decode(PaymentLinkRecord.self, from: Data(stored.body)))
+            return (merchant, nil, try service.records.decode(PaymentLinkRecord.self, stored))
         }
         guard let range = token.range(of: "_secret_"), case let id = String(token[..<range.lowerBound]),
               let stored = try await service.store.object(id: id, kind: "payment_intent"), let merchant = try await service.store.merchant(id: stored.merchant) else {
             throw StripeError.notFound("payment page", String(token.prefix(40)))
         }
-        let intent = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(stored.body))
+        let intent = try service.records.decode(PaymentIntentRecord.self, stored)
         guard GatewayRoutes.constantTimeEqual(token, intent.clientSecret) else { throw StripeError.notFound("payment page", String(token.prefix(40))) }
         return (merchant, intent, nil)
     }
