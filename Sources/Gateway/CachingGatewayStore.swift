@@ -208,6 +208,10 @@ public final class CachingGatewayStore: GatewayStore {
         try await writing([event]) { try await base.insertEvent(event, deliveries: deliveries) }
     }
 
+    public func write(_ object: StoredObject, isNew: Bool, events: [StoredEvent]) async throws -> Bool {
+        try await writing([object] + events.map(\.object)) { try await base.write(object, isNew: isNew, events: events) }
+    }
+
     public func dueDeliveries(now: Int64, limit: Int) async throws -> [WebhookDelivery] {
         try await base.dueDeliveries(now: now, limit: limit)
     }

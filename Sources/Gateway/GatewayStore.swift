@@ -24,6 +24,17 @@ public struct MerchantRecord: Sendable, Codable, Equatable {
     }
 }
 
+/// An event (a stored object of kind `event`) and its deliveries, to be written together.
+public struct StoredEvent: Sendable {
+    public let object: StoredObject
+    public let deliveries: [WebhookDelivery]
+
+    public init(object: StoredObject, deliveries: [WebhookDelivery]) {
+        self.object = object
+        self.deliveries = deliveries
+    }
+}
+
 /// Which of a merchant's two keys a request presented.
 public enum KeyKind: String, Sendable {
     case secret, publishable
@@ -129,6 +140,11 @@ public protocol GatewayStore: Sendable {
 
     /// Stores an event and its deliveries together, so no event is kept without them.
     func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws
+    /// In one transaction: `object` inserted (`isNew`) or replaced if still at its version (and
+    /// its version bumped), and `events` each with its deliveries: an intent's new state and the
+    /// events that report it are kept together or not at all.
+    /// - Returns: false when the replacement lost its race (nothing written).
+    func write(_ object: StoredObject, isNew: Bool, events: [StoredEvent]) async throws -> Bool
     /// Pending deliveries due at `now`, oldest first.
     func dueDeliveries(now: Int64, limit: Int) async throws -> [WebhookDelivery]
     /// The earliest time a pending delivery is due, if any is pending.

@@ -104,11 +104,20 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func insert(_ object: StoredObject) async throws {
-        try await writer.write { db in
-            try db.execute(
-                sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body, attention_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(object.body), object.attentionAt])
-        }
+        try await writer.write { db in try Self.insert(object, db) }
+    }
+
+    private static func insert(_ object: StoredObject, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body, attention_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(object.body), object.attentionAt])
+    }
+
+    /// Replaces `object` if still at its version; `db.changesCount` tells whether it was.
+    private static func update(_ object: StoredObject, _ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE object SET customer = ?, version = version + 1, body = ?, attention_at = ? WHERE id = ? AND merchant = ? AND version = ?",
+            arguments: [object.customer, Data(object.body), object.attentionAt, object.id, object.merchant, object.version])
     }
 
     public func object(id: String, kind: String, merchant: String) async throws -> StoredObject? {
@@ -119,22 +128,16 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func update(_ object: StoredObject) async throws -> Bool {
         try await writer.write { db in
-            try db.execute(
-                sql: "UPDATE object SET customer = ?, version = version + 1, body = ?, attention_at = ? WHERE id = ? AND merchant = ? AND version = ?",
-                arguments: [object.customer, Data(object.body), object.attentionAt, object.id, object.merchant, object.version])
+            try Self.update(object, db)
             return db.changesCount == 1
         }
     }
 
     public func update(_ update: StoredObject, inserting insert: StoredObject) async throws -> Bool {
         try await writer.write { db in
-            try db.execute(
-                sql: "UPDATE object SET customer = ?, version = version + 1, body = ?, attention_at = ? WHERE id = ? AND merchant = ? AND version = ?",
-                arguments: [update.customer, Data(update.body), update.attentionAt, update.id, update.merchant, update.version])
+            try Self.update(update, db)
             guard db.changesCount == 1 else { return false }
-            try db.execute(
-                sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body, attention_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: [insert.id, insert.merchant, insert.kind, insert.customer, insert.created, insert.version, Data(insert.body), insert.attentionAt])
+            try Self.insert(insert, db)
             return true
         }
     }
@@ -212,15 +215,31 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws {
-        try await writer.write { db in
+        try await writer.write { db in try Self.insert(StoredEvent(object: event, deliveries: deliveries), db) }
+    }
+
+    private static func insert(_ event: StoredEvent, _ db: Database) throws {
+        let object = event.object
+        try db.execute(
+            sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(object.body)])
+        for delivery in event.deliveries {
             try db.execute(
-                sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [event.id, event.merchant, event.kind, event.customer, event.created, event.version, Data(event.body)])
-            for delivery in deliveries {
-                try db.execute(
-                    sql: "INSERT INTO delivery (id, merchant, event, endpoint, attempts, next_attempt_at, status, last_status_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    arguments: [delivery.id, delivery.merchant, delivery.event, delivery.endpoint, delivery.attempts, delivery.nextAttemptAt, delivery.status.rawValue, delivery.lastStatusCode])
+                sql: "INSERT INTO delivery (id, merchant, event, endpoint, attempts, next_attempt_at, status, last_status_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                arguments: [delivery.id, delivery.merchant, delivery.event, delivery.endpoint, delivery.attempts, delivery.nextAttemptAt, delivery.status.rawValue, delivery.lastStatusCode])
+        }
+    }
+
+    public func write(_ object: StoredObject, isNew: Bool, events: [StoredEvent]) async throws -> Bool {
+        try await writer.write { db in
+            if isNew {
+                try Self.insert(object, db)
+            } else {
+                try Self.update(object, db)
+                guard db.changesCount == 1 else { return false }
             }
+            for event in events { try Self.insert(event, db) }
+            return true
         }
     }
 

@@ -49,6 +49,7 @@ final class HeldReadsStore: GatewayStore {
     func releaseIdempotencyKey(_ key: String, merchant: String) async throws { try await base.releaseIdempotencyKey(key, merchant: merchant) }
     func markInterruptedIdempotencyKeys() async throws { try await base.markInterruptedIdempotencyKeys() }
     func dueObjects(kind: String, now: Int64, limit: Int) async throws -> [StoredObject] { try await base.dueObjects(kind: kind, now: now, limit: limit) }
+    func write(_ object: StoredObject, isNew: Bool, events: [StoredEvent]) async throws -> Bool { try await base.write(object, isNew: isNew, events: events) }
     func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws { try await base.insertEvent(event, deliveries: deliveries) }
     func dueDeliveries(now: Int64, limit: Int) async throws -> [WebhookDelivery] { try await base.dueDeliveries(now: now, limit: limit) }
     func nextDeliveryTime() async throws -> Int64? { try await base.nextDeliveryTime() }

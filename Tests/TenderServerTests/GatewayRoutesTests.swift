@@ -54,6 +54,11 @@ final class CountingGatewayStore: GatewayStore, @unchecked Sendable {
     func insert(_ object: StoredObject) async throws { try await base.insert(object); counted() }
     func object(id: String, kind: String, merchant: String) async throws -> StoredObject? { try await base.object(id: id, kind: kind, merchant: merchant) }
     func object(id: String, kind: String) async throws -> StoredObject? { try await base.object(id: id, kind: kind) }
+    func write(_ object: StoredObject, isNew: Bool, events: [StoredEvent]) async throws -> Bool {
+        let written = try await base.write(object, isNew: isNew, events: events)
+        if written { counted() }
+        return written
+    }
     func update(_ object: StoredObject) async throws -> Bool {
         let updated = try await base.update(object)
         if updated { counted() }

@@ -446,11 +446,22 @@ struct GatewayRoutes: Sendable {
         if let methodID = try form.string("payment_method", maxLength: 255) {
             method = try await attach(methodID, to: &intent, merchant)
         }
-        let stored = try await service.insert(intent, id: id, kind: "payment_intent", merchant: merchant)
-        await service.emit(.paymentIntentCreated, intentJSON(intent, request), merchant: merchant)
+        // Stored once, with its payment_intent.created event, and when confirmed at once, in the
+        // state the confirmation leaves it in (one write instead of two).
+        let unsaved = StoredObject(id: id, merchant: merchant.id, kind: "payment_intent", created: service.now(), body: [])
+        let created = try await service.event(.paymentIntentCreated, intentJSON(intent, request), merchant: merchant)
         if try form.boolean("confirm") == true {
-            return try await confirm(intent, stored, StripeForm(), merchant, .secret, request, method: method)
+            let confirmed: (intent: PaymentIntentRecord, action: PaymentIntentStateMachine.Action)
+            do {
+                confirmed = try await confirmation(of: intent, StripeForm(), merchant, .secret, request, method: method)
+            } catch {
+                // As before a confirmation: the intent exists even when its confirmation is refused.
+                _ = try await service.save(intent, over: unsaved, isNew: true, events: [created])
+                throw error
+            }
+            return try await service.perform(confirmed.action, on: confirmed.intent, over: unsaved, merchant, base: baseURL(request), isNew: true, events: [created])
         }
+        _ = try await service.save(intent, over: unsaved, isNew: true, events: [created])
         return intentJSON(intent, request)
     }
 
@@ -513,9 +524,18 @@ struct GatewayRoutes: Sendable {
         return try await confirm(intent, stored, form, merchant, kind, request, method: nil)
     }
 
-    /// Confirms an intent as read (or just made): `method` is its payment method when the
-    /// caller has it at hand already.
+    /// Confirms an intent as read: `method` is its payment method when the caller has it at
+    /// hand already.
     func confirm(_ intent: PaymentIntentRecord, _ stored: StoredObject, _ form: StripeForm, _ merchant: MerchantRecord, _ kind: KeyKind, _ request: Request, method known: PaymentMethodRecord?) async throws -> JSONValue {
+        let (confirmed, action) = try await confirmation(of: intent, form, merchant, kind, request, method: known)
+        return try await perform(action, on: confirmed, over: stored, merchant, request)
+    }
+
+    /// The intent after a confirmation's parameters and its state machine's answer, with what
+    /// must be done; nothing written.
+    func confirmation(
+        of intent: PaymentIntentRecord, _ form: StripeForm, _ merchant: MerchantRecord, _ kind: KeyKind, _ request: Request, method known: PaymentMethodRecord?
+    ) async throws -> (intent: PaymentIntentRecord, action: PaymentIntentStateMachine.Action) {
         var intent = intent
         if kind == .publishable { try checkClientSecret(form, intent) }
         if let returnURL = try form.string("return_url", maxLength: 2048) { intent.returnURL = try Self.checkedURL(returnURL) }
@@ -534,7 +554,7 @@ struct GatewayRoutes: Sendable {
         }
         let action: PaymentIntentStateMachine.Action
         do { action = try intent.machine.confirm(acquirer: outcome) } catch { throw StripeError.state(error, intent: intentJSON(intent, request)) }
-        return try await perform(action, on: intent, over: stored, merchant, request)
+        return (intent, action)
     }
 
     /// Stores the intent's new state and does what its state machine asked: settle on the ledger

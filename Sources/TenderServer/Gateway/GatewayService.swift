@@ -140,17 +140,23 @@ struct GatewayService: Sendable {
         return object
     }
 
-    /// Writes `record` over `stored` if nobody changed it since it was read.
+    /// Writes `record` over `stored` if nobody changed it since it was read (or, `isNew`, as a new
+    /// object), with `events` in the same write; wakes the deliverer when they have deliveries.
     /// - Throws: ``StripeError`` 409 `lock_timeout` when another request moved it first.
-    func save(_ record: some Encodable, over stored: StoredObject, customer: String?? = nil, attentionAt: Int64?? = nil) async throws -> StoredObject {
+    func save(
+        _ record: some Encodable, over stored: StoredObject, customer: String?? = nil, attentionAt: Int64?? = nil,
+        isNew: Bool = false, events: [StoredEvent] = []
+    ) async throws -> StoredObject {
         var updated = stored
         updated.body = Array(try Self.encoder.encode(record))
         if let customer { updated.customer = customer }
         if let attentionAt { updated.attentionAt = attentionAt }
-        guard try await store.update(updated) else {
+        let written = events.isEmpty && !isNew ? try await store.update(updated) : try await store.write(updated, isNew: isNew, events: events)
+        guard written else {
             throw StripeError(status: .conflict, kind: .invalidRequest, code: "lock_timeout", message: "This object was changed by another request at the same time; retry the request.")
         }
-        updated.version += 1
+        if events.contains(where: { !$0.deliveries.isEmpty }) { webhookWakeup.signal() }
+        if !isNew { updated.version += 1 }
         return updated
     }
 
@@ -303,7 +309,12 @@ struct GatewayService: Sendable {
     /// Stores an intent's new state and does what its state machine asked: settle on the ledger
     /// (stored as pending first, answered once its ledger committed), emit the event, or answer
     /// a decline as Stripe's 402 card_error with the intent. `base` is the server's URL.
-    func perform(_ action: PaymentIntentStateMachine.Action, on intent: PaymentIntentRecord, over stored: StoredObject, _ merchant: MerchantRecord, base: String) async throws -> JSONValue {
+    /// `stored` is the intent as read; with `isNew` it is not stored yet and is inserted (with
+    /// `events`, its `payment_intent.created`) in the same write as its new state.
+    func perform(
+        _ action: PaymentIntentStateMachine.Action, on intent: PaymentIntentRecord, over stored: StoredObject, _ merchant: MerchantRecord, base: String,
+        isNew: Bool = false, events: [StoredEvent] = []
+    ) async throws -> JSONValue {
         var intent = intent
         let now = now()
         if intent.machine.status == .requiresAction, intent.actionSince == nil { intent.actionSince = now }
@@ -311,31 +322,34 @@ struct GatewayService: Sendable {
         if intent.machine.status == .processing, intent.reconcileAt == nil { intent.reconcileAt = now + 1 }
         if intent.machine.status == .canceled, intent.canceledAt == nil { intent.canceledAt = now }
         if case .settle = action { intent.settlement = .pending }
+        let json = { (intent: PaymentIntentRecord) in GatewayObjects.paymentIntent(intent, base: base) }
+        // The event that reports this step is written with it (a settlement's, once settled).
+        var reported: GatewayEventType?
+        switch action {
+        case .failed: reported = .paymentIntentPaymentFailed
+        case .requiresAction: reported = .paymentIntentRequiresAction
+        case .authorized: reported = .paymentIntentAmountCapturableUpdated
+        case .release, .canceled: reported = .paymentIntentCanceled
+        case .settle, .none, .askAcquirerLater, .refund: reported = nil
+        }
+        var events = events
+        if let reported { events.append(try await event(reported, json(intent), merchant: merchant)) }
         // A pending settlement is due for the start-up recovery (a running server never picks
         // it up: the request that made it finishes it).
-        var saved = try await save(intent, over: stored, attentionAt: .some(intent.settlement == .pending ? now + 86_400 : attentionTime(intent)))
-        let json = { (intent: PaymentIntentRecord) in GatewayObjects.paymentIntent(intent, base: base) }
+        let saved = try await save(
+            intent, over: stored, attentionAt: .some(intent.settlement == .pending ? now + 86_400 : attentionTime(intent)), isNew: isNew, events: events)
         switch action {
         case .settle(let amount):
             intent.settlementTransaction = try await settle(intent, amount: amount, merchant: merchant)
             intent.settlement = .settled
-            saved = try await save(intent, over: saved, attentionAt: .some(nil))
-            await emit(.paymentIntentSucceeded, json(intent), merchant: merchant)
+            _ = try await save(intent, over: saved, attentionAt: .some(nil), events: [try await event(.paymentIntentSucceeded, json(intent), merchant: merchant)])
         case .failed(let failure):
-            await emit(.paymentIntentPaymentFailed, json(intent), merchant: merchant)
             throw StripeError(
                 status: .init(code: 402, reasonPhrase: "Payment Required"), kind: .card, code: failure.code, message: failure.message,
                 parameter: nil, declineCode: failure.declineCode, paymentIntent: json(intent))
-        case .requiresAction:
-            await emit(.paymentIntentRequiresAction, json(intent), merchant: merchant)
-        case .authorized:
-            await emit(.paymentIntentAmountCapturableUpdated, json(intent), merchant: merchant)
-        case .release, .canceled:
-            await emit(.paymentIntentCanceled, json(intent), merchant: merchant)
-        case .none, .askAcquirerLater, .refund:
+        case .requiresAction, .authorized, .release, .canceled, .none, .askAcquirerLater, .refund:
             break
         }
-        _ = saved
         return json(intent)
     }
 
@@ -352,26 +366,33 @@ struct GatewayService: Sendable {
 
     // MARK: Events
 
-    /// Stores an event about `object` with a delivery to each of the merchant's endpoints that
-    /// wants it, in one write, and wakes the deliverer. An event that cannot be stored is logged,
-    /// never turned into a failure of the payment it reports (that is already done).
+    /// An event about `object` with a delivery to each of the merchant's endpoints that wants
+    /// it, to be stored with the change it reports.
+    func event(_ type: GatewayEventType, _ object: JSONValue, merchant: MerchantRecord) async throws -> StoredEvent {
+        let endpoints = try await store.list(kind: "webhook_endpoint", merchant: merchant.id, ListRequest(limit: 100)).objects
+            .map { try records.decode(WebhookEndpointRecord.self, $0) }
+            .filter { $0.wants(type.rawValue) }
+        let id = GatewayIDs.make("evt", random: random)
+        let created = now()
+        let event: JSONValue = .object([
+            ("id", .string(id)), ("object", "event"), ("api_version", "2024-06-20"), ("created", .number(created)),
+            ("data", .object([("object", object)])), ("livemode", false), ("pending_webhooks", .number(Int64(endpoints.count))),
+            ("request", .object([("id", .null), ("idempotency_key", .null)])), ("type", .string(type.rawValue)),
+        ])
+        let deliveries = endpoints.map { endpoint in
+            WebhookDelivery(id: GatewayIDs.make("whd", random: random), merchant: merchant.id, event: id, endpoint: endpoint.id, nextAttemptAt: created)
+        }
+        return StoredEvent(object: StoredObject(id: id, merchant: merchant.id, kind: "event", created: created, body: event.compactBytes()), deliveries: deliveries)
+    }
+
+    /// Stores an event about a change already stored, and wakes the deliverer. An event that
+    /// cannot be stored is logged, never turned into a failure of the payment it reports (that
+    /// is already done).
     func emit(_ type: GatewayEventType, _ object: JSONValue, merchant: MerchantRecord) async {
         do {
-            let endpoints = try await store.list(kind: "webhook_endpoint", merchant: merchant.id, ListRequest(limit: 100)).objects
-                .map { try records.decode(WebhookEndpointRecord.self, $0) }
-                .filter { $0.wants(type.rawValue) }
-            let id = GatewayIDs.make("evt", random: random)
-            let created = now()
-            let event: JSONValue = .object([
-                ("id", .string(id)), ("object", "event"), ("api_version", "2024-06-20"), ("created", .number(created)),
-                ("data", .object([("object", object)])), ("livemode", false), ("pending_webhooks", .number(Int64(endpoints.count))),
-                ("request", .object([("id", .null), ("idempotency_key", .null)])), ("type", .string(type.rawValue)),
-            ])
-            let deliveries = endpoints.map { endpoint in
-                WebhookDelivery(id: GatewayIDs.make("whd", random: random), merchant: merchant.id, event: id, endpoint: endpoint.id, nextAttemptAt: created)
-            }
-            try await store.insertEvent(StoredObject(id: id, merchant: merchant.id, kind: "event", created: created, body: event.compactBytes()), deliveries: deliveries)
-            if !deliveries.isEmpty { webhookWakeup.signal() }
+            let event = try await event(type, object, merchant: merchant)
+            try await store.insertEvent(event.object, deliveries: event.deliveries)
+            if !event.deliveries.isEmpty { webhookWakeup.signal() }
         } catch {
             logger.error("gateway event not stored", metadata: ["event.type": "\(type.rawValue)", "merchant.id": "\(merchant.id)", "error": "\(error)"])
         }
