@@ -39,11 +39,12 @@ public final class PreparedTransaction: Sendable {
             self.signatures = signatures
         }
 
-        mutating func verifyAll(_ key: Bytes32) {
+        mutating func verifyAll(_ key: Bytes32, own: OwnSignatures?) {
             for index in signatures.indices {
                 let check = SignatureCheck(index: index, key: key)
                 guard checked.insert(check).inserted, signatures[index].hint == key.lastFourBytes else { continue }
-                if KeyPair(accountID: AccountID(publicKey: key)).verify(signatures[index].signature, for: hash.bytes) {
+                if own?.take(key: key, hash: hash, signature: signatures[index].signature) == true
+                    || KeyPair(accountID: AccountID(publicKey: key)).verify(signatures[index].signature, for: hash.bytes) {
                     verified.insert(check)
                 }
             }
@@ -51,8 +52,8 @@ public final class PreparedTransaction: Sendable {
     }
 
     /// Hashes the envelope and verifies its signatures against the source accounts' keys (and,
-    /// for a fee bump, the fee source's).
-    public static func prepare(_ envelope: TransactionEnvelope, network: Network) -> PreparedTransaction {
+    /// for a fee bump, the fee source's); a signature in `own` (made here) needs no verifying.
+    public static func prepare(_ envelope: TransactionEnvelope, network: Network, own: OwnSignatures? = nil) -> PreparedTransaction {
         let hash = envelope.hash(on: network)
         let transaction = envelope.transaction
         var keys: Set<Bytes32> = [transaction.sourceAccount.accountID.publicKey]
@@ -62,12 +63,12 @@ public final class PreparedTransaction: Sendable {
         var outer = SignedPayload(hash: hash, signatures: envelope.signatures)
         var inner: SignedPayload?
         if case .feeBump(let feeBump, _) = envelope {
-            outer.verifyAll(feeBump.feeSource.accountID.publicKey)
+            outer.verifyAll(feeBump.feeSource.accountID.publicKey, own: own)
             var payload = SignedPayload(hash: feeBump.innerTransaction.hash(on: network), signatures: feeBump.innerSignatures)
-            for key in keys { payload.verifyAll(key) }
+            for key in keys { payload.verifyAll(key, own: own) }
             inner = payload
         } else {
-            for key in keys { outer.verifyAll(key) }
+            for key in keys { outer.verifyAll(key, own: own) }
         }
         return PreparedTransaction(envelope: envelope, hash: hash, transaction: transaction, outer: outer, inner: inner)
     }

@@ -93,6 +93,8 @@ public actor LedgerWriter {
     }
 
     public nonisolated let configuration: Configuration
+    /// Signatures made in this process by its own desks, not verified again when submitted.
+    public nonisolated let ownSignatures = OwnSignatures()
     /// Announces every committed ledger, for streams waiting for new records.
     public nonisolated let commits: LedgerCommits
     /// Counters and timings of the writer, for `/metrics`.
@@ -152,7 +154,7 @@ public actor LedgerWriter {
     public nonisolated func submit(_ envelope: TransactionEnvelope) async throws -> SubmissionResult {
         // Hashing and signature checks run here, on the caller's thread, in parallel with
         // other submissions; only the apply is serialized.
-        let prepared = PreparedTransaction.prepare(envelope, network: configuration.network)
+        let prepared = PreparedTransaction.prepare(envelope, network: configuration.network, own: ownSignatures)
         let result = try await enqueue(prepared)
         return try await replayIfApplied(prepared, result)
     }
@@ -162,7 +164,7 @@ public actor LedgerWriter {
     /// With `closeAtOnce` a ledger closes without waiting for the close interval.
     /// - Throws: as ``submit(_:)``.
     public nonisolated func submitInOrder(_ envelopes: [TransactionEnvelope], closeAtOnce: Bool = false) async throws -> [SubmissionResult] {
-        let prepared = envelopes.map { PreparedTransaction.prepare($0, network: configuration.network) }
+        let prepared = envelopes.map { PreparedTransaction.prepare($0, network: configuration.network, own: ownSignatures) }
         let results = try await enqueueInOrder(prepared, closeAtOnce: closeAtOnce)
         var answers: [SubmissionResult] = []
         for (transaction, result) in zip(prepared, results) {

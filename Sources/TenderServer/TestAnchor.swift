@@ -172,8 +172,9 @@ actor FundingDesk {
                     sourceAccount: .ed25519(source), fee: fee * UInt32(request.operations.count), sequenceNumber: sequence + 1 + Int64(index),
                     preconditions: .none, memo: request.memo, operations: request.operations)
                 var envelope = TransactionEnvelope.v1(transaction, signatures: [])
-                envelope.sign(with: keyPair, on: network)
-                for cosigner in request.cosigners { envelope.sign(with: cosigner, on: network) }
+                // Made here: the writer need not verify them again.
+                writer.ownSignatures.sign(&envelope, with: keyPair, on: network)
+                for cosigner in request.cosigners { writer.ownSignatures.sign(&envelope, with: cosigner, on: network) }
                 return envelope
             }
             do {
