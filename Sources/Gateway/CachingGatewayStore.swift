@@ -94,15 +94,7 @@ public final class CachingGatewayStore: GatewayStore {
     }
 
     public func merchant(keyHash: [UInt8]) async throws -> (MerchantRecord, KeyKind)? {
-        if let known = state.withLock({ $0.merchantsByKey[keyHash] }) { return known }
-        let found = try await base.merchant(keyHash: keyHash)
-        if let found {
-            state.withLock { state in
-                if state.merchantsByKey.count >= limit { state.merchantsByKey.removeAll(keepingCapacity: true) }
-                state.merchantsByKey[keyHash] = found
-            }
-        }
-        return found
+        try await keptMerchant(\.merchantsByKey, keyHash) { try await base.merchant(keyHash: keyHash) }
     }
 
     public func merchants() async throws -> [MerchantRecord] {
@@ -110,12 +102,19 @@ public final class CachingGatewayStore: GatewayStore {
     }
 
     public func merchant(id: String) async throws -> MerchantRecord? {
-        if let known = state.withLock({ $0.merchantsByID[id] }) { return known }
-        let found = try await base.merchant(id: id)
+        try await keptMerchant(\.merchantsByID, id) { try await base.merchant(id: id) }
+    }
+
+    /// A merchant from `table`, or read and kept there (merchants never change; misses are not kept).
+    private func keptMerchant<Key: Hashable & Sendable, Value: Sendable>(
+        _ table: WritableKeyPath<State, [Key: Value]> & Sendable, _ key: Key, read: () async throws -> Value?
+    ) async throws -> Value? {
+        if let known = state.withLock({ $0[keyPath: table][key] }) { return known }
+        let found = try await read()
         if let found {
             state.withLock { state in
-                if state.merchantsByID.count >= limit { state.merchantsByID.removeAll(keepingCapacity: true) }
-                state.merchantsByID[id] = found
+                if state[keyPath: table].count >= limit { state[keyPath: table].removeAll(keepingCapacity: true) }
+                state[keyPath: table][key] = found
             }
         }
         return found
