@@ -64,8 +64,7 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func insertMerchant(_ merchant: MerchantRecord) async throws {
         try await writer.write { db in
-            try db.execute(
-                sql: "INSERT INTO merchant (id, name, secret_key_hash, publishable_key_hash, settlement_account, sealed_settlement_seed, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            try db.cachedStatement(sql: "INSERT INTO merchant (id, name, secret_key_hash, publishable_key_hash, settlement_account, sealed_settlement_seed, created) VALUES (?, ?, ?, ?, ?, ?, ?)").execute(
                 arguments: [merchant.id, merchant.name, Data(merchant.secretKeyHash), Data(merchant.publishableKeyHash), merchant.settlementAccount, Data(merchant.sealedSettlementSeed), merchant.created])
         }
     }
@@ -79,7 +78,7 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func merchant(keyHash: [UInt8]) async throws -> (MerchantRecord, KeyKind)? {
         try await database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM merchant WHERE secret_key_hash = ? OR publishable_key_hash = ?", arguments: [Data(keyHash), Data(keyHash)]) else { return nil }
+            guard let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM merchant WHERE secret_key_hash = ? OR publishable_key_hash = ?"), arguments: [Data(keyHash), Data(keyHash)]) else { return nil }
             let merchant = Self.merchant(row)
             return (merchant, merchant.secretKeyHash == keyHash ? .secret : .publishable)
         }
@@ -90,12 +89,12 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func merchant(id: String) async throws -> MerchantRecord? {
-        try await database.read { db in try Row.fetchOne(db, sql: "SELECT * FROM merchant WHERE id = ?", arguments: [id]).map(Self.merchant) }
+        try await database.read { db in try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM merchant WHERE id = ?"), arguments: [id]).map(Self.merchant) }
     }
 
     public func object(id: String, kind: String) async throws -> StoredObject? {
         try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM object WHERE id = ? AND kind = ?", arguments: [id, kind]).map(Self.object)
+            try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM object WHERE id = ? AND kind = ?"), arguments: [id, kind]).map(Self.object)
         }
     }
 
@@ -108,21 +107,19 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     private static func insert(_ object: StoredObject, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body, attention_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        try db.cachedStatement(sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body, attention_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").execute(
             arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(object.body), object.attentionAt])
     }
 
     /// Replaces `object` if still at its version; `db.changesCount` tells whether it was.
     private static func update(_ object: StoredObject, _ db: Database) throws {
-        try db.execute(
-            sql: "UPDATE object SET customer = ?, version = version + 1, body = ?, attention_at = ? WHERE id = ? AND merchant = ? AND version = ?",
+        try db.cachedStatement(sql: "UPDATE object SET customer = ?, version = version + 1, body = ?, attention_at = ? WHERE id = ? AND merchant = ? AND version = ?").execute(
             arguments: [object.customer, Data(object.body), object.attentionAt, object.id, object.merchant, object.version])
     }
 
     public func object(id: String, kind: String, merchant: String) async throws -> StoredObject? {
         try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM object WHERE id = ? AND kind = ? AND merchant = ?", arguments: [id, kind, merchant]).map(Self.object)
+            try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM object WHERE id = ? AND kind = ? AND merchant = ?"), arguments: [id, kind, merchant]).map(Self.object)
         }
     }
 
@@ -164,7 +161,7 @@ public final class SQLiteGatewayStore: GatewayStore {
             }
             arguments += [request.limit + 1]
             let sql = "SELECT * FROM object WHERE \(conditions.joined(separator: " AND ")) ORDER BY seq \(ascending ? "ASC" : "DESC") LIMIT ?"
-            var objects = try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.object)
+            var objects = try Row.fetchAll(try db.cachedStatement(sql: sql), arguments: arguments).map(Self.object)
             let hasMore = objects.count > request.limit
             objects = Array(objects.prefix(request.limit))
             return (ascending ? objects.reversed() : objects, hasMore)
@@ -173,22 +170,22 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func claimIdempotencyKey(_ key: String, merchant: String, requestHash: [UInt8], now: Int64, expiresBefore: Int64) async throws -> IdempotencyClaim {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM idempotency WHERE merchant = ? AND key = ? AND created < ?", arguments: [merchant, key, expiresBefore])
-            if let row = try Row.fetchOne(db, sql: "SELECT request_hash, status, body, created, interrupted FROM idempotency WHERE merchant = ? AND key = ?", arguments: [merchant, key]) {
+            try db.cachedStatement(sql: "DELETE FROM idempotency WHERE merchant = ? AND key = ? AND created < ?").execute(arguments: [merchant, key, expiresBefore])
+            if let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT request_hash, status, body, created, interrupted FROM idempotency WHERE merchant = ? AND key = ?"), arguments: [merchant, key]) {
                 guard Array(row["request_hash"] as Data) == requestHash else { return .mismatch }
                 if let status = row["status"] as Int?, let body = row["body"] as Data? { return .replay(status: status, body: Array(body)) }
                 guard row["interrupted"] as Int == 1 else { return .inProgress }
-                try db.execute(sql: "UPDATE idempotency SET interrupted = 0 WHERE merchant = ? AND key = ?", arguments: [merchant, key])
+                try db.cachedStatement(sql: "UPDATE idempotency SET interrupted = 0 WHERE merchant = ? AND key = ?").execute(arguments: [merchant, key])
                 return .claimed(created: row["created"], resumed: true)
             }
-            try db.execute(sql: "INSERT INTO idempotency (merchant, key, request_hash, created) VALUES (?, ?, ?, ?)", arguments: [merchant, key, Data(requestHash), now])
+            try db.cachedStatement(sql: "INSERT INTO idempotency (merchant, key, request_hash, created) VALUES (?, ?, ?, ?)").execute(arguments: [merchant, key, Data(requestHash), now])
             return .claimed(created: now, resumed: false)
         }
     }
 
     public func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws {
         try await writer.write { db in
-            try db.execute(sql: "UPDATE idempotency SET status = ?, body = ? WHERE merchant = ? AND key = ?", arguments: [status, Data(body), merchant, key])
+            try db.cachedStatement(sql: "UPDATE idempotency SET status = ?, body = ? WHERE merchant = ? AND key = ?").execute(arguments: [status, Data(body), merchant, key])
         }
     }
 
@@ -198,7 +195,7 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func releaseIdempotencyKey(_ key: String, merchant: String) async throws {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM idempotency WHERE merchant = ? AND key = ? AND status IS NULL", arguments: [merchant, key])
+            try db.cachedStatement(sql: "DELETE FROM idempotency WHERE merchant = ? AND key = ? AND status IS NULL").execute(arguments: [merchant, key])
         }
     }
 
@@ -210,7 +207,7 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func dueObjects(kind: String, now: Int64, limit: Int) async throws -> [StoredObject] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM object WHERE kind = ? AND attention_at IS NOT NULL AND attention_at <= ? ORDER BY attention_at LIMIT ?", arguments: [kind, now, limit]).map(Self.object)
+            try Row.fetchAll(try db.cachedStatement(sql: "SELECT * FROM object WHERE kind = ? AND attention_at IS NOT NULL AND attention_at <= ? ORDER BY attention_at LIMIT ?"), arguments: [kind, now, limit]).map(Self.object)
         }
     }
 
@@ -220,12 +217,10 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     private static func insert(_ event: StoredEvent, _ db: Database) throws {
         let object = event.object
-        try db.execute(
-            sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        try db.cachedStatement(sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body) VALUES (?, ?, ?, ?, ?, ?, ?)").execute(
             arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(object.body)])
         for delivery in event.deliveries {
-            try db.execute(
-                sql: "INSERT INTO delivery (id, merchant, event, endpoint, attempts, next_attempt_at, status, last_status_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            try db.cachedStatement(sql: "INSERT INTO delivery (id, merchant, event, endpoint, attempts, next_attempt_at, status, last_status_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").execute(
                 arguments: [delivery.id, delivery.merchant, delivery.event, delivery.endpoint, delivery.attempts, delivery.nextAttemptAt, delivery.status.rawValue, delivery.lastStatusCode])
         }
     }
@@ -245,7 +240,7 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func dueDeliveries(now: Int64, limit: Int) async throws -> [WebhookDelivery] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM delivery WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, rowid LIMIT ?", arguments: [now, limit]).map(Self.delivery)
+            try Row.fetchAll(try db.cachedStatement(sql: "SELECT * FROM delivery WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, rowid LIMIT ?"), arguments: [now, limit]).map(Self.delivery)
         }
     }
 
@@ -255,13 +250,12 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func updateDelivery(_ delivery: WebhookDelivery) async throws {
         try await writer.write { db in
-            try db.execute(
-                sql: "UPDATE delivery SET attempts = ?, next_attempt_at = ?, status = ?, last_status_code = ? WHERE id = ?",
+            try db.cachedStatement(sql: "UPDATE delivery SET attempts = ?, next_attempt_at = ?, status = ?, last_status_code = ? WHERE id = ?").execute(
                 arguments: [delivery.attempts, delivery.nextAttemptAt, delivery.status.rawValue, delivery.lastStatusCode, delivery.id])
         }
     }
 
     public func deliveries(event: String) async throws -> [WebhookDelivery] {
-        try await database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM delivery WHERE event = ? ORDER BY rowid", arguments: [event]).map(Self.delivery) }
+        try await database.read { db in try Row.fetchAll(try db.cachedStatement(sql: "SELECT * FROM delivery WHERE event = ? ORDER BY rowid"), arguments: [event]).map(Self.delivery) }
     }
 }
