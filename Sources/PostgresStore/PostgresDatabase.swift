@@ -1,0 +1,147 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A PostgreSQL database through postgres-nio's pooled `PostgresClient`, with the few ways
+/// Tender's stores use it: a statement, rows decoded as a tuple, a count of rows, and a
+/// transaction on one connection (rolled back when its body throws).
+public final class PostgresDatabase: Sendable {
+    public let client: PostgresClient
+    let logger: Logger
+    private let runner: Task<Void, Never>
+
+    /// Starts a client for `url` (`postgres://user[:password]@host[:port]/database`).
+    public init(url: String, logger: Logger = Logger(label: "tender.postgres")) throws {
+        let configuration = try Self.configuration(url: url)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        runner = Task { await client.run() }
+    }
+
+    /// Stops the client (its connections close).
+    public func shutdown() {
+        runner.cancel()
+    }
+
+    deinit { runner.cancel() }
+
+    /// A URL's parts as postgres-nio's configuration (no TLS: Tender's databases are local or
+    /// on a private network; a `sslmode` other than disable is refused rather than ignored).
+    static func configuration(url: String) throws -> PostgresClient.Configuration {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+              let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty else {
+            throw PostgresURLError(url: url, reason: "expected postgres://user[:password]@host[:port]/database")
+        }
+        let database = String(components.path.dropFirst())
+        if let mode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value, mode != "disable" {
+            throw PostgresURLError(url: url, reason: "sslmode=\(mode) is not supported (use sslmode=disable)")
+        }
+        return PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: user, password: components.password,
+            database: database.isEmpty ? user : database, tls: .disable)
+    }
+
+    public func execute(_ query: PostgresQuery) async throws {
+        try await client.withConnection { connection in try await connection.execute(query, logger: self.logger) }
+    }
+
+    /// The statement's rows, each made into a `T` (decode the row as a tuple there).
+    public func rows<T: Sendable>(_ query: PostgresQuery, _ transform: @escaping @Sendable (PostgresRow) throws -> T) async throws -> [T] {
+        try await client.withConnection { connection in try await connection.rows(query, transform, logger: self.logger) }
+    }
+
+    /// Runs `body` in a transaction on one connection: committed when it returns, rolled back
+    /// when it throws.
+    public func transaction<T: Sendable>(_ body: @Sendable (Transaction) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            let transaction = Transaction(connection: connection, logger: self.logger)
+            try await connection.execute("BEGIN", logger: self.logger)
+            let result: T
+            do {
+                result = try await body(transaction)
+            } catch {
+                try? await connection.execute("ROLLBACK", logger: self.logger)
+                throw error
+            }
+            try await connection.execute("COMMIT", logger: self.logger)
+            return result
+        }
+    }
+
+    /// One connection inside a transaction.
+    public struct Transaction: Sendable {
+        let connection: PostgresConnection
+        let logger: Logger
+
+        public func execute(_ query: PostgresQuery) async throws {
+            try await connection.execute(query, logger: logger)
+        }
+
+        public func rows<T: Sendable>(_ query: PostgresQuery, _ transform: @escaping @Sendable (PostgresRow) throws -> T) async throws -> [T] {
+            try await connection.rows(query, transform, logger: logger)
+        }
+
+        /// How many rows the statement answered (an UPDATE ... RETURNING, say).
+        public func count(_ query: PostgresQuery) async throws -> Int {
+            var count = 0
+            for try await _ in try await connection.query(query, logger: logger) { count += 1 }
+            return count
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// Runs a statement and reads its answer to the end.
+    func execute(_ query: PostgresQuery, logger: Logger) async throws {
+        for try await _ in try await self.query(query, logger: logger) {}
+    }
+
+    func rows<T: Sendable>(_ query: PostgresQuery, _ transform: (PostgresRow) throws -> T, logger: Logger) async throws -> [T] {
+        var rows: [T] = []
+        for try await row in try await self.query(query, logger: logger) {
+            rows.append(try transform(row))
+        }
+        return rows
+    }
+}
+
+public struct PostgresURLError: Error, CustomStringConvertible {
+    public let url: String
+    public let reason: String
+    public var description: String {
+        // The password is not repeated.
+        let shown = (try? NSRegularExpression(pattern: ":[^:@/]*@")).map { $0.stringByReplacingMatches(in: url, range: NSRange(url.startIndex..., in: url), withTemplate: ":***@") } ?? url
+        return "invalid database URL \(shown): \(reason)"
+    }
+}
+
+/// Tender's numbered migrations, recorded in `tender_migration`: each applied once, in order,
+/// in a transaction of its own, under an advisory lock so that several nodes starting together
+/// do not apply one twice.
+public enum PostgresMigrations {
+    public struct Migration: Sendable {
+        public let number: Int64
+        public let name: String
+        public let statements: [String]
+    }
+
+    /// The advisory lock's key while migrating ("tender" in ASCII).
+    static let lockKey: Int64 = 0x74656E646572
+
+    public static func migrate(_ database: PostgresDatabase, _ migrations: [Migration]) async throws {
+        try await database.execute("""
+            CREATE TABLE IF NOT EXISTS tender_migration (
+                number BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
+            """)
+        for migration in migrations.sorted(by: { $0.number < $1.number }) {
+            try await database.transaction { transaction in
+                try await transaction.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
+                let applied = try await transaction.count("SELECT 1 FROM tender_migration WHERE number = \(migration.number)")
+                guard applied == 0 else { return }
+                for statement in migration.statements { try await transaction.execute(PostgresQuery(unsafeSQL: statement)) }
+                try await transaction.execute("INSERT INTO tender_migration (number, name) VALUES (\(migration.number), \(migration.name))")
+            }
+        }
+    }
+}

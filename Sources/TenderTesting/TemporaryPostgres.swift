@@ -1,0 +1,53 @@
+import Foundation
+
+/// A throwaway PostgreSQL cluster (Scripts/postgres.sh: Debian's packages, installed when
+/// missing; initdb in a temporary directory as an unprivileged user; a free port on
+/// 127.0.0.1). ``stop()`` removes it; one left running stops by itself after an hour.
+public final class TemporaryPostgres: Sendable {
+    public let url: String
+    let directory: String
+
+    private init(url: String, directory: String) {
+        self.url = url
+        self.directory = directory
+    }
+
+    /// Starts a cluster.
+    public static func start() async throws -> TemporaryPostgres {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tender-postgres-\(UUID().uuidString)").path
+        let (status, output) = try await run(["start", directory])
+        guard status == 0, let url = output.split(separator: "\n").last(where: { $0.hasPrefix("postgres://") }) else {
+            throw TemporaryPostgresError(message: "Scripts/postgres.sh start failed (\(status)): \(output.suffix(2_000))")
+        }
+        return TemporaryPostgres(url: String(url), directory: directory)
+    }
+
+    /// Stops the cluster and removes its directory.
+    public func stop() async {
+        _ = try? await Self.run(["stop", directory])
+    }
+
+    static func run(_ arguments: [String]) async throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["Scripts/postgres.sh"] + arguments
+        process.currentDirectoryURL = PythonScripts.packageRoot
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                continuation.resume(returning: text)
+            }
+        }
+        return (process.terminationStatus, text)
+    }
+}
+
+public struct TemporaryPostgresError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Gateway
+@testable import PostgresStore
+import Store
+import TenderTesting
+import Testing
+
+/// What every GatewayStore must do, run on SQLite and on a throwaway PostgreSQL: the same
+/// answers from both.
+enum GatewayStoreContract {
+    static func object(_ id: String, kind: String = "payment_intent", merchant: String = "acct_1", customer: String? = nil, body: String = "{}", attentionAt: Int64? = nil) -> StoredObject {
+        StoredObject(id: id, merchant: merchant, kind: kind, customer: customer, created: 100, body: Array(body.utf8), attentionAt: attentionAt)
+    }
+
+    static func check(_ store: any GatewayStore) async throws {
+        // Merchants by id and by either key's hash.
+        let merchant = MerchantRecord(
+            id: "acct_1", name: "Shop \u{e9}", secretKeyHash: [1, 2, 3], publishableKeyHash: [4, 5, 6], settlementAccount: "GABC",
+            sealedSettlementSeed: [0, 255, 7], created: 1_700_000_000)
+        try await store.insertMerchant(merchant)
+        #expect(try await store.merchant(id: "acct_1") == merchant)
+        #expect(try await store.merchant(id: "acct_2") == nil)
+        #expect(try await store.merchant(keyHash: [1, 2, 3])?.1 == .secret)
+        #expect(try await store.merchant(keyHash: [4, 5, 6])?.1 == .publishable)
+        #expect(try await store.merchant(keyHash: [9]) == nil)
+        #expect(try await store.merchants() == [merchant])
+        await #expect(throws: (any Error).self) { try await store.insertMerchant(merchant) }
+
+        // Objects: insert, read by owner and kind, versioned updates.
+        try await store.insert(object("pi_1", body: #"{"n":1}"#, attentionAt: 50))
+        let first = try #require(try await store.object(id: "pi_1", kind: "payment_intent", merchant: "acct_1"))
+        #expect(first.body == Array(#"{"n":1}"#.utf8) && first.version == 0 && first.attentionAt == 50 && first.created == 100)
+        #expect(try await store.object(id: "pi_1", kind: "payment_intent", merchant: "acct_2") == nil)
+        #expect(try await store.object(id: "pi_1", kind: "refund") == nil)
+        #expect(try await store.object(id: "pi_1", kind: "payment_intent") == first)
+        await #expect(throws: (any Error).self) { try await store.insert(object("pi_1")) }
+        var changed = first
+        changed.body = Array(#"{"n":2}"#.utf8)
+        changed.attentionAt = nil
+        #expect(try await store.update(changed))
+        #expect(!(try await store.update(changed)), "the same version twice")
+        let second = try #require(try await store.object(id: "pi_1", kind: "payment_intent"))
+        #expect(second.version == 1 && second.attentionAt == nil && second.body == changed.body)
+
+        // Update with an insert: both or neither.
+        #expect(!(try await store.update(changed, inserting: object("re_1", kind: "refund"))))
+        #expect(try await store.object(id: "re_1", kind: "refund") == nil)
+        #expect(try await store.update(second, inserting: object("re_1", kind: "refund")))
+        #expect(try await store.object(id: "re_1", kind: "refund") != nil)
+
+        // write: new or versioned, with events and their deliveries, all or nothing.
+        let delivery = WebhookDelivery(id: "whd_1", merchant: "acct_1", event: "evt_1", endpoint: "we_1", nextAttemptAt: 10)
+        let event = StoredEvent(object: object("evt_1", kind: "event"), deliveries: [delivery])
+        #expect(try await store.write(object("pi_2", attentionAt: 5), isNew: true, events: [event]))
+        #expect(try await store.object(id: "evt_1", kind: "event") != nil)
+        #expect(try await store.deliveries(event: "evt_1") == [delivery])
+        let stale = StoredEvent(object: object("evt_2", kind: "event"), deliveries: [])
+        #expect(!(try await store.write(first, isNew: false, events: [stale])), "pi_1 is at version 2 now")
+        #expect(try await store.object(id: "evt_2", kind: "event") == nil)
+        await #expect(throws: (any Error).self) { try await store.write(object("pi_3"), isNew: true, events: [event]) }
+        #expect(try await store.object(id: "pi_3", kind: "payment_intent") == nil, "a failed event insert writes nothing")
+        try await store.insertEvent(object("evt_3", kind: "event"), deliveries: [])
+        #expect(try await store.object(id: "evt_3", kind: "event") != nil)
+
+        // Lists: newest first, pages both ways, by customer.
+        for n in 1...5 { try await store.insert(object("pm_\(n)", kind: "payment_method", customer: n % 2 == 0 ? "cus_a" : nil)) }
+        try await store.insert(object("pm_x", kind: "payment_method", merchant: "acct_2"))
+        let page = try await store.list(kind: "payment_method", merchant: "acct_1", ListRequest(limit: 2))
+        #expect(page.objects.map(\.id) == ["pm_5", "pm_4"] && page.hasMore)
+        let next = try await store.list(kind: "payment_method", merchant: "acct_1", ListRequest(limit: 2, startingAfter: "pm_4"))
+        #expect(next.objects.map(\.id) == ["pm_3", "pm_2"] && next.hasMore)
+        let last = try await store.list(kind: "payment_method", merchant: "acct_1", ListRequest(limit: 2, startingAfter: "pm_2"))
+        #expect(last.objects.map(\.id) == ["pm_1"] && !last.hasMore)
+        let back = try await store.list(kind: "payment_method", merchant: "acct_1", ListRequest(limit: 2, endingBefore: "pm_2"))
+        #expect(back.objects.map(\.id) == ["pm_4", "pm_3"] && back.hasMore)
+        #expect(try await store.list(kind: "payment_method", merchant: "acct_1", ListRequest(limit: 100, customer: "cus_a")).objects.map(\.id) == ["pm_4", "pm_2"])
+        #expect(try await store.list(kind: "payment_method", merchant: "acct_1", ListRequest(limit: 10, startingAfter: "pm_x")).objects.isEmpty, "another merchant's cursor")
+
+        // Attention.
+        #expect(try await store.dueObjects(kind: "payment_intent", now: 4, limit: 10).isEmpty)
+        #expect(try await store.dueObjects(kind: "payment_intent", now: 5, limit: 10).map(\.id) == ["pi_2"])
+
+        // Idempotency keys: claim, in progress, replay, mismatch, expiry, interruption, release.
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [1], now: 1_000, expiresBefore: 0) == .claimed(created: 1_000, resumed: false))
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [1], now: 1_001, expiresBefore: 0) == .inProgress)
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [2], now: 1_001, expiresBefore: 0) == .mismatch)
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_2", requestHash: [2], now: 1_001, expiresBefore: 0) == .claimed(created: 1_001, resumed: false))
+        try await store.recordIdempotentAnswer("k1", merchant: "acct_1", status: 402, body: Array("{}".utf8))
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [1], now: 1_002, expiresBefore: 0) == .replay(status: 402, body: Array("{}".utf8)))
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [3], now: 90_000, expiresBefore: 2_000) == .claimed(created: 90_000, resumed: false), "expired")
+        try await store.markInterruptedIdempotencyKeys()
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [3], now: 90_001, expiresBefore: 2_000) == .claimed(created: 90_000, resumed: true))
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [3], now: 90_002, expiresBefore: 2_000) == .inProgress)
+        try await store.releaseIdempotencyKey("k1", merchant: "acct_1")
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [4], now: 90_003, expiresBefore: 2_000) == .claimed(created: 90_003, resumed: false))
+
+        // Concurrent claims of one key: exactly one wins.
+        let claims = try await withThrowingTaskGroup(of: IdempotencyClaim.self) { group in
+            for _ in 0..<8 { group.addTask { try await store.claimIdempotencyKey("k9", merchant: "acct_1", requestHash: [9], now: 5, expiresBefore: 0) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(claims.filter { $0 == .claimed(created: 5, resumed: false) }.count == 1 && claims.filter { $0 == .inProgress }.count == 7)
+
+        // Concurrent updates of one version: exactly one wins.
+        let current = try #require(try await store.object(id: "pi_2", kind: "payment_intent"))
+        let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for n in 0..<8 {
+                var update = current
+                update.body = Array("{\"w\":\(n)}".utf8)
+                let attempt = update
+                group.addTask { try await store.update(attempt) }
+            }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(wins == 1)
+
+        // Deliveries: due, next time, updated.
+        #expect(try await store.nextDeliveryTime() == 10)
+        #expect(try await store.dueDeliveries(now: 9, limit: 10).isEmpty)
+        var due = try #require(try await store.dueDeliveries(now: 10, limit: 10).first)
+        #expect(due == delivery)
+        due.attempts = 1
+        due.status = .delivered
+        due.lastStatusCode = 200
+        try await store.updateDelivery(due)
+        #expect(try await store.deliveries(event: "evt_1") == [due])
+        #expect(try await store.nextDeliveryTime() == nil)
+        #expect(try await store.dueDeliveries(now: 100, limit: 10).isEmpty)
+    }
+}
+
+@Suite("The gateway's store, on SQLite and on PostgreSQL")
+struct GatewayStoreContractTests {
+    let temporary = TemporaryDirectory("gateway-store-contract")
+
+    @Test func sqlite() async throws {
+        try await GatewayStoreContract.check(try SQLiteGatewayStore(path: temporary.file("gateway.sqlite")))
+    }
+
+    @Test func postgres() async throws {
+        let server = try await TemporaryPostgres.start()
+        do {
+            let database = try PostgresDatabase(url: server.url)
+            defer { database.shutdown() }
+            try await GatewayStoreContract.check(try await PostgresGatewayStore(database))
+            // Migrating again (a restart, another node) finds them applied.
+            _ = try await PostgresGatewayStore(database)
+            let migrations = try await database.rows("SELECT number, name FROM tender_migration ORDER BY number") { try $0.decode((Int64, String).self) }
+            #expect(migrations.map(\.0) == [1] && migrations.map(\.1) == ["gateway"])
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    @Test func databaseURLs() throws {
+        #expect(throws: PostgresURLError.self) { _ = try PostgresDatabase(url: "mysql://a@b/c") }
+        #expect(throws: PostgresURLError.self) { _ = try PostgresDatabase(url: "postgres://host-only/db") }
+        #expect(throws: PostgresURLError.self) { _ = try PostgresDatabase(url: "postgres://u@h/db?sslmode=require") }
+        let error = PostgresURLError(url: "postgres://u:secret@h/db", reason: "x")
+        #expect(!error.description.contains("secret"))
+    }
+}
