@@ -85,6 +85,9 @@ let package = Package(
             name: "PostgresStore",
             dependencies: [
                 "Gateway",
+                "Ledger",
+                "StellarBase",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -194,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "Store", "Gateway", "TenderTesting"]
+            dependencies: ["PostgresStore", "Store", "Gateway", "Ledger", "StellarBase", "TenderTesting"]
         ),
         .testTarget(
             name: "StoreTests",

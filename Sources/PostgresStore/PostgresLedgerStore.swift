@@ -1,0 +1,346 @@
+import Crypto
+import Foundation
+import Ledger
+import NIOCore
+import PostgresNIO
+import StellarBase
+
+/// The ledger's entries, headers and history in PostgreSQL: the same tables and answers as
+/// ``SQLiteLedgerStore`` (the same checks run on both). Each ledger commits in one PostgreSQL
+/// transaction and ``commit(_:)`` returns once it has committed (`synchronous_commit` stays on).
+public final class PostgresLedgerStore: LedgerStore, LedgerReader {
+    let database: PostgresDatabase
+
+    public init(_ database: PostgresDatabase) async throws {
+        self.database = database
+        try await PostgresMigrations.migrate(database, Self.migrations)
+    }
+
+    static let migrations: [PostgresMigrations.Migration] = [
+        .init(number: 101, name: "ledger", statements: [
+            """
+            CREATE TABLE ledger_headers (
+                sequence BIGINT PRIMARY KEY, close_time BIGINT NOT NULL, header BYTEA NOT NULL,
+                transaction_count BIGINT NOT NULL, successful_transaction_count BIGINT NOT NULL, operation_count BIGINT NOT NULL)
+            """,
+            "CREATE TABLE accounts (account_id BYTEA PRIMARY KEY, entry BYTEA NOT NULL)",
+            "CREATE TABLE trust_lines (account_id BYTEA NOT NULL, asset BYTEA NOT NULL, entry BYTEA NOT NULL, PRIMARY KEY (account_id, asset))",
+            "CREATE TABLE offers (offer_id BIGINT PRIMARY KEY, seller_id BYTEA NOT NULL, selling BYTEA NOT NULL, buying BYTEA NOT NULL, entry BYTEA NOT NULL)",
+            "CREATE INDEX offers_by_seller ON offers (seller_id)",
+            "CREATE INDEX offers_by_market ON offers (selling, buying)",
+            "CREATE TABLE account_data (account_id BYTEA NOT NULL, name BYTEA NOT NULL, entry BYTEA NOT NULL, PRIMARY KEY (account_id, name))",
+            """
+            CREATE TABLE transactions (
+                id BIGINT PRIMARY KEY, hash BYTEA NOT NULL UNIQUE, ledger BIGINT NOT NULL, application_order BIGINT NOT NULL,
+                source_account BYTEA NOT NULL, successful BOOLEAN NOT NULL, fee_charged BIGINT NOT NULL, operation_count BIGINT NOT NULL,
+                close_time BIGINT NOT NULL, envelope BYTEA NOT NULL, result BYTEA NOT NULL)
+            """,
+            "CREATE INDEX transactions_by_ledger ON transactions (ledger)",
+            """
+            CREATE TABLE operations (
+                id BIGINT PRIMARY KEY, transaction_id BIGINT NOT NULL, ledger BIGINT NOT NULL, source_account BYTEA NOT NULL,
+                type BIGINT NOT NULL, is_payment BOOLEAN NOT NULL, successful BOOLEAN NOT NULL)
+            """,
+            "CREATE TABLE account_transactions (account_id BYTEA NOT NULL, transaction_id BIGINT NOT NULL, PRIMARY KEY (account_id, transaction_id))",
+            "CREATE TABLE account_operations (account_id BYTEA NOT NULL, operation_id BIGINT NOT NULL, is_payment BOOLEAN NOT NULL, PRIMARY KEY (account_id, operation_id))",
+        ]),
+    ]
+
+    // MARK: The write side
+
+    public func loadState() async throws -> LedgerState? {
+        guard let header = try await database.rows("SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1", Self.bytes).first else {
+            return nil
+        }
+        return LedgerState(
+            header: try LedgerHeader(xdrBytes: header),
+            accounts: try await database.rows("SELECT entry FROM accounts", Self.bytes).map { try AccountEntry(xdrBytes: $0) },
+            trustLines: try await database.rows("SELECT entry FROM trust_lines", Self.bytes).map { try TrustLineEntry(xdrBytes: $0) },
+            offers: try await database.rows("SELECT entry FROM offers", Self.bytes).map { try LedgerOffer(xdrBytes: $0) },
+            data: try await database.rows("SELECT entry FROM account_data", Self.bytes).map { try DataEntry(xdrBytes: $0) })
+    }
+
+    /// One column of bytes.
+    static let bytes: @Sendable (PostgresRow) throws -> [UInt8] = { Array(buffer: try $0.decode(ByteBuffer.self)) }
+
+    public func commit(_ ledger: ClosedLedger) async throws {
+        let applied = ledger.transactions.filter(\.application.isApplied)
+        let header = ledger.header
+        try await database.transaction { transaction in
+            try await transaction.execute("""
+                INSERT INTO ledger_headers (sequence, close_time, header, transaction_count, successful_transaction_count, operation_count)
+                VALUES (\(Int64(header.sequence)), \(Int64(header.closeTime)), \(ByteBuffer(bytes: header.xdrBytes)), \(Int64(applied.count)),
+                        \(Int64(applied.filter { $0.application.result.isSuccess }.count)),
+                        \(Int64(applied.reduce(0) { $0 + $1.prepared.transaction.operations.count })))
+                """)
+            try await Self.writeChanges(ledger.changes, transaction)
+            try await Self.writeHistory(applied, header: header, transaction)
+        }
+    }
+
+    private static func writeChanges(_ changes: LedgerChanges, _ transaction: PostgresDatabase.Transaction) async throws {
+        for (id, entry) in changes.accounts {
+            if let entry {
+                try await transaction.execute("""
+                    INSERT INTO accounts (account_id, entry) VALUES (\(id.storageKey), \(ByteBuffer(bytes: entry.xdrBytes)))
+                    ON CONFLICT (account_id) DO UPDATE SET entry = EXCLUDED.entry
+                    """)
+            } else {
+                try await transaction.execute("DELETE FROM accounts WHERE account_id = \(id.storageKey)")
+            }
+        }
+        for (key, entry) in changes.trustLines {
+            if let entry {
+                try await transaction.execute("""
+                    INSERT INTO trust_lines (account_id, asset, entry) VALUES (\(key.accountID.storageKey), \(key.asset.storageKey), \(ByteBuffer(bytes: entry.xdrBytes)))
+                    ON CONFLICT (account_id, asset) DO UPDATE SET entry = EXCLUDED.entry
+                    """)
+            } else {
+                try await transaction.execute("DELETE FROM trust_lines WHERE account_id = \(key.accountID.storageKey) AND asset = \(key.asset.storageKey)")
+            }
+        }
+        for (id, offer) in changes.offers {
+            if let offer {
+                let entry = offer.entry
+                try await transaction.execute("""
+                    INSERT INTO offers (offer_id, seller_id, selling, buying, entry)
+                    VALUES (\(id), \(entry.sellerID.storageKey), \(entry.selling.storageKey), \(entry.buying.storageKey), \(ByteBuffer(bytes: offer.xdrBytes)))
+                    ON CONFLICT (offer_id) DO UPDATE SET seller_id = EXCLUDED.seller_id, selling = EXCLUDED.selling, buying = EXCLUDED.buying, entry = EXCLUDED.entry
+                    """)
+            } else {
+                try await transaction.execute("DELETE FROM offers WHERE offer_id = \(id)")
+            }
+        }
+        for (key, entry) in changes.data {
+            if let entry {
+                try await transaction.execute("""
+                    INSERT INTO account_data (account_id, name, entry) VALUES (\(key.accountID.storageKey), \(ByteBuffer(bytes: key.name)), \(ByteBuffer(bytes: entry.xdrBytes)))
+                    ON CONFLICT (account_id, name) DO UPDATE SET entry = EXCLUDED.entry
+                    """)
+            } else {
+                try await transaction.execute("DELETE FROM account_data WHERE account_id = \(key.accountID.storageKey) AND name = \(ByteBuffer(bytes: key.name))")
+            }
+        }
+    }
+
+    private static func writeHistory(_ applied: [ClosedTransaction], header: LedgerHeader, _ transaction: PostgresDatabase.Transaction) async throws {
+        let sequence = Int64(header.sequence)
+        for (index, closed) in applied.enumerated() {
+            let order = index + 1
+            let tx = closed.prepared.transaction
+            let result = closed.application.result
+            let transactionID = TOID.make(ledger: header.sequence, transactionOrder: order, operationIndex: 0)
+            let source = tx.sourceAccount.accountID
+            try await transaction.execute("""
+                INSERT INTO transactions (id, hash, ledger, application_order, source_account, successful, fee_charged, operation_count, close_time, envelope, result)
+                VALUES (\(transactionID), \(ByteBuffer(bytes: closed.prepared.hash.bytes)), \(sequence), \(Int64(order)), \(source.storageKey),
+                        \(result.isSuccess), \(result.feeCharged), \(Int64(tx.operations.count)), \(Int64(header.closeTime)),
+                        \(ByteBuffer(bytes: closed.prepared.envelope.xdrBytes)), \(ByteBuffer(bytes: result.xdrBytes)))
+                """)
+            var participants: Set<AccountID> = [source]
+            for (opIndex, op) in tx.operations.enumerated() {
+                let operationID = TOID.make(ledger: header.sequence, transactionOrder: order, operationIndex: opIndex + 1)
+                let opSource = op.sourceAccount?.accountID ?? source
+                try await transaction.execute("""
+                    INSERT INTO operations (id, transaction_id, ledger, source_account, type, is_payment, successful)
+                    VALUES (\(operationID), \(transactionID), \(sequence), \(opSource.storageKey), \(Int64(op.body.type.rawValue)), \(op.isPayment), \(result.isSuccess))
+                    """)
+                for account in op.participants(transactionSource: source) {
+                    participants.insert(account)
+                    try await transaction.execute("""
+                        INSERT INTO account_operations (account_id, operation_id, is_payment) VALUES (\(account.storageKey), \(operationID), \(op.isPayment))
+                        ON CONFLICT DO NOTHING
+                        """)
+                }
+            }
+            for account in participants {
+                try await transaction.execute("INSERT INTO account_transactions (account_id, transaction_id) VALUES (\(account.storageKey), \(transactionID)) ON CONFLICT DO NOTHING")
+            }
+        }
+    }
+
+    // MARK: The read side (Horizon's queries)
+
+    private static let transactionColumns = "t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result"
+
+    private static func storedTransaction(_ row: PostgresRow) throws -> StoredTransaction {
+        let (hash, ledger, order, closeTime, envelope, result) = try row.decode((ByteBuffer, Int64, Int64, Int64, ByteBuffer, ByteBuffer).self)
+        return StoredTransaction(
+            hash: Bytes32(Array(buffer: hash)), ledger: UInt32(ledger), applicationOrder: Int(order),
+            envelope: try TransactionEnvelope(xdrBytes: Array(buffer: envelope)), result: try TransactionResult(xdrBytes: Array(buffer: result)),
+            closeTime: UInt64(closeTime))
+    }
+
+    public func transaction(hash: Bytes32) async throws -> StoredTransaction? {
+        try await database.rows(
+            "SELECT \(unescaped: Self.transactionColumns) FROM transactions t WHERE t.hash = \(ByteBuffer(bytes: hash.bytes))", Self.storedTransaction
+        ).first
+    }
+
+    public func latestLedgerSequence() async throws -> UInt32? {
+        try await database.rows("SELECT MAX(sequence) FROM ledger_headers") { try $0.decode(Int64?.self) }.first.flatMap { $0 }.map(UInt32.init)
+    }
+
+    public func account(_ id: AccountID) async throws -> AccountRecord? {
+        // One snapshot for the account and its sub-entries.
+        try await database.transaction { transaction in
+            try await transaction.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            guard let blob = try await transaction.rows("SELECT entry FROM accounts WHERE account_id = \(id.storageKey)", Self.bytes).first else { return nil }
+            let account = try AccountEntry(xdrBytes: blob)
+            var lines: [TrustLineEntry] = []
+            var data: [DataEntry] = []
+            if account.numSubEntries > 0 {
+                lines = try await transaction.rows("SELECT entry FROM trust_lines WHERE account_id = \(id.storageKey) ORDER BY asset", Self.bytes)
+                    .map { try TrustLineEntry(xdrBytes: $0) }
+                data = try await transaction.rows("SELECT entry FROM account_data WHERE account_id = \(id.storageKey) ORDER BY name", Self.bytes)
+                    .map { try DataEntry(xdrBytes: $0) }
+            }
+            return AccountRecord(account: account, trustLines: lines, data: data)
+        }
+    }
+
+    public func accountExists(_ id: AccountID) async throws -> Bool {
+        try await !database.rows("SELECT 1 FROM accounts WHERE account_id = \(id.storageKey)") { _ in true }.isEmpty
+    }
+
+    /// A page's condition on `column` (with its cursor bound) and its order clause.
+    private static func clauses(_ page: PageRequest, _ column: String, _ bindings: inout PostgresBindings) throws -> (condition: String, order: String) {
+        let order = "ORDER BY \(column) \(page.descending ? "DESC" : "ASC") LIMIT \(page.limit)"
+        guard let cursor = page.cursor else { return ("TRUE", order) }
+        try bindings.append(cursor)
+        return ("\(column) \(page.descending ? "<" : ">") $\(bindings.count)", order)
+    }
+
+    public func ledgers(_ page: PageRequest) async throws -> [LedgerRecord] {
+        // As SQLite's: paging tokens are sequence << 32, compared on the sequence.
+        var sequencePage = page
+        sequencePage.cursor = page.cursor.map { cursor in
+            page.descending ? (cursor >> 32) + (cursor & 0xFFFF_FFFF == 0 ? 0 : 1) : cursor >> 32
+        }
+        var bindings = PostgresBindings()
+        let (condition, order) = try Self.clauses(sequencePage, "h.sequence", &bindings)
+        return try await database.rows(PostgresQuery(unsafeSQL: """
+            SELECT h.header, h.transaction_count, h.successful_transaction_count, h.operation_count, p.header
+            FROM ledger_headers h LEFT JOIN ledger_headers p ON p.sequence = h.sequence - 1 WHERE \(condition) \(order)
+            """, binds: bindings), Self.ledgerRecord)
+    }
+
+    public func ledger(_ sequence: UInt32) async throws -> LedgerRecord? {
+        try await database.rows("""
+            SELECT h.header, h.transaction_count, h.successful_transaction_count, h.operation_count, p.header
+            FROM ledger_headers h LEFT JOIN ledger_headers p ON p.sequence = h.sequence - 1 WHERE h.sequence = \(Int64(sequence))
+            """, Self.ledgerRecord).first
+    }
+
+    private static func ledgerRecord(_ row: PostgresRow) throws -> LedgerRecord {
+        let (headerBytes, transactions, successful, operations, previous) = try row.decode((ByteBuffer, Int64, Int64, Int64, ByteBuffer?).self)
+        let bytes = Array(buffer: headerBytes)
+        return LedgerRecord(
+            header: try LedgerHeader(xdrBytes: bytes), hash: hash(bytes), previousHash: previous.map { hash(Array(buffer: $0)) },
+            transactionCount: Int(transactions), successfulTransactionCount: Int(successful), operationCount: Int(operations))
+    }
+
+    private static func hash(_ bytes: [UInt8]) -> Bytes32 {
+        SHA256.hash(data: bytes).withUnsafeBytes { Bytes32($0) }
+    }
+
+    public func transactions(_ page: PageRequest, account: AccountID?, includeFailed: Bool) async throws -> [StoredTransaction] {
+        var bindings = PostgresBindings()
+        let failed = includeFailed ? "" : "AND t.successful"
+        let sql: String
+        if let account {
+            try bindings.append(account.storageKey)
+            let (condition, order) = try Self.clauses(page, "a.transaction_id", &bindings)
+            sql = """
+                SELECT \(Self.transactionColumns) FROM account_transactions a JOIN transactions t ON t.id = a.transaction_id
+                WHERE a.account_id = $1 AND \(condition) \(failed) \(order)
+                """
+        } else {
+            let (condition, order) = try Self.clauses(page, "t.id", &bindings)
+            sql = "SELECT \(Self.transactionColumns) FROM transactions t WHERE \(condition) \(failed) \(order)"
+        }
+        return try await database.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), Self.storedTransaction)
+    }
+
+    public func operations(_ page: PageRequest, filter: OperationFilter) async throws -> [OperationRecord] {
+        var bindings = PostgresBindings()
+        var conditions: [String] = []
+        let from: String
+        if let account = filter.account {
+            from = "account_operations a JOIN operations o ON o.id = a.operation_id"
+            try bindings.append(account.storageKey)
+            conditions.append("a.account_id = $\(bindings.count)")
+        } else {
+            from = "operations o"
+        }
+        if let hash = filter.transactionHash {
+            try bindings.append(ByteBuffer(bytes: hash.bytes))
+            conditions.append("t.hash = $\(bindings.count)")
+        }
+        if filter.paymentsOnly { conditions.append("o.is_payment") }
+        if !filter.includeFailed { conditions.append("o.successful") }
+        let (condition, order) = try Self.clauses(page, "o.id", &bindings)
+        conditions.append(condition)
+        let sql = """
+            SELECT o.id, \(Self.transactionColumns) FROM \(from) JOIN transactions t ON t.id = o.transaction_id
+            WHERE \(conditions.joined(separator: " AND ")) \(order)
+            """
+        return try await database.rows(PostgresQuery(unsafeSQL: sql, binds: bindings)) { row in
+            let (id, hash, ledger, order, closeTime, envelope, result) = try row.decode((Int64, ByteBuffer, Int64, Int64, Int64, ByteBuffer, ByteBuffer).self)
+            let transaction = StoredTransaction(
+                hash: Bytes32(Array(buffer: hash)), ledger: UInt32(ledger), applicationOrder: Int(order),
+                envelope: try TransactionEnvelope(xdrBytes: Array(buffer: envelope)), result: try TransactionResult(xdrBytes: Array(buffer: result)),
+                closeTime: UInt64(closeTime))
+            return OperationRecord(id: id, transaction: transaction, index: Int(id & 0xFFF) - 1)
+        }
+    }
+
+    public func operation(_ id: Int64) async throws -> OperationRecord? {
+        guard id > 0 else { return nil }
+        return try await operations(PageRequest(cursor: id - 1, limit: 1), filter: OperationFilter(includeFailed: true)).first { $0.id == id }
+    }
+
+    public func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?) async throws -> [LedgerOffer] {
+        var bindings = PostgresBindings()
+        var conditions: [String] = []
+        for (column, value) in [("seller_id", seller?.storageKey), ("selling", selling?.storageKey), ("buying", buying?.storageKey)] {
+            guard let value else { continue }
+            try bindings.append(value)
+            conditions.append("\(column) = $\(bindings.count)")
+        }
+        let (condition, order) = try Self.clauses(page, "offer_id", &bindings)
+        conditions.append(condition)
+        return try await database.rows(
+            PostgresQuery(unsafeSQL: "SELECT entry FROM offers WHERE \(conditions.joined(separator: " AND ")) \(order)", binds: bindings), Self.bytes
+        ).map { try LedgerOffer(xdrBytes: $0) }
+    }
+
+    public func offer(_ id: Int64) async throws -> LedgerOffer? {
+        try await database.rows("SELECT entry FROM offers WHERE offer_id = \(id)", Self.bytes).first.map { try LedgerOffer(xdrBytes: $0) }
+    }
+
+    public func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) {
+        let latest = Int64(try await latestLedgerSequence() ?? 0)
+        let rows = try await database.rows("SELECT fee_charged, operation_count, envelope FROM transactions WHERE ledger > \(latest - Int64(ledgers)) ORDER BY id") { row in
+            try row.decode((Int64, Int64, ByteBuffer).self)
+        }
+        var charged: [Int64] = []
+        var offered: [Int64] = []
+        for (fee, operationCount, envelope) in rows {
+            let operations = max(1, operationCount)
+            charged.append(fee / operations)
+            offered.append(Int64(try TransactionEnvelope(xdrBytes: Array(buffer: envelope)).transaction.fee) / operations)
+        }
+        return (charged, offered)
+    }
+}
+
+extension AccountID {
+    /// The 32 raw key bytes, as stored.
+    var storageKey: ByteBuffer { ByteBuffer(bytes: publicKey.bytes) }
+}
+
+extension Asset {
+    /// The asset's XDR, as stored.
+    var storageKey: ByteBuffer { ByteBuffer(bytes: xdrBytes) }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Ledger
+@testable import PostgresStore
+import StellarBase
+import Store
+import TenderTesting
+import Testing
+
+/// The same ledgers committed to SQLite and to PostgreSQL: the same state reloads from both, and
+/// every query behind Horizon's API answers the same from both.
+@Suite("The ledger's store, on SQLite and on PostgreSQL")
+struct LedgerStoreContractTests {
+    let temporary = TemporaryDirectory("ledger-store-contract")
+
+    /// A small history: accounts, a trust line, data set and deleted, a payment, an offer, a failed
+    /// transaction, several transactions in one ledger.
+    static func ledgers() throws -> (ledgers: [ClosedLedger], state: LedgerState, alice: KeyPair, bob: KeyPair, usd: Asset) {
+        var state = LedgerState.genesis(network: .standalone, closeTime: 1_700_000_000)
+        var ledgers = [try state.closeLedger([], closeTime: 1_700_000_001)]
+        let root = LedgerState.rootKeyPair(network: .standalone)
+        let alice = try KeyPair(seed: Array(repeating: 9, count: 32))
+        let bob = try KeyPair(seed: Array(repeating: 8, count: 32))
+        let usd = try Asset(code: "USD", issuer: root.accountID)
+        var sequences: [AccountID: Int64] = [:]
+        func envelope(_ source: KeyPair, _ ops: [StellarBase.Operation]) -> PreparedTransaction {
+            let next = (sequences[source.accountID] ?? state.account(source.accountID)!.sequenceNumber) + 1
+            sequences[source.accountID] = next
+            let tx = Transaction(sourceAccount: .ed25519(source.accountID), fee: UInt32(100 * ops.count), sequenceNumber: next, operations: ops)
+            return PreparedTransaction.prepare(tx.signed(by: [source], on: .standalone), network: .standalone)
+        }
+        func close(_ transactions: [PreparedTransaction]) throws {
+            ledgers.append(try state.closeLedger(transactions, closeTime: state.header.closeTime + 1))
+            sequences = [:]
+        }
+        let xlm = Amount.stroopsPerUnit
+        try close([envelope(root, [
+            StellarBase.Operation(.createAccount(CreateAccountOperation(destination: alice.accountID, startingBalance: 100 * xlm))),
+            StellarBase.Operation(.createAccount(CreateAccountOperation(destination: bob.accountID, startingBalance: 100 * xlm))),
+        ])])
+        try close([
+            envelope(alice, [
+                StellarBase.Operation(.changeTrust(ChangeTrustOperation(asset: usd))),
+                StellarBase.Operation(.manageData(ManageDataOperation(name: Array("config.memo_required".utf8), value: [0x31]))),
+            ]),
+            envelope(bob, [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(alice.accountID), asset: .native, amount: 5 * xlm)))]),
+            // Fails: bob does not trust USD.
+            envelope(root, [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(bob.accountID), asset: usd, amount: xlm)))]),
+        ])
+        try close([envelope(root, [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(alice.accountID), asset: usd, amount: 50 * xlm)))])])
+        try close([envelope(alice, [StellarBase.Operation(.manageSellOffer(ManageSellOfferOperation(selling: usd, buying: .native, amount: 10 * xlm, price: Price(n: 3, d: 2))))])])
+        try close([envelope(alice, [StellarBase.Operation(.manageData(ManageDataOperation(name: Array("config.memo_required".utf8), value: nil)))])])
+        return (ledgers, state, alice, bob, usd)
+    }
+
+    struct LedgerView: Equatable {
+        let header: LedgerHeader, hash: Bytes32, previous: Bytes32?, counts: [Int]
+        init(_ record: LedgerRecord) {
+            header = record.header
+            hash = record.hash
+            previous = record.previousHash
+            counts = [record.transactionCount, record.successfulTransactionCount, record.operationCount]
+        }
+    }
+
+    struct OperationView: Equatable {
+        let id: Int64, transaction: StoredTransaction, index: Int
+        init(_ record: OperationRecord) {
+            id = record.id
+            transaction = record.transaction
+            index = record.index
+        }
+    }
+
+    struct AccountView: Equatable {
+        let account: AccountEntry, lines: [TrustLineEntry], data: [DataEntry]
+        init?(_ record: AccountRecord?) {
+            guard let record else { return nil }
+            account = record.account
+            lines = record.trustLines
+            data = record.data
+        }
+    }
+
+    /// Everything the reader answers for this history, in comparable form.
+    static func answers(_ store: any LedgerReader, alice: KeyPair, bob: KeyPair, usd: Asset, hashes: [Bytes32]) async throws -> [String] {
+        var out: [String] = []
+        func add(_ label: String, _ value: some Any) { out.append("\(label): \(value)") }
+        for descending in [false, true] {
+            for cursor in [nil, Int64(3) << 32, (Int64(3) << 32) + 1] as [Int64?] {
+                let page = PageRequest(cursor: cursor, limit: 3, descending: descending)
+                add("ledgers \(page)", try await store.ledgers(page).map(LedgerView.init))
+                for account in [nil, alice.accountID, bob.accountID] as [AccountID?] {
+                    for failed in [false, true] {
+                        add("transactions \(page) \(String(describing: account)) \(failed)", try await store.transactions(page, account: account, includeFailed: failed))
+                    }
+                }
+            }
+            for cursor in [nil, Int64(0)] as [Int64?] {
+                let page = PageRequest(cursor: cursor, limit: 50, descending: descending)
+                for filter in [
+                    OperationFilter(), OperationFilter(includeFailed: true), OperationFilter(account: alice.accountID),
+                    OperationFilter(account: bob.accountID, includeFailed: true), OperationFilter(paymentsOnly: true),
+                    OperationFilter(transactionHash: hashes[1], includeFailed: true),
+                ] {
+                    add("operations \(page) \(filter)", try await store.operations(page, filter: filter).map(OperationView.init))
+                }
+                add("offers \(page)", try await store.offers(page, seller: nil, selling: nil, buying: nil))
+                add("offers by alice", try await store.offers(page, seller: alice.accountID, selling: usd, buying: .native))
+                add("offers by bob", try await store.offers(page, seller: bob.accountID, selling: nil, buying: nil))
+            }
+        }
+        for sequence: UInt32 in [0, 1, 2, 3, 6, 7, 99] { add("ledger \(sequence)", try await store.ledger(sequence).map(LedgerView.init) as Any) }
+        add("latest", try await store.latestLedgerSequence() as Any)
+        for hash in hashes { add("transaction \(hash)", try await store.transaction(hash: hash) as Any) }
+        add("missing transaction", try await store.transaction(hash: Bytes32(Array(repeating: 1, count: 32))) as Any)
+        for id in [Int64(1), (Int64(3) << 32) + (1 << 12) + 1, (Int64(3) << 32) + (3 << 12) + 1, Int64.max] {
+            add("operation \(id)", try await store.operation(id).map(OperationView.init) as Any)
+        }
+        for account in [alice.accountID, bob.accountID, LedgerState.rootKeyPair(network: .standalone).accountID] {
+            add("account \(account.strKey)", AccountView(try await store.account(account)) as Any)
+            add("exists \(account.strKey)", try await store.accountExists(account))
+        }
+        add("no account", AccountView(try await store.account(try KeyPair(seed: Array(repeating: 3, count: 32)).accountID)) as Any)
+        for offer in try await store.offers(PageRequest(cursor: nil, limit: 10, descending: false), seller: nil, selling: nil, buying: nil) {
+            add("offer \(offer.entry.offerID)", try await store.offer(offer.entry.offerID) as Any)
+        }
+        add("offer 999", try await store.offer(999) as Any)
+        let fees = try await store.recentFees(ledgers: 5)
+        add("fees", [fees.charged, fees.offered])
+        return out
+    }
+
+    @Test func bothStoresKeepAndAnswerTheSame() async throws {
+        let (ledgers, state, alice, bob, usd) = try Self.ledgers()
+        let hashes = ledgers.flatMap { $0.transactions.map(\.prepared.hash) }
+        #expect(hashes.count == 7)
+        let sqlite = try SQLiteLedgerStore(path: temporary.file("ledger.sqlite"))
+        let server = try await TemporaryPostgres.start()
+        do {
+            let database = try PostgresDatabase(url: server.url)
+            defer { database.shutdown() }
+            let postgres = try await PostgresLedgerStore(database)
+            #expect(try await postgres.loadState() == nil)
+            #expect(try await postgres.latestLedgerSequence() == nil)
+            for ledger in ledgers {
+                try await sqlite.commit(ledger)
+                try await postgres.commit(ledger)
+            }
+            // A ledger committed twice is refused, and leaves nothing of itself.
+            await #expect(throws: (any Error).self) { try await postgres.commit(ledgers[3]) }
+
+            let reloaded = try #require(try await PostgresLedgerStore(database).loadState())
+            #expect(reloaded.stateHash() == state.stateHash())
+            #expect(reloaded.header == state.header)
+            #expect(reloaded.verifyAllInvariants() == nil)
+            #expect(reloaded.offers(selling: usd, buying: .native).count == 1)
+
+            let fromSQLite = try await Self.answers(sqlite, alice: alice, bob: bob, usd: usd, hashes: hashes)
+            let fromPostgres = try await Self.answers(postgres, alice: alice, bob: bob, usd: usd, hashes: hashes)
+            #expect(fromSQLite.count == fromPostgres.count && fromSQLite.count > 100)
+            for (a, b) in zip(fromSQLite, fromPostgres) where a != b {
+                Issue.record("SQLite and PostgreSQL differ:\n\(a.prefix(600))\n\(b.prefix(600))")
+            }
+            // The history is not empty where it matters (the comparison would pass on two empty stores).
+            #expect(try await postgres.transactions(PageRequest(cursor: nil, limit: 50, descending: false), account: alice.accountID, includeFailed: true).count == 6)
+            #expect(try await postgres.operations(PageRequest(cursor: nil, limit: 50, descending: false), filter: OperationFilter(includeFailed: true)).count == 9)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+}
