@@ -64,17 +64,16 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     static let bytes: @Sendable (PostgresRow) throws -> [UInt8] = { Array(buffer: try $0.decode(ByteBuffer.self)) }
 
     public func commit(_ ledger: ClosedLedger) async throws {
-        let applied = ledger.transactions.filter(\.application.isApplied)
+        let history = LedgerHistory(ledger)
         let header = ledger.header
         try await database.transaction { transaction in
             try await transaction.execute("""
                 INSERT INTO ledger_headers (sequence, close_time, header, transaction_count, successful_transaction_count, operation_count)
-                VALUES (\(Int64(header.sequence)), \(Int64(header.closeTime)), \(ByteBuffer(bytes: header.xdrBytes)), \(Int64(applied.count)),
-                        \(Int64(applied.filter { $0.application.result.isSuccess }.count)),
-                        \(Int64(applied.reduce(0) { $0 + $1.prepared.transaction.operations.count })))
+                VALUES (\(Int64(header.sequence)), \(Int64(header.closeTime)), \(ByteBuffer(bytes: header.xdrBytes)), \(Int64(history.transactions.count)),
+                        \(Int64(history.transactions.filter(\.successful).count)), \(Int64(history.operations.count)))
                 """)
             try await Self.writeChanges(ledger.changes, transaction)
-            try await Self.writeHistory(applied, header: header, transaction)
+            try await Self.writeHistory(history, transaction)
         }
     }
 
@@ -123,39 +122,29 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         }
     }
 
-    private static func writeHistory(_ applied: [ClosedTransaction], header: LedgerHeader, _ transaction: PostgresDatabase.Transaction) async throws {
-        let sequence = Int64(header.sequence)
-        for (index, closed) in applied.enumerated() {
-            let order = index + 1
-            let tx = closed.prepared.transaction
-            let result = closed.application.result
-            let transactionID = TOID.make(ledger: header.sequence, transactionOrder: order, operationIndex: 0)
-            let source = tx.sourceAccount.accountID
+    private static func writeHistory(_ history: LedgerHistory, _ transaction: PostgresDatabase.Transaction) async throws {
+        let ledger = Int64(history.ledger)
+        for row in history.transactions {
             try await transaction.execute("""
                 INSERT INTO transactions (id, hash, ledger, application_order, source_account, successful, fee_charged, operation_count, close_time, envelope, result)
-                VALUES (\(transactionID), \(ByteBuffer(bytes: closed.prepared.hash.bytes)), \(sequence), \(Int64(order)), \(source.storageKey),
-                        \(result.isSuccess), \(result.feeCharged), \(Int64(tx.operations.count)), \(Int64(header.closeTime)),
-                        \(ByteBuffer(bytes: closed.prepared.envelope.xdrBytes)), \(ByteBuffer(bytes: result.xdrBytes)))
+                VALUES (\(row.id), \(ByteBuffer(bytes: row.hash.bytes)), \(ledger), \(Int64(row.order)), \(row.source.storageKey), \(row.successful),
+                        \(row.feeCharged), \(Int64(row.operationCount)), \(Int64(history.closeTime)), \(ByteBuffer(bytes: row.envelope)), \(ByteBuffer(bytes: row.result)))
                 """)
-            var participants: Set<AccountID> = [source]
-            for (opIndex, op) in tx.operations.enumerated() {
-                let operationID = TOID.make(ledger: header.sequence, transactionOrder: order, operationIndex: opIndex + 1)
-                let opSource = op.sourceAccount?.accountID ?? source
-                try await transaction.execute("""
-                    INSERT INTO operations (id, transaction_id, ledger, source_account, type, is_payment, successful)
-                    VALUES (\(operationID), \(transactionID), \(sequence), \(opSource.storageKey), \(Int64(op.body.type.rawValue)), \(op.isPayment), \(result.isSuccess))
-                    """)
-                for account in op.participants(transactionSource: source) {
-                    participants.insert(account)
-                    try await transaction.execute("""
-                        INSERT INTO account_operations (account_id, operation_id, is_payment) VALUES (\(account.storageKey), \(operationID), \(op.isPayment))
-                        ON CONFLICT DO NOTHING
-                        """)
-                }
-            }
-            for account in participants {
-                try await transaction.execute("INSERT INTO account_transactions (account_id, transaction_id) VALUES (\(account.storageKey), \(transactionID)) ON CONFLICT DO NOTHING")
-            }
+        }
+        for row in history.operations {
+            try await transaction.execute("""
+                INSERT INTO operations (id, transaction_id, ledger, source_account, type, is_payment, successful)
+                VALUES (\(row.id), \(row.transactionID), \(ledger), \(row.source.storageKey), \(Int64(row.type)), \(row.isPayment), \(row.successful))
+                """)
+        }
+        for row in history.accountOperations {
+            try await transaction.execute("""
+                INSERT INTO account_operations (account_id, operation_id, is_payment) VALUES (\(row.account.storageKey), \(row.id), \(row.isPayment))
+                ON CONFLICT DO NOTHING
+                """)
+        }
+        for row in history.accountTransactions {
+            try await transaction.execute("INSERT INTO account_transactions (account_id, transaction_id) VALUES (\(row.account.storageKey), \(row.id)) ON CONFLICT DO NOTHING")
         }
     }
 

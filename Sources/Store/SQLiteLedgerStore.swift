@@ -183,16 +183,15 @@ public final class SQLiteLedgerStore: LedgerStore {
         // answered to nobody but applied in memory must still reach the disk.
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             database.asyncWrite({ db in
-                let applied = ledger.transactions.filter(\.application.isApplied)
+                let history = LedgerHistory(ledger)
                 try db.execute(
                     sql: "INSERT INTO ledger_headers (sequence, close_time, header, transaction_count, successful_transaction_count, operation_count) VALUES (?, ?, ?, ?, ?, ?)",
                     arguments: [
-                        ledger.header.sequence, Int64(ledger.header.closeTime), Data(ledger.header.xdrBytes), applied.count,
-                        applied.filter { $0.application.result.isSuccess }.count,
-                        applied.reduce(0) { $0 + $1.prepared.transaction.operations.count },
+                        ledger.header.sequence, Int64(ledger.header.closeTime), Data(ledger.header.xdrBytes), history.transactions.count,
+                        history.transactions.filter(\.successful).count, history.operations.count,
                     ])
                 try Self.writeChanges(ledger.changes, db)
-                try Self.writeHistory(applied, header: ledger.header, db)
+                try Self.writeHistory(history, db)
             }, completion: { _, result in
                 continuation.resume(with: result)
             })
@@ -240,7 +239,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    private static func writeHistory(_ applied: [ClosedTransaction], header: LedgerHeader, _ db: Database) throws {
+    private static func writeHistory(_ history: LedgerHistory, _ db: Database) throws {
         let insertTransaction = try db.cachedStatement(sql: """
             INSERT INTO transactions (id, hash, ledger, application_order, source_account, successful, fee_charged, operation_count, close_time, envelope, result)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -250,29 +249,20 @@ public final class SQLiteLedgerStore: LedgerStore {
             """)
         let insertAccountTransaction = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_transactions (account_id, transaction_id) VALUES (?, ?)")
         let insertAccountOperation = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_operations (account_id, operation_id, is_payment) VALUES (?, ?, ?)")
-        for (index, closed) in applied.enumerated() {
-            let order = index + 1
-            let tx = closed.prepared.transaction
-            let result = closed.application.result
-            let transactionID = TOID.make(ledger: header.sequence, transactionOrder: order, operationIndex: 0)
-            let source = tx.sourceAccount.accountID
+        for row in history.transactions {
             try insertTransaction.execute(arguments: [
-                transactionID, Data(closed.prepared.hash.bytes), header.sequence, order, source.storageKey, result.isSuccess,
-                result.feeCharged, tx.operations.count, Int64(header.closeTime), Data(closed.prepared.envelope.xdrBytes), Data(result.xdrBytes),
+                row.id, Data(row.hash.bytes), history.ledger, row.order, row.source.storageKey, row.successful,
+                row.feeCharged, row.operationCount, Int64(history.closeTime), Data(row.envelope), Data(row.result),
             ])
-            var participants: Set<AccountID> = [source]
-            for (opIndex, op) in tx.operations.enumerated() {
-                let operationID = TOID.make(ledger: header.sequence, transactionOrder: order, operationIndex: opIndex + 1)
-                let opSource = op.sourceAccount?.accountID ?? source
-                try insertOperation.execute(arguments: [operationID, transactionID, header.sequence, opSource.storageKey, op.body.type.rawValue, op.isPayment, result.isSuccess])
-                for account in op.participants(transactionSource: source) {
-                    participants.insert(account)
-                    try insertAccountOperation.execute(arguments: [account.storageKey, operationID, op.isPayment])
-                }
-            }
-            for account in participants {
-                try insertAccountTransaction.execute(arguments: [account.storageKey, transactionID])
-            }
+        }
+        for row in history.operations {
+            try insertOperation.execute(arguments: [row.id, row.transactionID, history.ledger, row.source.storageKey, row.type, row.isPayment, row.successful])
+        }
+        for row in history.accountOperations {
+            try insertAccountOperation.execute(arguments: [row.account.storageKey, row.id, row.isPayment])
+        }
+        for row in history.accountTransactions {
+            try insertAccountTransaction.execute(arguments: [row.account.storageKey, row.id])
         }
     }
 

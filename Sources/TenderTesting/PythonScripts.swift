@@ -11,21 +11,31 @@ public enum PythonScripts {
     /// Runs `script` (relative to the package root) with `arguments`; its exit status and its
     /// standard output and error, together.
     public static func run(_ script: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/bin/bash")
-        python.arguments = ["-c", #"source Scripts/python-env.sh && exec "$TENDER_PYTHON" "$@""#, "interop", script] + arguments
-        python.currentDirectoryURL = packageRoot
+        try await ChildProcess.run(
+            "/bin/bash", ["-c", #"source Scripts/python-env.sh && exec "$TENDER_PYTHON" "$@""#, "interop", script] + arguments)
+    }
+}
+
+/// Runs a program in the package's root directory without blocking Swift's cooperative pool.
+public enum ChildProcess {
+    /// Runs `executable` with `arguments`; its exit status and its standard output and error,
+    /// together.
+    public static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = PythonScripts.packageRoot
         let output = Pipe()
-        python.standardOutput = output
-        python.standardError = output
-        try python.run()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
         let text = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                python.waitUntilExit()
+                process.waitUntilExit()
                 continuation.resume(returning: text)
             }
         }
-        return (python.terminationStatus, text)
+        return (process.terminationStatus, text)
     }
 }

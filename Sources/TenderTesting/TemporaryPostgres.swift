@@ -28,22 +28,7 @@ public final class TemporaryPostgres: Sendable {
     }
 
     static func run(_ arguments: [String]) async throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["Scripts/postgres.sh"] + arguments
-        process.currentDirectoryURL = PythonScripts.packageRoot
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                continuation.resume(returning: text)
-            }
-        }
-        return (process.terminationStatus, text)
+        try await ChildProcess.run("/bin/bash", ["Scripts/postgres.sh"] + arguments)
     }
 }
 

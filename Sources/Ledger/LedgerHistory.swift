@@ -1,0 +1,75 @@
+import StellarBase
+
+/// What a closed ledger adds to the history every store keeps, row by row: its applied
+/// transactions, their operations, and who took part in each (an account is listed with a
+/// transaction when it is the source or a participant of any of its operations). The SQLite and
+/// PostgreSQL stores write these same rows.
+public struct LedgerHistory: Sendable {
+    public struct TransactionRow: Sendable {
+        /// Horizon's TOID.
+        public let id: Int64
+        public let hash: Bytes32
+        public let order: Int
+        public let source: AccountID
+        public let successful: Bool
+        public let feeCharged: Int64
+        public let operationCount: Int
+        public let envelope: [UInt8]
+        public let result: [UInt8]
+    }
+
+    public struct OperationRow: Sendable {
+        public let id: Int64
+        public let transactionID: Int64
+        public let source: AccountID
+        public let type: Int32
+        public let isPayment: Bool
+        public let successful: Bool
+    }
+
+    /// An account taking part in a transaction (`id` its TOID) or an operation.
+    public struct Participation: Sendable {
+        public let account: AccountID
+        public let id: Int64
+        public let isPayment: Bool
+    }
+
+    public let ledger: UInt32
+    public let closeTime: UInt64
+    public private(set) var transactions: [TransactionRow] = []
+    public private(set) var operations: [OperationRow] = []
+    public private(set) var accountTransactions: [Participation] = []
+    public private(set) var accountOperations: [Participation] = []
+
+    public init(_ closed: ClosedLedger) {
+        ledger = closed.header.sequence
+        closeTime = closed.header.closeTime
+        for (index, transaction) in closed.transactions.filter(\.application.isApplied).enumerated() {
+            let order = index + 1
+            let tx = transaction.prepared.transaction
+            let result = transaction.application.result
+            let transactionID = TOID.make(ledger: ledger, transactionOrder: order, operationIndex: 0)
+            let source = tx.sourceAccount.accountID
+            transactions.append(TransactionRow(
+                id: transactionID, hash: transaction.prepared.hash, order: order, source: source, successful: result.isSuccess,
+                feeCharged: result.feeCharged, operationCount: tx.operations.count, envelope: transaction.prepared.envelope.xdrBytes,
+                result: result.xdrBytes))
+            var participants: Set<AccountID> = [source]
+            for (opIndex, op) in tx.operations.enumerated() {
+                let operationID = TOID.make(ledger: ledger, transactionOrder: order, operationIndex: opIndex + 1)
+                operations.append(OperationRow(
+                    id: operationID, transactionID: transactionID, source: op.sourceAccount?.accountID ?? source, type: op.body.type.rawValue,
+                    isPayment: op.isPayment, successful: result.isSuccess))
+                // An account twice in one operation (paying itself) is listed once.
+                var seen: Set<AccountID> = []
+                for account in op.participants(transactionSource: source) where seen.insert(account).inserted {
+                    participants.insert(account)
+                    accountOperations.append(Participation(account: account, id: operationID, isPayment: op.isPayment))
+                }
+            }
+            for account in participants {
+                accountTransactions.append(Participation(account: account, id: transactionID, isPayment: false))
+            }
+        }
+    }
+}
