@@ -107,6 +107,7 @@ let package = Package(
                 "StellarBase",
                 "Ledger",
                 "LedgerService",
+                "PostgresStore",
                 "Store",
                 "TenderJSON",
                 "Gateway",

@@ -24,22 +24,68 @@ public final class PostgresDatabase: Sendable {
         runner.cancel()
     }
 
+    /// The advisory lock a `tender serve` holds on the database while it runs ("tender serve").
+    static let serverLockKey: Int64 = 0x74656E646572_01
+
+    /// Takes the server's advisory lock on a connection of its own, held until ``release()`` or
+    /// the process ends (PostgreSQL frees it with the session): a second `tender serve` on the
+    /// same database is refused instead of writing ledgers beside the first.
+    /// - Throws: ``PostgresURLError`` naming the problem when another server holds it.
+    public func lockForServer(url: String) async throws -> ServerLock {
+        let parts = try Parts(url: url)
+        let connection = try await PostgresConnection.connect(
+            configuration: PostgresConnection.Configuration(
+                host: parts.host, port: parts.port, username: parts.user, password: parts.password, database: parts.database, tls: .disable),
+            id: 1, logger: logger)
+        let taken = try await connection.rows("SELECT pg_try_advisory_lock(\(Self.serverLockKey))", { try $0.decode(Bool.self) }, logger: logger).first ?? false
+        guard taken else {
+            try? await connection.close()
+            throw PostgresURLError(url: url, reason: "another tender serve is using this database (several nodes on one database are not supported yet)")
+        }
+        return ServerLock(connection: connection)
+    }
+
+    /// The server's lock; ``release()`` closes its connection.
+    public struct ServerLock: Sendable {
+        let connection: PostgresConnection
+        public func release() async {
+            try? await connection.close()
+        }
+    }
+
     deinit { runner.cancel() }
 
     /// A URL's parts as postgres-nio's configuration (no TLS: Tender's databases are local or
     /// on a private network; a `sslmode` other than disable is refused rather than ignored).
     static func configuration(url: String) throws -> PostgresClient.Configuration {
-        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
-              let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty else {
-            throw PostgresURLError(url: url, reason: "expected postgres://user[:password]@host[:port]/database")
-        }
-        let database = String(components.path.dropFirst())
-        if let mode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value, mode != "disable" {
-            throw PostgresURLError(url: url, reason: "sslmode=\(mode) is not supported (use sslmode=disable)")
-        }
+        let parts = try Parts(url: url)
         return PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: user, password: components.password,
-            database: database.isEmpty ? user : database, tls: .disable)
+            host: parts.host, port: parts.port, username: parts.user, password: parts.password, database: parts.database, tls: .disable)
+    }
+
+    /// What a database URL names.
+    struct Parts {
+        let host: String
+        let port: Int
+        let user: String
+        let password: String?
+        let database: String
+
+        init(url: String) throws {
+            guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+                  let host = components.host, !host.isEmpty, let user = components.user, !user.isEmpty else {
+                throw PostgresURLError(url: url, reason: "expected postgres://user[:password]@host[:port]/database")
+            }
+            if let mode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value, mode != "disable" {
+                throw PostgresURLError(url: url, reason: "sslmode=\(mode) is not supported (use sslmode=disable)")
+            }
+            let database = String(components.path.dropFirst())
+            self.host = host
+            port = components.port ?? 5432
+            self.user = user
+            password = components.password
+            self.database = database.isEmpty ? user : database
+        }
     }
 
     public func execute(_ query: PostgresQuery) async throws {

@@ -7,6 +7,7 @@ import LedgerService
 import Logging
 import ServiceLifecycle
 import StellarBase
+import PostgresStore
 import Store
 
 /// The version Tender reports at `GET /`.
@@ -24,8 +25,35 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+    if let url = configuration.database {
+        // Everything in PostgreSQL (one node: the server's lock refuses a second). The data
+        // directory keeps the server's key and the admin key.
+        let database = try PostgresDatabase(url: url, logger: logger)
+        do {
+            let lock = try await database.lockForServer(url: url)
+            let store = try await PostgresLedgerStore(database)
+            let gatewayStore = try await PostgresGatewayStore(database)
+            return try await buildApplication(
+                configuration, store: store, gatewayStore: gatewayStore, logger: logger, onServerRunning: onServerRunning,
+                closing: [DatabaseCloser { await lock.release(); database.shutdown() }])
+        } catch {
+            database.shutdown()
+            throw error
+        }
+    }
     let store = try SQLiteLedgerStore(path: configuration.databasePath)
     return try await buildApplication(configuration, store: store, logger: logger, onServerRunning: onServerRunning)
+}
+
+/// Closes the database after every other service has stopped (the service group stops its
+/// services in reverse order, and this one comes first), so the writer's last commit is in.
+struct DatabaseCloser: Service {
+    let close: @Sendable () async -> Void
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await close()
+    }
 }
 
 /// ``buildApplication(_:logger:onServerRunning:)`` on a store of the caller's (a test's store
@@ -37,7 +65,8 @@ public func buildApplication(
     gatewayStore: (any GatewayStore)? = nil,
     clock: any Clock<Duration> = ContinuousClock(),
     logger: Logger = Logger(label: "tender"),
-    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+    closing: [any Service] = []
 ) async throws -> some ApplicationProtocol {
     let metrics = ServerMetrics()
     let writer = try await LedgerWriter(
@@ -128,7 +157,7 @@ public func buildApplication(
     return Application(
         responder: CachedAccountResponder(router: router.buildResponder(), cache: accountCache, metrics: metrics, resources: { horizon.resources(for: $0) }),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tender"),
-        services: [
+        services: closing + [
             LedgerWriterService(writer: writer),
             GatewayJanitor(service: gateway, base: "http://\(configuration.host):\(configuration.port)", clock: clock, interval: .seconds(1), logger: logger),
             CheckoutJanitor(service: checkout, reader: store, refunder: checkoutRoutes.refunder, base: "http://\(configuration.host):\(configuration.port)", clock: clock, interval: .seconds(1), logger: logger),

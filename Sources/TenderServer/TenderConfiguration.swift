@@ -44,6 +44,9 @@ public struct TenderConfiguration: Sendable {
     public var expiries = GatewayExpiries()
     /// How failed webhook deliveries are tried again.
     public var webhookRetry = WebhookRetryPolicy()
+    /// A PostgreSQL database (`postgres://user[:password]@host[:port]/database`) for the ledger
+    /// and the gateway instead of the SQLite files under the data directory; nil: SQLite.
+    public var database: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8000, dataDirectory: String = ".tender",

@@ -46,6 +46,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The most path searches (GET /paths/...) a second, as Horizon's flag of the name; a search that comes early waits up to 0.1 s for its turn, then is a 503. 0 is no limit. [env: TENDER_MAX_PATH_FINDING_REQUESTS] (default: \(TenderConfiguration.defaultMaxPathFindingRequests))")
     var maxPathFindingRequests: Int?
 
+    @Option(help: "A PostgreSQL database for the ledger and the gateway (postgres://user[:password]@host[:port]/database) instead of the SQLite files under --data; one server per database. [env: TENDER_DATABASE]")
+    var database: String?
+
     @Option(help: "The least important log messages written to standard error: trace, debug, info, notice, warning, error or critical. (default: info)")
     var logLevel: String = "info"
 
@@ -86,6 +89,7 @@ struct Serve: AsyncParsableCommand {
             anchorSeed: anchorSeed ?? environment["TENDER_ANCHOR_SEED"] ?? "tender",
             anchorHomeDomain: anchorDomain ?? environment["TENDER_ANCHOR_DOMAIN"] ?? "localhost:8000")
         configuration.maxPathFindingRequests = pathFindingRate
+        configuration.database = database ?? environment["TENDER_DATABASE"]
         guard configuration.anchorHomeDomain.utf8.count <= 32 else { throw CommandFailure("the anchor domain has more than 32 bytes") }
 
         guard let level = Logger.Level(rawValue: logLevel) else {
@@ -116,7 +120,7 @@ struct Serve: AsyncParsableCommand {
                     \(assets)
                     gateway:            \(url)/v1 (Stripe's API; make a merchant with `tender gateway merchants create NAME --data \(configuration.dataDirectory) --url \(url)`)
                     operators:          \(url)/metrics (Prometheus), \(url)/health
-                    data directory:     \(configuration.dataDirectory)
+                    data directory:     \(configuration.dataDirectory)\(configuration.database == nil ? "" : " (ledger and gateway in PostgreSQL)")
                     ledger closes:      \(configuration.closeInterval == .zero ? "as soon as transactions wait (group commit)" : "every \(configuration.closeInterval)"), at most \(configuration.batchLimit) transactions each
 
                     """
