@@ -5,8 +5,9 @@ import Synchronization
 /// key's merchant) is answered without a trip to the database.
 ///
 /// Correct only while every write to the store goes through this instance: the server is the
-/// only writer of its database (the CLI goes through the admin routes). A store shared by
-/// several processes must not be wrapped.
+/// only writer of its database (the CLI goes through the admin routes; on PostgreSQL an
+/// advisory lock refuses a second server). A store shared by several processes must not be
+/// wrapped.
 ///
 /// Every write stamps what it touched (the object's stripe, its kind's lists for its merchant)
 /// with a new number once the write has returned or failed. A read remembers the stamp it began
