@@ -30,7 +30,7 @@ public final class PostgresDatabase: Sendable {
     /// Takes the server's advisory lock on a connection of its own, held until ``release()`` or
     /// the process ends (PostgreSQL frees it with the session): a second `tender serve` on the
     /// same database is refused instead of writing ledgers beside the first.
-    /// - Throws: ``PostgresURLError`` naming the problem when another server holds it.
+    /// - Throws: ``DatabaseInUse`` when another server holds it.
     public func lockForServer(url: String) async throws -> ServerLock {
         let parts = try Parts(url: url)
         let connection = try await PostgresConnection.connect(
@@ -40,7 +40,7 @@ public final class PostgresDatabase: Sendable {
         let taken = try await connection.rows("SELECT pg_try_advisory_lock(\(Self.serverLockKey))", { try $0.decode(Bool.self) }, logger: logger).first ?? false
         guard taken else {
             try? await connection.close()
-            throw PostgresURLError(url: url, reason: "another tender serve is using this database (several nodes on one database are not supported yet)")
+            throw DatabaseInUse()
         }
         return ServerLock(connection: connection)
     }
@@ -149,6 +149,13 @@ extension PostgresConnection {
             rows.append(try transform(row))
         }
         return rows
+    }
+}
+
+/// Another `tender serve` holds the database.
+public struct DatabaseInUse: Error, CustomStringConvertible {
+    public var description: String {
+        "another tender serve is using this database (several servers on one database are not supported yet)"
     }
 }
 

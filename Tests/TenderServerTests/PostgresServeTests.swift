@@ -34,7 +34,8 @@ struct PostgresServeTests {
 
         let first = try await buildApplication(configuration)
         // While the first holds the database, a second server is refused.
-        await #expect(throws: (any Error).self) { _ = try await buildApplication(configuration) }
+        let refused = await #expect(throws: (any Error).self) { _ = try await buildApplication(configuration) }
+        #expect("\(refused.map { "\($0)" } ?? "")".contains("another tender serve is using this database"))
         try await first.test(.router) { client in
             let funded = try await client.execute(uri: "/friendbot?addr=\(alice)", method: .get) { $0.status }
             #expect(funded == .ok)
