@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -121,6 +122,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "Checkout",
             ]
         ),
@@ -213,7 +215,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TenderCLITests",
-            dependencies: ["tender", "StellarBase", "Ledger", "Store", "TenderTesting", "PaymentEngine", "Gateway"],
+            dependencies: ["tender", "StellarBase", "Ledger", "Store", "TenderTesting", "PaymentEngine", "Gateway", "PostgresStore"],
             exclude: []
         ),
         .testTarget(

@@ -19,7 +19,7 @@ public final class LedgerCommits: @unchecked Sendable {
     private var nextWaiter = 0
     private var closed = false
     private var running = false
-    private var listeners: [@Sendable (UInt32, Set<AccountID>) -> Void] = []
+    private var listeners: [@Sendable (UInt32, Set<AccountID>?) -> Void] = []
 
     public init(header: LedgerHeader, orderBook: OrderBookSnapshot) {
         latestHeader = header
@@ -52,14 +52,21 @@ public final class LedgerCommits: @unchecked Sendable {
         lock.withLock { running = true }
     }
 
+    /// A follower node has started reading ledgers from the shared database (its health probe
+    /// then answers as a writer's would).
+    public func followingStarted() {
+        lock.withLock { running = true }
+    }
+
     /// Whether the writer has stopped: no more ledgers will come.
     public var isClosed: Bool {
         lock.withLock { closed }
     }
 
     /// Calls `listener` with every committed ledger's sequence and the accounts whose entry,
-    /// trustlines or data it changed, before ``latest`` moves to that ledger.
-    public func observe(_ listener: @escaping @Sendable (UInt32, Set<AccountID>) -> Void) {
+    /// trustlines or data it changed (nil: any account may have changed, for a ledger another
+    /// node committed), before ``latest`` moves to that ledger.
+    public func observe(_ listener: @escaping @Sendable (UInt32, Set<AccountID>?) -> Void) {
         lock.withLock { listeners.append(listener) }
     }
 
@@ -75,8 +82,8 @@ public final class LedgerCommits: @unchecked Sendable {
         for waiter in ready.values { waiter.resume(returning: latest) }
     }
 
-    /// Wakes every waiter without a new ledger (the writer's heartbeat).
-    func heartbeat() {
+    /// Wakes every waiter without a new ledger (the writer's heartbeat, or a follower's).
+    public func heartbeat() {
         let (ready, latest) = lock.withLock {
             defer { waiters = [:] }
             return (waiters, latestHeader.sequence)
@@ -95,6 +102,23 @@ public final class LedgerCommits: @unchecked Sendable {
         let ready = lock.withLock {
             latestHeader = header
             if let orderBook { latestOrderBook = orderBook }
+            defer { waiters = [:] }
+            return waiters
+        }
+        for waiter in ready.values { waiter.resume(returning: header.sequence) }
+    }
+
+    /// A ledger another node committed, as a follower read it from the shared database: its
+    /// header and the order books as of it. Listeners hear that any account may have changed.
+    /// A header not after the latest is ignored, so ``latest`` never goes back.
+    public func follow(_ header: LedgerHeader, orderBook: OrderBookSnapshot) {
+        guard header.sequence > latest else { return }
+        let listeners = lock.withLock { self.listeners }
+        for listener in listeners { listener(header.sequence, nil) }
+        let ready = lock.withLock {
+            guard header.sequence > latestHeader.sequence else { return [Int: CheckedContinuation<UInt32, Never>]() }
+            latestHeader = header
+            latestOrderBook = orderBook
             defer { waiters = [:] }
             return waiters
         }

@@ -24,35 +24,6 @@ public final class PostgresDatabase: Sendable {
         runner.cancel()
     }
 
-    /// The advisory lock a `tender serve` holds on the database while it runs ("tender serve").
-    static let serverLockKey: Int64 = 0x74656E646572_01
-
-    /// Takes the server's advisory lock on a connection of its own, held until ``release()`` or
-    /// the process ends (PostgreSQL frees it with the session): a second `tender serve` on the
-    /// same database is refused instead of writing ledgers beside the first.
-    /// - Throws: ``DatabaseInUse`` when another server holds it.
-    public func lockForServer(url: String) async throws -> ServerLock {
-        let parts = try Parts(url: url)
-        let connection = try await PostgresConnection.connect(
-            configuration: PostgresConnection.Configuration(
-                host: parts.host, port: parts.port, username: parts.user, password: parts.password, database: parts.database, tls: .disable),
-            id: 1, logger: logger)
-        let taken = try await connection.rows("SELECT pg_try_advisory_lock(\(Self.serverLockKey))", { try $0.decode(Bool.self) }, logger: logger).first ?? false
-        guard taken else {
-            try? await connection.close()
-            throw DatabaseInUse()
-        }
-        return ServerLock(connection: connection)
-    }
-
-    /// The server's lock; ``release()`` closes its connection.
-    public struct ServerLock: Sendable {
-        let connection: PostgresConnection
-        public func release() async {
-            try? await connection.close()
-        }
-    }
-
     deinit { runner.cancel() }
 
     /// A URL's parts as postgres-nio's configuration (no TLS: Tender's databases are local or
@@ -149,13 +120,6 @@ extension PostgresConnection {
             rows.append(try transform(row))
         }
         return rows
-    }
-}
-
-/// Another `tender serve` holds the database.
-public struct DatabaseInUse: Error, CustomStringConvertible {
-    public var description: String {
-        "another tender serve is using this database (several servers on one database are not supported yet)"
     }
 }
 

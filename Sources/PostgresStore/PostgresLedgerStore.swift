@@ -10,10 +10,15 @@ import StellarBase
 /// transaction and ``commit(_:)`` returns once it has committed (`synchronous_commit` stays on).
 public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     let database: PostgresDatabase
+    /// A cluster leader's fence: every commit checks, in its transaction, that this node still
+    /// leads with its epoch (nil: no check, for a store nothing else writes).
+    let fence: LeaderFence?
 
-    public init(_ database: PostgresDatabase) async throws {
+    public init(_ database: PostgresDatabase, fence: LeaderFence? = nil) async throws {
         self.database = database
+        self.fence = fence
         try await PostgresMigrations.migrate(database, Self.migrations)
+        try await PostgresCluster.migrate(database)
     }
 
     static let migrations: [PostgresMigrations.Migration] = [
@@ -66,7 +71,18 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     public func commit(_ ledger: ClosedLedger) async throws {
         let history = LedgerHistory(ledger)
         let header = ledger.header
+        let fence = self.fence
+        if let fence, fence.isLost { throw LeadershipLost(reason: "its lock's session ended") }
         try await database.transaction { transaction in
+            if let fence {
+                // Shares the row that a new leader updates when it takes over: that update waits
+                // for this commit, and a commit after it sees the new epoch and stops.
+                let epoch = try await transaction.rows("SELECT epoch FROM tender_leader WHERE id = 1 FOR SHARE") { try $0.decode(Int64.self) }.first
+                guard epoch == fence.epoch, !fence.isLost else {
+                    fence.lose()
+                    throw LeadershipLost(reason: "another node took the lead (epoch \(epoch ?? 0), ours \(fence.epoch))")
+                }
+            }
             try await transaction.execute("""
                 INSERT INTO ledger_headers (sequence, close_time, header, transaction_count, successful_transaction_count, operation_count)
                 VALUES (\(Int64(header.sequence)), \(Int64(header.closeTime)), \(ByteBuffer(bytes: header.xdrBytes)), \(Int64(history.transactions.count)),
@@ -74,6 +90,8 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
                 """)
             try await Self.writeChanges(ledger.changes, transaction)
             try await Self.writeHistory(history, transaction)
+            // Delivered to the followers when the transaction commits, never before.
+            try await transaction.execute("SELECT pg_notify(\(PostgresCluster.ledgerChannel), \(String(header.sequence)))")
         }
     }
 

@@ -22,6 +22,8 @@ final class AccountCache: @unchecked Sendable {
     /// Keyed by the address as written in the request, so a hit needs no StrKey decoding.
     private var entries: [String: Entry] = [:]
     private var changedAt: [String: UInt32] = [:]
+    /// The last ledger after which any account may have changed (the table above forgotten).
+    private var everythingChangedAt: UInt32 = 0
     /// The most answers kept; past it the cache starts over.
     let capacity: Int
 
@@ -33,19 +35,28 @@ final class AccountCache: @unchecked Sendable {
     func body(for id: String, base: String) -> ByteBuffer? {
         lock.lock()
         defer { lock.unlock() }
-        guard let entry = entries[id], entry.base == base, entry.readAt >= changedAt[id, default: 0] else { return nil }
+        guard let entry = entries[id], entry.base == base, entry.readAt >= max(changedAt[id, default: 0], everythingChangedAt) else { return nil }
         return entry.body
     }
 
     func store(_ body: ByteBuffer, for id: String, base: String, readAt: UInt32) {
         lock.lock()
         defer { lock.unlock() }
-        guard readAt >= changedAt[id, default: 0] else { return }
+        guard readAt >= max(changedAt[id, default: 0], everythingChangedAt) else { return }
         if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
         entries[id] = Entry(readAt: readAt, base: base, body: body)
     }
 
-    private func invalidate(_ accounts: Set<AccountID>, at sequence: UInt32) {
+    private func invalidate(_ accounts: Set<AccountID>?, at sequence: UInt32) {
+        guard let accounts else {
+            // Any account may have changed (a ledger another node committed): forget them all.
+            lock.withLock {
+                changedAt.removeAll(keepingCapacity: true)
+                entries.removeAll(keepingCapacity: true)
+                everythingChangedAt = sequence
+            }
+            return
+        }
         let addresses = accounts.map(\.strKey)
         lock.lock()
         defer { lock.unlock() }
@@ -53,6 +64,7 @@ final class AccountCache: @unchecked Sendable {
             // Forgetting when accounts changed is safe only with nothing cached.
             changedAt.removeAll(keepingCapacity: true)
             entries.removeAll(keepingCapacity: true)
+            everythingChangedAt = sequence
         }
         for address in addresses {
             changedAt[address] = sequence

@@ -16,7 +16,8 @@ public let tenderVersion = "0.1.0"
 /// Builds the HTTP application that `tender serve` runs and that the tests start: opens (or
 /// creates at genesis) the ledger under the data directory, creates the test anchor's issuers
 /// if they are missing, runs the writer as a service, and serves Horizon's API, friendbot and
-/// the anchor's stellar.toml.
+/// the anchor's stellar.toml. With ``TenderConfiguration/database`` set, the server is a node of
+/// a PostgreSQL cluster instead (``ClusterNode``): the leader, or a follower until it leads.
 /// - Throws: when the data directory or the ledger database cannot be opened, or the test
 ///   anchor cannot be set up.
 public func buildApplication(
@@ -26,23 +27,58 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
     if let url = configuration.database {
-        // Everything in PostgreSQL (one node: the server's lock refuses a second). The data
-        // directory keeps the server's key and the admin key.
-        let database = try PostgresDatabase(url: url, logger: logger)
-        do {
-            let lock = try await database.lockForServer(url: url)
-            let store = try await PostgresLedgerStore(database)
-            let gatewayStore = try await PostgresGatewayStore(database)
-            return try await buildApplication(
-                configuration, store: store, gatewayStore: gatewayStore, logger: logger, onServerRunning: onServerRunning,
-                closing: [DatabaseCloser { await lock.release(); database.shutdown() }])
-        } catch {
-            database.shutdown()
-            throw error
+        let node = try await ClusterNode.start(configuration, url: url, logger: logger)
+        return application(configuration, responder: node.responder, services: node.services, logger: logger) { port in
+            node.serving(port: port)
+            await onServerRunning(port)
         }
     }
     let store = try SQLiteLedgerStore(path: configuration.databasePath)
-    return try await buildApplication(configuration, store: store, logger: logger, onServerRunning: onServerRunning)
+    let leader = try await LeaderParts.make(configuration, store: store, gatewayStore: nil, clock: ContinuousClock(), logger: logger)
+    return application(configuration, responder: leader.responder, services: leader.services, logger: logger, onServerRunning: onServerRunning)
+}
+
+/// ``buildApplication(_:logger:onServerRunning:)`` on a store of the caller's (a test's store
+/// that fails on purpose, say): the routes and the writer know only its protocols.
+/// - Throws: when the ledger cannot be opened or the test anchor cannot be set up.
+public func buildApplication(
+    _ configuration: TenderConfiguration,
+    store: any LedgerStore & LedgerReader,
+    gatewayStore: (any GatewayStore)? = nil,
+    clock: any Clock<Duration> = ContinuousClock(),
+    logger: Logger = Logger(label: "tender"),
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    let leader = try await LeaderParts.make(configuration, store: store, gatewayStore: gatewayStore, clock: clock, logger: logger)
+    return application(configuration, responder: leader.responder, services: leader.services, logger: logger, onServerRunning: onServerRunning)
+}
+
+/// The one shape of application every server has, whatever answers its requests.
+private func application(
+    _ configuration: TenderConfiguration, responder: AnyResponder, services: [any Service], logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void
+) -> some ApplicationProtocol {
+    Application(
+        responder: responder,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tender"),
+        services: services,
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger)
+}
+
+/// A responder behind a closure: the leader's router, or a cluster node's choice between its
+/// own reads and the leader.
+struct AnyResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+    let respond: @Sendable (Request, BasicRequestContext) async throws -> Response
+
+    init(_ respond: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response) {
+        self.respond = respond
+    }
+
+    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+        try await respond(request, context)
+    }
 }
 
 /// Closes the database after every other service has stopped (the service group stops its
@@ -56,117 +92,148 @@ struct DatabaseCloser: Service {
     }
 }
 
-/// ``buildApplication(_:logger:onServerRunning:)`` on a store of the caller's (a test's store
-/// that fails on purpose, say): the routes and the writer know only its protocols.
-/// - Throws: when the ledger cannot be opened or the test anchor cannot be set up.
-public func buildApplication(
-    _ configuration: TenderConfiguration,
-    store: any LedgerStore & LedgerReader,
-    gatewayStore: (any GatewayStore)? = nil,
-    clock: any Clock<Duration> = ContinuousClock(),
-    logger: Logger = Logger(label: "tender"),
-    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
-    closing: [any Service] = []
-) async throws -> some ApplicationProtocol {
-    let metrics = ServerMetrics()
-    let writer = try await LedgerWriter(
-        store: store,
-        configuration: .init(network: configuration.network, closeInterval: configuration.closeInterval, batchLimit: configuration.batchLimit),
-        logger: logger, metrics: metrics.writer, clock: clock, now: { UInt64(Date().timeIntervalSince1970) })
-    let anchor = configuration.testAnchor
-    let feeAccount = GatewayService.feeAccount(anchorSeed: configuration.anchorSeed)
-    // One transaction at genesis, so the root account's sequence number moves once.
-    try await anchor.install(on: writer, trusting: [feeAccount])
+/// What every server reads from: Horizon's routes on a reader and the commits it follows, the
+/// server's root document, metrics and health, with their middleware and the account cache.
+struct ReadParts {
+    let router: Router<BasicRequestContext>
+    let horizon: HorizonRoutes
+    let accountCache: AccountCache
+    let metrics: ServerMetrics
 
-    let router = Router()
-    let accountCache = AccountCache(commits: writer.commits)
-    let horizon = HorizonRoutes(reader: store, writer: writer, configuration: configuration, logger: logger, accountCache: accountCache, metrics: metrics,
-        pathFinding: configuration.maxPathFindingRequests > 0
-            ? PathFindingLimiter(rate: configuration.maxPathFindingRequests, maxWait: configuration.pathFindingMaxWait, clock: ContinuousClock())
-            : nil)
-    router.add(middleware: MetricsMiddleware<BasicRequestContext>(metrics: metrics))
-    router.add(middleware: ProblemMiddleware(logger: logger))
-    router.add(middleware: CORSMiddleware(
-        allowOrigin: .all, allowHeaders: [.accept, .contentType, .origin, .init("X-Client-Name")!, .init("X-Client-Version")!],
-        allowMethods: [.get, .post, .head, .options], exposedHeaders: ["Date", "Latest-Ledger"], maxAge: .seconds(3600)))
-    router.get("/") { request, _ in
-        let header = writer.commits.header
-        let resources = horizon.resources(for: request)
-        let root: JSONValue = .object([
-            ("_links", .object([
-                ("account", resources.link("/accounts/{account_id}", templated: true)),
-                ("accounts", resources.link("/accounts{?signer,sponsor,asset,liquidity_pool,cursor,limit,order}", templated: true)),
-                ("fee_stats", resources.link("/fee_stats")),
-                ("friendbot", resources.link("/friendbot{?addr}", templated: true)),
-                ("ledger", resources.link("/ledgers/{sequence}", templated: true)),
-                ("ledgers", resources.link("/ledgers{?cursor,limit,order}", templated: true)),
-                ("offer", resources.link("/offers/{offer_id}", templated: true)),
-                ("offers", resources.link("/offers/{?selling,buying,seller,cursor,limit,order}", templated: true)),
-                ("operation", resources.link("/operations/{id}", templated: true)),
-                ("operations", resources.link("/operations{?cursor,limit,order,include_failed}", templated: true)),
-                ("order_book", resources.link("/order_book{?selling_asset_type,selling_asset_code,selling_asset_issuer,buying_asset_type,buying_asset_code,buying_asset_issuer,limit}", templated: true)),
-                ("payments", resources.link("/payments{?cursor,limit,order,include_failed}", templated: true)),
-                ("self", resources.link("/")),
-                ("strict_receive_paths", resources.link("/paths/strict-receive{?source_assets,source_account,destination_account,destination_asset_type,destination_asset_issuer,destination_asset_code,destination_amount}", templated: true)),
-                ("strict_send_paths", resources.link("/paths/strict-send{?destination_account,destination_assets,source_asset_type,source_asset_issuer,source_asset_code,source_amount}", templated: true)),
-                ("transaction", resources.link("/transactions/{hash}", templated: true)),
-                ("transactions", resources.link("/transactions{?cursor,limit,order}", templated: true)),
-            ])),
-            ("horizon_version", .string("tender-\(tenderVersion)")),
-            ("core_version", .string("tender-\(tenderVersion)")),
-            ("ingest_latest_ledger", .number(Int64(header.sequence))),
-            ("history_latest_ledger", .number(Int64(header.sequence))),
-            ("history_latest_ledger_closed_at", .string(HorizonResources.time(header.closeTime))),
-            ("history_elder_ledger", 1),
-            ("core_latest_ledger", .number(Int64(header.sequence))),
-            ("network_passphrase", .string(configuration.network.passphrase)),
-            ("network_id", .string(configuration.network.networkID.hex)),
-            ("current_protocol_version", .number(Int64(header.protocolVersion))),
-            ("supported_protocol_version", .number(Int64(LedgerHeader.currentProtocolVersion))),
-            ("core_supported_protocol_version", .number(Int64(LedgerHeader.currentProtocolVersion))),
-            ("name", "Tender"),
-            ("version", .string(tenderVersion)),
-        ])
-        return try horizon.json(root)
+    init(_ configuration: TenderConfiguration, reader: any LedgerReader, commits: LedgerCommits, metrics: ServerMetrics, logger: Logger) {
+        let router = Router()
+        let accountCache = AccountCache(commits: commits)
+        let horizon = HorizonRoutes(reader: reader, commits: commits, configuration: configuration, logger: logger, accountCache: accountCache, metrics: metrics,
+            pathFinding: configuration.maxPathFindingRequests > 0
+                ? PathFindingLimiter(rate: configuration.maxPathFindingRequests, maxWait: configuration.pathFindingMaxWait, clock: ContinuousClock())
+                : nil)
+        router.add(middleware: MetricsMiddleware<BasicRequestContext>(metrics: metrics))
+        router.add(middleware: ProblemMiddleware(logger: logger))
+        router.add(middleware: CORSMiddleware(
+            allowOrigin: .all, allowHeaders: [.accept, .contentType, .origin, .init("X-Client-Name")!, .init("X-Client-Version")!],
+            allowMethods: [.get, .post, .head, .options], exposedHeaders: ["Date", "Latest-Ledger"], maxAge: .seconds(3600)))
+        Self.registerRoot(on: router, commits: commits, horizon: horizon, configuration: configuration)
+        horizon.register(on: router)
+        metrics.register(on: router, commits: commits, reader: reader)
+        self.router = router
+        self.horizon = horizon
+        self.accountCache = accountCache
+        self.metrics = metrics
     }
-    TransactionRoutes(writer: writer, horizon: horizon, timeout: configuration.submissionTimeout).register(on: router)
-    horizon.register(on: router)
-    let local = LocalNetworkRoutes(horizon: horizon, anchor: anchor)
-    local.register(on: router)
-    // The server is its store's only writer, so what it has read can be kept in memory.
-    let gatewayStore = CachingGatewayStore(try gatewayStore ?? SQLiteGatewayStore(path: configuration.gatewayDatabasePath))
-    let secrets = try ServerSecrets.load(directory: configuration.dataDirectory)
-    let webhookWakeup = WakeupSignal()
-    let gateway = GatewayService(
-        store: gatewayStore, writer: writer, anchor: anchor,
-        secrets: secrets, fees: configuration.fees, expiries: configuration.expiries,
-        rootDesk: local.friendbot, issuerDesks: local.anchorDesks, feeAccount: feeAccount,
-        settlementDesks: SettlementDesks(maxPending: configuration.fundingQueueLimit), webhookWakeup: webhookWakeup,
-        now: { Int64(Date().timeIntervalSince1970) }, random: GatewayService.systemRandom, logger: logger)
-    try await gateway.recover(reader: store)
-    let gatewayRoutes = GatewayRoutes(service: gateway, adminKey: try GatewayService.loadAdminKey(directory: configuration.dataDirectory), logger: logger)
-    gatewayRoutes.register(on: router)
-    PaylikeRoutes(service: gateway, routes: gatewayRoutes, logger: logger).register(on: router)
-    PaymentPage(service: gateway, routes: gatewayRoutes).register(on: router)
-    let checkout = CheckoutService(gateway: gateway, keys: await CheckoutService.tokenKeys(secrets))
-    try await checkout.recover(reader: store)
-    let checkoutRoutes = CheckoutRoutes(service: checkout, routes: gatewayRoutes, logger: logger)
-    checkoutRoutes.register(on: router)
-    ShopPages(routes: checkoutRoutes).register(on: router)
-    metrics.register(on: router, commits: writer.commits, reader: store)
-    return Application(
-        responder: CachedAccountResponder(router: router.buildResponder(), cache: accountCache, metrics: metrics, resources: { horizon.resources(for: $0) }),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tender"),
-        services: closing + [
-            LedgerWriterService(writer: writer),
-            GatewayJanitor(service: gateway, base: "http://\(configuration.host):\(configuration.port)", clock: clock, interval: .seconds(1), logger: logger),
-            CheckoutJanitor(service: checkout, reader: store, refunder: checkoutRoutes.refunder, base: "http://\(configuration.host):\(configuration.port)", clock: clock, interval: .seconds(1), logger: logger),
-            WebhookDeliverer(
-                store: gatewayStore, secrets: secrets, policy: configuration.webhookRetry, wakeup: webhookWakeup,
-                now: { Int64(Date().timeIntervalSince1970) }, clock: clock, send: WebhookDeliverer.urlSessionSend, logger: logger),
-        ],
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
-        logger: logger)
+
+    /// The router's responder with `GET /accounts/{id}` answered from the cache first.
+    func responder() -> AnyResponder {
+        let horizon = self.horizon
+        let responder = CachedAccountResponder(router: router.buildResponder(), cache: accountCache, metrics: metrics, resources: { horizon.resources(for: $0) })
+        return AnyResponder { try await responder.respond(to: $0, context: $1) }
+    }
+
+    /// `GET /`: Horizon's root document.
+    static func registerRoot(on router: Router<BasicRequestContext>, commits: LedgerCommits, horizon: HorizonRoutes, configuration: TenderConfiguration) {
+        router.get("/") { request, _ in
+            let header = commits.header
+            let resources = horizon.resources(for: request)
+            let root: JSONValue = .object([
+                ("_links", .object([
+                    ("account", resources.link("/accounts/{account_id}", templated: true)),
+                    ("accounts", resources.link("/accounts{?signer,sponsor,asset,liquidity_pool,cursor,limit,order}", templated: true)),
+                    ("fee_stats", resources.link("/fee_stats")),
+                    ("friendbot", resources.link("/friendbot{?addr}", templated: true)),
+                    ("ledger", resources.link("/ledgers/{sequence}", templated: true)),
+                    ("ledgers", resources.link("/ledgers{?cursor,limit,order}", templated: true)),
+                    ("offer", resources.link("/offers/{offer_id}", templated: true)),
+                    ("offers", resources.link("/offers/{?selling,buying,seller,cursor,limit,order}", templated: true)),
+                    ("operation", resources.link("/operations/{id}", templated: true)),
+                    ("operations", resources.link("/operations{?cursor,limit,order,include_failed}", templated: true)),
+                    ("order_book", resources.link("/order_book{?selling_asset_type,selling_asset_code,selling_asset_issuer,buying_asset_type,buying_asset_code,buying_asset_issuer,limit}", templated: true)),
+                    ("payments", resources.link("/payments{?cursor,limit,order,include_failed}", templated: true)),
+                    ("self", resources.link("/")),
+                    ("strict_receive_paths", resources.link("/paths/strict-receive{?source_assets,source_account,destination_account,destination_asset_type,destination_asset_issuer,destination_asset_code,destination_amount}", templated: true)),
+                    ("strict_send_paths", resources.link("/paths/strict-send{?destination_account,destination_assets,source_asset_type,source_asset_issuer,source_asset_code,source_amount}", templated: true)),
+                    ("transaction", resources.link("/transactions/{hash}", templated: true)),
+                    ("transactions", resources.link("/transactions{?cursor,limit,order}", templated: true)),
+                ])),
+                ("horizon_version", .string("tender-\(tenderVersion)")),
+                ("core_version", .string("tender-\(tenderVersion)")),
+                ("ingest_latest_ledger", .number(Int64(header.sequence))),
+                ("history_latest_ledger", .number(Int64(header.sequence))),
+                ("history_latest_ledger_closed_at", .string(HorizonResources.time(header.closeTime))),
+                ("history_elder_ledger", 1),
+                ("core_latest_ledger", .number(Int64(header.sequence))),
+                ("network_passphrase", .string(configuration.network.passphrase)),
+                ("network_id", .string(configuration.network.networkID.hex)),
+                ("current_protocol_version", .number(Int64(header.protocolVersion))),
+                ("supported_protocol_version", .number(Int64(LedgerHeader.currentProtocolVersion))),
+                ("core_supported_protocol_version", .number(Int64(LedgerHeader.currentProtocolVersion))),
+                ("name", "Tender"),
+                ("version", .string(tenderVersion)),
+            ])
+            return try horizon.json(root)
+        }
+    }
+}
+
+/// Everything a server that writes the ledger runs: the writer on its store, the test anchor,
+/// the gateway and the checkout with their routes, and the services behind them (the writer's
+/// loop, the janitors, webhook deliveries). A single server is this; in a cluster, the leader.
+struct LeaderParts {
+    let responder: AnyResponder
+    let services: [any Service]
+
+    static func make(
+        _ configuration: TenderConfiguration, store: any LedgerStore & LedgerReader, gatewayStore: (any GatewayStore)?,
+        clock: any Clock<Duration>, logger: Logger, advertised: String? = nil
+    ) async throws -> LeaderParts {
+        let metrics = ServerMetrics()
+        let writer = try await LedgerWriter(
+            store: store,
+            configuration: .init(network: configuration.network, closeInterval: configuration.closeInterval, batchLimit: configuration.batchLimit),
+            logger: logger, metrics: metrics.writer, clock: clock, now: { UInt64(Date().timeIntervalSince1970) })
+        let anchor = configuration.testAnchor
+        let feeAccount = GatewayService.feeAccount(anchorSeed: configuration.anchorSeed)
+        // One transaction at genesis, so the root account's sequence number moves once.
+        try await anchor.install(on: writer, trusting: [feeAccount])
+
+        let reads = ReadParts(configuration, reader: store, commits: writer.commits, metrics: metrics, logger: logger)
+        let router = reads.router
+        let horizon = reads.horizon
+        TransactionRoutes(writer: writer, horizon: horizon, timeout: configuration.submissionTimeout).register(on: router)
+        let local = LocalNetworkRoutes(horizon: horizon, writer: writer, anchor: anchor)
+        local.register(on: router)
+        // The server is its store's only writer (in a cluster, the leader is), so what it has
+        // read can be kept in memory.
+        let gatewayStore = CachingGatewayStore(try gatewayStore ?? SQLiteGatewayStore(path: configuration.gatewayDatabasePath))
+        let secrets = try ServerSecrets.load(directory: configuration.dataDirectory)
+        let webhookWakeup = WakeupSignal()
+        let gateway = GatewayService(
+            store: gatewayStore, writer: writer, anchor: anchor,
+            secrets: secrets, fees: configuration.fees, expiries: configuration.expiries,
+            rootDesk: local.friendbot, issuerDesks: local.anchorDesks, feeAccount: feeAccount,
+            settlementDesks: SettlementDesks(maxPending: configuration.fundingQueueLimit), webhookWakeup: webhookWakeup,
+            now: { Int64(Date().timeIntervalSince1970) }, random: GatewayService.systemRandom, logger: logger)
+        try await gateway.recover(reader: store)
+        let gatewayRoutes = GatewayRoutes(service: gateway, adminKey: try GatewayService.loadAdminKey(directory: configuration.dataDirectory), logger: logger)
+        gatewayRoutes.register(on: router)
+        PaylikeRoutes(service: gateway, routes: gatewayRoutes, logger: logger).register(on: router)
+        PaymentPage(service: gateway, routes: gatewayRoutes).register(on: router)
+        let checkout = CheckoutService(gateway: gateway, keys: await CheckoutService.tokenKeys(secrets))
+        try await checkout.recover(reader: store)
+        let checkoutRoutes = CheckoutRoutes(service: checkout, routes: gatewayRoutes, logger: logger)
+        checkoutRoutes.register(on: router)
+        ShopPages(routes: checkoutRoutes).register(on: router)
+        // Links the janitors hand out point at this server (in a cluster, the address it advertises).
+        let base = advertised ?? "http://\(configuration.host):\(configuration.port)"
+        return LeaderParts(
+            responder: reads.responder(),
+            services: [
+                LedgerWriterService(writer: writer),
+                GatewayJanitor(service: gateway, base: base, clock: clock, interval: .seconds(1), logger: logger),
+                CheckoutJanitor(service: checkout, reader: store, refunder: checkoutRoutes.refunder, base: base, clock: clock, interval: .seconds(1), logger: logger),
+                WebhookDeliverer(
+                    store: gatewayStore, secrets: secrets, policy: configuration.webhookRetry, wakeup: webhookWakeup,
+                    now: { Int64(Date().timeIntervalSince1970) }, clock: clock, send: WebhookDeliverer.urlSessionSend, logger: logger),
+            ])
+    }
 }
 
 extension TenderConfiguration {

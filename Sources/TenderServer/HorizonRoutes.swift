@@ -15,7 +15,9 @@ import Store
 struct HorizonRoutes: Sendable {
     /// Committed history and entries; the routes know only the protocol, not the database.
     let reader: any LedgerReader
-    let writer: LedgerWriter
+    /// The last committed ledger and its order books: the writer's, or on a follower node the
+    /// ledgers it has read from the shared database.
+    let commits: LedgerCommits
     let configuration: TenderConfiguration
     let logger: Logger
     let accountCache: AccountCache
@@ -32,7 +34,7 @@ struct HorizonRoutes: Sendable {
                 let address = context.parameters.get("account") ?? ""
                 if let body = accountCache.body(for: address, base: resources.base) { return json(body) }
                 let id = try HorizonQuery.accountID(address, field: "account_id")
-                let readAt = writer.commits.latest
+                let readAt = commits.latest
                 guard let record = try await reader.account(id) else { throw ProblemError(.notFound) }
                 let body = ByteBuffer(bytes: resources.account(record).compactBytes())
                 accountCache.store(body, for: id.strKey, base: resources.base, readAt: readAt)
@@ -187,7 +189,7 @@ struct HorizonRoutes: Sendable {
         let streaming = request.headers[.accept]?.contains("text/event-stream") ?? false
         return await respond(request) { resources in
             // `now` is the first paging token after the last committed ledger.
-            let now = TOID.make(ledger: writer.commits.latest + 1, transactionOrder: 0, operationIndex: 0) - 1
+            let now = TOID.make(ledger: commits.latest + 1, transactionOrder: 0, operationIndex: 0) - 1
             var page = try query.page(now: now)
             if streaming {
                 // Streams always run forward; an unknown cursor starts from the beginning.
@@ -225,7 +227,7 @@ struct HorizonRoutes: Sendable {
     /// Server-sent events, as Horizon sends them: a hello, then every record after `cursor` with
     /// its paging token as the event id, then each new record as its ledger commits.
     func stream(_ resources: HorizonResources, from cursor: Int64?, fetch: @escaping @Sendable (Int64?) async throws -> [(Int64, JSONValue)]) -> Response {
-        let commits = writer.commits
+        let commits = self.commits
         let logger = self.logger
         let openStreams = metrics.openStreams
         let body = ResponseBody { writer in
@@ -301,7 +303,7 @@ struct HorizonRoutes: Sendable {
             guard let value = Int(text), (1...200).contains(value) else { throw ProblemError.invalid("limit", "limit must be a whole number from 1 to 200") }
             limit = value
         }
-        let book = writer.commits.orderBook
+        let book = commits.orderBook
         let (asks, bids) = (book.offers(selling: selling, buying: buying), book.offers(selling: buying, buying: selling))
         // Asks sell the base asset; bids sell the counter asset, their price inverted.
         let askLevels = Self.levels(asks.map { (Price(n: $0.price.n, d: $0.price.d), $0.amount) }, limit: limit)
@@ -387,7 +389,7 @@ struct HorizonRoutes: Sendable {
         var limits = configuration.pathSearchLimits
         limits.isPastDeadline = { clock.now >= deadline }
         do {
-            return try search(writer.commits.orderBook, limits)
+            return try search(commits.orderBook, limits)
         } catch {
             throw ProblemError(.badRequest(error.message))
         }
@@ -404,11 +406,11 @@ struct HorizonRoutes: Sendable {
     func feeStats() async throws -> Response {
         let recentLedgers = 5
         let (charged, offered) = try await reader.recentFees(ledgers: recentLedgers)
-        let latest = try await reader.ledger(writer.commits.latest)
+        let latest = try await reader.ledger(commits.latest)
         let baseFee = Int64(latest?.header.baseFee ?? 100)
         let capacity = latest.map { Double($0.operationCount) / Double(max(1, $0.header.maxTransactionSetSize)) } ?? 0
         return try json(.object([
-            ("last_ledger", .string(String(writer.commits.latest))),
+            ("last_ledger", .string(String(commits.latest))),
             ("last_ledger_base_fee", .string(String(baseFee))),
             ("ledger_capacity_usage", .string(String(format: "%.2f", capacity))),
             ("fee_charged", Self.distribution(charged, base: baseFee)),

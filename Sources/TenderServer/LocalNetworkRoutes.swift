@@ -15,10 +15,9 @@ struct LocalNetworkRoutes: Sendable {
     /// What friendbot gives a new account, as on a quickstart network: 10,000 XLM.
     static let friendbotStartingBalance: Int64 = 10_000 * Amount.stroopsPerUnit
 
-    init(horizon: HorizonRoutes, anchor: TestAnchor) {
+    init(horizon: HorizonRoutes, writer: LedgerWriter, anchor: TestAnchor) {
         self.horizon = horizon
         self.anchor = anchor
-        let writer = horizon.writer
         let limit = horizon.configuration.fundingQueueLimit
         friendbot = FundingDesk(writer: writer, keyPair: LedgerState.rootKeyPair(network: writer.configuration.network), maxPending: limit)
         anchorDesks = Dictionary(uniqueKeysWithValues: anchor.currencies.map { ($0.code, FundingDesk(writer: writer, keyPair: $0.keyPair, maxPending: limit)) })

@@ -73,6 +73,12 @@ struct Problem: Sendable {
         detail: "This horizon server is currently overloaded.  Please wait for several minutes before trying your request again.",
         extras: nil)
 
+    /// A cluster's follower could not reach a leader for a request it forwards.
+    static func leaderUnavailable(_ detail: String) -> Problem {
+        Problem(type: "https://stellar.org/horizon-errors/stale_history", title: "Leader Unavailable", status: 503, detail: detail,
+                extras: [("reason", .string(detail))])
+    }
+
     static func timeout(hash: String) -> Problem {
         Problem(type: "https://stellar.org/horizon-errors/transaction_submission_timeout", title: "Transaction Submission Timeout", status: 504,
                 detail: "Your transaction submission request has timed out. It may still be applied; look it up by extras.hash.",

@@ -47,6 +47,12 @@ public struct TenderConfiguration: Sendable {
     /// A PostgreSQL database (`postgres://user[:password]@host[:port]/database`) for the ledger
     /// and the gateway instead of the SQLite files under the data directory; nil: SQLite.
     public var database: String?
+    /// In a cluster on ``database``: how often a follower tries to take the lead, and how often
+    /// the leader checks the session that holds its lock (a probe must answer within it).
+    public var failoverInterval: Duration = .seconds(1)
+    /// In a cluster: the address the other nodes forward to while this node leads; nil is
+    /// `http://HOST:PORT` of this server.
+    public var advertiseURL: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8000, dataDirectory: String = ".tender",

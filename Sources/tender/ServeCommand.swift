@@ -46,8 +46,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The most path searches (GET /paths/...) a second, as Horizon's flag of the name; a search that comes early waits up to 0.1 s for its turn, then is a 503. 0 is no limit. [env: TENDER_MAX_PATH_FINDING_REQUESTS] (default: \(TenderConfiguration.defaultMaxPathFindingRequests))")
     var maxPathFindingRequests: Int?
 
-    @Option(help: "A PostgreSQL database for the ledger and the gateway (postgres://user[:password]@host[:port]/database) instead of the SQLite files under --data; one server per database. [env: TENDER_DATABASE]")
+    @Option(help: "A PostgreSQL database for the ledger and the gateway (postgres://user[:password]@host[:port]/database) instead of the SQLite files under --data; several servers on one database form a cluster: one leads and writes, the others serve reads and forward the rest to it. [env: TENDER_DATABASE]")
     var database: String?
+
+    @Option(help: "With --database: seconds between a follower's tries to take the lead, and between the leader's checks of the session that holds its lock. [env: TENDER_FAILOVER_INTERVAL] (default: 1)")
+    var failoverInterval: Double?
+
+    @Option(help: "With --database: the address other nodes forward requests to while this server leads. [env: TENDER_ADVERTISE_URL] (default: http://HOST:PORT)")
+    var advertiseURL: String?
 
     @Option(help: "The least important log messages written to standard error: trace, debug, info, notice, warning, error or critical. (default: info)")
     var logLevel: String = "info"
@@ -90,6 +96,13 @@ struct Serve: AsyncParsableCommand {
             anchorHomeDomain: anchorDomain ?? environment["TENDER_ANCHOR_DOMAIN"] ?? "localhost:8000")
         configuration.maxPathFindingRequests = pathFindingRate
         configuration.database = database ?? environment["TENDER_DATABASE"]
+        let failover = try failoverInterval ?? environment["TENDER_FAILOVER_INTERVAL"].map {
+            guard let value = Double($0) else { throw CommandFailure("TENDER_FAILOVER_INTERVAL=\($0) is not a number of seconds") }
+            return value
+        } ?? 1
+        guard failover >= 0.05, failover <= 600 else { throw CommandFailure("the failover interval \(failover) is not between 0.05 and 600 seconds") }
+        configuration.failoverInterval = .milliseconds(Int64(failover * 1000))
+        configuration.advertiseURL = advertiseURL ?? environment["TENDER_ADVERTISE_URL"]
         guard configuration.anchorHomeDomain.utf8.count <= 32 else { throw CommandFailure("the anchor domain has more than 32 bytes") }
 
         guard let level = Logger.Level(rawValue: logLevel) else {
@@ -120,7 +133,7 @@ struct Serve: AsyncParsableCommand {
                     \(assets)
                     gateway:            \(url)/v1 (Stripe's API; make a merchant with `tender gateway merchants create NAME --data \(configuration.dataDirectory) --url \(url)`)
                     operators:          \(url)/metrics (Prometheus), \(url)/health
-                    data directory:     \(configuration.dataDirectory)\(configuration.database == nil ? "" : " (ledger and gateway in PostgreSQL)")
+                    data directory:     \(configuration.dataDirectory)\(configuration.database == nil ? "" : " (ledger and gateway in PostgreSQL; this node leads or follows)")
                     ledger closes:      \(configuration.closeInterval == .zero ? "as soon as transactions wait (group commit)" : "every \(configuration.closeInterval)"), at most \(configuration.batchLimit) transactions each
 
                     """

@@ -1,0 +1,224 @@
+import Foundation
+import Ledger
+import Logging
+import NIOCore
+import PostgresNIO
+import StellarBase
+import Synchronization
+
+/// Several `tender serve` on one PostgreSQL database: who leads, how the leader's ledger
+/// commits are fenced, and how the other nodes hear of them.
+///
+/// - The leader holds a session advisory lock on a connection of its own. Taking it, a node
+///   moves the epoch in `tender_leader` on by one and records its session's pid; the row's
+///   update waits for any commit of an earlier leader still running, and every ledger commit
+///   checks the epoch inside its own transaction (``LeaderFence``), so a leader that lost the
+///   lock never commits after another has taken it.
+/// - Each ledger's commit sends `NOTIFY tender_ledger` in its transaction; PostgreSQL delivers
+///   it when it commits, and followers (``PostgresLedgerFollower``) read the new header then.
+/// - The leader writes the address other nodes forward submissions to in `tender_leader`.
+public enum PostgresCluster {
+    /// The advisory lock the leader holds ("tender" and 1).
+    static let leaderLockKey: Int64 = 0x74656E646572_01
+    /// The channel each ledger commit notifies.
+    static let ledgerChannel = "tender_ledger"
+
+    static let migrations: [PostgresMigrations.Migration] = [
+        .init(number: 201, name: "leader", statements: [
+            """
+            CREATE TABLE tender_leader (
+                id INTEGER PRIMARY KEY CHECK (id = 1), epoch BIGINT NOT NULL, url TEXT, pid INTEGER, since TIMESTAMPTZ NOT NULL DEFAULT now())
+            """,
+            "INSERT INTO tender_leader (id, epoch) VALUES (1, 0)",
+        ]),
+    ]
+
+    /// Creates the cluster's table when missing.
+    public static func migrate(_ database: PostgresDatabase) async throws {
+        try await PostgresMigrations.migrate(database, migrations)
+    }
+
+    /// The leader's advertised address, if a leader has written one.
+    public static func leaderURL(_ database: PostgresDatabase) async throws -> String? {
+        try await database.rows("SELECT url FROM tender_leader WHERE id = 1") { try $0.decode(String?.self) }.first ?? nil
+    }
+
+    /// The backend pid of the current leader's lock session (the partition test cuts it).
+    public static func leaderPID(_ database: PostgresDatabase) async throws -> Int32? {
+        try await database.rows("SELECT pid FROM tender_leader WHERE id = 1") { try $0.decode(Int32?.self) }.first ?? nil
+    }
+
+    /// The epoch of the current leader (0 before any).
+    public static func epoch(_ database: PostgresDatabase) async throws -> Int64 {
+        try await database.rows("SELECT epoch FROM tender_leader WHERE id = 1") { try $0.decode(Int64.self) }.first ?? 0
+    }
+}
+
+/// A leader's right to commit ledgers: its epoch, and whether it has lost its lock. Ledger
+/// commits check both (``PostgresLedgerStore``).
+public final class LeaderFence: Sendable {
+    public let epoch: Int64
+    private let lost = Atomic<Bool>(false)
+
+    public init(epoch: Int64) {
+        self.epoch = epoch
+    }
+
+    /// From now on every commit is refused.
+    public func lose() {
+        lost.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    public var isLost: Bool { lost.load(ordering: .sequentiallyConsistent) }
+}
+
+/// A commit refused because this node no longer leads.
+public struct LeadershipLost: Error, CustomStringConvertible {
+    public let reason: String
+    public init(reason: String) { self.reason = reason }
+    public var description: String { "this node no longer leads the cluster: \(reason)" }
+}
+
+/// A node's session for the leader's lock: it tries the lock, and once it has it, watches the
+/// session so that losing it stops the node at once.
+public final class LeaderSession: Sendable {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Opens the session's own connection (the lock lives as long as it does).
+    public init(url: String, logger: Logger) async throws {
+        let parts = try PostgresDatabase.Parts(url: url)
+        connection = try await PostgresConnection.connect(
+            configuration: PostgresConnection.Configuration(
+                host: parts.host, port: parts.port, username: parts.user, password: parts.password, database: parts.database, tls: .disable),
+            id: 1, logger: logger)
+        self.logger = logger
+    }
+
+    /// Takes the leader's lock if it is free: then moves the epoch on (waiting for an earlier
+    /// leader's commit in flight, which the new epoch then fences out), records this session's
+    /// pid and clears the advertised address. Nil when another node leads.
+    public func tryLead() async throws -> LeaderFence? {
+        let taken = try await connection.rows(
+            "SELECT pg_try_advisory_lock(\(PostgresCluster.leaderLockKey))", { try $0.decode(Bool.self) }, logger: logger).first ?? false
+        guard taken else { return nil }
+        let epoch = try await connection.rows(
+            "UPDATE tender_leader SET epoch = epoch + 1, url = NULL, pid = pg_backend_pid(), since = now() WHERE id = 1 RETURNING epoch",
+            { try $0.decode(Int64.self) }, logger: logger).first
+        guard let epoch else { throw LeadershipLost(reason: "the table tender_leader has no row") }
+        return LeaderFence(epoch: epoch)
+    }
+
+    /// Writes where the other nodes reach this leader, if it still leads with `fence`'s epoch.
+    public func advertise(_ url: String, fence: LeaderFence) async throws {
+        try await connection.execute("UPDATE tender_leader SET url = \(url) WHERE id = 1 AND epoch = \(fence.epoch)", logger: logger)
+    }
+
+    /// Returns (by throwing ``LeadershipLost``) when the lock's session is gone: its connection
+    /// closed, or a probe not answered within `interval`. The fence is lost before it returns,
+    /// so no commit starts after.
+    public func watch(_ fence: LeaderFence, every interval: Duration) async throws -> Never {
+        connection.closeFuture.whenComplete { _ in fence.lose() }
+        while true {
+            try await Task.sleep(for: interval)
+            if fence.isLost { throw LeadershipLost(reason: "the connection holding the leader's lock closed") }
+            let connection = self.connection, logger = self.logger
+            let answered = await withTaskGroup(of: Bool.self) { group in
+                group.addTask { (try? await connection.execute("SELECT 1", logger: logger)) != nil }
+                group.addTask {
+                    try? await Task.sleep(for: interval)
+                    return false
+                }
+                defer { group.cancelAll() }
+                return await group.next() ?? false
+            }
+            if !answered {
+                fence.lose()
+                throw LeadershipLost(reason: "the connection holding the leader's lock did not answer within \(interval)")
+            }
+        }
+    }
+
+    /// Closes the session (a held lock is released with it).
+    public func close() async {
+        try? await connection.close()
+    }
+}
+
+/// A follower's view of the ledgers the leader commits: woken by `NOTIFY tender_ledger` (and
+/// every `heartbeat` in case a notification is missed), it reads the latest header and the
+/// order books as of it, in one snapshot.
+public final class PostgresLedgerFollower: Sendable {
+    let database: PostgresDatabase
+    let url: String
+    let logger: Logger
+
+    public init(_ database: PostgresDatabase, url: String, logger: Logger) {
+        self.database = database
+        self.url = url
+        self.logger = logger
+    }
+
+    /// The latest committed ledger's header and its offers (one repeatable-read snapshot), or
+    /// nil before genesis.
+    public func latest() async throws -> (LedgerHeader, [LedgerOffer])? {
+        try await database.transaction { transaction in
+            try await transaction.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            guard let header = try await transaction.rows("SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1", PostgresLedgerStore.bytes).first else {
+                return nil
+            }
+            let offers = try await transaction.rows("SELECT entry FROM offers", PostgresLedgerStore.bytes).map { try LedgerOffer(xdrBytes: $0) }
+            return (try LedgerHeader(xdrBytes: header), offers)
+        }
+    }
+
+    /// Calls `onLedger` with each newer ledger and `onBeat` at least every `heartbeat`, until
+    /// the task is cancelled. A lost listening connection is opened again.
+    public func run(
+        heartbeat: Duration, after sequence: UInt32,
+        onLedger: @escaping @Sendable (LedgerHeader, [LedgerOffer]) -> Void, onBeat: @escaping @Sendable () -> Void
+    ) async throws {
+        let (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let url = self.url, logger = self.logger
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    do {
+                        let parts = try PostgresDatabase.Parts(url: url)
+                        let connection = try await PostgresConnection.connect(
+                            configuration: PostgresConnection.Configuration(
+                                host: parts.host, port: parts.port, username: parts.user, password: parts.password, database: parts.database, tls: .disable),
+                            id: 2, logger: logger)
+                        defer { Task { try? await connection.close() } }
+                        let notifications = try await connection.listen(PostgresCluster.ledgerChannel)
+                        tick.yield()
+                        for try await _ in notifications { tick.yield() }
+                    } catch {
+                        logger.warning("listening for new ledgers failed; trying again", metadata: ["error": "\(error)"])
+                    }
+                    try await Task.sleep(for: heartbeat)
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: heartbeat)
+                    tick.yield()
+                }
+            }
+            var latest = sequence
+            for await _ in ticks {
+                if Task.isCancelled { break }
+                do {
+                    if let (header, offers) = try await self.latest(), header.sequence > latest {
+                        latest = header.sequence
+                        onLedger(header, offers)
+                    }
+                } catch {
+                    logger.warning("reading the latest ledger failed", metadata: ["error": "\(error)"])
+                }
+                onBeat()
+            }
+            group.cancelAll()
+        }
+    }
+}

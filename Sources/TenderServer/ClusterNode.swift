@@ -1,0 +1,338 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HTTPTypes
+import Ledger
+import LedgerService
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import PostgresStore
+import ServiceLifecycle
+import StellarBase
+import Synchronization
+
+/// A `tender serve` on a PostgreSQL database, one of any number sharing it.
+///
+/// The node that holds the leader's lock (``LeaderSession``) is a whole server: it closes the
+/// ledgers and runs the gateway, the checkout and their background services, as a lone server
+/// does. Every other node follows: it answers Horizon's reads from the database, following the
+/// ledgers as they commit (``PostgresLedgerFollower``), and forwards everything else, each
+/// submission among them, to the leader's advertised address over HTTP (``LeaderForwarder``);
+/// the leader answers a submission once its ledger has committed. A follower tries the lock
+/// every ``TenderConfiguration/failoverInterval``; when it takes it, it loads the state of the
+/// last committed ledger and leads. A leader that loses its lock's session stops at once: its
+/// commits are fenced and the process exits (fail-stop).
+final class ClusterNode: Sendable {
+    let configuration: TenderConfiguration
+    let url: String
+    let logger: Logger
+    let database: PostgresDatabase
+    let session: LeaderSession
+    /// Reads from the database and the ledgers followed; nil on a node that led from the start.
+    let following: Following?
+    let forwarder: LeaderForwarder
+    private let state: Mutex<State>
+
+    private struct State {
+        var leader: AnyResponder?
+        var leaderServices: [any Service] = []
+        var fence: LeaderFence?
+        var port: Int?
+    }
+
+    struct Following: Sendable {
+        let follower: PostgresLedgerFollower
+        let commits: LedgerCommits
+        let responder: AnyResponder
+    }
+
+    /// Opens the database (migrating it), then leads at once if no other node does: a lone
+    /// server is ready to write before it listens, as on SQLite.
+    static func start(_ configuration: TenderConfiguration, url: String, logger: Logger) async throws -> ClusterNode {
+        let database = try PostgresDatabase(url: url, logger: logger)
+        do {
+            let reader = try await PostgresLedgerStore(database)
+            _ = try await PostgresGatewayStore(database)
+            let session = try await LeaderSession(url: url, logger: logger)
+            let fence = try await session.tryLead()
+            var following: Following?
+            if fence == nil {
+                following = try await Self.following(configuration, database: database, reader: reader, url: url, logger: logger)
+            }
+            let node = ClusterNode(configuration: configuration, url: url, logger: logger, database: database, session: session, following: following)
+            if let fence { try await node.lead(fence) }
+            return node
+        } catch {
+            database.shutdown()
+            throw error
+        }
+    }
+
+    private init(configuration: TenderConfiguration, url: String, logger: Logger, database: PostgresDatabase, session: LeaderSession, following: Following?) {
+        self.configuration = configuration
+        self.url = url
+        self.logger = logger
+        self.database = database
+        self.session = session
+        self.following = following
+        forwarder = LeaderForwarder(database: database, retryWindow: configuration.submissionTimeout + configuration.failoverInterval * 10, logger: logger)
+        state = Mutex(State())
+    }
+
+    /// A follower's reads: the latest ledger (waiting for the leader's genesis on a new
+    /// database) and Horizon's read routes on it.
+    private static func following(_ configuration: TenderConfiguration, database: PostgresDatabase, reader: PostgresLedgerStore, url: String, logger: Logger) async throws -> Following {
+        let follower = PostgresLedgerFollower(database, url: url, logger: logger)
+        var latest = try await follower.latest()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while latest == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            latest = try await follower.latest()
+        }
+        guard let (header, offers) = latest else { throw LeadershipLost(reason: "no leader created the ledger within 60 seconds") }
+        let commits = LedgerCommits(header: header, orderBook: Self.orderBook(header, offers))
+        let reads = ReadParts(configuration, reader: reader, commits: commits, metrics: ServerMetrics(), logger: logger)
+        return Following(follower: follower, commits: commits, responder: reads.responder())
+    }
+
+    static func orderBook(_ header: LedgerHeader, _ offers: [LedgerOffer]) -> OrderBookSnapshot {
+        OrderBookSnapshot(LedgerState(header: header, accounts: [], trustLines: [], offers: offers, data: []))
+    }
+
+    /// Builds the leader's server on a fenced store, loading the last committed ledger.
+    private func lead(_ fence: LeaderFence) async throws {
+        let store = try await PostgresLedgerStore(database, fence: fence)
+        let gatewayStore = try await PostgresGatewayStore(database)
+        let parts = try await LeaderParts.make(configuration, store: store, gatewayStore: gatewayStore, clock: ContinuousClock(), logger: logger)
+        state.withLock {
+            $0.leader = parts.responder
+            $0.leaderServices = parts.services
+            $0.fence = fence
+        }
+        logger.notice("this node leads the cluster", metadata: ["epoch": "\(fence.epoch)"])
+    }
+
+    /// The server is listening on `port`.
+    func serving(port: Int) {
+        state.withLock { $0.port = port }
+    }
+
+    var responder: AnyResponder {
+        AnyResponder { [self] request, context in
+            if let leader = state.withLock({ $0.leader }) { return try await leader.respond(request, context) }
+            if let following, FollowerRouting.servesLocally(method: request.method, path: request.uri.path) {
+                return try await following.responder.respond(request, context)
+            }
+            var request = request
+            let body: ByteBuffer
+            do {
+                body = try await request.collectBody(upTo: LeaderForwarder.maxBodyBytes)
+            } catch {
+                return Problem.badRequest("the request body is larger than \(LeaderForwarder.maxBodyBytes) bytes").response()
+            }
+            switch await forwarder.forward(request.head, body: body, localLeader: { [self] in state.withLock { $0.leader } }) {
+            case .answered(let response):
+                return response
+            case .leadingHere(let leader):
+                // This node took the lead while the request waited for one.
+                return try await leader.respond(Request(head: request.head, body: .init(buffer: body)), context)
+            }
+        }
+    }
+
+    var services: [any Service] {
+        [
+            DatabaseCloser { [self] in
+                await session.close()
+                try? await forwarder.client.shutdown()
+                database.shutdown()
+            },
+            NodeService(node: self),
+        ]
+    }
+
+    /// Follows the ledgers (a follower), waits for the lead, then runs the leader's services
+    /// while watching the lock's session. Returns on graceful shutdown; throws when the lead is
+    /// lost, which stops the server.
+    struct NodeService: Service {
+        let node: ClusterNode
+
+        func run() async throws {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                if let following = node.following {
+                    group.addTask {
+                        following.commits.followingStarted()
+                        try await following.follower.run(
+                            heartbeat: LedgerCommits.heartbeatInterval, after: following.commits.latest,
+                            onLedger: { header, offers in following.commits.follow(header, orderBook: ClusterNode.orderBook(header, offers)) },
+                            onBeat: { following.commits.heartbeat() })
+                    }
+                }
+                group.addTask { try await node.leadWhenAble() }
+                // The leader's part ends the node: on shutdown it returns, on a lost lead it throws.
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    private func leadWhenAble() async throws {
+        var fence = state.withLock { $0.fence }
+        while fence == nil {
+            if Task.isShuttingDownGracefully || Task.isCancelled { return }
+            try? await Task.sleep(for: configuration.failoverInterval)
+            if Task.isShuttingDownGracefully || Task.isCancelled { return }
+            do {
+                if let taken = try await session.tryLead() {
+                    try await lead(taken)
+                    fence = taken
+                }
+            } catch {
+                // Taking the lead half-way is not safe to leave: stop, and let a supervisor restart.
+                logger.error("taking the lead failed", metadata: ["error": "\(error)"])
+                throw error
+            }
+        }
+        guard let fence else { return }
+        let services = state.withLock { $0.leaderServices }
+        let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [], logger: logger))
+        try await withGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                tasks.addTask { try await self.session.watch(fence, every: self.configuration.failoverInterval) }
+                tasks.addTask { try await self.advertise(fence) }
+                // The services end on shutdown; the watch only by losing the lead (it throws).
+                while let _ = try await tasks.next() {
+                    if Task.isShuttingDownGracefully || Task.isCancelled { break }
+                }
+                tasks.cancelAll()
+            }
+        } onGracefulShutdown: {
+            Task { await group.triggerGracefulShutdown() }
+        }
+    }
+
+    /// Writes this leader's address once the server listens.
+    private func advertise(_ fence: LeaderFence) async throws {
+        while true {
+            if let port = state.withLock({ $0.port }) {
+                let address = configuration.advertiseURL ?? "http://\(configuration.host):\(port)"
+                try await session.advertise(address, fence: fence)
+                logger.info("the leader's address is advertised", metadata: ["url": "\(address)"])
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// Which requests a follower answers from its own reads: Horizon's GETs of the ledger and its
+/// history (and the server's root, metrics and health). Everything else goes to the leader:
+/// submissions, friendbot, the test anchor, the gateway, Paylike, the checkout and their pages.
+enum FollowerRouting {
+    static let localRoots: Set<Substring> = [
+        "", "accounts", "ledgers", "transactions", "operations", "payments", "offers", "order_book", "paths", "fee_stats", "metrics", "health",
+    ]
+
+    static func servesLocally(method: HTTPRequest.Method, path: String) -> Bool {
+        guard method == .get || method == .head || method == .options else { return false }
+        let first = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true).first ?? ""
+        return localRoots.contains(first)
+    }
+}
+
+/// Hands a request to the leader over HTTP and its answer back, as it came.
+///
+/// A request whose repetition changes nothing (a GET or HEAD, or `POST /transactions`: a
+/// transaction already applied answers its stored result) is tried again while the leader
+/// changes, within the retry window; any other is tried again only when it never reached a
+/// leader (the connection was refused), so a payment is never sent twice.
+final class LeaderForwarder: Sendable {
+    let database: PostgresDatabase
+    let client: HTTPClient
+    let retryWindow: Duration
+    let logger: Logger
+    private let cachedURL = Mutex<String?>(nil)
+    /// The largest request body forwarded.
+    static let maxBodyBytes = 1 << 20
+    static let hopByHop: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "content-length"]
+
+    init(database: PostgresDatabase, retryWindow: Duration, logger: Logger) {
+        self.database = database
+        self.retryWindow = retryWindow
+        self.logger = logger
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        // A dead leader's address fails at once, so the next try can find the new leader.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(2)
+        configuration.decompression = .disabled
+        client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton), configuration: configuration)
+        self.logger.trace("forwarder ready")
+    }
+
+    enum Outcome {
+        case answered(Response)
+        case leadingHere(AnyResponder)
+    }
+
+    func forward(_ request: HTTPRequest, body: ByteBuffer, localLeader: @Sendable () -> AnyResponder?) async -> Outcome {
+        let path = request.path ?? "/"
+        let repeatable = request.method == .get || request.method == .head || (request.method == .post && path.split(separator: "?").first == "/transactions")
+        let deadline = ContinuousClock.now + retryWindow
+        var lastError = "no leader has advertised its address"
+        while ContinuousClock.now < deadline {
+            if let leader = localLeader() { return .leadingHere(leader) }
+            guard let base = await leaderURL() else {
+                try? await Task.sleep(for: .milliseconds(100))
+                continue
+            }
+            var outgoing = HTTPClientRequest(url: base + path)
+            outgoing.method = .init(rawValue: request.method.rawValue)
+            for field in request.headerFields where !Self.hopByHop.contains(field.name.canonicalName) {
+                outgoing.headers.add(name: field.name.canonicalName, value: field.value)
+            }
+            outgoing.body = .bytes(body)
+            do {
+                let response = try await client.execute(outgoing, deadline: .now() + .seconds(Int64(retryWindow.components.seconds) + 1))
+                var headers = HTTPFields()
+                for (name, value) in response.headers where !Self.hopByHop.contains(name.lowercased()) {
+                    if let fieldName = HTTPField.Name(name) { headers.append(.init(name: fieldName, value: value)) }
+                }
+                if let length = response.headers.first(name: "content-length") { headers[.contentLength] = length }
+                return .answered(Response(
+                    status: .init(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
+                    headers: headers, body: ResponseBody(asyncSequence: response.body)))
+            } catch {
+                forget(base)
+                lastError = "\(error)"
+                guard repeatable || Self.neverReached(error) else {
+                    return .answered(Problem.leaderUnavailable("the leader did not answer (\(lastError)); the request may or may not have been applied").response())
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        return .answered(Problem.leaderUnavailable("no leader answered within \(retryWindow): \(lastError)").response())
+    }
+
+    /// Whether the error means the request never reached a server.
+    static func neverReached(_ error: any Error) -> Bool {
+        if error is NIOConnectionError { return true }
+        if let error = error as? HTTPClientError, error == .connectTimeout { return true }
+        if let error = error as? IOError, error.errnoCode == ECONNREFUSED { return true }
+        return false
+    }
+
+    private func leaderURL() async -> String? {
+        if let url = cachedURL.withLock({ $0 }) { return url }
+        guard let url = try? await PostgresCluster.leaderURL(database) else { return nil }
+        cachedURL.withLock { $0 = url }
+        return url
+    }
+
+    private func forget(_ url: String) {
+        cachedURL.withLock { if $0 == url { $0 = nil } }
+    }
+}
