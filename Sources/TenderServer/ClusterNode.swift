@@ -56,14 +56,19 @@ final class ClusterNode: Sendable {
             let reader = try await PostgresLedgerStore(database)
             _ = try await PostgresGatewayStore(database)
             let session = try await LeaderSession(url: url, logger: logger)
-            let fence = try await session.tryLead()
-            var following: Following?
-            if fence == nil {
-                following = try await Self.following(configuration, database: database, reader: reader, url: url, logger: logger)
+            do {
+                let fence = try await session.tryLead()
+                var following: Following?
+                if fence == nil {
+                    following = try await Self.following(configuration, database: database, reader: reader, url: url, logger: logger)
+                }
+                let node = ClusterNode(configuration: configuration, url: url, logger: logger, database: database, session: session, following: following)
+                if let fence { try await node.lead(fence) }
+                return node
+            } catch {
+                await session.close()
+                throw error
             }
-            let node = ClusterNode(configuration: configuration, url: url, logger: logger, database: database, session: session, following: following)
-            if let fence { try await node.lead(fence) }
-            return node
         } catch {
             database.shutdown()
             throw error

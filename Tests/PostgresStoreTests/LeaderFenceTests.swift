@@ -26,9 +26,12 @@ struct LeaderFenceTests {
         let database = try PostgresDatabase(url: url, logger: logger)
         defer { database.shutdown() }
         let ledgers = try LedgerStoreContractTests.ledgers().ledgers
+        _ = try await PostgresLedgerStore(database)
 
         let first = try await LeaderSession(url: url, logger: logger)
         let second = try await LeaderSession(url: url, logger: logger)
+        // Closed however the test ends (a connection must be closed before it goes).
+        defer { Task { await first.close(); await second.close() } }
         let firstFence = try #require(try await first.tryLead())
         #expect(firstFence.epoch == 1)
         #expect(try await second.tryLead() == nil, "the lock is taken")
@@ -70,7 +73,6 @@ struct LeaderFenceTests {
         secondFence?.lose()
         await #expect(throws: LeadershipLost.self) { try await newLeader.commit(ledgers[4]) }
         #expect(try await database.rows("SELECT COUNT(*) FROM ledger_headers") { try $0.decode(Int64.self) }.first == 4)
-        await second.close()
     }
 
     @Test func aLeaderWhoseSessionIsTerminatedStopsAtOnce() async throws {
@@ -81,6 +83,7 @@ struct LeaderFenceTests {
             defer { database.shutdown() }
             _ = try await PostgresLedgerStore(database)
             let session = try await LeaderSession(url: server.url, logger: logger)
+            defer { Task { await session.close() } }
             let fence = try #require(try await session.tryLead())
             let watching = Task { try await session.watch(fence, every: .milliseconds(100)) }
             let pid = try #require(try await PostgresCluster.leaderPID(database))
@@ -88,7 +91,6 @@ struct LeaderFenceTests {
             let result = await watching.result
             #expect(throws: LeadershipLost.self) { try result.get() }
             #expect(fence.isLost)
-            await session.close()
         } catch {
             await server.stop()
             throw error
