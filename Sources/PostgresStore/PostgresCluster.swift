@@ -172,6 +172,11 @@ public final class PostgresLedgerFollower: Sendable {
         }
     }
 
+    /// The latest committed ledger's sequence (a cheap check before ``latest()``).
+    public func latestSequence() async throws -> UInt32? {
+        try await database.rows("SELECT MAX(sequence) FROM ledger_headers") { try $0.decode(Int64?.self) }.first.flatMap { $0 }.map(UInt32.init)
+    }
+
     /// Calls `onLedger` with each newer ledger and `onBeat` at least every `heartbeat`, until
     /// the task is cancelled. A lost listening connection is opened again.
     public func run(

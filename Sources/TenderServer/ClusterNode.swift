@@ -46,6 +46,13 @@ final class ClusterNode: Sendable {
         let follower: PostgresLedgerFollower
         let commits: LedgerCommits
         let responder: AnyResponder
+
+        /// Follows the latest committed ledger now, if it is newer than the last one followed.
+        func catchUp() async {
+            guard let sequence = try? await follower.latestSequence(), sequence > commits.latest,
+                  let (header, offers) = try? await follower.latest() else { return }
+            commits.follow(header, orderBook: ClusterNode.orderBook(header, offers))
+        }
     }
 
     /// Opens the database (migrating it), then leads at once if no other node does: a lone
@@ -139,6 +146,9 @@ final class ClusterNode: Sendable {
             }
             switch await forwarder.forward(request.head, body: body, localLeader: { [self] in state.withLock { $0.leader } }) {
             case .answered(let response):
+                // What the leader committed before answering is what this node shows next (read
+                // your writes), not a moment later when the notification comes.
+                if request.method != .get || request.uri.path.hasPrefix("/friendbot") { await following?.catchUp() }
                 return response
             case .leadingHere(let leader):
                 // This node took the lead while the request waited for one.

@@ -5,7 +5,8 @@ import Foundation
 /// 127.0.0.1). ``stop()`` removes it; one left running stops by itself after an hour.
 public final class TemporaryPostgres: Sendable {
     public let url: String
-    let directory: String
+    /// The cluster's directory (its data files under `data`).
+    public let directory: String
 
     private init(url: String, directory: String) {
         self.url = url

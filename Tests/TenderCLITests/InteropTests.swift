@@ -27,42 +27,57 @@ struct InteropTests {
         try #require(install.terminationStatus == 0, "chromium is needed")
     }
 
-    @Test func pythonStellarSDKAgainstTenderServe() async throws {
+    /// On SQLite, on PostgreSQL, and through a follower node of a PostgreSQL cluster (its reads
+    /// and streams from the database, its submissions forwarded to the leader).
+    @Test(arguments: ServedStore.allCases)
+    func pythonStellarSDKAgainstTenderServe(_ store: ServedStore) async throws {
         let temporary = TemporaryDirectory("interop")
         defer { temporary.remove() }
         let data = temporary.path
         defer { try? FileManager.default.removeItem(atPath: data) }
         // A short close interval keeps the suite quick and still exercises the ledger timer.
-        let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.2"])
-        defer { if server.process.isRunning { server.process.terminate() } }
-        let url = try await server.waitForURL()
-
-        try await Self.runPython("Tests/Interop/horizon_interop.py", [url])
+        let served = try await ServedTender.start(store, ["serve", "--port", "0", "--data", data, "--close-interval", "0.2"])
+        do {
+            try await Self.runPython("Tests/Interop/horizon_interop.py", [served.url])
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
     }
 
     /// The real `stripe` Python library (installed into .venv by Scripts/python-env.sh) against
     /// the gateway of a real `tender serve`: every check of Tests/Interop/stripe_interop.py must
     /// pass. Afterwards no card number it used is anywhere in the data directory's files or in
     /// the server's log, written at trace level.
-    @Test func pythonStripeLibraryAgainstTenderServe() async throws {
+    /// On SQLite and on PostgreSQL (whose cluster's files are searched for card numbers too).
+    @Test(arguments: [ServedStore.sqlite, .postgres])
+    func pythonStripeLibraryAgainstTenderServe(_ store: ServedStore) async throws {
         let temporary = TemporaryDirectory("stripe-interop")
         defer { temporary.remove() }
         let data = temporary.path + "/data"
         let log = temporary.path + "/server.log"
-        let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.05", "--log-level", "trace"], errorLog: log)
-        defer { if server.process.isRunning { server.process.terminate() } }
-        let url = try await server.waitForURL()
+        let served = try await ServedTender.start(store, ["serve", "--port", "0", "--data", data, "--close-interval", "0.05", "--log-level", "trace"], errorLog: log)
+        do {
+            try await checkStripe(served, data: data, log: log)
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
+    func checkStripe(_ served: ServedTender, data: String, log: String) async throws {
         let adminKey = try String(contentsOfFile: data + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
 
-        try await Self.runPython("Tests/Interop/stripe_interop.py", [url, adminKey, Tender.executable.path])
+        try await Self.runPython("Tests/Interop/stripe_interop.py", [served.url, adminKey, Tender.executable.path])
 
-        server.process.terminate()
-        _ = await server.waitForExit(timeout: 30)
+        await served.stopNodes()
         let script = try String(contentsOf: PythonScripts.packageRoot.appendingPathComponent("Tests/Interop/stripe_interop.py"), encoding: .utf8)
         let numbers = Set(script.matches(of: /"([0-9]{15,16}|4242 4242 4242 4242)"/).map { String($0.1).replacingOccurrences(of: " ", with: "") })
         #expect(numbers.count >= 15)
-        let files = try FileManager.default.contentsOfDirectory(atPath: data).map { data + "/" + $0 } + [log]
-        #expect(files.contains { $0.hasSuffix("gateway.sqlite") })
+        let files = try FileManager.default.contentsOfDirectory(atPath: data).map { data + "/" + $0 } + [log] + served.databaseFiles()
+        #expect(files.contains { $0.hasSuffix(served.postgres == nil ? "gateway.sqlite" : "postgresql.conf") })
         for file in files {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
             for number in numbers {
@@ -77,15 +92,25 @@ struct InteropTests {
     /// of Tests/Interop/payment_page.py must pass, with the same field messages as
     /// PaymentEngine's CardInput; screenshots go to .build/screenshots/payment-page. Afterwards
     /// no card number typed is in the server's files or its trace log.
-    @Test func paymentPageInChromium() async throws {
+    @Test(arguments: [ServedStore.sqlite, .postgres])
+    func paymentPageInChromium(_ store: ServedStore) async throws {
         try Self.installChromium()
         let temporary = TemporaryDirectory("payment-page")
         defer { temporary.remove() }
         let data = temporary.path + "/data"
         let log = temporary.path + "/server.log"
-        let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.05", "--log-level", "trace"], errorLog: log)
-        defer { if server.process.isRunning { server.process.terminate() } }
-        let url = try await server.waitForURL()
+        let served = try await ServedTender.start(store, ["serve", "--port", "0", "--data", data, "--close-interval", "0.05", "--log-level", "trace"], errorLog: log)
+        do {
+            try await checkPaymentPage(served, temporary: temporary, data: data, log: log)
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
+    func checkPaymentPage(_ served: ServedTender, temporary: TemporaryDirectory, data: String, log: String) async throws {
+        let url = served.url
         let adminKey = try String(contentsOfFile: data + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
 
         // What CardInput says for these fields is what the page must say.
@@ -114,10 +139,9 @@ struct InteropTests {
 
         try await Self.runPython("Tests/Interop/payment_page.py", [url, adminKey, "/usr/bin/chromium", shots, casesFile])
 
-        server.process.terminate()
-        _ = await server.waitForExit(timeout: 30)
+        await served.stopNodes()
         #expect(try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 8)
-        let files = try FileManager.default.contentsOfDirectory(atPath: data).map { data + "/" + $0 } + [log]
+        let files = try FileManager.default.contentsOfDirectory(atPath: data).map { data + "/" + $0 } + [log] + served.databaseFiles()
         for file in files {
             let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
             for number in ["4242424242424242", "4000002500003155", "5555555555554444", "4000000000009995"] {
@@ -130,14 +154,24 @@ struct InteropTests {
     /// Tests/Interop/shop_page.py buys now, changes the delivery (the total follows), pays by
     /// iDEAL through the bank page and sees the order paid; screenshots go to
     /// .build/screenshots/shop.
-    @Test func shopPageInChromium() async throws {
+    @Test(arguments: [ServedStore.sqlite, .postgres])
+    func shopPageInChromium(_ store: ServedStore) async throws {
         try Self.installChromium()
         let temporary = TemporaryDirectory("shop-page")
         defer { temporary.remove() }
         let data = temporary.path + "/data"
-        let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.05"])
-        defer { if server.process.isRunning { server.process.terminate() } }
-        let url = try await server.waitForURL()
+        let served = try await ServedTender.start(store, ["serve", "--port", "0", "--data", data, "--close-interval", "0.05"])
+        do {
+            try await checkShop(served, data: data)
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
+    func checkShop(_ served: ServedTender, data: String) async throws {
+        let url = served.url
         let demo = try await Tender.runDetached(["checkout", "demo", "--data", data, "--url", url, "--json"])
         let shop = try #require((try JSONSerialization.jsonObject(with: Data(demo.stdout.utf8)) as? [String: Any])?["shop"] as? String, "\(demo.stdout) \(demo.stderr)")
         let shots = PythonScripts.packageRoot.path + "/.build/screenshots/shop"

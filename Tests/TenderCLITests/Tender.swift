@@ -1,4 +1,5 @@
 import Foundation
+import TenderTesting
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -151,5 +152,91 @@ enum Tender {
                 continuation.resume(returning: text)
             }
         }
+    }
+}
+
+/// Where a test's `tender serve` keeps everything: the SQLite default, or a throwaway
+/// PostgreSQL; `postgresFollower` starts two nodes on it and the test talks to the follower
+/// (its reads from the database, the rest forwarded to the leader).
+enum ServedStore: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite
+    case postgres
+    case postgresFollower
+
+    var description: String { rawValue }
+}
+
+/// A `tender serve` (or a leader and its follower) for a test, on a ``ServedStore``.
+final class ServedTender: Sendable {
+    /// The address the test talks to.
+    let url: String
+    let nodes: [Tender.Server]
+    let postgres: TemporaryPostgres?
+
+    private init(url: String, nodes: [Tender.Server], postgres: TemporaryPostgres?) {
+        self.url = url
+        self.nodes = nodes
+        self.postgres = postgres
+    }
+
+    /// Starts `tender` with `arguments` (a `serve` command line) on `store`; the leader's log
+    /// goes to `errorLog`, a follower's beside it with `.follower` added.
+    static func start(_ store: ServedStore, _ arguments: [String], errorLog: String? = nil) async throws -> ServedTender {
+        guard store != .sqlite else {
+            let server = try Tender.start(arguments, errorLog: errorLog)
+            do {
+                return ServedTender(url: try await server.waitForURL(), nodes: [server], postgres: nil)
+            } catch {
+                if server.process.isRunning { server.process.terminate() }
+                throw error
+            }
+        }
+        let postgres = try await TemporaryPostgres.start()
+        var nodes: [Tender.Server] = []
+        do {
+            let leader = try Tender.start(arguments + ["--database", postgres.url], errorLog: errorLog)
+            nodes.append(leader)
+            var url = try await leader.waitForURL()
+            if store == .postgresFollower {
+                let follower = try Tender.start(arguments + ["--database", postgres.url], errorLog: errorLog.map { $0 + ".follower" })
+                nodes.append(follower)
+                url = try await follower.waitForURL()
+            }
+            return ServedTender(url: url, nodes: nodes, postgres: postgres)
+        } catch {
+            for node in nodes where node.process.isRunning { node.process.terminate() }
+            await postgres.stop()
+            throw error
+        }
+    }
+
+    /// Stops every node (their logs are complete then), then the database.
+    func stop() async {
+        await stopNodes()
+        await postgres?.stop()
+    }
+
+    /// Stops every node; the database stays until ``stop()``.
+    func stopNodes() async {
+        for node in nodes.reversed() where node.process.isRunning {
+            node.process.terminate()
+            _ = await node.waitForExit(timeout: 30)
+        }
+    }
+
+    /// Every file under the PostgreSQL cluster's directory (empty on SQLite): checked like the
+    /// data directory's for what must never reach disk.
+    func databaseFiles() -> [String] {
+        guard let postgres else { return [] }
+        let root = postgres.directory
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        var files: [String] = []
+        while let name = enumerator?.nextObject() as? String {
+            // Regular files only (not the server's socket).
+            if (try? FileManager.default.attributesOfItem(atPath: root + "/" + name)[.type] as? FileAttributeType) == .typeRegular {
+                files.append(root + "/" + name)
+            }
+        }
+        return files
     }
 }
