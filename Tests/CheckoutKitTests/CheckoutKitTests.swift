@@ -58,115 +58,118 @@ final class SlowTotals: CheckoutTransport, @unchecked Sendable {
 
 @Suite("CheckoutKit against a real server", .serialized)
 struct CheckoutKitTests {
-    @Test func theReferenceStory() async throws {
-        let temporary = TemporaryDirectory("checkoutkit")
-        defer { temporary.remove() }
-        let app = try await buildApplication(TenderConfiguration(port: 0, dataDirectory: temporary.path, closeInterval: .zero))
-        try await app.test(.live) { client in
-            let base = URL(string: "http://127.0.0.1:\(client.port!)")!
-            let setup = Setup(base: base)
-            let admin = try String(contentsOfFile: temporary.path + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            let made = try await setup.json("POST", "/checkout/v1/admin/marketplaces", token: admin, #"{"name":"Tweedehands"}"#)
-            let key = try #require(made["secret_key"] as? String)
-            let escrow = try #require((made["marketplace"] as? [String: Any])?["escrow_account"] as? String)
-            func user(_ name: String) async throws -> (token: String, customer: String) {
-                let answer = try await setup.json("POST", "/checkout/v1/users", token: key, #"{"name":"\#(name)","addresses":[{"name":"\#(name)","line1":"Damrak 1","postal_code":"1012","city":"Amsterdam","country":"NL"}]}"#)
-                return (try #require(answer["token"] as? String), try #require((answer["user"] as? [String: Any])?["customer"] as? String))
+    @Test(arguments: TestDatabase.allCases)
+    func theReferenceStory(_ database: TestDatabase) async throws {
+        try await database.with { url in
+            let temporary = TemporaryDirectory("checkoutkit")
+            defer { temporary.remove() }
+            let app = try await buildApplication({ var configured = TenderConfiguration(port: 0, dataDirectory: temporary.path, closeInterval: .zero); configured.database = url; return configured }())
+            try await app.test(.live) { client in
+                let base = URL(string: "http://127.0.0.1:\(client.port!)")!
+                let setup = Setup(base: base)
+                let admin = try String(contentsOfFile: temporary.path + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+                let made = try await setup.json("POST", "/checkout/v1/admin/marketplaces", token: admin, #"{"name":"Tweedehands"}"#)
+                let key = try #require(made["secret_key"] as? String)
+                let escrow = try #require((made["marketplace"] as? [String: Any])?["escrow_account"] as? String)
+                func user(_ name: String) async throws -> (token: String, customer: String) {
+                    let answer = try await setup.json("POST", "/checkout/v1/users", token: key, #"{"name":"\#(name)","addresses":[{"name":"\#(name)","line1":"Damrak 1","postal_code":"1012","city":"Amsterdam","country":"NL"}]}"#)
+                    return (try #require(answer["token"] as? String), try #require((answer["user"] as? [String: Any])?["customer"] as? String))
+                }
+                let seller = try await user("Sam")
+                func listing(_ title: String) async throws -> String {
+                    try #require(try await setup.json("POST", "/checkout/v1/listings", token: seller.token, """
+                        {"title":"\(title)","price":10000,"pickup":true,"country":"NL","delivery":[{"name":"standard","costs":{"NL":695,"GB":1495}},{"name":"registered","costs":{"NL":895}}]}
+                        """)["id"] as? String)
+                }
+                let returnURL = base.appendingPathComponent("health")
+
+                // Fetch, then totals with each option.
+                let bea = try await user("Bea")
+                let beaClient = CheckoutClient(base: base, token: bea.token)
+                let bicycle = try await listing("Bicycle")
+                let bid = try await beaClient.buyNow(bicycle)
+                let screen = CheckoutScreenModel(client: beaClient, bidID: bid.id)
+                #expect(await !screen.enabled)
+                await screen.load()
+                do { let state = await screen.state; #expect(state.phase == .ready && state.enabled) }
+                do { let state = await screen.state; #expect(state.listing?.title == "Bicycle" && state.user?.name == "Bea" && state.order == nil) }
+                do { let state = await screen.state; #expect(state.totals?.total == 10_199) }
+                await screen.chooseDelivery("standard")
+                do { let state = await screen.state; #expect(state.totals?.total == 10_894) }
+                await screen.chooseDelivery("registered")
+                do { let state = await screen.state; #expect(state.totals?.total == 11_094) }
+                await screen.choosePaymentMethod("card")
+                do { let state = await screen.state; #expect(state.totals?.total == 11_211, "10,895 + 2.9% of it (315.955 → 316)") }
+                await screen.chooseDelivery("pickup")
+                await screen.choosePaymentMethod("ideal")
+                do { let state = await screen.state; #expect(state.totals?.total == 10_199) }
+
+                // iDEAL abandoned: back on the screen, the order still payable; then paid.
+                await screen.pay(returnURL: returnURL)
+                guard case .redirect(let bank) = await screen.phase else { Issue.record("no redirect: \(await screen.phase)"); return }
+                await screen.returned(result: nil)
+                do { let state = await screen.state; #expect(state.phase == .ready && state.order?.payable == true && state.order?.status == "payment_pending") }
+                await screen.pay(returnURL: returnURL)
+                guard case .redirect(let bankAgain) = await screen.phase else { Issue.record("no second redirect"); return }
+                #expect(bankAgain != bank, "the abandoned intent is canceled and a new one made, so only one can ever be paid")
+                #expect(try await setup.complete(bankAgain) == 200, "back at the return URL")
+                await screen.returned(result: "succeeded")
+                do { let state = await screen.state; #expect(state.phase == .paid && state.order?.held_in_escrow == 10_000) }
+                #expect(try await setup.euros(escrow) == 10_000)
+
+                // Card with 3-D Secure, from a saved card.
+                let carl = try await user("Carl")
+                let card = try #require(try await setup.json("POST", "/v1/payment_methods", token: key, "type=card&card[number]=4000002500003155&card[exp_month]=12&card[exp_year]=2030&card[cvc]=123", form: true)["id"] as? String)
+                _ = try await setup.json("POST", "/v1/payment_methods/\(card)/attach", token: key, "customer=\(carl.customer)", form: true)
+                let carlClient = CheckoutClient(base: base, token: carl.token)
+                let lampBid = try await carlClient.buyNow(try await listing("Lamp"))
+                let cardScreen = CheckoutScreenModel(client: carlClient, bidID: lampBid.id, choices: CheckoutChoices(paymentMethod: "card"))
+                await cardScreen.load()
+                await cardScreen.pay(card: card, returnURL: returnURL)
+                guard case .redirect(let challenge) = await cardScreen.phase else { Issue.record("no challenge: \(await cardScreen.phase)"); return }
+                #expect(challenge.path.contains("/v1/test/3ds/"))
+                #expect(try await setup.complete(challenge) == 200)
+                await cardScreen.returned(result: "succeeded")
+                #expect(await cardScreen.phase == .paid)
+                #expect(try await setup.euros(escrow) == 20_000, "the escrow holds both paid orders")
+
+                // A payment the test holds pending: polling gives up after three retries.
+                let dora = try await user("Dora")
+                let doraClient = CheckoutClient(base: base, token: dora.token)
+                let chairBid = try await doraClient.buyNow(try await listing("Chair"))
+                final class Sleeps: @unchecked Sendable { let lock = NSLock(); var waits: [Duration] = [] }
+                let sleeps = Sleeps()
+                let pending = CheckoutScreenModel(client: doraClient, bidID: chairBid.id, retryDelay: .seconds(2), sleep: { duration in sleeps.lock.withLock { sleeps.waits.append(duration) } })
+                await pending.load()
+                await pending.pay(returnURL: returnURL)
+                await pending.returned(result: "succeeded")
+                do { let state = await pending.state; #expect(state.phase == .failing && state.polls == 4) }
+                #expect(sleeps.waits == [.seconds(2), .seconds(2), .seconds(2)])
+                do { let state = await pending.state; #expect(state.order?.payable == true) }
+
+                // Backing out of a buy-now: the bid withdrawn, its order ended, the listing free.
+                await pending.backOut()
+                do { let state = await pending.state; #expect(state.phase == .backedOut && state.bid?.status == "withdrawn") }
+                #expect(try await doraClient.listing(chairBid.listing).status == "available")
+                #expect(try await setup.euros(escrow) == 20_000)
+
+                // The latest choice wins, one totals request at a time.
+                let eve = try await user("Eve")
+                let slow = SlowTotals()
+                let eveClient = CheckoutClient(base: base, token: eve.token, transport: slow)
+                let desk = try await eveClient.buyNow(try await listing("Desk"))
+                let racing = CheckoutScreenModel(client: eveClient, bidID: desk.id)
+                await racing.load()
+                let before = slow.lock.withLock { slow.totalsSent }
+                async let first: Void = racing.chooseDelivery("standard")
+                try await Task.sleep(for: .milliseconds(40))
+                async let second: Void = racing.chooseDelivery("registered")
+                try await Task.sleep(for: .milliseconds(40))
+                async let third: Void = racing.choosePaymentMethod("bancontact")
+                _ = await (first, second, third)
+                do { let state = await racing.state; #expect(state.totals?.delivery == "registered" && state.totals?.payment_method == "bancontact" && state.totals?.total == 11_044) }
+                #expect(slow.lock.withLock { slow.totalsSent } - before == 2, "the first, then once more for the latest choices")
             }
-            let seller = try await user("Sam")
-            func listing(_ title: String) async throws -> String {
-                try #require(try await setup.json("POST", "/checkout/v1/listings", token: seller.token, """
-                    {"title":"\(title)","price":10000,"pickup":true,"country":"NL","delivery":[{"name":"standard","costs":{"NL":695,"GB":1495}},{"name":"registered","costs":{"NL":895}}]}
-                    """)["id"] as? String)
-            }
-            let returnURL = base.appendingPathComponent("health")
-
-            // Fetch, then totals with each option.
-            let bea = try await user("Bea")
-            let beaClient = CheckoutClient(base: base, token: bea.token)
-            let bicycle = try await listing("Bicycle")
-            let bid = try await beaClient.buyNow(bicycle)
-            let screen = CheckoutScreenModel(client: beaClient, bidID: bid.id)
-            #expect(await !screen.enabled)
-            await screen.load()
-            do { let state = await screen.state; #expect(state.phase == .ready && state.enabled) }
-            do { let state = await screen.state; #expect(state.listing?.title == "Bicycle" && state.user?.name == "Bea" && state.order == nil) }
-            do { let state = await screen.state; #expect(state.totals?.total == 10_199) }
-            await screen.chooseDelivery("standard")
-            do { let state = await screen.state; #expect(state.totals?.total == 10_894) }
-            await screen.chooseDelivery("registered")
-            do { let state = await screen.state; #expect(state.totals?.total == 11_094) }
-            await screen.choosePaymentMethod("card")
-            do { let state = await screen.state; #expect(state.totals?.total == 11_211, "10,895 + 2.9% of it (315.955 → 316)") }
-            await screen.chooseDelivery("pickup")
-            await screen.choosePaymentMethod("ideal")
-            do { let state = await screen.state; #expect(state.totals?.total == 10_199) }
-
-            // iDEAL abandoned: back on the screen, the order still payable; then paid.
-            await screen.pay(returnURL: returnURL)
-            guard case .redirect(let bank) = await screen.phase else { Issue.record("no redirect: \(await screen.phase)"); return }
-            await screen.returned(result: nil)
-            do { let state = await screen.state; #expect(state.phase == .ready && state.order?.payable == true && state.order?.status == "payment_pending") }
-            await screen.pay(returnURL: returnURL)
-            guard case .redirect(let bankAgain) = await screen.phase else { Issue.record("no second redirect"); return }
-            #expect(bankAgain != bank, "the abandoned intent is canceled and a new one made, so only one can ever be paid")
-            #expect(try await setup.complete(bankAgain) == 200, "back at the return URL")
-            await screen.returned(result: "succeeded")
-            do { let state = await screen.state; #expect(state.phase == .paid && state.order?.held_in_escrow == 10_000) }
-            #expect(try await setup.euros(escrow) == 10_000)
-
-            // Card with 3-D Secure, from a saved card.
-            let carl = try await user("Carl")
-            let card = try #require(try await setup.json("POST", "/v1/payment_methods", token: key, "type=card&card[number]=4000002500003155&card[exp_month]=12&card[exp_year]=2030&card[cvc]=123", form: true)["id"] as? String)
-            _ = try await setup.json("POST", "/v1/payment_methods/\(card)/attach", token: key, "customer=\(carl.customer)", form: true)
-            let carlClient = CheckoutClient(base: base, token: carl.token)
-            let lampBid = try await carlClient.buyNow(try await listing("Lamp"))
-            let cardScreen = CheckoutScreenModel(client: carlClient, bidID: lampBid.id, choices: CheckoutChoices(paymentMethod: "card"))
-            await cardScreen.load()
-            await cardScreen.pay(card: card, returnURL: returnURL)
-            guard case .redirect(let challenge) = await cardScreen.phase else { Issue.record("no challenge: \(await cardScreen.phase)"); return }
-            #expect(challenge.path.contains("/v1/test/3ds/"))
-            #expect(try await setup.complete(challenge) == 200)
-            await cardScreen.returned(result: "succeeded")
-            #expect(await cardScreen.phase == .paid)
-            #expect(try await setup.euros(escrow) == 20_000, "the escrow holds both paid orders")
-
-            // A payment the test holds pending: polling gives up after three retries.
-            let dora = try await user("Dora")
-            let doraClient = CheckoutClient(base: base, token: dora.token)
-            let chairBid = try await doraClient.buyNow(try await listing("Chair"))
-            final class Sleeps: @unchecked Sendable { let lock = NSLock(); var waits: [Duration] = [] }
-            let sleeps = Sleeps()
-            let pending = CheckoutScreenModel(client: doraClient, bidID: chairBid.id, retryDelay: .seconds(2), sleep: { duration in sleeps.lock.withLock { sleeps.waits.append(duration) } })
-            await pending.load()
-            await pending.pay(returnURL: returnURL)
-            await pending.returned(result: "succeeded")
-            do { let state = await pending.state; #expect(state.phase == .failing && state.polls == 4) }
-            #expect(sleeps.waits == [.seconds(2), .seconds(2), .seconds(2)])
-            do { let state = await pending.state; #expect(state.order?.payable == true) }
-
-            // Backing out of a buy-now: the bid withdrawn, its order ended, the listing free.
-            await pending.backOut()
-            do { let state = await pending.state; #expect(state.phase == .backedOut && state.bid?.status == "withdrawn") }
-            #expect(try await doraClient.listing(chairBid.listing).status == "available")
-            #expect(try await setup.euros(escrow) == 20_000)
-
-            // The latest choice wins, one totals request at a time.
-            let eve = try await user("Eve")
-            let slow = SlowTotals()
-            let eveClient = CheckoutClient(base: base, token: eve.token, transport: slow)
-            let desk = try await eveClient.buyNow(try await listing("Desk"))
-            let racing = CheckoutScreenModel(client: eveClient, bidID: desk.id)
-            await racing.load()
-            let before = slow.lock.withLock { slow.totalsSent }
-            async let first: Void = racing.chooseDelivery("standard")
-            try await Task.sleep(for: .milliseconds(40))
-            async let second: Void = racing.chooseDelivery("registered")
-            try await Task.sleep(for: .milliseconds(40))
-            async let third: Void = racing.choosePaymentMethod("bancontact")
-            _ = await (first, second, third)
-            do { let state = await racing.state; #expect(state.totals?.delivery == "registered" && state.totals?.payment_method == "bancontact" && state.totals?.total == 11_044) }
-            #expect(slow.lock.withLock { slow.totalsSent } - before == 2, "the first, then once more for the latest choices")
         }
     }
 }

@@ -92,15 +92,18 @@ enum WebView {
 struct PaylikeServerTests {
     let euros = try! PaymentAmount(currency: "EUR", value: 1_000, exponent: 2)
 
-    func withServer(_ body: @Sendable (LiveMerchant) async throws -> Void) async throws {
+    func withServer(_ database: TestDatabase = .sqlite, _ body: @Sendable (LiveMerchant) async throws -> Void) async throws {
         let temporary = TemporaryDirectory("paylike")
         defer { temporary.remove() }
-        let configuration = TenderConfiguration(port: 0, dataDirectory: temporary.path, closeInterval: .zero)
-        let app = try await buildApplication(configuration)
-        try await app.test(.live) { client in
-            var merchant = try await LiveMerchant.create(port: client.port!, dataDirectory: temporary.path)
-            merchant.dataDirectory = temporary.path
-            try await body(merchant)
+        try await database.with { url in
+            var configuration = TenderConfiguration(port: 0, dataDirectory: temporary.path, closeInterval: .zero)
+            configuration.database = url
+            let app = try await buildApplication(configuration)
+            try await app.test(.live) { client in
+                var merchant = try await LiveMerchant.create(port: client.port!, dataDirectory: temporary.path)
+                merchant.dataDirectory = temporary.path
+                try await body(merchant)
+            }
         }
     }
 
@@ -272,8 +275,9 @@ struct PaylikeServerTests {
     /// The real PyPI `paylike` library against the merchant API, for an authorization the
     /// engine made: every check of Tests/Interop/paylike_interop.py must pass, the last one on
     /// the ledger.
-    @Test func merchantAPIThroughThePyPIPaylikeLibrary() async throws {
-        try await withServer { merchant in
+    @Test(arguments: TestDatabase.allCases)
+    func merchantAPIThroughThePyPIPaylikeLibrary(_ database: TestDatabase) async throws {
+        try await withServer(database) { merchant in
             let (state, id) = try await pay(merchant, test: PaymentTest())
             #expect(state == .success)
             let other = try await LiveMerchant.create(port: merchant.base.port!, dataDirectory: dataDirectory(merchant), name: "Other")

@@ -9,13 +9,13 @@ import Testing
 /// lists, buys, reads totals, pays by card with 3-D Secure and by iDEAL, and shows the order.
 @Suite(.serialized)
 struct CheckoutCLITests {
-    @Test func demoBuyTotalsPayAndOrder() async throws {
+    @Test(arguments: [ServedStore.sqlite, .postgres])
+    func demoBuyTotalsPayAndOrder(_ store: ServedStore) async throws {
         let temporary = TemporaryDirectory("checkout-cli")
         defer { temporary.remove() }
         let data = temporary.path + "/data"
-        let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.05"])
-        defer { if server.process.isRunning { server.process.terminate() } }
-        let url = try await server.waitForURL()
+        try await ServedTender.with(store, ["serve", "--port", "0", "--data", data, "--close-interval", "0.05"]) { served in
+        let url = served.url
 
         let demo = try await Tender.runDetached(["checkout", "demo", "--data", data, "--url", url, "--json"])
         #expect(demo.status == 0, "\(demo.stderr)")
@@ -62,4 +62,5 @@ struct CheckoutCLITests {
         let noToken = try await Tender.runDetached(["checkout", "listings", "--url", url])
         #expect(noToken.status != 0 && noToken.stderr.contains("TENDER_CHECKOUT_TOKEN"))
     }
-}
+    }
+    }

@@ -5,13 +5,13 @@ import Testing
 /// `tender gateway` against a real `tender serve`.
 @Suite(.serialized)
 struct GatewayCLITests {
-    @Test func merchantsAndPaymentsFromTheTerminal() async throws {
+    @Test(arguments: [ServedStore.sqlite, .postgres])
+    func merchantsAndPaymentsFromTheTerminal(_ store: ServedStore) async throws {
         let temporary = TemporaryDirectory("gateway-cli")
         defer { temporary.remove() }
         let data = temporary.path + "/data"
-        let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.05"])
-        defer { if server.process.isRunning { server.process.terminate() } }
-        let url = try await server.waitForURL()
+        try await ServedTender.with(store, ["serve", "--port", "0", "--data", data, "--close-interval", "0.05"]) { served in
+        let url = served.url
 
         let made = try await Tender.runDetached(["gateway", "merchants", "create", "Coffee shop", "--data", data, "--url", url, "--json"])
         #expect(made.status == 0, "\(made.stderr)")
@@ -54,4 +54,5 @@ struct GatewayCLITests {
         let merchants = try await Tender.runDetached(["gateway", "merchants", "list", "--data", data, "--url", url])
         #expect(merchants.stdout.contains("Coffee shop") && !merchants.stdout.contains("sk_test"))
     }
-}
+    }
+    }

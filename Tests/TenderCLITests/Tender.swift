@@ -240,3 +240,17 @@ final class ServedTender: Sendable {
         return files
     }
 }
+
+extension ServedTender {
+    /// Runs `body` with a server on `store`, and stops it (and its database) however `body` ends.
+    static func with(_ store: ServedStore, _ arguments: [String], errorLog: String? = nil, _ body: (ServedTender) async throws -> Void) async throws {
+        let served = try await start(store, arguments, errorLog: errorLog)
+        do {
+            try await body(served)
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+}

@@ -9,14 +9,14 @@ import FoundationNetworking
 /// `tender wallet` end to end: the real binary against a real `tender serve`, PINs on stdin.
 @Suite(.serialized)
 struct WalletCLITests {
-    @Test func theTutorialInTheTerminal() async throws {
+    @Test(arguments: [ServedStore.sqlite, .postgres])
+    func theTutorialInTheTerminal(_ store: ServedStore) async throws {
         let temporary = TemporaryDirectory("wallet-cli")
         defer { temporary.remove() }
         let root = temporary.path
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let server = try Tender.start(["serve", "--port", "0", "--data", root + "/server", "--close-interval", "0"])
-        defer { if server.process.isRunning { server.process.terminate() } }
-        let url = try await server.waitForURL()
+        try await ServedTender.with(store, ["serve", "--port", "0", "--data", root + "/server", "--close-interval", "0"]) { served in
+        let url = served.url
 
         func wallet(_ name: String, _ arguments: [String], input: String? = nil) async throws -> Tender.Result {
             try await Tender.runDetached(["wallet"] + arguments + ["--home", root + "/" + name, "--horizon", url, "--pin-stdin"], input: input)
@@ -163,4 +163,5 @@ struct WalletCLITests {
         let (body, _) = try await URLSession.shared.data(from: URL(string: url)!)
         return try #require((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["network_passphrase"] as? String)
     }
-}
+    }
+    }

@@ -112,50 +112,53 @@ struct StreamingTests {
 
     /// A wallet watching a real server sees a payment made after it started, from its own side
     /// and with the contact's name; stopping the iteration closes the connection.
-    @Test func aWalletSeesAPaymentAsItHappens() async throws {
-        let temporary = TemporaryDirectory("stream")
-        defer { temporary.remove() }
-        let root = URL(fileURLWithPath: temporary.path)
-        defer { try? FileManager.default.removeItem(at: root) }
-        let app = try await buildApplication(TenderConfiguration(port: 0, dataDirectory: root.appendingPathComponent("server").path, closeInterval: .zero))
-        try await app.test(.live) { client in
-            let horizon = HorizonClient(baseURL: URL(string: "http://127.0.0.1:\(client.port!)")!)
-            func wallet(_ name: String) -> Wallet {
-                Wallet(horizon: horizon, network: .standalone,
-                       keystore: Keystore(storage: FileKeystoreStorage(url: root.appendingPathComponent("\(name)/keystore.json")), cost: .testing),
-                       contacts: ContactBook(storage: FileKeystoreStorage(url: root.appendingPathComponent("\(name)/contacts.json"))))
-            }
-            let alice = wallet("alice"), bob = wallet("bob")
-            try alice.keystore.create(KeyPair.random(), pin: "111111")
-            try bob.keystore.create(KeyPair.random(), pin: "222222")
-            let aliceAddress = try alice.keystore.address()
-            _ = try await horizon.friendbot(aliceAddress)
-            _ = try await horizon.friendbot(try bob.keystore.address())
-            try await bob.contacts.add(name: "Alice", address: aliceAddress) { _ in true }
+    @Test(arguments: TestDatabase.allCases)
+    func aWalletSeesAPaymentAsItHappens(_ database: TestDatabase) async throws {
+        try await database.with { url in
+            let temporary = TemporaryDirectory("stream")
+            defer { temporary.remove() }
+            let root = URL(fileURLWithPath: temporary.path)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let app = try await buildApplication({ var configured = TenderConfiguration(port: 0, dataDirectory: root.appendingPathComponent("server").path, closeInterval: .zero); configured.database = url; return configured }())
+            try await app.test(.live) { client in
+                let horizon = HorizonClient(baseURL: URL(string: "http://127.0.0.1:\(client.port!)")!)
+                func wallet(_ name: String) -> Wallet {
+                    Wallet(horizon: horizon, network: .standalone,
+                           keystore: Keystore(storage: FileKeystoreStorage(url: root.appendingPathComponent("\(name)/keystore.json")), cost: .testing),
+                           contacts: ContactBook(storage: FileKeystoreStorage(url: root.appendingPathComponent("\(name)/contacts.json"))))
+                }
+                let alice = wallet("alice"), bob = wallet("bob")
+                try alice.keystore.create(KeyPair.random(), pin: "111111")
+                try bob.keystore.create(KeyPair.random(), pin: "222222")
+                let aliceAddress = try alice.keystore.address()
+                _ = try await horizon.friendbot(aliceAddress)
+                _ = try await horizon.friendbot(try bob.keystore.address())
+                try await bob.contacts.add(name: "Alice", address: aliceAddress) { _ in true }
 
-            // From Bob's latest payment (friendbot's funding) on: the funding must not show, the
-            // payment must, however soon the stream connects.
-            let funding = try #require(try await horizon.payments(for: try bob.keystore.address(), limit: 1).records.first)
-            let updates = try bob.paymentUpdates(cursor: funding.pagingToken)
-            let watcher = Task { () -> WalletPayment? in
-                for try await payment in updates { return payment }
-                return nil
+                // From Bob's latest payment (friendbot's funding) on: the funding must not show, the
+                // payment must, however soon the stream connects.
+                let funding = try #require(try await horizon.payments(for: try bob.keystore.address(), limit: 1).records.first)
+                let updates = try bob.paymentUpdates(cursor: funding.pagingToken)
+                let watcher = Task { () -> WalletPayment? in
+                    for try await payment in updates { return payment }
+                    return nil
+                }
+                // A stream that never delivers fails the test instead of hanging it.
+                let deadline = Task {
+                    try await Task.sleep(for: .seconds(30))
+                    Issue.record("no payment arrived on the stream within 30 s")
+                    watcher.cancel()
+                }
+                _ = try await alice.pay(to: try bob.keystore.address(), amount: "7.5", memo: "dinner", pin: "111111")
+                let seen = try await watcher.value
+                deadline.cancel()
+                let payment = try #require(seen)
+                #expect(payment.type == "payment")
+                #expect(payment.direction == .received)
+                #expect(payment.amount == "7.5000000")
+                #expect(payment.counterparty == aliceAddress)
+                #expect(payment.contactName == "Alice")
             }
-            // A stream that never delivers fails the test instead of hanging it.
-            let deadline = Task {
-                try await Task.sleep(for: .seconds(30))
-                Issue.record("no payment arrived on the stream within 30 s")
-                watcher.cancel()
-            }
-            _ = try await alice.pay(to: try bob.keystore.address(), amount: "7.5", memo: "dinner", pin: "111111")
-            let seen = try await watcher.value
-            deadline.cancel()
-            let payment = try #require(seen)
-            #expect(payment.type == "payment")
-            #expect(payment.direction == .received)
-            #expect(payment.amount == "7.5000000")
-            #expect(payment.counterparty == aliceAddress)
-            #expect(payment.contactName == "Alice")
         }
     }
 }

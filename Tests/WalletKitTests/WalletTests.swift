@@ -27,76 +27,79 @@ struct WalletTests {
         }
     }
 
-    @Test func theTutorial() async throws {
-        let temporary = TemporaryDirectory("wallet")
-        defer { temporary.remove() }
-        let root = URL(fileURLWithPath: temporary.path)
-        defer { try? FileManager.default.removeItem(at: root) }
-        let configuration = TenderConfiguration(port: 0, dataDirectory: root.appendingPathComponent("server").path, closeInterval: .zero)
-        let srt = configuration.testAnchor.currency(code: "SRT")!.asset
-        let app = try await buildApplication(configuration)
-        try await app.test(.live) { client in
-            let port = client.port!
-            let alice = wallet(port, root.appendingPathComponent("alice"))
-            let bob = wallet(port, root.appendingPathComponent("bob"))
-            try alice.keystore.create(KeyPair.random(), pin: "111111")
-            try bob.keystore.create(KeyPair.random(), pin: "222222")
-            let aliceAddress = try alice.keystore.address(), bobAddress = try bob.keystore.address()
+    @Test(arguments: TestDatabase.allCases)
+    func theTutorial(_ database: TestDatabase) async throws {
+        try await database.with { url in
+            let temporary = TemporaryDirectory("wallet")
+            defer { temporary.remove() }
+            let root = URL(fileURLWithPath: temporary.path)
+            defer { try? FileManager.default.removeItem(at: root) }
+            let configuration = TenderConfiguration(port: 0, dataDirectory: root.appendingPathComponent("server").path, closeInterval: .zero)
+            let srt = configuration.testAnchor.currency(code: "SRT")!.asset
+            let app = try await buildApplication({ var configured = configuration; configured.database = url; return configured }())
+            try await app.test(.live) { client in
+                let port = client.port!
+                let alice = wallet(port, root.appendingPathComponent("alice"))
+                let bob = wallet(port, root.appendingPathComponent("bob"))
+                try alice.keystore.create(KeyPair.random(), pin: "111111")
+                try bob.keystore.create(KeyPair.random(), pin: "222222")
+                let aliceAddress = try alice.keystore.address(), bobAddress = try bob.keystore.address()
 
-            await expectWalletError(.accountNotFound) { _ = try await alice.account() }
-            _ = try await alice.horizon.friendbot(aliceAddress)
-            _ = try await bob.horizon.friendbot(bobAddress)
+                await expectWalletError(.accountNotFound) { _ = try await alice.account() }
+                _ = try await alice.horizon.friendbot(aliceAddress)
+                _ = try await bob.horizon.friendbot(bobAddress)
 
-            // Trust SRT, receive it from the test anchor.
-            _ = try await bob.addTrust(srt, pin: "222222")
-            _ = try await alice.addTrust(srt, pin: "111111")
-            _ = try await alice.horizon.friendbot(aliceAddress, asset: "SRT")
-            await expectWalletError(.issuerNotFound, "Asset issuer not found") {
-                _ = try await alice.addTrust(try Asset(code: "GOLD", issuer: KeyPair.random().accountID), pin: "111111")
-            }
+                // Trust SRT, receive it from the test anchor.
+                _ = try await bob.addTrust(srt, pin: "222222")
+                _ = try await alice.addTrust(srt, pin: "111111")
+                _ = try await alice.horizon.friendbot(aliceAddress, asset: "SRT")
+                await expectWalletError(.issuerNotFound, "Asset issuer not found") {
+                    _ = try await alice.addTrust(try Asset(code: "GOLD", issuer: KeyPair.random().accountID), pin: "111111")
+                }
 
-            // Every validation message, before anything is submitted.
-            try await alice.contacts.add(name: "Bob", address: bobAddress) { try await alice.horizon.account($0) != nil }
-            await expectWalletError(.recipientRequired, "Recipient address is required") { _ = try await alice.pay(to: "", amount: "1", pin: "111111") }
-            await expectWalletError(.invalidAddress, "Invalid Stellar address") { _ = try await alice.pay(to: "Robert", amount: "1", pin: "111111") }
-            await expectWalletError(.amountRequired, "Amount is required") { _ = try await alice.pay(to: "Bob", amount: " ", pin: "111111") }
-            await expectWalletError(.invalidAmount, "Invalid amount format") { _ = try await alice.pay(to: "Bob", amount: "1,5", pin: "111111") }
-            await expectWalletError(.amountNotPositive, "Amount must be greater than 0") { _ = try await alice.pay(to: "Bob", amount: "0", pin: "111111") }
-            // 10,000 XLM less the trust transaction's fee, the minimum balance with one trustline
-            // (3 reserves = 1.5 XLM) and this payment's fee.
-            await expectWalletError(.insufficientBalance, "Insufficient balance (max: 9998.4999800)") {
-                _ = try await alice.pay(to: "Bob", amount: "9999", pin: "111111")
-            }
-            await expectWalletError(.memoTooLong) { _ = try await alice.pay(to: "Bob", amount: "1", memo: String(repeating: "x", count: 29), pin: "111111") }
-            let stranger = KeyPair.random().accountID.strKey
-            await expectWalletError(.recipientNotFound) { _ = try await alice.pay(to: stranger, amount: "5", asset: srt, pin: "111111") }
-            await expectWalletError(.createBelowMinimum) { _ = try await alice.pay(to: stranger, amount: "0.5", pin: "111111") }
-            do {
-                _ = try await alice.pay(to: "Bob", amount: "1", pin: "999999")
-                Issue.record("a wrong PIN paid")
-            } catch let error as KeystoreError {
-                #expect(error.code == .incorrectPIN)
-            }
+                // Every validation message, before anything is submitted.
+                try await alice.contacts.add(name: "Bob", address: bobAddress) { try await alice.horizon.account($0) != nil }
+                await expectWalletError(.recipientRequired, "Recipient address is required") { _ = try await alice.pay(to: "", amount: "1", pin: "111111") }
+                await expectWalletError(.invalidAddress, "Invalid Stellar address") { _ = try await alice.pay(to: "Robert", amount: "1", pin: "111111") }
+                await expectWalletError(.amountRequired, "Amount is required") { _ = try await alice.pay(to: "Bob", amount: " ", pin: "111111") }
+                await expectWalletError(.invalidAmount, "Invalid amount format") { _ = try await alice.pay(to: "Bob", amount: "1,5", pin: "111111") }
+                await expectWalletError(.amountNotPositive, "Amount must be greater than 0") { _ = try await alice.pay(to: "Bob", amount: "0", pin: "111111") }
+                // 10,000 XLM less the trust transaction's fee, the minimum balance with one trustline
+                // (3 reserves = 1.5 XLM) and this payment's fee.
+                await expectWalletError(.insufficientBalance, "Insufficient balance (max: 9998.4999800)") {
+                    _ = try await alice.pay(to: "Bob", amount: "9999", pin: "111111")
+                }
+                await expectWalletError(.memoTooLong) { _ = try await alice.pay(to: "Bob", amount: "1", memo: String(repeating: "x", count: 29), pin: "111111") }
+                let stranger = KeyPair.random().accountID.strKey
+                await expectWalletError(.recipientNotFound) { _ = try await alice.pay(to: stranger, amount: "5", asset: srt, pin: "111111") }
+                await expectWalletError(.createBelowMinimum) { _ = try await alice.pay(to: stranger, amount: "0.5", pin: "111111") }
+                do {
+                    _ = try await alice.pay(to: "Bob", amount: "1", pin: "999999")
+                    Issue.record("a wrong PIN paid")
+                } catch let error as KeystoreError {
+                    #expect(error.code == .incorrectPIN)
+                }
 
-            // Pay a contact with a memo; create an account by paying XLM to it.
-            #expect(try await alice.pay(to: "bob", amount: "25", asset: srt, memo: "lunch", pin: "111111").successful)
-            #expect(try await alice.pay(to: stranger, amount: "3", pin: "111111").successful)
-            let recent = try await alice.recentPayments()
-            #expect(recent.first?.type == "create_account")
-            #expect(recent.first?.direction == .sent)
-            #expect(recent.first?.amount == "3.0000000")
-            #expect(recent.dropFirst().first?.contactName == "Bob")
-            #expect(recent.dropFirst().first?.asset == "SRT:\(srt.issuer!.strKey)")
-            let bobsView = try await bob.recentPayments()
-            #expect(bobsView.first?.direction == .received)
-            #expect(bobsView.first?.counterparty == aliceAddress)
+                // Pay a contact with a memo; create an account by paying XLM to it.
+                #expect(try await alice.pay(to: "bob", amount: "25", asset: srt, memo: "lunch", pin: "111111").successful)
+                #expect(try await alice.pay(to: stranger, amount: "3", pin: "111111").successful)
+                let recent = try await alice.recentPayments()
+                #expect(recent.first?.type == "create_account")
+                #expect(recent.first?.direction == .sent)
+                #expect(recent.first?.amount == "3.0000000")
+                #expect(recent.dropFirst().first?.contactName == "Bob")
+                #expect(recent.dropFirst().first?.asset == "SRT:\(srt.issuer!.strKey)")
+                let bobsView = try await bob.recentPayments()
+                #expect(bobsView.first?.direction == .received)
+                #expect(bobsView.first?.counterparty == aliceAddress)
 
-            // A trustline goes only when empty.
-            await expectWalletError(.trustlineNotEmpty) { _ = try await bob.removeTrust(srt, pin: "222222") }
-            _ = try await bob.pay(to: aliceAddress, amount: "25", asset: srt, pin: "222222")
-            #expect(try await bob.removeTrust(srt, pin: "222222").successful)
-            await expectWalletError(.recipientCannotReceive, "Recipient cannot receive SRT") {
-                _ = try await alice.pay(to: "Bob", amount: "1", asset: srt, pin: "111111")
+                // A trustline goes only when empty.
+                await expectWalletError(.trustlineNotEmpty) { _ = try await bob.removeTrust(srt, pin: "222222") }
+                _ = try await bob.pay(to: aliceAddress, amount: "25", asset: srt, pin: "222222")
+                #expect(try await bob.removeTrust(srt, pin: "222222").successful)
+                await expectWalletError(.recipientCannotReceive, "Recipient cannot receive SRT") {
+                    _ = try await alice.pay(to: "Bob", amount: "1", asset: srt, pin: "111111")
+                }
             }
         }
     }
