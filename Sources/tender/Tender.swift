@@ -10,7 +10,7 @@ struct Tender: AsyncParsableCommand {
             Start a local network with `tender serve`; inspect keys and transactions with `tender keys` \
             and `tender tx`; measure with `tender bench`.
             """,
-        subcommands: [Serve.self, Keys.self, Tx.self, WalletCommand.self, GatewayCommand.self, CheckoutCommand.self, Say.self, Bench.self]
+        subcommands: [Serve.self, Keys.self, Tx.self, WalletCommand.self, GatewayCommand.self, CheckoutCommand.self, Say.self, Bench.self, Migrate.self]
     )
 
     /// Runs the command; a failure is one line on standard error and exit status 1.
