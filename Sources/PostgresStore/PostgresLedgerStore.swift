@@ -95,74 +95,133 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         }
     }
 
+    /// Every changed entry: the upserts of each kind in one statement (a few, for thousands of
+    /// rows), the rare deletions one by one.
     private static func writeChanges(_ changes: LedgerChanges, _ transaction: PostgresDatabase.Transaction) async throws {
+        var accounts = Batch("INSERT INTO accounts (account_id, entry)", width: 2, "ON CONFLICT (account_id) DO UPDATE SET entry = EXCLUDED.entry")
         for (id, entry) in changes.accounts {
             if let entry {
-                try await transaction.execute("""
-                    INSERT INTO accounts (account_id, entry) VALUES (\(id.storageKey), \(ByteBuffer(bytes: entry.xdrBytes)))
-                    ON CONFLICT (account_id) DO UPDATE SET entry = EXCLUDED.entry
-                    """)
+                accounts.row { $0.append(id.storageKey); $0.append(ByteBuffer(bytes: entry.xdrBytes)) }
             } else {
                 try await transaction.execute("DELETE FROM accounts WHERE account_id = \(id.storageKey)")
             }
         }
+        try await accounts.execute(transaction)
+        var lines = Batch("INSERT INTO trust_lines (account_id, asset, entry)", width: 3, "ON CONFLICT (account_id, asset) DO UPDATE SET entry = EXCLUDED.entry")
         for (key, entry) in changes.trustLines {
             if let entry {
-                try await transaction.execute("""
-                    INSERT INTO trust_lines (account_id, asset, entry) VALUES (\(key.accountID.storageKey), \(key.asset.storageKey), \(ByteBuffer(bytes: entry.xdrBytes)))
-                    ON CONFLICT (account_id, asset) DO UPDATE SET entry = EXCLUDED.entry
-                    """)
+                lines.row { $0.append(key.accountID.storageKey); $0.append(key.asset.storageKey); $0.append(ByteBuffer(bytes: entry.xdrBytes)) }
             } else {
                 try await transaction.execute("DELETE FROM trust_lines WHERE account_id = \(key.accountID.storageKey) AND asset = \(key.asset.storageKey)")
             }
         }
+        try await lines.execute(transaction)
+        var offers = Batch(
+            "INSERT INTO offers (offer_id, seller_id, selling, buying, entry)", width: 5,
+            "ON CONFLICT (offer_id) DO UPDATE SET seller_id = EXCLUDED.seller_id, selling = EXCLUDED.selling, buying = EXCLUDED.buying, entry = EXCLUDED.entry")
         for (id, offer) in changes.offers {
             if let offer {
                 let entry = offer.entry
-                try await transaction.execute("""
-                    INSERT INTO offers (offer_id, seller_id, selling, buying, entry)
-                    VALUES (\(id), \(entry.sellerID.storageKey), \(entry.selling.storageKey), \(entry.buying.storageKey), \(ByteBuffer(bytes: offer.xdrBytes)))
-                    ON CONFLICT (offer_id) DO UPDATE SET seller_id = EXCLUDED.seller_id, selling = EXCLUDED.selling, buying = EXCLUDED.buying, entry = EXCLUDED.entry
-                    """)
+                offers.row {
+                    $0.append(id); $0.append(entry.sellerID.storageKey); $0.append(entry.selling.storageKey); $0.append(entry.buying.storageKey)
+                    $0.append(ByteBuffer(bytes: offer.xdrBytes))
+                }
             } else {
                 try await transaction.execute("DELETE FROM offers WHERE offer_id = \(id)")
             }
         }
+        try await offers.execute(transaction)
+        var data = Batch("INSERT INTO account_data (account_id, name, entry)", width: 3, "ON CONFLICT (account_id, name) DO UPDATE SET entry = EXCLUDED.entry")
         for (key, entry) in changes.data {
             if let entry {
-                try await transaction.execute("""
-                    INSERT INTO account_data (account_id, name, entry) VALUES (\(key.accountID.storageKey), \(ByteBuffer(bytes: key.name)), \(ByteBuffer(bytes: entry.xdrBytes)))
-                    ON CONFLICT (account_id, name) DO UPDATE SET entry = EXCLUDED.entry
-                    """)
+                data.row { $0.append(key.accountID.storageKey); $0.append(ByteBuffer(bytes: key.name)); $0.append(ByteBuffer(bytes: entry.xdrBytes)) }
             } else {
                 try await transaction.execute("DELETE FROM account_data WHERE account_id = \(key.accountID.storageKey) AND name = \(ByteBuffer(bytes: key.name))")
             }
         }
+        try await data.execute(transaction)
     }
 
+    /// The ledger's history rows, each table's in one statement (or a few).
     private static func writeHistory(_ history: LedgerHistory, _ transaction: PostgresDatabase.Transaction) async throws {
         let ledger = Int64(history.ledger)
+        var transactions = Batch(
+            "INSERT INTO transactions (id, hash, ledger, application_order, source_account, successful, fee_charged, operation_count, close_time, envelope, result)",
+            width: 11, "")
         for row in history.transactions {
-            try await transaction.execute("""
-                INSERT INTO transactions (id, hash, ledger, application_order, source_account, successful, fee_charged, operation_count, close_time, envelope, result)
-                VALUES (\(row.id), \(ByteBuffer(bytes: row.hash.bytes)), \(ledger), \(Int64(row.order)), \(row.source.storageKey), \(row.successful),
-                        \(row.feeCharged), \(Int64(row.operationCount)), \(Int64(history.closeTime)), \(ByteBuffer(bytes: row.envelope)), \(ByteBuffer(bytes: row.result)))
-                """)
+            transactions.row {
+                $0.append(row.id); $0.append(ByteBuffer(bytes: row.hash.bytes)); $0.append(ledger); $0.append(Int64(row.order))
+                $0.append(row.source.storageKey); $0.append(row.successful); $0.append(row.feeCharged); $0.append(Int64(row.operationCount))
+                $0.append(Int64(history.closeTime)); $0.append(ByteBuffer(bytes: row.envelope)); $0.append(ByteBuffer(bytes: row.result))
+            }
         }
+        try await transactions.execute(transaction)
+        var operations = Batch("INSERT INTO operations (id, transaction_id, ledger, source_account, type, is_payment, successful)", width: 7, "")
         for row in history.operations {
-            try await transaction.execute("""
-                INSERT INTO operations (id, transaction_id, ledger, source_account, type, is_payment, successful)
-                VALUES (\(row.id), \(row.transactionID), \(ledger), \(row.source.storageKey), \(Int64(row.type)), \(row.isPayment), \(row.successful))
-                """)
+            operations.row {
+                $0.append(row.id); $0.append(row.transactionID); $0.append(ledger); $0.append(row.source.storageKey); $0.append(Int64(row.type))
+                $0.append(row.isPayment); $0.append(row.successful)
+            }
         }
+        try await operations.execute(transaction)
+        var accountOperations = Batch("INSERT INTO account_operations (account_id, operation_id, is_payment)", width: 3, "ON CONFLICT DO NOTHING")
         for row in history.accountOperations {
-            try await transaction.execute("""
-                INSERT INTO account_operations (account_id, operation_id, is_payment) VALUES (\(row.account.storageKey), \(row.id), \(row.isPayment))
-                ON CONFLICT DO NOTHING
-                """)
+            accountOperations.row { $0.append(row.account.storageKey); $0.append(row.id); $0.append(row.isPayment) }
         }
+        try await accountOperations.execute(transaction)
+        var accountTransactions = Batch("INSERT INTO account_transactions (account_id, transaction_id)", width: 2, "ON CONFLICT DO NOTHING")
         for row in history.accountTransactions {
-            try await transaction.execute("INSERT INTO account_transactions (account_id, transaction_id) VALUES (\(row.account.storageKey), \(row.id)) ON CONFLICT DO NOTHING")
+            accountTransactions.row { $0.append(row.account.storageKey); $0.append(row.id) }
+        }
+        try await accountTransactions.execute(transaction)
+    }
+
+    /// A multi-row INSERT: rows bound in order, sent as one statement per 30,000 parameters
+    /// (PostgreSQL allows 65,535 in one).
+    struct Batch {
+        let head: String
+        let width: Int
+        let tail: String
+        private var bindings = PostgresBindings()
+        private var rows = 0
+        private var statements: [PostgresQuery] = []
+        static let parameterLimit = 30_000
+
+        init(_ head: String, width: Int, _ tail: String) {
+            self.head = head
+            self.width = width
+            self.tail = tail
+        }
+
+        mutating func row(_ bind: (inout PostgresBindings) -> Void) {
+            bind(&bindings)
+            rows += 1
+            if (rows + 1) * width > Self.parameterLimit { flush() }
+        }
+
+        private mutating func flush() {
+            guard rows > 0 else { return }
+            var sql = head + " VALUES "
+            sql.reserveCapacity(head.count + tail.count + rows * width * 8)
+            var parameter = 0
+            for row in 0..<rows {
+                sql += row == 0 ? "(" : ", ("
+                for column in 0..<width {
+                    parameter += 1
+                    sql += column == 0 ? "$\(parameter)" : ", $\(parameter)"
+                }
+                sql += ")"
+            }
+            if !tail.isEmpty { sql += " " + tail }
+            statements.append(PostgresQuery(unsafeSQL: sql, binds: bindings))
+            bindings = PostgresBindings()
+            rows = 0
+        }
+
+        mutating func execute(_ transaction: PostgresDatabase.Transaction) async throws {
+            flush()
+            for statement in statements { try await transaction.execute(statement) }
+            statements = []
         }
     }
 

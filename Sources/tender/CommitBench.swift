@@ -3,13 +3,14 @@ import Foundation
 import Ledger
 import LedgerService
 import Logging
+import PostgresStore
 import StellarBase
 import Store
 
 struct CommitBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "commit",
-        abstract: "Submit signed payments end to end: verify, apply, and commit durably to SQLite.",
+        abstract: "Submit signed payments end to end: verify, apply, and commit durably to SQLite (or PostgreSQL).",
         discussion: """
             Many concurrent submitters hand signed single payments to the ledger writer, which \
             verifies signatures on the submitters' threads, applies in group-commit mode, and \
@@ -30,12 +31,26 @@ struct CommitBench: AsyncParsableCommand {
     @Option(help: "Directory for the benchmark database (deleted afterwards).")
     var directory = NSTemporaryDirectory()
 
+    @Option(help: "An empty PostgreSQL database to commit to instead of a SQLite file (postgres://user@host:port/database).")
+    var database: String?
+
     func run() async throws {
         let path = directory + "/tender-bench-\(UUID().uuidString).sqlite"
         defer {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
-        let store = try SQLiteLedgerStore(path: path)
+        let store: any LedgerStore & LedgerReader
+        var postgres: PostgresStore.PostgresDatabase?
+        defer { postgres?.shutdown() }
+        if let database {
+            let opened = try PostgresStore.PostgresDatabase(url: database, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
+            postgres = opened
+            let ledgerStore = try await PostgresLedgerStore(opened)
+            guard try await ledgerStore.latestLedgerSequence() == nil else { throw CommandFailure("the database already holds a ledger; give an empty one") }
+            store = ledgerStore
+        } else {
+            store = try SQLiteLedgerStore(path: path)
+        }
         let writer = try await LedgerWriter(
             store: store, configuration: .init(network: .standalone, closeInterval: .zero, batchLimit: 1000),
             logger: Logger(label: "bench"), now: { UInt64(Date().timeIntervalSince1970) })
@@ -45,7 +60,7 @@ struct CommitBench: AsyncParsableCommand {
         let seconds = Self.milliseconds(elapsed) / 1000
         let rate = Double(latencies.count) / seconds
         func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
-        print("end to end on SQLite, group commit, \(concurrency) submitters, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print("end to end on \(database == nil ? "SQLite" : "PostgreSQL"), group commit, \(concurrency) submitters, \(ProcessInfo.processInfo.activeProcessorCount) cores")
         print(String(format: "%d payments in %.2f s: %.0f per second, in %d ledgers (%.0f per ledger)", latencies.count, seconds, rate, ledgers, Double(latencies.count) / Double(max(ledgers, 1))))
         print(String(format: "submission to commit: p50 %.1f ms, p99 %.1f ms, max %.1f ms", percentile(0.5), percentile(0.99), latencies.last ?? 0))
         print("targets: 5,000 per second \(rate >= 5000 ? "met" : "NOT met"); p99 under 50 ms \(percentile(0.99) < 50 ? "met" : "NOT met")")
