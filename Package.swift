@@ -236,6 +236,7 @@ let package = Package(
             name: "TenderServerTests",
             dependencies: [
                 "TenderServer",
+                "PostgresStore",
                 "Checkout",
                 "Ledger",
                 "Store",

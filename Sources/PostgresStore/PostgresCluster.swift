@@ -178,15 +178,16 @@ public final class PostgresLedgerFollower: Sendable {
     }
 
     /// Calls `onLedger` with each newer ledger and `onBeat` at least every `heartbeat`, until
-    /// the task is cancelled. A lost listening connection is opened again.
+    /// the task is cancelled. A lost listening connection is opened again. A hot standby cannot
+    /// LISTEN (notifications are not replicated): with `listen` false it is asked every `poll`.
     public func run(
-        heartbeat: Duration, after sequence: UInt32,
+        heartbeat: Duration, after sequence: UInt32, listen: Bool = true, poll: Duration = .milliseconds(100),
         onLedger: @escaping @Sendable (LedgerHeader, [LedgerOffer]) -> Void, onBeat: @escaping @Sendable () -> Void
     ) async throws {
         let (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let url = self.url, logger = self.logger
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
+            if listen { group.addTask {
                 while !Task.isCancelled {
                     do {
                         let parts = try PostgresDatabase.Parts(url: url)
@@ -203,25 +204,31 @@ public final class PostgresLedgerFollower: Sendable {
                     }
                     try await Task.sleep(for: heartbeat)
                 }
-            }
+            } }
             group.addTask {
                 while !Task.isCancelled {
-                    try await Task.sleep(for: heartbeat)
+                    try await Task.sleep(for: listen ? heartbeat : min(poll, heartbeat))
                     tick.yield()
                 }
             }
             var latest = sequence
+            var lastBeat = ContinuousClock.now
             for await _ in ticks {
                 if Task.isCancelled { break }
                 do {
-                    if let (header, offers) = try await self.latest(), header.sequence > latest {
+                    // The sequence first: a poll that finds nothing new reads nothing else.
+                    if let newest = try await self.latestSequence(), newest > latest,
+                       let (header, offers) = try await self.latest(), header.sequence > latest {
                         latest = header.sequence
                         onLedger(header, offers)
                     }
                 } catch {
                     logger.warning("reading the latest ledger failed", metadata: ["error": "\(error)"])
                 }
-                onBeat()
+                if listen || ContinuousClock.now - lastBeat >= heartbeat {
+                    lastBeat = ContinuousClock.now
+                    onBeat()
+                }
             }
             group.cancelAll()
         }

@@ -14,11 +14,14 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     /// leads with its epoch (nil: no check, for a store nothing else writes).
     let fence: LeaderFence?
 
-    public init(_ database: PostgresDatabase, fence: LeaderFence? = nil) async throws {
+    /// - Parameter migrate: false for a read-only hot standby (its primary is migrated).
+    public init(_ database: PostgresDatabase, fence: LeaderFence? = nil, migrate: Bool = true) async throws {
         self.database = database
         self.fence = fence
-        try await PostgresMigrations.migrate(database, Self.migrations)
-        try await PostgresCluster.migrate(database)
+        if migrate {
+            try await PostgresMigrations.migrate(database, Self.migrations)
+            try await PostgresCluster.migrate(database)
+        }
     }
 
     static let migrations: [PostgresMigrations.Migration] = [

@@ -182,7 +182,8 @@ struct LeaderParts {
 
     static func make(
         _ configuration: TenderConfiguration, store: any LedgerStore & LedgerReader, gatewayStore: (any GatewayStore)?,
-        clock: any Clock<Duration>, logger: Logger, advertised: String? = nil
+        clock: any Clock<Duration>, logger: Logger, advertised: String? = nil,
+        reading: (reader: any LedgerReader, commits: LedgerCommits)? = nil
     ) async throws -> LeaderParts {
         let metrics = ServerMetrics()
         let writer = try await LedgerWriter(
@@ -194,7 +195,9 @@ struct LeaderParts {
         // One transaction at genesis, so the root account's sequence number moves once.
         try await anchor.install(on: writer, trusting: [feeAccount])
 
-        let reads = ReadParts(configuration, reader: store, commits: writer.commits, metrics: metrics, logger: logger)
+        // Horizon's reads: from the store and the writer's commits, or (a cluster node reading
+        // a hot standby) from the standby and the ledgers it has replayed.
+        let reads = ReadParts(configuration, reader: reading?.reader ?? store, commits: reading?.commits ?? writer.commits, metrics: metrics, logger: logger)
         let router = reads.router
         let horizon = reads.horizon
         TransactionRoutes(writer: writer, horizon: horizon, timeout: configuration.submissionTimeout).register(on: router)

@@ -29,6 +29,8 @@ final class ClusterNode: Sendable {
     let url: String
     let logger: Logger
     let database: PostgresDatabase
+    /// The hot standby Horizon's reads come from, if any.
+    let readDatabase: PostgresDatabase?
     let session: LeaderSession
     /// Reads from the database and the ledgers followed; nil on a node that led from the start.
     let following: Following?
@@ -44,8 +46,11 @@ final class ClusterNode: Sendable {
 
     struct Following: Sendable {
         let follower: PostgresLedgerFollower
+        let reader: PostgresLedgerStore
         let commits: LedgerCommits
         let responder: AnyResponder
+        /// Whether the ledgers are heard by LISTEN (a primary) or asked for (a standby).
+        let listens: Bool
 
         /// Follows the latest committed ledger now, if it is newer than the last one followed.
         func catchUp() async {
@@ -59,17 +64,27 @@ final class ClusterNode: Sendable {
     /// server is ready to write before it listens, as on SQLite.
     static func start(_ configuration: TenderConfiguration, url: String, logger: Logger) async throws -> ClusterNode {
         let database = try PostgresDatabase(url: url, logger: logger)
+        var readDatabase: PostgresDatabase?
         do {
             let reader = try await PostgresLedgerStore(database)
             _ = try await PostgresGatewayStore(database)
+            // Reads from a standby: its own store (the primary is migrated) and its ledgers.
+            var readFrom = (database: database, url: url, reader: reader)
+            if let readURL = configuration.readDatabase {
+                let standby = try PostgresDatabase(url: readURL, logger: logger)
+                readDatabase = standby
+                readFrom = (standby, readURL, try await PostgresLedgerStore(standby, migrate: false))
+            }
             let session = try await LeaderSession(url: url, logger: logger)
             do {
                 let fence = try await session.tryLead()
                 var following: Following?
-                if fence == nil {
-                    following = try await Self.following(configuration, database: database, reader: reader, url: url, logger: logger)
+                if fence == nil || readDatabase != nil {
+                    following = try await Self.following(
+                        configuration, database: readFrom.database, reader: readFrom.reader, url: readFrom.url, listens: readDatabase == nil, logger: logger)
                 }
-                let node = ClusterNode(configuration: configuration, url: url, logger: logger, database: database, session: session, following: following)
+                let node = ClusterNode(
+                    configuration: configuration, url: url, logger: logger, database: database, readDatabase: readDatabase, session: session, following: following)
                 if let fence { try await node.lead(fence) }
                 return node
             } catch {
@@ -78,15 +93,20 @@ final class ClusterNode: Sendable {
             }
         } catch {
             database.shutdown()
+            readDatabase?.shutdown()
             throw error
         }
     }
 
-    private init(configuration: TenderConfiguration, url: String, logger: Logger, database: PostgresDatabase, session: LeaderSession, following: Following?) {
+    private init(
+        configuration: TenderConfiguration, url: String, logger: Logger, database: PostgresDatabase, readDatabase: PostgresDatabase?,
+        session: LeaderSession, following: Following?
+    ) {
         self.configuration = configuration
         self.url = url
         self.logger = logger
         self.database = database
+        self.readDatabase = readDatabase
         self.session = session
         self.following = following
         forwarder = LeaderForwarder(database: database, retryWindow: configuration.submissionTimeout + configuration.failoverInterval * 10, logger: logger)
@@ -95,7 +115,9 @@ final class ClusterNode: Sendable {
 
     /// A follower's reads: the latest ledger (waiting for the leader's genesis on a new
     /// database) and Horizon's read routes on it.
-    private static func following(_ configuration: TenderConfiguration, database: PostgresDatabase, reader: PostgresLedgerStore, url: String, logger: Logger) async throws -> Following {
+    private static func following(
+        _ configuration: TenderConfiguration, database: PostgresDatabase, reader: PostgresLedgerStore, url: String, listens: Bool, logger: Logger
+    ) async throws -> Following {
         let follower = PostgresLedgerFollower(database, url: url, logger: logger)
         var latest = try await follower.latest()
         let deadline = ContinuousClock.now + .seconds(60)
@@ -106,7 +128,7 @@ final class ClusterNode: Sendable {
         guard let (header, offers) = latest else { throw LeadershipLost(reason: "no leader created the ledger within 60 seconds") }
         let commits = LedgerCommits(header: header, orderBook: Self.orderBook(header, offers))
         let reads = ReadParts(configuration, reader: reader, commits: commits, metrics: ServerMetrics(), logger: logger)
-        return Following(follower: follower, commits: commits, responder: reads.responder())
+        return Following(follower: follower, reader: reader, commits: commits, responder: reads.responder(), listens: listens)
     }
 
     static func orderBook(_ header: LedgerHeader, _ offers: [LedgerOffer]) -> OrderBookSnapshot {
@@ -117,7 +139,10 @@ final class ClusterNode: Sendable {
     private func lead(_ fence: LeaderFence) async throws {
         let store = try await PostgresLedgerStore(database, fence: fence)
         let gatewayStore = try await PostgresGatewayStore(database)
-        let parts = try await LeaderParts.make(configuration, store: store, gatewayStore: gatewayStore, clock: ContinuousClock(), logger: logger)
+        // With a standby to read from, Horizon's reads stay on it (and on the ledgers it has).
+        let reading = readDatabase == nil ? nil : following.map { (reader: $0.reader as any LedgerReader, commits: $0.commits) }
+        let parts = try await LeaderParts.make(
+            configuration, store: store, gatewayStore: gatewayStore, clock: ContinuousClock(), logger: logger, reading: reading)
         state.withLock {
             $0.leader = parts.responder
             $0.leaderServices = parts.services
@@ -163,6 +188,7 @@ final class ClusterNode: Sendable {
                 await session.close()
                 try? await forwarder.client.shutdown()
                 database.shutdown()
+                readDatabase?.shutdown()
             },
             NodeService(node: self),
         ]
@@ -180,7 +206,7 @@ final class ClusterNode: Sendable {
                     group.addTask {
                         following.commits.followingStarted()
                         try await following.follower.run(
-                            heartbeat: LedgerCommits.heartbeatInterval, after: following.commits.latest,
+                            heartbeat: LedgerCommits.heartbeatInterval, after: following.commits.latest, listen: following.listens,
                             onLedger: { header, offers in following.commits.follow(header, orderBook: ClusterNode.orderBook(header, offers)) },
                             onBeat: { following.commits.heartbeat() })
                     }

@@ -50,6 +50,9 @@ public struct TenderConfiguration: Sendable {
     /// In a cluster on ``database``: how often a follower tries to take the lead, and how often
     /// the leader checks the session that holds its lock (a probe must answer within it).
     public var failoverInterval: Duration = .seconds(1)
+    /// A PostgreSQL hot standby of ``database`` that this node reads Horizon's answers from
+    /// (writes stay on ``database``); nil reads from ``database``.
+    public var readDatabase: String?
     /// In a cluster: the address the other nodes forward to while this node leads; nil is
     /// `http://HOST:PORT` of this server.
     public var advertiseURL: String?

@@ -23,6 +23,16 @@ public final class TemporaryPostgres: Sendable {
         return TemporaryPostgres(url: String(url), directory: directory)
     }
 
+    /// Starts a streaming hot standby of this cluster (Scripts/postgres.sh standby).
+    public func standby() async throws -> TemporaryPostgres {
+        let standby = FileManager.default.temporaryDirectory.appendingPathComponent("tender-postgres-\(UUID().uuidString)").path
+        let (status, output) = try await Self.run(["standby", directory, standby])
+        guard status == 0, let url = output.split(separator: "\n").last(where: { $0.hasPrefix("postgres://") }) else {
+            throw TemporaryPostgresError(message: "Scripts/postgres.sh standby failed (\(status)): \(output.suffix(2_000))")
+        }
+        return TemporaryPostgres(url: String(url), directory: standby)
+    }
+
     /// Stops the cluster and removes its directory.
     public func stop() async {
         _ = try? await Self.run(["stop", directory])

@@ -52,6 +52,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "With --database: seconds between a follower's tries to take the lead, and between the leader's checks of the session that holds its lock. [env: TENDER_FAILOVER_INTERVAL] (default: 1)")
     var failoverInterval: Double?
 
+    @Option(help: "With --database: a hot standby of that database to read Horizon's answers from (writes stay on --database; reads lag by the replication delay, never going back). [env: TENDER_READ_DATABASE]")
+    var readDatabase: String?
+
     @Option(help: "With --database: the address other nodes forward requests to while this server leads. [env: TENDER_ADVERTISE_URL] (default: http://HOST:PORT)")
     var advertiseURL: String?
 
@@ -103,6 +106,8 @@ struct Serve: AsyncParsableCommand {
         guard failover >= 0.05, failover <= 600 else { throw CommandFailure("the failover interval \(failover) is not between 0.05 and 600 seconds") }
         configuration.failoverInterval = .milliseconds(Int64(failover * 1000))
         configuration.advertiseURL = advertiseURL ?? environment["TENDER_ADVERTISE_URL"]
+        configuration.readDatabase = readDatabase ?? environment["TENDER_READ_DATABASE"]
+        if configuration.readDatabase != nil, configuration.database == nil { throw CommandFailure("--read-database needs --database (the primary)") }
         guard configuration.anchorHomeDomain.utf8.count <= 32 else { throw CommandFailure("the anchor domain has more than 32 bytes") }
 
         guard let level = Logger.Level(rawValue: logLevel) else {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import PostgresStore
 import StellarBase
 import TenderTesting
 import Testing
@@ -111,6 +112,92 @@ struct PostgresServeTests {
             #expect(balance.status == .ok, "\(balance.json)")
             let refused = try await GatewayRoutesTests.call(client, .get, "/v1/balance", key: "sk_test_nobody")
             #expect(refused.status == .unauthorized, "the leader's own answer, forwarded")
+        }
+    }
+}
+
+/// A node that reads Horizon's answers from a streaming hot standby (`--read-database`): its
+/// reads come from the standby (a paused replay holds them back), they never go back, and it
+/// catches up when the standby does; its writes still reach the leader on the primary.
+@Suite("A node reading from a hot standby")
+struct StandbyReadTests {
+    let temporary = TemporaryDirectory("postgres-standby")
+
+    @Test func readsComeFromTheStandbyAndNeverGoBack() async throws {
+        let primary = try await TemporaryPostgres.start()
+        var standby: TemporaryPostgres?
+        do {
+            standby = try await primary.standby()
+            try await run(primary: primary.url, standby: try #require(standby).url)
+        } catch {
+            await standby?.stop()
+            await primary.stop()
+            throw error
+        }
+        await standby?.stop()
+        await primary.stop()
+    }
+
+    static func latest(_ client: some TestClientProtocol) async throws -> Int {
+        try await client.execute(uri: "/", method: .get) { response in
+            ((try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any])?["history_latest_ledger"] as? Int ?? 0
+        }
+    }
+
+    func run(primary: String, standby: String) async throws {
+        var configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: temporary.file("data"), closeInterval: .zero)
+        configuration.database = primary
+        var reading = configuration
+        reading.readDatabase = standby
+        let frozen = reading
+        let alice = try KeyPair(seed: Array(repeating: 51, count: 32)).accountID.strKey
+        let bob = try KeyPair(seed: Array(repeating: 52, count: 32)).accountID.strKey
+        let replay = try PostgresDatabase(url: standby)
+        defer { replay.shutdown() }
+
+        let leader = try await buildApplication(configuration)
+        try await leader.test(.live) { leaderClient in
+            let node = try await buildApplication(frozen)
+            try await node.test(.live) { client in
+                var seen: [Int] = []
+                // A write through the node reaches the leader; the standby replays it soon after.
+                let funded = try await client.execute(uri: "/friendbot?addr=\(alice)", method: .get) { $0.status }
+                #expect(funded == .ok)
+                var found = HTTPResponse.Status.notFound
+                for _ in 0..<100 where found != .ok {
+                    found = try await client.execute(uri: "/accounts/\(alice)", method: .get) { $0.status }
+                    seen.append(try await Self.latest(client))
+                    if found != .ok { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                #expect(found == .ok)
+
+                // Replay paused: the leader goes on, the node's reads stay where the standby is.
+                try await replay.execute("SELECT pg_wal_replay_pause()")
+                try await Task.sleep(for: .milliseconds(200))
+                let held = try await Self.latest(client)
+                let paid = try await leaderClient.execute(uri: "/friendbot?addr=\(bob)", method: .get) { $0.status }
+                #expect(paid == .ok)
+                let leaderLatest = try await Self.latest(leaderClient)
+                #expect(leaderLatest > held)
+                for _ in 0..<5 {
+                    try await Task.sleep(for: .milliseconds(100))
+                    seen.append(try await Self.latest(client))
+                    #expect(seen.last == held, "nothing the standby has not replayed")
+                    #expect(try await client.execute(uri: "/accounts/\(bob)", method: .get) { $0.status } == .notFound)
+                }
+
+                // Replay resumed: the node catches up.
+                try await replay.execute("SELECT pg_wal_replay_resume()")
+                var caughtUp = 0
+                for _ in 0..<100 where caughtUp < leaderLatest {
+                    caughtUp = try await Self.latest(client)
+                    seen.append(caughtUp)
+                    if caughtUp < leaderLatest { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                #expect(caughtUp >= leaderLatest)
+                #expect(try await client.execute(uri: "/accounts/\(bob)", method: .get) { $0.status } == .ok)
+                #expect(seen == seen.sorted(), "the node's latest ledger never went back: \(seen)")
+            }
         }
     }
 }
