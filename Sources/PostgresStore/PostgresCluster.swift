@@ -70,6 +70,11 @@ public final class LeaderFence: Sendable {
     }
 
     public var isLost: Bool { lost.load(ordering: .sequentiallyConsistent) }
+
+    /// Throws ``LeadershipLost`` once the lead is lost.
+    public func check() throws {
+        if isLost { throw LeadershipLost(reason: "its lock's session ended") }
+    }
 }
 
 /// A commit refused because this node no longer leads.

@@ -12,8 +12,13 @@ public final class PostgresGatewayStore: GatewayStore {
     let database: PostgresDatabase
 
     /// Connects to `database` (already running its client) and brings the schema up to date.
-    public init(_ database: PostgresDatabase) async throws {
+    /// A cluster leader's fence: once its lead is lost, every write is refused (the ledger's
+    /// commits also check the epoch in their transaction; these check the flag only).
+    let fence: LeaderFence?
+
+    public init(_ database: PostgresDatabase, fence: LeaderFence? = nil) async throws {
         self.database = database
+        self.fence = fence
         try await PostgresMigrations.migrate(database, Self.migrations)
     }
 
@@ -60,6 +65,7 @@ public final class PostgresGatewayStore: GatewayStore {
     }
 
     public func insertMerchant(_ merchant: MerchantRecord) async throws {
+        try fence?.check()
         try await database.execute("""
             INSERT INTO merchant (id, name, secret_key_hash, publishable_key_hash, settlement_account, sealed_settlement_seed, created)
             VALUES (\(merchant.id), \(merchant.name), \(ByteBuffer(bytes: merchant.secretKeyHash)), \(ByteBuffer(bytes: merchant.publishableKeyHash)),
@@ -117,6 +123,7 @@ public final class PostgresGatewayStore: GatewayStore {
     }
 
     public func insert(_ object: StoredObject) async throws {
+        try fence?.check()
         try await database.execute(Self.insertQuery(object))
     }
 
@@ -129,11 +136,13 @@ public final class PostgresGatewayStore: GatewayStore {
     }
 
     public func update(_ object: StoredObject) async throws -> Bool {
-        try await write(object, isNew: false, events: [])
+        try fence?.check()
+        return try await write(object, isNew: false, events: [])
     }
 
     public func update(_ update: StoredObject, inserting insert: StoredObject) async throws -> Bool {
-        try await database.transaction { connection in
+        try fence?.check()
+        return try await database.transaction { connection in
             guard try await connection.count(Self.updateQuery(update)) == 1 else { return false }
             try await connection.execute(Self.insertQuery(insert))
             return true
@@ -141,7 +150,8 @@ public final class PostgresGatewayStore: GatewayStore {
     }
 
     public func write(_ object: StoredObject, isNew: Bool, events: [StoredEvent]) async throws -> Bool {
-        try await database.transaction { connection in
+        try fence?.check()
+        return try await database.transaction { connection in
             if isNew {
                 try await connection.execute(Self.insertQuery(object))
             } else {
@@ -182,7 +192,8 @@ public final class PostgresGatewayStore: GatewayStore {
     // MARK: Idempotency
 
     public func claimIdempotencyKey(_ key: String, merchant: String, requestHash: [UInt8], now: Int64, expiresBefore: Int64) async throws -> IdempotencyClaim {
-        try await database.transaction { connection in
+        try fence?.check()
+        return try await database.transaction { connection in
             try await connection.execute("DELETE FROM idempotency WHERE merchant = \(merchant) AND key = \(key) AND created < \(expiresBefore)")
             // A concurrent claim of the same key waits here for the first to commit, then finds its row.
             let inserted = try await connection.count("""
@@ -201,14 +212,17 @@ public final class PostgresGatewayStore: GatewayStore {
     }
 
     public func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws {
+        try fence?.check()
         try await database.execute("UPDATE idempotency SET status = \(Int64(status)), body = \(ByteBuffer(bytes: body)) WHERE merchant = \(merchant) AND key = \(key)")
     }
 
     public func releaseIdempotencyKey(_ key: String, merchant: String) async throws {
+        try fence?.check()
         try await database.execute("DELETE FROM idempotency WHERE merchant = \(merchant) AND key = \(key) AND status IS NULL")
     }
 
     public func markInterruptedIdempotencyKeys() async throws {
+        try fence?.check()
         try await database.execute("UPDATE idempotency SET interrupted = true WHERE status IS NULL")
     }
 
@@ -222,6 +236,7 @@ public final class PostgresGatewayStore: GatewayStore {
     }
 
     public func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws {
+        try fence?.check()
         try await database.transaction { connection in
             for query in Self.insertQueries(StoredEvent(object: event, deliveries: deliveries)) { try await connection.execute(query) }
         }
@@ -248,6 +263,7 @@ public final class PostgresGatewayStore: GatewayStore {
     }
 
     public func updateDelivery(_ delivery: WebhookDelivery) async throws {
+        try fence?.check()
         try await database.execute("""
             UPDATE delivery SET attempts = \(Int64(delivery.attempts)), next_attempt_at = \(delivery.nextAttemptAt), status = \(delivery.status.rawValue),
                 last_status_code = \(delivery.lastStatusCode.map(Int64.init)) WHERE id = \(delivery.id)

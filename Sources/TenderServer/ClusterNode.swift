@@ -138,7 +138,7 @@ final class ClusterNode: Sendable {
     /// Builds the leader's server on a fenced store, loading the last committed ledger.
     private func lead(_ fence: LeaderFence) async throws {
         let store = try await PostgresLedgerStore(database, fence: fence)
-        let gatewayStore = try await PostgresGatewayStore(database)
+        let gatewayStore = try await PostgresGatewayStore(database, fence: fence)
         // With a standby to read from, Horizon's reads stay on it (and on the ledgers it has).
         let reading = readDatabase == nil ? nil : following.map { (reader: $0.reader as any LedgerReader, commits: $0.commits) }
         let parts = try await LeaderParts.make(

@@ -69,8 +69,12 @@ struct LeaderFenceTests {
         let newLeader = try await PostgresLedgerStore(database, fence: try #require(secondFence))
         #expect(try await newLeader.loadState()?.header == ledgers[2].header)
         try await newLeader.commit(ledgers[3])
-        // A fence lost (its session seen closing) refuses before writing anything.
+        // A fence lost (its session seen closing) refuses before writing anything, in the
+        // gateway's store too.
+        let gateway = try await PostgresGatewayStore(database, fence: try #require(secondFence))
+        try await gateway.markInterruptedIdempotencyKeys()
         secondFence?.lose()
+        await #expect(throws: LeadershipLost.self) { try await gateway.markInterruptedIdempotencyKeys() }
         await #expect(throws: LeadershipLost.self) { try await newLeader.commit(ledgers[4]) }
         #expect(try await database.rows("SELECT COUNT(*) FROM ledger_headers") { try $0.decode(Int64.self) }.first == 4)
     }
