@@ -102,6 +102,7 @@ struct ClusterTests {
         }
         let waves = 10
         var unfinished = 0
+        var firstWave: [TransactionEnvelope] = []
         for wave in 1...waves {
             let envelopes = payers.enumerated().map { index, payer in
                 Transaction(sourceAccount: .ed25519(payer.accountID), fee: 100, sequenceNumber: startSequence + Int64(wave),
@@ -109,6 +110,7 @@ struct ClusterTests {
                                 destination: .ed25519(payers[(index + wave) % payers.count].accountID), asset: .native, amount: Int64(wave))))])
                     .signed(by: [payer], on: Self.network)
             }
+            if wave == 1 { firstWave = envelopes }
             let results = await withTaskGroup(of: (TransactionEnvelope, Bool).self) { group in
                 for (index, envelope) in envelopes.enumerated() {
                     group.addTask { (envelope, await Self.submit(envelope, nodes: bases, first: index + wave)) }
@@ -153,6 +155,21 @@ struct ClusterTests {
             try $0.decode((Int64, Int64, Int64).self)
         }.first)
         #expect(count == high - low + 1)
+
+        // A client retrying a payment the dead leader applied gets its stored result.
+        let retried = try #require(firstWave.first)
+        var request = URLRequest(url: URL(string: bases[2] + "/transactions")!)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("tx=\(retried.xdrBase64.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)".utf8)
+        let (body, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let answer = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let stored = try #require(try await store.transaction(hash: retried.hash(on: Self.network)))
+        #expect(answer["hash"] as? String == stored.hash.hex)
+        #expect(answer["ledger"] as? Int == Int(stored.ledger), "the ledger it was applied in, before the failover")
+        let payerAfter = try #require(try await store.loadState()?.account(payers[0].accountID))
+        #expect(payerAfter.sequenceNumber == startSequence + Int64(waves), "the retry applied nothing")
 
         // The survivors stop cleanly.
         for node in nodes.dropFirst() { kill(node.process.processIdentifier, SIGTERM) }
