@@ -11,14 +11,7 @@ import Testing
 @Suite("A cluster's leader and its fence")
 struct LeaderFenceTests {
     @Test func oneLeadsAtATimeAndAnOldLeaderNeverCommitsAgain() async throws {
-        let server = try await TemporaryPostgres.start()
-        do {
-            try await run(url: server.url)
-        } catch {
-            await server.stop()
-            throw error
-        }
-        await server.stop()
+        try await TestDatabase.postgres.with { url in try await run(url: try #require(url)) }
     }
 
     func run(url: String) async throws {
@@ -80,13 +73,13 @@ struct LeaderFenceTests {
     }
 
     @Test func aLeaderWhoseSessionIsTerminatedStopsAtOnce() async throws {
-        let server = try await TemporaryPostgres.start()
-        do {
+        try await TestDatabase.postgres.with { url in
+            let url = try #require(url)
             let logger = Logger(label: "test")
-            let database = try PostgresDatabase(url: server.url, logger: logger)
+            let database = try PostgresDatabase(url: url, logger: logger)
             defer { database.shutdown() }
             _ = try await PostgresLedgerStore(database)
-            let session = try await LeaderSession(url: server.url, logger: logger)
+            let session = try await LeaderSession(url: url, logger: logger)
             defer { Task { await session.close() } }
             let fence = try #require(try await session.tryLead())
             let watching = Task { try await session.watch(fence, every: .milliseconds(100)) }
@@ -95,11 +88,7 @@ struct LeaderFenceTests {
             let result = await watching.result
             #expect(throws: LeadershipLost.self) { try result.get() }
             #expect(fence.isLost)
-        } catch {
-            await server.stop()
-            throw error
         }
-        await server.stop()
     }
 }
 

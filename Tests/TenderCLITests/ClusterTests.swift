@@ -52,27 +52,31 @@ struct ClusterTests {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:])
     }
 
-    @Test func killMinus9OfTheLeaderLosesNoPaymentAndTheSurvivorsFinish() async throws {
-        let postgres = try await TemporaryPostgres.start()
-        let temporary = TemporaryDirectory("cluster-failover")
-        var nodes: [Tender.Server] = []
-        var bases: [String] = []
-        defer {
-            for node in nodes where node.process.isRunning { kill(node.process.processIdentifier, SIGKILL) }
-            temporary.remove()
-        }
-        do {
-            for index in 0..<3 {
-                nodes.append(try Tender.start(Self.nodeArguments(data: temporary.path, url: postgres.url), errorLog: temporary.file("node\(index).log")))
-                // The first leads; the others start once it has made the ledger.
+    /// Starts `count` nodes on a throwaway PostgreSQL (the first leads; each next one starts once
+    /// the one before listens), runs `body` with them and their addresses, then kills what is
+    /// left and stops the database.
+    static func withCluster(
+        _ count: Int, _ name: String, _ body: ([Tender.Server], [String], String, TemporaryDirectory) async throws -> Void
+    ) async throws {
+        let temporary = TemporaryDirectory(name)
+        defer { temporary.remove() }
+        try await TestDatabase.postgres.with { url in
+            let url = try #require(url)
+            var nodes: [Tender.Server] = []
+            defer { for node in nodes where node.process.isRunning { kill(node.process.processIdentifier, SIGKILL) } }
+            var bases: [String] = []
+            for index in 0..<count {
+                nodes.append(try Tender.start(nodeArguments(data: temporary.path, url: url), errorLog: temporary.file("node\(index).log")))
                 bases.append(try await nodes[index].waitForURL())
             }
-            try await load(nodes: nodes, bases: bases, url: postgres.url, temporary: temporary)
-        } catch {
-            await postgres.stop()
-            throw error
+            try await body(nodes, bases, url, temporary)
         }
-        await postgres.stop()
+    }
+
+    @Test func killMinus9OfTheLeaderLosesNoPaymentAndTheSurvivorsFinish() async throws {
+        try await Self.withCluster(3, "cluster-failover") { nodes, bases, url, temporary in
+            try await load(nodes: nodes, bases: bases, url: url, temporary: temporary)
+        }
     }
 
     func load(nodes: [Tender.Server], bases: [String], url: String, temporary: TemporaryDirectory) async throws {
@@ -181,25 +185,9 @@ struct ClusterTests {
     }
 
     @Test func aLeaderCutFromTheDatabaseStopsAndAnotherLeads() async throws {
-        let postgres = try await TemporaryPostgres.start()
-        let temporary = TemporaryDirectory("cluster-partition")
-        var nodes: [Tender.Server] = []
-        var bases: [String] = []
-        defer {
-            for node in nodes where node.process.isRunning { kill(node.process.processIdentifier, SIGKILL) }
-            temporary.remove()
+        try await Self.withCluster(2, "cluster-partition") { nodes, bases, url, temporary in
+            try await partition(nodes: nodes, leader: bases[0], follower: bases[1], url: url, temporary: temporary)
         }
-        do {
-            for index in 0..<2 {
-                nodes.append(try Tender.start(Self.nodeArguments(data: temporary.path, url: postgres.url), errorLog: temporary.file("node\(index).log")))
-                bases.append(try await nodes[index].waitForURL())
-            }
-            try await partition(nodes: nodes, leader: bases[0], follower: bases[1], url: postgres.url, temporary: temporary)
-        } catch {
-            await postgres.stop()
-            throw error
-        }
-        await postgres.stop()
     }
 
     func partition(nodes: [Tender.Server], leader: String, follower: String, url: String, temporary: TemporaryDirectory) async throws {

@@ -15,14 +15,7 @@ struct PostgresServeTests {
     let temporary = TemporaryDirectory("postgres-serve")
 
     @Test func servesTheLedgerAndTheGatewayFromPostgreSQLAndRestarts() async throws {
-        let server = try await TemporaryPostgres.start()
-        do {
-            try await run(url: server.url)
-        } catch {
-            await server.stop()
-            throw error
-        }
-        await server.stop()
+        try await TestDatabase.postgres.with { url in try await run(url: try #require(url)) }
     }
 
     func run(url: String) async throws {
