@@ -85,7 +85,13 @@ final class ClusterNode: Sendable {
                 }
                 let node = ClusterNode(
                     configuration: configuration, url: url, logger: logger, database: database, readDatabase: readDatabase, session: session, following: following)
-                if let fence { try await node.lead(fence) }
+                if let fence {
+                    try await node.lead(fence)
+                } else {
+                    logger.notice("this node follows: another node leads the cluster", metadata: [
+                        "ledger.sequence": "\(following?.commits.latest ?? 0)", "reads": "\(readDatabase == nil ? "primary" : "standby")",
+                    ])
+                }
                 return node
             } catch {
                 await session.close()

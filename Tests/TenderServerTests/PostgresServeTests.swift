@@ -105,6 +105,21 @@ struct PostgresServeTests {
             #expect(balance.status == .ok, "\(balance.json)")
             let refused = try await GatewayRoutesTests.call(client, .get, "/v1/balance", key: "sk_test_nobody")
             #expect(refused.status == .unauthorized, "the leader's own answer, forwarded")
+            // Bad input through the follower: the leader's answers, or the follower's own for a
+            // body too large to forward; never a crash.
+            let garbage = try await client.execute(
+                uri: "/transactions", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: "tx=AAAA%%")
+            ) { $0.status }
+            #expect(garbage == .badRequest)
+            let huge = try await client.execute(
+                uri: "/v1/customers", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(repeating: UInt8(ascii: "a"), count: 2 << 20)
+            ) { response in (response.status, String(buffer: response.body)) }
+            #expect(huge.0 == .badRequest && huge.1.contains("larger than"), "\(huge.1.prefix(200))")
+            for path in ["/%00", "/v1/\(String(repeating: "x", count: 5_000))", "/checkout/v1/nothing?x=%F0%9F%92%B8", "/friendbot?addr=" + String(Int64.min)] {
+                let status = try await client.execute(uri: path, method: .get) { $0.status }
+                #expect(status.code < 500, "\(path.prefix(40)): \(status)")
+            }
         }
     }
 }
