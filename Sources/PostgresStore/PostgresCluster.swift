@@ -120,26 +120,36 @@ public final class LeaderSession: Sendable {
     }
 
     /// Returns (by throwing ``LeadershipLost``) when the lock's session is gone: its connection
-    /// closed, or a probe not answered within `interval`. The fence is lost before it returns,
-    /// so no commit starts after.
-    public func watch(_ fence: LeaderFence, every interval: Duration) async throws -> Never {
+    /// closed, a probe (every `interval`) failed, or a probe not answered within `timeout`. The
+    /// fence is lost before it returns, so no commit starts after. A slow answer is not a lost
+    /// lock (a busy machine must not stop its leader): the timeout is for a connection that no
+    /// longer answers at all, and every ledger commit checks the epoch in any case.
+    public func watch(_ fence: LeaderFence, every interval: Duration, timeout: Duration? = nil) async throws -> Never {
+        let timeout = timeout ?? max(interval * 10, .seconds(10))
         connection.closeFuture.whenComplete { _ in fence.lose() }
         while true {
             try await Task.sleep(for: interval)
             if fence.isLost { throw LeadershipLost(reason: "the connection holding the leader's lock closed") }
             let connection = self.connection, logger = self.logger
-            let answered = await withTaskGroup(of: Bool.self) { group in
-                group.addTask { (try? await connection.execute("SELECT 1", logger: logger)) != nil }
+            let answer = await withTaskGroup(of: String?.self) { group in
                 group.addTask {
-                    try? await Task.sleep(for: interval)
-                    return false
+                    do {
+                        try await connection.execute("SELECT 1", logger: logger)
+                        return nil
+                    } catch {
+                        return "the connection holding the leader's lock failed: \(error)"
+                    }
+                }
+                group.addTask {
+                    try? await Task.sleep(for: timeout)
+                    return Task.isCancelled ? nil : "the connection holding the leader's lock did not answer within \(timeout)"
                 }
                 defer { group.cancelAll() }
-                return await group.next() ?? false
+                return await group.next() ?? nil
             }
-            if !answered {
+            if let answer {
                 fence.lose()
-                throw LeadershipLost(reason: "the connection holding the leader's lock did not answer within \(interval)")
+                throw LeadershipLost(reason: answer)
             }
         }
     }
