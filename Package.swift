@@ -228,6 +228,7 @@ let package = Package(
                 "WalletKit",
                 "StellarBase",
                 "TenderServer",
+                "PostgresStore",
                 "TenderTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
