@@ -38,6 +38,24 @@ public enum PostgresCluster {
         try await PostgresMigrations.migrate(database, migrations)
     }
 
+    /// Refuses a database whose commits could be acknowledged before they are durable: a ledger
+    /// is answered once its transaction has committed, which means something only with
+    /// `synchronous_commit` on (or stronger: remote_write, remote_apply).
+    public static func checkDurability(_ database: PostgresDatabase) async throws {
+        let setting = try await database.rows("SHOW synchronous_commit") { try $0.decode(String.self) }.first ?? ""
+        guard ["on", "remote_write", "remote_apply"].contains(setting) else {
+            throw NotDurable(setting: setting)
+        }
+    }
+
+    /// The database acknowledges commits before they are durable.
+    public struct NotDurable: Error, CustomStringConvertible {
+        public let setting: String
+        public var description: String {
+            "the database has synchronous_commit = \(setting): a ledger answered as committed could be lost in a crash; set it to on"
+        }
+    }
+
     /// The leader's advertised address, if a leader has written one.
     public static func leaderURL(_ database: PostgresDatabase) async throws -> String? {
         try await database.rows("SELECT url FROM tender_leader WHERE id = 1") { try $0.decode(String?.self) }.first ?? nil

@@ -66,6 +66,7 @@ final class ClusterNode: Sendable {
         let database = try PostgresDatabase(url: url, logger: logger)
         var readDatabase: PostgresDatabase?
         do {
+            try await PostgresCluster.checkDurability(database)
             let reader = try await PostgresLedgerStore(database)
             _ = try await PostgresGatewayStore(database)
             // Reads from a standby: its own store (the primary is migrated) and its ledgers.

@@ -70,6 +70,14 @@ struct PostgresServeTests {
             #expect((merchants["data"] as? [[String: Any]])?.count == 1)
         }
         #expect(!FileManager.default.fileExists(atPath: configuration.databasePath), "no SQLite ledger was made")
+
+        // A database that would acknowledge commits before they are durable is refused.
+        let admin = try PostgresDatabase(url: url)
+        defer { admin.shutdown() }
+        try await admin.execute("ALTER DATABASE postgres SET synchronous_commit = off")
+        let refused = await #expect(throws: PostgresCluster.NotDurable.self) { _ = try await buildApplication(configuration) }
+        #expect(refused?.description.contains("synchronous_commit = off") == true)
+        try await admin.execute("ALTER DATABASE postgres SET synchronous_commit = on")
     }
 
     /// A follower: Horizon's reads from the database, its root following the leader's ledgers,
