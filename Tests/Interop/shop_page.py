@@ -12,6 +12,9 @@ import sys
 from interop_checks import check, done
 from playwright.sync_api import expect, sync_playwright
 
+# A loaded machine (the whole suite runs in parallel) can take seconds to answer a page.
+expect.set_options(timeout=20_000)
+
 LOGIN, CHROMIUM, SHOTS = sys.argv[1], sys.argv[2], sys.argv[3]
 BASE = LOGIN.split("/shop/")[0]
 external = []
@@ -37,13 +40,16 @@ with sync_playwright() as playwright:
     page.wait_for_url("**/shop/bids/**")
     screenshot(page, "screen")
     check("the payment screen starts with pickup and iDEAL", page.text_content("#total") == "€101.99", page.text_content("#total"))
-    page.check("input[name=delivery][value=standard]")
+    with page.expect_navigation(timeout=20_000):
+        page.check("input[name=delivery][value=standard]")
     expect(page.locator("#total")).to_have_text("€108.94")
     check("choosing standard delivery changes the total", page.text_content("#total") == "€108.94")
-    page.check("input[name=payment_method][value=card]")
+    with page.expect_navigation(timeout=20_000):
+        page.check("input[name=payment_method][value=card]")
     expect(page.locator("#total")).to_have_text("€110.05")
     check("card changes the payment fee", page.text_content("#total") == "€110.05", page.text_content("#total"))
-    page.check("input[name=payment_method][value=ideal]")
+    with page.expect_navigation(timeout=20_000):
+        page.check("input[name=payment_method][value=ideal]")
     expect(page.locator("#total")).to_have_text("€108.94")
     screenshot(page, "standard-ideal")
     page.click("#pay")
