@@ -47,3 +47,23 @@ public struct TemporaryPostgresError: Error, CustomStringConvertible {
     public let message: String
     public var description: String { message }
 }
+
+extension TemporaryPostgres {
+    /// Runs `body` with a throwaway primary and a streaming hot standby of it (their URLs), and
+    /// stops both however `body` ends.
+    public static func withStandby(_ body: (_ primary: String, _ standby: String) async throws -> Void) async throws {
+        let primary = try await start()
+        var standby: TemporaryPostgres?
+        do {
+            let started = try await primary.standby()
+            standby = started
+            try await body(primary.url, started.url)
+        } catch {
+            await standby?.stop()
+            await primary.stop()
+            throw error
+        }
+        await standby?.stop()
+        await primary.stop()
+    }
+}

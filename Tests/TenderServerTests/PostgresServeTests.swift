@@ -140,18 +140,7 @@ struct StandbyReadTests {
     let temporary = TemporaryDirectory("postgres-standby")
 
     @Test func readsComeFromTheStandbyAndNeverGoBack() async throws {
-        let primary = try await TemporaryPostgres.start()
-        var standby: TemporaryPostgres?
-        do {
-            standby = try await primary.standby()
-            try await run(primary: primary.url, standby: try #require(standby).url)
-        } catch {
-            await standby?.stop()
-            await primary.stop()
-            throw error
-        }
-        await standby?.stop()
-        await primary.stop()
+        try await TemporaryPostgres.withStandby { primary, standby in try await run(primary: primary, standby: standby) }
     }
 
     static func latest(_ client: some TestClientProtocol) async throws -> Int {

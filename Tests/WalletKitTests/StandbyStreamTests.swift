@@ -20,18 +20,7 @@ struct StandbyStreamTests {
     }
 
     @Test func aStreamShowsWhatTheStandbyHasReplayedInOrder() async throws {
-        let primary = try await TemporaryPostgres.start()
-        var standby: TemporaryPostgres?
-        do {
-            standby = try await primary.standby()
-            try await run(primary: primary.url, standby: try #require(standby).url)
-        } catch {
-            await standby?.stop()
-            await primary.stop()
-            throw error
-        }
-        await standby?.stop()
-        await primary.stop()
+        try await TemporaryPostgres.withStandby { primary, standby in try await run(primary: primary, standby: standby) }
     }
 
     func run(primary: String, standby: String) async throws {
