@@ -249,7 +249,15 @@ final class ClusterNode: Sendable {
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
-                tasks.addTask { try await self.session.watch(fence, every: self.configuration.failoverInterval) }
+                tasks.addTask {
+                    do {
+                        try await self.session.watch(fence, every: self.configuration.failoverInterval)
+                    } catch let lost as LeadershipLost {
+                        self.logger.critical("this node stops: \(lost)")
+                        self.configuration.onLostLead?(lost.description)
+                        throw lost
+                    }
+                }
                 tasks.addTask { try await self.advertise(fence) }
                 // The services end on shutdown; the watch only by losing the lead (it throws).
                 while let _ = try await tasks.next() {

@@ -50,6 +50,9 @@ public struct TenderConfiguration: Sendable {
     /// In a cluster on ``database``: how often a follower tries to take the lead, and how often
     /// the leader checks the session that holds its lock (a probe must answer within it).
     public var failoverInterval: Duration = .seconds(1)
+    /// Called when a cluster leader loses the lead, as its services begin to stop (fail-stop):
+    /// `tender serve` makes sure the process ends even if stopping hangs. Nil in tests.
+    public var onLostLead: (@Sendable (String) -> Void)?
     /// A PostgreSQL hot standby of ``database`` that this node reads Horizon's answers from
     /// (writes stay on ``database``); nil reads from ``database``.
     public var readDatabase: String?

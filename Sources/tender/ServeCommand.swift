@@ -107,6 +107,14 @@ struct Serve: AsyncParsableCommand {
         configuration.failoverInterval = .milliseconds(Int64(failover * 1000))
         configuration.advertiseURL = advertiseURL ?? environment["TENDER_ADVERTISE_URL"]
         configuration.readDatabase = readDatabase ?? environment["TENDER_READ_DATABASE"]
+        // Fail-stop means stop: the services get a few seconds to end, then the process does.
+        configuration.onLostLead = { reason in
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: 5)
+                FileHandle.standardError.write(Data("tender: the server stopped: \(reason) (forced after 5 s)\n".utf8))
+                Foundation.exit(1)
+            }
+        }
         if configuration.readDatabase != nil, configuration.database == nil { throw CommandFailure("--read-database needs --database (the primary)") }
         guard configuration.anchorHomeDomain.utf8.count <= 32 else { throw CommandFailure("the anchor domain has more than 32 bytes") }
 
