@@ -90,14 +90,14 @@ wrk -t2 -c64 -d"${SECONDS_WRK}s" --latency -s "$LUA" "$LEADER" >"$WORK/one.txt"
 echo "-- one node (the leader): $(rate "$WORK/one.txt") requests per second; the cores were $(busy "$BEFORE" "$(cpu)") busy"
 grep -E "99%" "$WORK/one.txt" | sed 's/^/   p99 /'
 I=0
+WRKS=""
 BEFORE="$(cpu)"
 for NODE in "$LEADER" "$FOLLOWER1" "$FOLLOWER2"; do
   I=$((I + 1))
   wrk -t1 -c21 -d"${SECONDS_WRK}s" --latency -s "$LUA" "$NODE" >"$WORK/three-$I.txt" &
+  WRKS="$WRKS $!"
 done
-wait %% 2>/dev/null || true
-sleep 1
-while pgrep -x wrk >/dev/null; do sleep 0.2; done
+wait $WRKS
 BUSY="$(busy "$BEFORE" "$(cpu)")"
 TOTAL=0
 for I in 1 2 3; do

@@ -110,11 +110,7 @@ public final class LeaderSession: Sendable {
 
     /// Opens the session's own connection (the lock lives as long as it does).
     public init(url: String, logger: Logger) async throws {
-        let parts = try PostgresDatabase.Parts(url: url)
-        connection = try await PostgresConnection.connect(
-            configuration: PostgresConnection.Configuration(
-                host: parts.host, port: parts.port, username: parts.user, password: parts.password, database: parts.database, tls: .disable),
-            id: 1, logger: logger)
+        connection = try await PostgresDatabase.connect(url: url, id: 1, logger: logger)
         self.logger = logger
     }
 
@@ -223,11 +219,7 @@ public final class PostgresLedgerFollower: Sendable {
             if listen { group.addTask {
                 while !Task.isCancelled {
                     do {
-                        let parts = try PostgresDatabase.Parts(url: url)
-                        let connection = try await PostgresConnection.connect(
-                            configuration: PostgresConnection.Configuration(
-                                host: parts.host, port: parts.port, username: parts.user, password: parts.password, database: parts.database, tls: .disable),
-                            id: 2, logger: logger)
+                        let connection = try await PostgresDatabase.connect(url: url, id: 2, logger: logger)
                         defer { Task { try? await connection.close() } }
                         let notifications = try await connection.listen(PostgresCluster.ledgerChannel)
                         tick.yield()

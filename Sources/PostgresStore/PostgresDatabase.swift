@@ -34,6 +34,16 @@ public final class PostgresDatabase: Sendable {
             host: parts.host, port: parts.port, username: parts.user, password: parts.password, database: parts.database, tls: .disable)
     }
 
+    /// A connection of its own to the database at `url`, outside the pool (a session that must
+    /// last: the leader's lock, a LISTEN). Close it before it goes.
+    static func connect(url: String, id: Int, logger: Logger) async throws -> PostgresConnection {
+        let parts = try Parts(url: url)
+        return try await PostgresConnection.connect(
+            configuration: PostgresConnection.Configuration(
+                host: parts.host, port: parts.port, username: parts.user, password: parts.password, database: parts.database, tls: .disable),
+            id: id, logger: logger)
+    }
+
     /// What a database URL names.
     struct Parts {
         let host: String

@@ -26,7 +26,6 @@ import Synchronization
 /// commits are fenced and the process exits (fail-stop).
 final class ClusterNode: Sendable {
     let configuration: TenderConfiguration
-    let url: String
     let logger: Logger
     let database: PostgresDatabase
     /// The hot standby Horizon's reads come from, if any.
@@ -56,7 +55,17 @@ final class ClusterNode: Sendable {
         func catchUp() async {
             guard let sequence = try? await follower.latestSequence(), sequence > commits.latest,
                   let (header, offers) = try? await follower.latest() else { return }
-            commits.follow(header, orderBook: ClusterNode.orderBook(header, offers))
+            follow(header, offers)
+        }
+
+        /// A ledger read from the database: its header and the order books as of it.
+        func follow(_ header: LedgerHeader, _ offers: [LedgerOffer]) {
+            commits.follow(header, orderBook: Self.orderBook(header, offers))
+        }
+
+        /// The order books of the offers as of `header`.
+        static func orderBook(_ header: LedgerHeader, _ offers: [LedgerOffer]) -> OrderBookSnapshot {
+            OrderBookSnapshot(LedgerState(header: header, accounts: [], trustLines: [], offers: offers, data: []))
         }
     }
 
@@ -85,7 +94,7 @@ final class ClusterNode: Sendable {
                         configuration, database: readFrom.database, reader: readFrom.reader, url: readFrom.url, listens: readDatabase == nil, logger: logger)
                 }
                 let node = ClusterNode(
-                    configuration: configuration, url: url, logger: logger, database: database, readDatabase: readDatabase, session: session, following: following)
+                    configuration: configuration, logger: logger, database: database, readDatabase: readDatabase, session: session, following: following)
                 if let fence {
                     try await node.lead(fence)
                 } else {
@@ -106,11 +115,10 @@ final class ClusterNode: Sendable {
     }
 
     private init(
-        configuration: TenderConfiguration, url: String, logger: Logger, database: PostgresDatabase, readDatabase: PostgresDatabase?,
+        configuration: TenderConfiguration, logger: Logger, database: PostgresDatabase, readDatabase: PostgresDatabase?,
         session: LeaderSession, following: Following?
     ) {
         self.configuration = configuration
-        self.url = url
         self.logger = logger
         self.database = database
         self.readDatabase = readDatabase
@@ -133,13 +141,9 @@ final class ClusterNode: Sendable {
             latest = try await follower.latest()
         }
         guard let (header, offers) = latest else { throw LeadershipLost(reason: "no leader created the ledger within 60 seconds") }
-        let commits = LedgerCommits(header: header, orderBook: Self.orderBook(header, offers))
+        let commits = LedgerCommits(header: header, orderBook: Following.orderBook(header, offers))
         let reads = ReadParts(configuration, reader: reader, commits: commits, metrics: ServerMetrics(), logger: logger)
         return Following(follower: follower, reader: reader, commits: commits, responder: reads.responder(), listens: listens)
-    }
-
-    static func orderBook(_ header: LedgerHeader, _ offers: [LedgerOffer]) -> OrderBookSnapshot {
-        OrderBookSnapshot(LedgerState(header: header, accounts: [], trustLines: [], offers: offers, data: []))
     }
 
     /// Builds the leader's server on a fenced store, loading the last committed ledger.
@@ -214,7 +218,7 @@ final class ClusterNode: Sendable {
                         following.commits.followingStarted()
                         try await following.follower.run(
                             heartbeat: LedgerCommits.heartbeatInterval, after: following.commits.latest, listen: following.listens,
-                            onLedger: { header, offers in following.commits.follow(header, orderBook: ClusterNode.orderBook(header, offers)) },
+                            onLedger: { header, offers in following.follow(header, offers) },
                             onBeat: { following.commits.heartbeat() })
                     }
                 }
@@ -326,7 +330,6 @@ final class LeaderForwarder: Sendable {
         configuration.timeout.connect = .seconds(2)
         configuration.decompression = .disabled
         client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton), configuration: configuration)
-        self.logger.trace("forwarder ready")
     }
 
     enum Outcome {

@@ -44,7 +44,7 @@ struct Migrate: AsyncParsableCommand {
         }
         defer { database.shutdown() }
         let migration = NetworkMigration(
-            ledger: try Self.open(ledgerPath),
+            ledgerPath: ledgerPath, ledger: try Self.open(ledgerPath),
             gateway: FileManager.default.fileExists(atPath: gatewayPath) ? try Self.open(gatewayPath) : nil,
             target: database)
         do {
@@ -86,6 +86,7 @@ struct MigrationFailure: Error {
 
 /// The copy and its verification, table by table (the two stores have the same tables).
 struct NetworkMigration {
+    let ledgerPath: String
     let ledger: DatabaseQueue
     let gateway: DatabaseQueue?
     let target: PostgresStore.PostgresDatabase
@@ -273,7 +274,7 @@ struct NetworkMigration {
         report.lines.append("\(rows) rows in \(sources.reduce(0) { $0 + $1.1.count }) tables identical")
 
         // The state: the same balances, and the invariants hold.
-        guard let sourceState = try await SQLiteLedgerStoreReader.loadState(ledger),
+        guard let sourceState = try await SQLiteLedgerStore(path: ledgerPath).loadState(),
               let copiedState = try await PostgresLedgerStore(target).loadState() else {
             throw MigrationFailure(message: "the state could not be loaded")
         }
@@ -332,20 +333,5 @@ struct NetworkMigration {
         var hasher = SHA256()
         for hash in hashes.sorted(by: { $0.lexicographicallyPrecedes($1) }) { hasher.update(data: hash) }
         return Array(hasher.finalize())
-    }
-}
-
-/// The state of a SQLite ledger read without opening it for writing.
-enum SQLiteLedgerStoreReader {
-    static func loadState(_ queue: DatabaseQueue) async throws -> LedgerState? {
-        try await queue.read { db in
-            guard let header = try Data.fetchOne(db, sql: "SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1") else { return nil }
-            return LedgerState(
-                header: try LedgerHeader(xdrBytes: [UInt8](header)),
-                accounts: try Data.fetchAll(db, sql: "SELECT entry FROM accounts").map { try AccountEntry(xdrBytes: [UInt8]($0)) },
-                trustLines: try Data.fetchAll(db, sql: "SELECT entry FROM trust_lines").map { try TrustLineEntry(xdrBytes: [UInt8]($0)) },
-                offers: try Data.fetchAll(db, sql: "SELECT entry FROM offers").map { try LedgerOffer(xdrBytes: [UInt8]($0)) },
-                data: try Data.fetchAll(db, sql: "SELECT entry FROM account_data").map { try DataEntry(xdrBytes: [UInt8]($0)) })
-        }
     }
 }
