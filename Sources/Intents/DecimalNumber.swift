@@ -65,6 +65,12 @@ public struct DecimalNumber: Hashable, Sendable, CustomStringConvertible {
         return copy
     }
 
+    /// `self × factor`, nil on overflow.
+    func multiplied(by factor: UInt64) -> DecimalNumber? {
+        let (product, overflow) = significand.multipliedReportingOverflow(by: factor)
+        return overflow ? nil : DecimalNumber(significand: product, scale: scale, isNegative: isNegative)
+    }
+
     /// The sum of two non-negative numbers, nil on overflow.
     func adding(_ other: DecimalNumber) -> DecimalNumber? {
         let scale = max(self.scale, other.scale)
@@ -86,7 +92,12 @@ public struct DecimalNumber: Hashable, Sendable, CustomStringConvertible {
     /// (nil: the caller reports it instead of guessing).
     static func parse(digits text: String, locale: IntentLocale) -> DecimalNumber? {
         let decimalMark = locale.decimalSeparator
-        let groupMark = locale.groupingSeparator
+        var groupMark = locale.groupingSeparator
+        var text = text
+        // A space groups digits in French ("1 234,56"); so does "." there ("1.234,56").
+        if groupMark == " ", !text.contains(" ") { groupMark = "." }
+        // ".50" is half: a leading decimal mark is part of the number.
+        if text.first == decimalMark { text = "0" + text }
         var parts = text.split(separator: decimalMark, omittingEmptySubsequences: false)
         guard parts.count <= 2 else { return nil }
         let fraction = parts.count == 2 ? parts.removeLast() : nil
@@ -110,86 +121,3 @@ public struct DecimalNumber: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Numbers said in words: "twenty five" is 25 (not 2005), "a hundred and five" 105,
-/// "two thousand three hundred" 2,300.
-enum NumberWords {
-    static let units: [String: UInt64] = [
-        "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-        "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-        "seventeen": 17, "eighteen": 18, "nineteen": 19,
-    ]
-    static let tens: [String: UInt64] = [
-        "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
-    ]
-    static let scales: [String: UInt64] = ["thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000]
-
-    static func isNumberWord(_ word: String) -> Bool {
-        if units[word] != nil || tens[word] != nil || word == "hundred" || scales[word] != nil { return true }
-        guard word.utf8.contains(UInt8(ascii: "-")) else { return false }
-        let parts = word.split(separator: "-")
-        return parts.count == 2 && parts.allSatisfy { isNumberWord(String($0)) }
-    }
-
-    /// Reads number words from `words[start...]`: the value and how many words it took, or nil
-    /// when none is there. "a"/"an" count as one before "hundred", "thousand" or `oneBefore`
-    /// words (currency names: "a dollar").
-    static func read(_ words: [String], from start: Int, oneBefore: (String) -> Bool) -> (UInt64, Int)? {
-        var pieces: [String] = []
-        var positions: [Int] = []
-        var index = start
-        while index < words.count, pieces.count < 32 {
-            let word = words[index]
-            let split = word.utf8.contains(UInt8(ascii: "-")) ? word.split(separator: "-").map(String.init) : []
-            if split.count == 2, split.allSatisfy({ units[$0] != nil || tens[$0] != nil }) {
-                pieces += split
-                positions += [index, index]
-            } else if isNumberWord(word) {
-                pieces.append(word)
-                positions.append(index)
-            } else if (word == "a" || word == "an"), pieces.isEmpty, index + 1 < words.count,
-                      words[index + 1] == "hundred" || scales[words[index + 1]] != nil || oneBefore(words[index + 1]) {
-                pieces.append("one")
-                positions.append(index)
-            } else if word == "and", !pieces.isEmpty, index + 1 < words.count, pieces.last == "hundred" || scales[pieces.last!] != nil,
-                      units[words[index + 1]] != nil || tens[words[index + 1]] != nil || isNumberWord(words[index + 1]) {
-                // "a hundred and five"
-            } else {
-                break
-            }
-            index += 1
-        }
-        guard !pieces.isEmpty else { return nil }
-        // Read the longest well-formed prefix.
-        var total: UInt64 = 0
-        var current: UInt64 = 0
-        var last: String = ""  // "unit", "teen", "tens", "hundred", "scale"
-        var usedPieces = 0
-        for piece in pieces {
-            if let value = units[piece] {
-                let kind = value < 10 ? "unit" : "teen"
-                if last == "unit" || last == "teen" || (last == "tens" && kind == "teen") { break }
-                current += value
-                last = kind
-            } else if let value = tens[piece] {
-                if last == "unit" || last == "teen" || last == "tens" { break }
-                current += value
-                last = "tens"
-            } else if piece == "hundred" {
-                if last == "hundred" || current >= 100 { break }
-                current = (current == 0 ? 1 : current) * 100
-                last = "hundred"
-            } else if let scale = scales[piece] {
-                if last == "scale" { break }
-                let (product, overflow) = (current == 0 ? 1 : current).multipliedReportingOverflow(by: scale)
-                guard !overflow else { return nil }
-                total += product
-                current = 0
-                last = "scale"
-            }
-            usedPieces += 1
-        }
-        guard usedPieces > 0 else { return nil }
-        let lastPosition = positions[usedPieces - 1]
-        return (total + current, lastPosition - start + 1)
-    }
-}

@@ -1,6 +1,8 @@
 /// A word, a number or a symbol of an utterance, with where it came from.
 struct Token: Sendable {
-    enum Kind: Sendable { case word, number, symbol }
+    /// `handle`: an address to pay written whole (an e-mail, `@name`, `jane*example.com`, a
+    /// Stellar account, a phone number).
+    enum Kind: Sendable { case word, number, symbol, handle }
     var kind: Kind
     /// Lowercased, accents removed: what the parser compares.
     var folded: String
@@ -11,10 +13,20 @@ struct Token: Sendable {
     var spaced: Bool
 }
 
-/// Splits an utterance into tokens: words (letters, with inner apostrophes and hyphens), numbers
-/// (ASCII digits with inner `.` and `,`), and single symbols. Linear in the input.
+/// How a language's text splits: which words stay apart from digits that follow them ("RM42",
+/// "USD3.14"; but "Kiran1" is one name), the elided words split off ("d'euros"), and spaces
+/// that group digits ("1 234,56" in French).
+struct TokenizerOptions: Sendable {
+    var splitsBeforeDigits: @Sendable (String) -> Bool = { _ in true }
+    var elisions: Set<String> = []
+    var spaceGroupsDigits = false
+}
+
+/// Splits an utterance into tokens: words (letters, with inner apostrophes and hyphens, and
+/// digits after the letters of a name), numbers (ASCII digits with inner `.` and `,`, or a
+/// leading decimal mark: ".50"), handles, and single symbols. Linear in the input.
 enum Tokenizer {
-    static func tokens(_ scalars: [Unicode.Scalar]) -> [Token] {
+    static func tokens(_ scalars: [Unicode.Scalar], options: TokenizerOptions = TokenizerOptions()) -> [Token] {
         var tokens: [Token] = []
         var index = 0
         var spaced = true
@@ -31,6 +43,10 @@ enum Tokenizer {
             if value < 0x80 { return value == 32 || (value >= 9 && value <= 13) }
             return scalar.properties.isWhitespace
         }
+        func isGroupingSpace(_ i: Int) -> Bool {
+            options.spaceGroupsDigits && i < count && (scalars[i].value == 0xA0 || scalars[i].value == 0x202F)
+                && isDigit(i + 1) && isDigit(i + 2) && isDigit(i + 3) && !isDigit(i + 4)
+        }
         while index < count {
             let scalar = scalars[index]
             if isSpace(scalar) {
@@ -39,9 +55,18 @@ enum Tokenizer {
                 continue
             }
             let start = index
-            if isDigit(index) {
-                while isDigit(index) || (index < count && (scalars[index] == "." || scalars[index] == ",") && isDigit(index + 1)) { index += 1 }
-                tokens.append(Token(kind: .number, folded: String(String.UnicodeScalarView(scalars[start..<index])), start: start, end: index, spaced: spaced))
+            if spaced, let end = Handle.end(scalars, from: index, isSpace: isSpace) {
+                let text = String(String.UnicodeScalarView(scalars[start..<end]))
+                tokens.append(Token(kind: .handle, folded: Handle.folded(text), start: start, end: end, spaced: spaced))
+                index = end
+            } else if isDigit(index) || ((scalar == "." || scalar == ",") && isDigit(index + 1) && (index == 0 || !isDigit(index - 1))) {
+                index += 1
+                var folded = String(Character(scalar))
+                while isDigit(index) || (index < count && (scalars[index] == "." || scalars[index] == ",") && isDigit(index + 1)) || isGroupingSpace(index) {
+                    folded.unicodeScalars.append(isGroupingSpace(index) ? " " : scalars[index])
+                    index += 1
+                }
+                tokens.append(Token(kind: .number, folded: folded, start: start, end: index, spaced: spaced))
             } else if isLetter(index) {
                 var folded = ""
                 while index < count {
@@ -54,8 +79,19 @@ enum Tokenizer {
                         }
                         index += 1
                     } else if ["'", "\u{2019}", "-"].contains(scalars[index]), isLetter(index + 1), !isDigit(index + 1) {
+                        if scalars[index] != "-", options.elisions.contains(folded + "'") {
+                            folded += "'"
+                            index += 1
+                            break
+                        }
                         folded += scalars[index] == "-" ? "-" : "'"
                         index += 1
+                    } else if isDigit(index), !options.splitsBeforeDigits(folded) {
+                        // A name with digits: "Kiran1", "R2D2".
+                        while isDigit(index) || isLetter(index) {
+                            folded += fold(scalars[index])
+                            index += 1
+                        }
                     } else {
                         break
                     }

@@ -1,14 +1,35 @@
 /// An amount an utterance names, exactly as said: its number and the currency the words give.
 public struct ParsedAmount: Hashable, Sendable {
+    /// How exact the words are.
+    public enum Exactness: Hashable, Sendable {
+        case exact
+        /// "about 20 dollars", "ongeveer 20 euro", "unos 20 euros".
+        case approximate
+        /// "under 20 dollars", "hooguit 20 euro"; "at least 20 dollars", "mindestens 20 Euro".
+        case atMost, atLeast
+        /// "between 10 and 20 dollars": `value` is the low end, this the high one.
+        case range(DecimalNumber)
+    }
+
     public var value: DecimalNumber
     public var unit: MoneyUnit
     /// The words it came from ("twenty five euros").
     public var text: String
+    public var exactness: Exactness = .exact
+
+    public init(value: DecimalNumber, unit: MoneyUnit, text: String, exactness: Exactness = .exact) {
+        self.value = value
+        self.unit = unit
+        self.text = text
+        self.exactness = exactness
+    }
 }
 
 /// Something the parser did not understand, instead of a guess.
 public struct ParseProblem: Hashable, Sendable {
-    /// Stable: `too_long`, `unreadable_number`, `amount_too_large`, `several_amounts`, `empty`.
+    /// Stable: `too_long`, `unreadable_number`, `unreadable_amount`, `amount_too_large`,
+    /// `several_amounts`, `approximate_amount`, `amount_range`, `amount_bound`, `empty`,
+    /// `language_unsupported`.
     public var code: String
     public var detail: String
 }
@@ -20,7 +41,8 @@ public struct ParsedUtterance: Hashable, Sendable {
     }
 
     public var intent: Intent
-    /// The person to pay (send) or to ask (request), as said.
+    /// The person to pay (send) or to ask (request), as said: a name, or a handle (see
+    /// ``PayeeHandle``).
     public var payee: String?
     public var amount: ParsedAmount?
     public var note: String?
@@ -37,16 +59,22 @@ public struct ParsedUtterance: Hashable, Sendable {
         switch amount?.unit {
         case .currency(let code): code
         case .ambiguous(.dollar): locale.dollar
+        case .ambiguous(.yen): locale.yen
+        case .ambiguous(.local): locale.localCurrency
         default: nil
         }
     }
 }
 
-/// Reads payments asked for in words: "Send $50 to Jane for dinner", "pay Jean-Luc twenty five
-/// euros", "ask Bob for 12,50 € for the taxi" (nl_NL), "what's my balance". Written by hand:
-/// Foundation on Linux reads "12,50" as 12 and "twenty five" as 2005.
+/// Reads payments asked for in words, in English, Dutch, German, French and Spanish: "Send $50
+/// to Jane for dinner", "Stuur Jan 12,50 euro voor de lunch", "Überweise Lukas 20 Euro für das
+/// Abendessen", "Envoie 20 euros à Marie pour le dîner", "Envía 20 euros a Juan para la cena",
+/// "what's my balance". Written by hand: Foundation on Linux reads "12,50" as 12 and "twenty
+/// five" as 2005. An amount it cannot read exactly is reported, never guessed.
 public struct UtteranceParser: Sendable {
-    public var locale: IntentLocale
+    public var locale: IntentLocale {
+        didSet { lexicon = Lexicon.of(locale.language) }
+    }
     /// Names to recognise whole (contacts' names and aliases), as INVocabulary registers them:
     /// a registered name may hold words that would otherwise end a name ("Ben and Jerry").
     public var vocabulary: [String] {
@@ -63,6 +91,7 @@ public struct UtteranceParser: Sendable {
     private(set) var vocabularyWords: [[String]]
     private(set) var appWords: [[String]]
     private(set) var extraCodes: [String: String]
+    private(set) var lexicon: Lexicon
 
     /// Longer text is refused (`too_long`) rather than read.
     public static let maxLength = 2_000
@@ -75,6 +104,7 @@ public struct UtteranceParser: Sendable {
         vocabularyWords = Self.folded(vocabulary)
         appWords = Self.folded(appNames)
         extraCodes = Self.codes(currencyCodes)
+        lexicon = Lexicon.of(locale.language)
     }
 
     /// Folded code → code, for codes of 3 to 12 letters and digits the tables do not know.
@@ -94,6 +124,19 @@ public struct UtteranceParser: Sendable {
         phrases.map(Tokenizer.foldedWords).filter { !$0.isEmpty }.sorted { $0.count > $1.count }
     }
 
+    /// Reads an utterance in the language of a tag ("nl", "de-DE", "fr_FR"): the library's way to
+    /// say each utterance's language.
+    public func parse(_ text: String, languageTag: String) -> ParsedUtterance {
+        guard let locale = IntentLocale(tag: languageTag) else {
+            var result = ParsedUtterance(intent: .unknown, locale: locale)
+            result.problems.append(ParseProblem(code: "language_unsupported", detail: "\"\(languageTag)\" is not a language I read (en, nl, de, fr, es)"))
+            return result
+        }
+        var parser = self
+        parser.locale = locale
+        return parser.parse(text)
+    }
+
     public func parse(_ text: String) -> ParsedUtterance {
         var result = ParsedUtterance(intent: .unknown, locale: locale)
         var scalars: [Unicode.Scalar] = []
@@ -105,7 +148,14 @@ public struct UtteranceParser: Sendable {
                 return result
             }
         }
-        let tokens = Tokenizer.tokens(scalars)
+        let extraCodes = extraCodes
+        let options = TokenizerOptions(
+            splitsBeforeDigits: { word in
+                CurrencyTable.symbolKeys[word] != nil || CurrencyTable.nameKeys[word] != nil || CurrencyTable.minorNameKeys[word] != nil
+                    || extraCodes[word] != nil
+            },
+            elisions: lexicon.elisions, spaceGroupsDigits: locale.groupingSeparator == " ")
+        let tokens = Tokenizer.tokens(scalars, options: options)
         guard !tokens.isEmpty else {
             result.problems.append(ParseProblem(code: "empty", detail: "there is nothing to read"))
             return result
@@ -114,34 +164,15 @@ public struct UtteranceParser: Sendable {
         reading.run(into: &result)
         return result
     }
-
-    // MARK: Words with a part to play
-
-    static let sendVerbs: Set<String> = ["send", "pay", "transfer", "give", "wire", "tip", "remit"]
-    static let requestVerbs: Set<String> = ["request", "ask", "charge", "bill", "invoice", "collect"]
-    static let balanceWords: Set<String> = ["balance", "balances"]
-    /// Words that end a name.
-    static let nameStops: Set<String> = [
-        "for", "to", "from", "with", "using", "via", "and", "please", "now", "today", "tomorrow", "tonight", "asap",
-        "back", "me", "money", "cash", "some", "the", "a", "an", "it", "them", "this", "that", "right", "away",
-        "as", "on", "in", "at", "by", "because", "so", "but", "or", "i", "you", "my", "your", "our", "is", "was",
-    ]
-    /// Words that make up requests without meaning anything to the payment.
-    static let fillers: Set<String> = [
-        "please", "can", "could", "would", "will", "you", "i", "i'd", "i'm", "want", "wanna", "need", "like", "to",
-        "hey", "siri", "ok", "okay", "just", "some", "money", "cash", "the", "a", "an", "me", "kindly", "go", "ahead",
-        "now", "quickly", "right", "away", "let's", "lets", "let", "us", "do", "what", "what's", "whats", "is", "my",
-        "how", "much", "have", "show", "tell", "check", "in", "account", "accounts", "there", "back", "funds", "payment",
-        "of", "thanks", "thank", "today", "tomorrow", "tonight", "asap", "also", "again", "for", "from", "with", "using",
-        "via", "and", "on", "it", "over",
-    ]
 }
 
 /// One parse's working state.
 private struct Reading {
-    let tokens: [Token]
+    var tokens: [Token]
     let scalars: [Unicode.Scalar]
     let parser: UtteranceParser
+    let lex: Lexicon
+    let numbers: NumberReader
     var words: [String]
     /// Which tokens some part of the parse has taken.
     var taken: [Bool]
@@ -150,8 +181,14 @@ private struct Reading {
         self.tokens = tokens
         self.scalars = scalars
         self.parser = parser
-        words = tokens.map(\.folded)
-        taken = Array(repeating: false, count: tokens.count)
+        lex = parser.lexicon
+        numbers = NumberReader(lexicon: parser.lexicon.numbers)
+        words = []
+        taken = []
+        joinPhones()
+        if parser.locale.groupingSeparator == " " { joinSpaceGroups() }
+        words = self.tokens.map(\.folded)
+        taken = Array(repeating: false, count: self.tokens.count)
     }
 
     func original(_ range: Range<Int>) -> String {
@@ -159,11 +196,104 @@ private struct Reading {
         return String(String.UnicodeScalarView(scalars[tokens[range.lowerBound].start..<tokens[range.upperBound - 1].end]))
     }
 
+    // MARK: Handles and digit groups
+
+    func isDigitsOnly(_ index: Int) -> Bool {
+        index < tokens.count && tokens[index].kind == .number && tokens[index].folded.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+    }
+
+    /// Whether a currency said after a number stands at `index`: "10$", "20 euros", "42MYR".
+    func unitFollows(_ index: Int) -> Bool {
+        guard index < tokens.count else { return false }
+        let word = tokens[index].folded
+        if CurrencyTable.nameKeys[word] != nil || CurrencyTable.minorNameKeys[word] != nil || parser.extraCodes[word] != nil { return true }
+        guard CurrencyTable.symbolKeys[word] != nil else { return false }
+        // A symbol before the next number is that number's ("555-1234 $20").
+        return !tokens[index].spaced || !(index + 1 < tokens.count && tokens[index + 1].kind == .number)
+    }
+
+    /// Phone numbers become one handle: "+31 6 1234 5678", "555-123-4567", "(555) 123-4567",
+    /// "555.123.4567". Groups after a "+" or "(" may be spaced; others need "-" or "." between
+    /// them. At least 7 digits, at most 15; a group followed by a currency is an amount.
+    mutating func joinPhones() {
+        var joined: [Token] = []
+        var index = 0
+        while index < tokens.count {
+            if let (end, digits) = phone(at: index) {
+                let text = (tokens[index].folded == "+" ? "+" : "") + digits
+                joined.append(Token(kind: .handle, folded: text, start: tokens[index].start, end: tokens[end - 1].end, spaced: tokens[index].spaced))
+                index = end
+            } else {
+                joined.append(tokens[index])
+                index += 1
+            }
+        }
+        tokens = joined
+    }
+
+    func phone(at start: Int) -> (end: Int, digits: String)? {
+        var index = start
+        var open = false
+        if tokens[index].folded == "+", isDigitsOnly(index + 1), !tokens[index + 1].spaced {
+            open = true
+            index += 1
+        } else if tokens[index].folded == "(", isDigitsOnly(index + 1), index + 2 < tokens.count, tokens[index + 2].folded == ")" {
+            open = true
+            index += 1
+        }
+        guard index < tokens.count, tokens[index].kind == .number else { return nil }
+        // One token: 555.123.4567
+        let first = tokens[index].folded
+        if !isDigitsOnly(index) {
+            let parts = first.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 3, parts.map(\.count) == [3, 3, 4], !unitFollows(index + 1) else { return nil }
+            return (index + 1, parts.joined())
+        }
+        var digits = first
+        var groups = 1
+        var separated = open
+        var end = index + 1
+        if unitFollows(end) { return nil }
+        while end < tokens.count {
+            var next = end
+            if ["-", ".", ")"].contains(tokens[next].folded), !tokens[next].spaced || tokens[next].folded == ")" {
+                next += 1
+                separated = true
+            } else if !open {
+                break
+            }
+            guard isDigitsOnly(next), next == end || !tokens[next].spaced || tokens[next - 1].folded == ")",
+                  next != end || tokens[next].spaced else { break }
+            if unitFollows(next + 1) || digits.count + tokens[next].folded.count > 15 { break }
+            digits += tokens[next].folded
+            groups += 1
+            end = next + 1
+        }
+        guard separated, digits.count >= 7, groups >= 2 || (open && digits.count >= 8) else { return nil }
+        return (end, digits)
+    }
+
+    /// French groups digits with spaces: "20 000 euros", "1 234,56 €".
+    mutating func joinSpaceGroups() {
+        var joined: [Token] = []
+        for token in tokens {
+            if token.kind == .number, token.spaced, let last = joined.last, last.kind == .number,
+               last.folded.utf8.count <= 3 || last.folded.contains(" "), !last.folded.contains(","),
+               token.folded.split(separator: ",").first?.count == 3, token.folded.first != "," {
+                joined[joined.count - 1].folded += " " + token.folded
+                joined[joined.count - 1].end = token.end
+            } else {
+                joined.append(token)
+            }
+        }
+        tokens = joined
+    }
+
     // MARK: Amounts
 
     /// The table entry that `tokens[index...]` starts with, longest first, and its length.
     func match(_ table: [String: MoneyUnit], at index: Int) -> (MoneyUnit, Int)? {
-        guard index < tokens.count else { return nil }
+        guard index < tokens.count, tokens[index].kind != .handle else { return nil }
         guard CurrencyTable.phraseStarts.contains(words[index]) else { return table[words[index]].map { ($0, 1) } }
         for length in stride(from: CurrencyTable.longestPhrase, through: 1, by: -1) where index + length <= tokens.count {
             let key = words[index..<index + length].joined(separator: " ")
@@ -178,9 +308,18 @@ private struct Reading {
         return match(CurrencyTable.symbolKeys, at: index)
     }
 
+    /// A currency's name at `index`, with the language's slang for its own money ("3 balles").
+    func name(at index: Int) -> (MoneyUnit, Int)? {
+        if index < tokens.count, lex.slangUnits.contains(words[index]) { return (.ambiguous(.local), 1) }
+        return match(CurrencyTable.nameKeys, at: index)
+    }
+
     func minorName(at index: Int) -> (MoneyUnit, Int)? {
         guard index < tokens.count else { return nil }
-        if parser.locale == .enGB, words[index] == "penny" || words[index] == "pennies" { return (.currency("GBP"), 1) }
+        let word = words[index]
+        if parser.locale == .enGB, word == "penny" || word == "pennies" { return (.currency("GBP"), 1) }
+        // A cent is a euro's outside English.
+        if parser.locale.language != .en, word == "cent" || word == "cents" || word == "ct" { return (.currency("EUR"), 1) }
         return match(CurrencyTable.minorNameKeys, at: index)
     }
 
@@ -189,27 +328,101 @@ private struct Reading {
         return 2
     }
 
-    /// A number at `index`: digits (read by the locale) or words. Problems for digits that
-    /// cannot be read.
-    func number(at index: Int, problems: inout [ParseProblem], oneBefore: (String) -> Bool) -> (DecimalNumber, Int)? {
+    /// Whether the words at `index` name money a number can be counted in (after "a": "a dollar").
+    func isMoneyWord(_ index: Int) -> Bool {
+        guard index < tokens.count else { return false }
+        let word = words[index]
+        return name(at: index) != nil || symbol(at: index) != nil || minorName(at: index) != nil || lex.coins[word] != nil
+            || lex.slangAmounts[word] != nil || lex.slangScales[word] != nil || lex.half.contains(word)
+    }
+
+    /// "a"/"an" (and the articles of other languages that are not numbers themselves) count as
+    /// one before "hundred", a scale or money: "a hundred", "a dollar".
+    func isOne(_ index: Int) -> Bool {
+        guard lex.articles.contains(words[index]), index + 1 < tokens.count else { return false }
+        let next = words[index + 1]
+        return lex.numbers.hundred.contains(next) || (lex.numbers.scales[next] != nil && next.utf8.count > 2) || isMoneyWord(index + 1)
+    }
+
+    /// A number at `index`: digits (read by the locale), words, or halves ("half a million",
+    /// "anderhalf", "one and a half"). Problems for digits that cannot be read.
+    func number(at index: Int, problems: inout [ParseProblem]) -> (DecimalNumber, Int)? {
+        number(at: index, problems: &problems, lastScale: nil)
+    }
+
+    /// As above; `lastScale` learns the scale the words ended on ("un millón": a million), so
+    /// that "y medio" after it is half of that scale.
+    func number(at index: Int, problems: inout [ParseProblem], lastScale: UnsafeMutablePointer<UInt64>?) -> (DecimalNumber, Int)? {
         guard index < tokens.count else { return nil }
-        if tokens[index].kind == .number {
+        let token = tokens[index]
+        if token.kind == .number {
             guard let value = DecimalNumber.parse(digits: words[index], locale: parser.locale) else {
-                problems.append(ParseProblem(code: "unreadable_number", detail: "\"\(words[index])\" is not a number written the \(parser.locale.rawValue) way"))
+                problems.append(ParseProblem(code: "unreadable_number", detail: "\"\(original(index..<index + 1))\" is not a number written the \(parser.locale.rawValue) way"))
                 return nil
             }
             return (value, 1)
         }
-        guard tokens[index].kind == .word, let (value, length) = NumberWords.read(words, from: index, oneBefore: oneBefore) else { return nil }
+        guard token.kind == .word else { return nil }
+        if let half = half(at: index) { return half }
+        if lex.oneAndAHalf.contains(words[index]) { return (DecimalNumber(significand: 15, scale: 1), 1) }
+        // "zweieinhalb": a number and a half in one word.
+        if parser.locale.language == .de, words[index].hasSuffix("einhalb"), let whole = lex.numbers.words[String(words[index].dropLast(7))] {
+            return (DecimalNumber(significand: whole * 10 + 5, scale: 1), 1)
+        }
+        guard let (value, length, scale) = numbers.read(words, from: index, isOne: isOne) else { return nil }
+        if let scale { lastScale?.pointee = scale }
         return (DecimalNumber(significand: value), length)
     }
 
-    /// An amount starting at `index`: [sign] [symbol or code] number [k/thousand] [symbol, code or
-    /// name] [and N cents], or N cents. `strong` when a currency is said.
+    /// "half a million", "een half miljoen", "eine halbe Million", "un demi-million", "medio
+    /// millón", "half a dollar": a half of a scale, or of one unit (then the unit follows).
+    func half(at start: Int) -> (DecimalNumber, Int)? {
+        var index = start
+        if lex.articles.contains(words[index]) || (parser.locale.language == .en && words[index] == "one") { index += 1 }
+        guard index < tokens.count else { return nil }
+        let halfValue = DecimalNumber(significand: 5, scale: 1)
+        // "demi-million"
+        if words[index].hasPrefix("demi-"), let scale = lex.numbers.scales[String(words[index].dropFirst(5))] {
+            return halfValue.multiplied(by: scale).map { ($0, index + 1 - start) }
+        }
+        guard lex.half.contains(words[index]) else { return nil }
+        index += 1
+        if index < tokens.count, lex.articles.contains(words[index]) { index += 1 }
+        guard index < tokens.count else { return nil }
+        if let scale = lex.numbers.scales[words[index]], words[index].utf8.count > 2 {
+            return halfValue.multiplied(by: scale).map { ($0, index + 1 - start) }
+        }
+        if name(at: index) != nil || symbol(at: index) != nil { return (halfValue, index - start) }
+        return nil
+    }
+
+    /// "and a half" after a number: "two and a half million", "deux et demi", "un millón y medio".
+    func andAHalf(at index: Int) -> Int? {
+        guard index + 1 < tokens.count, lex.and.contains(words[index]) else { return nil }
+        var next = index + 1
+        if lex.articles.contains(words[next]) { next += 1 }
+        guard next < tokens.count, lex.half.contains(words[next]) else { return nil }
+        return next + 1 - index
+    }
+
+    /// The factor a word after digits multiplies them by: "10k", "4.7 billion", "5 lakh",
+    /// "2 Millionen", "10 mil", "10 grand" (then money of the place).
+    func scale(at index: Int) -> (UInt64, local: Bool)? {
+        guard index < tokens.count else { return nil }
+        if let scale = lex.numbers.scales[words[index]] { return (scale, false) }
+        if lex.numbers.hundred.contains(words[index]) { return (100, false) }
+        if let scale = lex.slangScales[words[index]] { return (scale, true) }
+        return nil
+    }
+
+    /// An amount starting at `index`: [sign] [symbol or code] number [scale] [symbol, code or
+    /// name] [and N cents], N cents, coins ("four quarters"), or slang ("a tenner", "10 grand").
+    /// `strong` when money is said.
     func amount(at start: Int, problems: inout [ParseProblem]) -> (ParsedAmount, end: Int, strong: Bool)? {
         var index = start
+        guard tokens[index].kind != .handle else { return nil }
         var negative = false
-        if index < tokens.count, ["-", "\u{2212}"].contains(words[index]) || words[index] == "minus" || words[index] == "negative" {
+        if ["-", "\u{2212}"].contains(words[index]) || (parser.locale.language == .en && (words[index] == "minus" || words[index] == "negative")) {
             negative = true
             index += 1
         }
@@ -224,26 +437,66 @@ private struct Reading {
                 index += 1
             }
         }
-        let isCurrencyName = { (word: String) in CurrencyTable.nameKeys[word] != nil || CurrencyTable.symbolKeys[word] != nil }
-        guard let (said, numberLength) = number(at: index, problems: &problems, oneBefore: isCurrencyName) else { return nil }
+        guard index < tokens.count else { return nil }
+        // Slang and coins counted whole: "a tenner", "een tientje", "a quarter", "ten dimes".
+        if unit == nil, let (counted, moneyUnit, end) = counted(at: index, problems: &problems) {
+            var value = counted
+            value.isNegative = negative
+            return (ParsedAmount(value: value, unit: moneyUnit, text: original(start..<end)), end, true)
+        }
+        var exactness = ParsedAmount.Exactness.exact
+        var halfOf: UInt64 = 1
+        let said: DecimalNumber, numberLength: Int
+        if let (count, length) = approximateCount(at: index) {
+            // "une vingtaine d'euros"
+            (said, numberLength) = (count, length)
+            exactness = .approximate
+        } else {
+            var lastScale: UInt64 = 1
+            guard let (read, length) = number(at: index, problems: &problems, lastScale: &lastScale) else { return nil }
+            (said, numberLength) = (read, length)
+            halfOf = lastScale
+        }
         let numberWasDigits = tokens[index].kind == .number
         var value = said
         index += numberLength
-        // 10k, 10 thousand, 2 million
-        if index < tokens.count, numberWasDigits {
-            var power = 0
-            if words[index] == "k" { power = 3 } else if words[index] == "thousand" { power = 3 } else if words[index] == "million" { power = 6 }
-            if power > 0 {
-                guard let shifted = value.shifted(by: power) else {
-                    problems.append(ParseProblem(code: "amount_too_large", detail: "the amount is too large"))
-                    return nil
-                }
-                value = shifted
+        var local = false
+        // "20ish dollars"
+        if index < tokens.count, words[index] == "ish", !tokens[index].spaced {
+            exactness = .approximate
+            index += 1
+        }
+        // 10k, 10 thousand, 4.7 billion, 5 lakh, 10 grand
+        if index < tokens.count, numberWasDigits, let (factor, isLocal) = scale(at: index), tokens[index].spaced || factor == 1_000 || factor == 1_000_000 {
+            guard let scaled = value.multiplied(by: factor) else {
+                problems.append(ParseProblem(code: "amount_too_large", detail: "the amount is too large"))
+                return nil
+            }
+            value = scaled
+            local = isLocal
+            halfOf = factor
+            index += 1
+        } else if index < tokens.count, !numberWasDigits, let factor = lex.slangScales[words[index]] {
+            guard let scaled = value.multiplied(by: factor) else { return nil }
+            value = scaled
+            local = true
+            halfOf = factor
+            index += 1
+        }
+        // "two and a half million", "one and a half dollars", "un millón y medio" (half of the
+        // scale said last)
+        if let length = andAHalf(at: index), let half = DecimalNumber(significand: 5, scale: 1).multiplied(by: halfOf), let withHalf = value.adding(half) {
+            value = withHalf
+            index += length
+            if halfOf == 1, let (factor, _) = scale(at: index), let scaled = value.multiplied(by: factor) {
+                value = scaled
                 index += 1
             }
         }
+        // "un million d'euros", "dos millones de dólares"
+        if index + 1 < tokens.count, lex.of.contains(words[index]), name(at: index + 1) != nil || symbol(at: index + 1) != nil { index += 1 }
         if unit == nil {
-            if let (suffix, length) = symbol(at: index) ?? match(CurrencyTable.nameKeys, at: index) {
+            if let (suffix, length) = symbol(at: index) ?? name(at: index) {
                 unit = suffix
                 index += length
             } else if let (minor, length) = minorName(at: index) {
@@ -251,76 +504,207 @@ private struct Reading {
                 let cents = DecimalNumber(significand: value.significand, scale: value.scale + Self.exponent(minor), isNegative: negative)
                 return (ParsedAmount(value: cents, unit: minor, text: original(start..<index + length)), index + length, true)
             }
-        } else if let (suffix, length) = match(CurrencyTable.nameKeys, at: index), suffix == unit {
+        } else if let (suffix, length) = name(at: index), suffix == unit {
             // "$10 dollars"
             index += length
         }
+        if unit == nil, local { unit = .ambiguous(.local) }
         if let unit {
-            // "20 dollars and 43 cents", "$20 and 43c", "$20 43", "3 GBP 1 pence"
-            var next = index
-            if next < tokens.count, words[next] == "and" { next += 1 }
-            var noProblems: [ParseProblem] = []
-            if next < tokens.count, !(tokens[next].kind == .number && (words[next].contains(".") || words[next].contains(","))),
-               let (minor, length) = number(at: next, problems: &noProblems, oneBefore: { _ in false }), minor.scale == 0 {
-                let exponent = Self.exponent(unit)
-                var limit: UInt64 = 1
-                for _ in 0..<exponent { limit *= 10 }
-                let after = next + length
-                let minorUnit = minorName(at: after)
-                let ends = after >= tokens.count || tokens[after].kind == .symbol || UtteranceParser.nameStops.contains(words[after])
-                if minor.significand < limit, minorUnit.map({ $0.0 == unit || $0.0 == MoneyUnit.ambiguous(.dollar) }) ?? ends,
-                   let sum = value.adding(DecimalNumber(significand: minor.significand, scale: exponent)) {
-                    value = sum
-                    index = after + (minorUnit?.1 ?? 0)
-                }
+            // "deux euros et demi", "un euro y medio"
+            if let length = andAHalf(at: index), value.scale == 0, let withHalf = value.adding(DecimalNumber(significand: 5, scale: 1)) {
+                value = withHalf
+                index += length
+            } else if let (sum, end) = minorPart(after: index, value: value, unit: unit) {
+                value = sum
+                index = end
             }
         }
         value.isNegative = negative
         let strong = unit != nil
-        if !strong, !numberWasDigits, words[start] == "a" || words[start] == "an" { return nil }
-        return (ParsedAmount(value: value, unit: unit ?? .unspecified, text: original(start..<index)), index, strong)
+        // "a", "een", "ein", "un" alone are articles, not amounts.
+        if !strong, !numberWasDigits, index - start == 1, lex.articles.contains(words[start]) || words[start] == "a" || words[start] == "an" { return nil }
+        return (ParsedAmount(value: value, unit: unit ?? .unspecified, text: original(start..<index), exactness: exactness), index, strong)
+    }
+
+    /// "une vingtaine", "una veintena", "een twintigtal": about that many.
+    func approximateCount(at start: Int) -> (DecimalNumber, Int)? {
+        var index = start
+        if lex.articles.contains(words[index]) { index += 1 }
+        guard index < tokens.count, let count = lex.approximateCounts[words[index]] else { return nil }
+        return (DecimalNumber(significand: count), index + 1 - start)
+    }
+
+    /// Cents after a whole amount: "20 dollars and 43 cents", "$20 and 43c", "$20 43", "3 GBP 1
+    /// pence", "3 pounds and a penny", "five euros fifty", "12 euro en 50 cent".
+    func minorPart(after index: Int, value: DecimalNumber, unit: MoneyUnit) -> (DecimalNumber, Int)? {
+        var next = index
+        if next < tokens.count, lex.and.contains(words[next]) || words[next] == "and" { next += 1 }
+        guard next < tokens.count, !(tokens[next].kind == .number && (words[next].contains(".") || words[next].contains(","))) else { return nil }
+        var minor: DecimalNumber
+        var length: Int
+        var ignored: [ParseProblem] = []
+        if lex.articles.contains(words[next]) || words[next] == "a", next + 1 < tokens.count, minorName(at: next + 1) != nil {
+            (minor, length) = (DecimalNumber(significand: 1), 1)
+        } else if let (said, saidLength) = number(at: next, problems: &ignored), said.scale == 0 {
+            (minor, length) = (said, saidLength)
+        } else {
+            return nil
+        }
+        let exponent = Self.exponent(unit)
+        var limit: UInt64 = 1
+        for _ in 0..<exponent { limit *= 10 }
+        let after = next + length
+        let minorUnit = minorName(at: after)
+        let ends = after >= tokens.count || tokens[after].kind == .symbol || lex.nameStops.contains(words[after])
+            || lex.noteMarkers.contains(words[after]) || lex.payeeMarkers.contains(words[after]) || lex.payerMarkers.contains(words[after])
+        let fits = minorUnit.map { said in
+            said.0 == unit || said.0 == .ambiguous(.dollar) || ["cent", "cents", "c", "ct", "¢", "centime", "centimes", "centavo", "centavos", "centimo", "centimos"].contains(words[after])
+                || (unit == .currency("GBP") && ["penny", "pennies", "pence", "p"].contains(words[after]))
+        } ?? ends
+        minor.scale = exponent
+        guard minor.significand < limit, fits, let sum = value.adding(minor) else { return nil }
+        return (sum, after + (minorUnit?.1 ?? 0))
+    }
+
+    /// Money counted in slang or coins: "a tenner", "two fivers", "een tientje", "ein Zehner",
+    /// "a quarter", "four quarters", "ten dimes": the value, its unit and where it ends.
+    func counted(at start: Int, problems: inout [ParseProblem]) -> (DecimalNumber, MoneyUnit, Int)? {
+        var index = start
+        var count = DecimalNumber(significand: 1)
+        if lex.articles.contains(words[index]) || words[index] == "a" || words[index] == "an" {
+            index += 1
+        } else if tokens[index].kind == .number || lex.numbers.isNumberWord(words[index]) {
+            var ignored: [ParseProblem] = []
+            guard let (said, length) = number(at: index, problems: &ignored), said.scale == 0 else { return nil }
+            count = said
+            index += length
+        }
+        guard index < tokens.count else { return nil }
+        var word = words[index]
+        if word.hasSuffix("s"), lex.slangAmounts[word] == nil, lex.coins[word] == nil { word.removeLast() }
+        if let each = lex.slangAmounts[word] {
+            return count.multiplied(by: each).map { ($0, .ambiguous(.local), index + 1) }
+        }
+        if let cents = lex.coins[word], index > start {
+            guard let total = count.multiplied(by: cents) else { return nil }
+            return (DecimalNumber(significand: total.significand, scale: 2), parser.locale == .enGB && cents == 1 ? .currency("GBP") : .ambiguous(.dollar), index + 1)
+        }
+        return nil
+    }
+
+    /// A phrase of `phrases` that ends just before `index`, on words no part has taken: its start.
+    func phrase(_ phrases: [[String]], endingBefore index: Int) -> Int? {
+        for phrase in phrases where phrase.count <= index {
+            let start = index - phrase.count
+            if (0..<phrase.count).allSatisfy({ words[start + $0] == phrase[$0] && !taken[start + $0] }) { return start }
+        }
+        return nil
+    }
+
+    func phrase(_ phrases: [[String]], startingAt index: Int) -> Int? {
+        for phrase in phrases where index + phrase.count <= tokens.count {
+            if (0..<phrase.count).allSatisfy({ words[index + $0] == phrase[$0] && !taken[index + $0] }) { return phrase.count }
+        }
+        return nil
+    }
+
+    /// Every amount said, with how exact it is: ranges joined ("between 10 and 20 dollars",
+    /// "10-20 dollars", "van 10 tot 20 euro"), approximations and bounds taken with them.
+    mutating func amounts(problems: inout [ParseProblem]) -> [(ParsedAmount, Range<Int>, strong: Bool)] {
+        var found: [(ParsedAmount, Range<Int>, strong: Bool)] = []
+        var index = 0
+        while index < tokens.count {
+            guard var (said, end, strong) = amount(at: index, problems: &problems), end > index else {
+                index += 1
+                continue
+            }
+            var start = index
+            var rangeStart: Int?
+            if let before = phrase(lex.rangeStarts, endingBefore: start) { rangeStart = before }
+            // A second amount after a joiner: a range when a range was announced, or joined by a
+            // dash, or by "to"/"tot"/"bis" with money said.
+            if end + 1 < tokens.count, lex.rangeJoiners.contains(words[end]),
+               let (second, secondEnd, secondStrong) = amount(at: end + 1, problems: &problems),
+               said.unit == .unspecified || second.unit == .unspecified || said.unit == second.unit,
+               rangeStart != nil || words[end] == "-" || words[end] == "\u{2013}" || (!lex.and.contains(words[end]) && secondStrong && !strong) {
+                let unit = said.unit == .unspecified ? second.unit : said.unit
+                said = ParsedAmount(value: said.value, unit: unit, text: original(start..<secondEnd), exactness: .range(second.value))
+                end = secondEnd
+                strong = strong || secondStrong
+                if let rangeStart {
+                    start = rangeStart
+                    said.text = original(start..<end)
+                }
+            }
+            if case .range = said.exactness {} else if said.exactness != .exact {
+                // already approximate ("20ish", "une vingtaine")
+            } else if let before = phrase(lex.approximations, endingBefore: start) {
+                said.exactness = .approximate
+                start = before
+            } else if let before = phrase(lex.atMost, endingBefore: start) {
+                said.exactness = .atMost
+                start = before
+            } else if let before = phrase(lex.atLeast, endingBefore: start) {
+                said.exactness = .atLeast
+                start = before
+            } else if start > 0, words[start - 1] == "~" {
+                said.exactness = .approximate
+                start -= 1
+            }
+            if let length = phrase(lex.approximationsAfter, startingAt: end) {
+                if said.exactness == .exact { said.exactness = .approximate }
+                end += length
+            }
+            if said.exactness != .exact { said.text = original(start..<end) }
+            found.append((said, start..<end, strong))
+            index = end
+        }
+        return found
     }
 
     // MARK: The whole utterance
 
     mutating func run(into result: inout ParsedUtterance) {
-        // Amounts first: said with a currency beats a bare number.
-        var strong: [(ParsedAmount, Range<Int>)] = []
-        var weak: [(ParsedAmount, Range<Int>)] = []
-        var index = 0
-        while index < tokens.count {
-            if let (amount, end, isStrong) = amount(at: index, problems: &result.problems), end > index {
-                if isStrong { strong.append((amount, index..<end)) } else { weak.append((amount, index..<end)) }
-                index = end
-            } else {
-                index += 1
+        // Polite phrases first: "por favor" holds a note marker.
+        for phrase in [["por", "favor"], ["s'", "il"], ["s'il"]] {
+            for start in words.indices where start + phrase.count <= words.count && Array(words[start..<start + phrase.count]) == phrase {
+                mark(start..<start + phrase.count)
             }
         }
+        // Amounts first: said with a currency beats a bare number.
+        let candidates = amounts(problems: &result.problems)
+        let strong = candidates.filter(\.strong)
+        let weak = candidates.filter { !$0.strong }
         // An unreadable number is met once from its symbol and once on its own: say it once.
         var seen = Set<ParseProblem>()
         result.problems = result.problems.filter { seen.insert($0).inserted }
-        let chosen: (ParsedAmount, Range<Int>)?
+        var chosen: (ParsedAmount, Range<Int>)?
         if strong.count > 1 {
             let distinct = Set(strong.map { "\($0.0.value.normalized) \($0.0.unit)" })
             if distinct.count > 1 {
                 result.problems.append(ParseProblem(code: "several_amounts", detail: "the text names several amounts: \(strong.map(\.0.text).joined(separator: ", "))"))
+                for (_, range, _) in strong { mark(range) }
+            } else {
+                chosen = (strong[0].0, strong[0].1)
             }
-            chosen = distinct.count == 1 ? strong[0] : nil
-            if chosen == nil { for (_, range) in strong { mark(range) } }
-        } else {
-            chosen = strong.first ?? weak.first
+        } else if let first = strong.first ?? weak.first {
+            chosen = (first.0, first.1)
         }
         if let chosen {
             result.amount = chosen.0
             mark(chosen.1)
+            reportExactness(chosen.0, into: &result)
+            reportUnread(around: chosen.1, into: &result)
         }
 
         // The verb says which intent.
         var verb: Int?
         for (position, word) in words.enumerated() where !taken[position] {
-            if UtteranceParser.sendVerbs.contains(word) {
+            if lex.sendVerbs.contains(word) {
                 result.intent = .send
-            } else if UtteranceParser.requestVerbs.contains(word) {
+            } else if lex.requestVerbs.contains(word) {
+                result.intent = .request
+            } else if let marker = lex.conditionalRequestVerbs[word], words[(position + 1)...].contains(marker) {
                 result.intent = .request
             } else {
                 continue
@@ -330,39 +714,47 @@ private struct Reading {
             break
         }
         if verb == nil || result.intent == .unknown {
-            if words.contains(where: { UtteranceParser.balanceWords.contains($0) })
-                || words.firstRange(of: ["how", "much"]) != nil && (words.contains("have") || words.contains("got")) {
+            if words.contains(where: { lex.balanceWords.contains($0) }) || lex.balanceQuestions.contains(where: { $0.allSatisfy(words.contains) }) {
                 result.intent = .balance
-                for (position, word) in words.enumerated() where UtteranceParser.balanceWords.contains(word) { taken[position] = true }
+                for (position, word) in words.enumerated() where lex.balanceWords.contains(word) { taken[position] = true }
                 collectUnrecognized(into: &result)
                 return
             }
         }
-        if verb == nil, result.amount != nil, words.contains("to") { result.intent = .send }
+        if verb == nil, result.amount != nil, words.contains(where: lex.payeeMarkers.contains) { result.intent = .send }
 
         // "with <app>" (a registered app) and "using <app>" are dropped.
-        for position in words.indices where !taken[position] && (words[position] == "with" || words[position] == "using" || words[position] == "via") {
+        for position in words.indices where !taken[position] && lex.appMarkers.contains(words[position]) {
             if let length = phrase(parser.appWords, at: position + 1) {
                 result.app = original(position + 1..<position + 1 + length)
                 mark(position..<position + 1 + length)
-            } else if words[position] == "using" {
+            } else if lex.appMarkersAlways.contains(words[position]) {
                 var end = position + 1
-                while end < tokens.count, end < position + 3, tokens[end].kind == .word, !taken[end], !UtteranceParser.nameStops.contains(words[end]) { end += 1 }
+                while end < tokens.count, end < position + 3, tokens[end].kind == .word, !taken[end], !lex.nameStops.contains(words[end]) { end += 1 }
                 if end > position + 1 {
                     result.app = original(position + 1..<end)
                     mark(position..<end)
                 }
             }
         }
+        // "maak 50 euro over", "fordere 20 Euro von Lukas an": a separable verb's particle, last.
+        if let last = words.indices.last(where: { tokens[$0].kind != .symbol }), !taken[last], lex.particles.contains(words[last]), verb != nil {
+            taken[last] = true
+        }
+        // "om 20 euro", "um 20 Euro": the amount's marker.
+        if let range = chosen?.1, range.lowerBound > 0, lex.amountMarkers.contains(words[range.lowerBound - 1]) { taken[range.lowerBound - 1] = true }
 
         // The note: "for" and what follows, unless an amount follows ("ask Jane for $20").
-        let personMarker = result.intent == .request ? "from" : "to"
-        if let start = words.indices.first(where: { !taken[$0] && words[$0] == "for" && $0 + 1 < tokens.count && !taken[$0 + 1] && $0 > (verb ?? -1) }) {
+        let personMarkers = result.intent == .request ? lex.payerMarkers : lex.payeeMarkers
+        // The verb said last ("... für die Karten überweisen") leaves the note before it.
+        let verbLast = verb != nil && verb == words.indices.last(where: { tokens[$0].kind != .symbol })
+        if let start = words.indices.first(where: { !taken[$0] && lex.noteMarkers.contains(words[$0]) && $0 + 1 < tokens.count && !taken[$0 + 1] && ($0 > (verb ?? -1) || verbLast) }) {
             var end = start + 1
             while end < tokens.count, !taken[end] { end += 1 }
             // "... for the tickets to Jane": a person named at the very end is the payee.
-            if result.payee == nil, !hasPersonBefore(start, verb: verb, marker: personMarker) {
-                if let marker = (start + 2..<end).last(where: { words[$0] == personMarker }), let length = nameLength(at: skippingMy(marker + 1)), skippingMy(marker + 1) + length == end {
+            if result.payee == nil, !hasPersonBefore(start, verb: verb, markers: personMarkers) {
+                if let marker = (start + 2..<max(start + 2, end)).last(where: { personMarkers.contains(words[$0]) }),
+                   let length = nameLength(at: skippingMy(marker + 1)), skippingMy(marker + 1) + length == end {
                     end = marker
                 }
             }
@@ -377,7 +769,7 @@ private struct Reading {
         // The person: after "to"/"from", or right after the verb ("pay Jane", "ask Bob for").
         if let verb {
             var candidate: Int?
-            if let marker = words.indices.first(where: { !taken[$0] && words[$0] == personMarker && $0 > verb && nameLength(at: skippingMy($0 + 1)) != nil }) {
+            if let marker = words.indices.first(where: { !taken[$0] && personMarkers.contains(words[$0]) && $0 > verb && nameLength(at: skippingMy($0 + 1)) != nil }) {
                 let start = skippingMy(marker + 1)
                 candidate = start
                 mark(marker..<start)
@@ -385,11 +777,21 @@ private struct Reading {
                 let next = wordAfterVerb(verb)
                 if next < tokens.count, !taken[next], nameLength(at: next) != nil { candidate = next }
             }
+            if candidate == nil, let range = chosen?.1 {
+                // The verb last ("Kannst du Lukas 20 Euro überweisen?"): the name before the amount.
+                var first = range.lowerBound
+                while first > 0, first - 1 != verb, range.lowerBound - first < 4,
+                      tokens[first - 1].kind == .word || tokens[first - 1].kind == .handle, !taken[first - 1],
+                      !lex.nameStops.contains(words[first - 1]), !lex.fillers.contains(words[first - 1]) {
+                    first -= 1
+                }
+                if first < range.lowerBound, nameLength(at: first) != nil { candidate = first }
+            }
             if let candidate, let length = nameLength(at: candidate) {
                 result.payee = original(candidate..<candidate + length)
                 mark(candidate..<candidate + length)
             }
-        } else if let marker = words.indices.first(where: { !taken[$0] && words[$0] == personMarker && nameLength(at: skippingMy($0 + 1)) != nil }) {
+        } else if let marker = words.indices.first(where: { !taken[$0] && personMarkers.contains(words[$0]) && nameLength(at: skippingMy($0 + 1)) != nil }) {
             let start = skippingMy(marker + 1)
             if let length = nameLength(at: start) {
                 result.payee = original(start..<start + length)
@@ -399,14 +801,41 @@ private struct Reading {
         collectUnrecognized(into: &result)
     }
 
+    /// An amount that is not exact is said so, in the problems: the resolver asks about it.
+    func reportExactness(_ amount: ParsedAmount, into result: inout ParsedUtterance) {
+        switch amount.exactness {
+        case .exact: break
+        case .approximate:
+            result.problems.append(ParseProblem(code: "approximate_amount", detail: "\"\(amount.text)\" is not an exact amount"))
+        case .atMost, .atLeast:
+            result.problems.append(ParseProblem(code: "amount_bound", detail: "\"\(amount.text)\" is a limit, not an amount"))
+        case .range:
+            result.problems.append(ParseProblem(code: "amount_range", detail: "\"\(amount.text)\" is a range, not one amount"))
+        }
+    }
+
+    /// Number words or halves right next to the amount that no part took ("half" of "half a
+    /// dollar" where it could not be read, "50 20 dollars"): reported, never dropped.
+    func reportUnread(around range: Range<Int>, into result: inout ParsedUtterance) {
+        for position in [range.lowerBound - 1, range.upperBound] where position >= 0 && position < tokens.count && !taken[position] {
+            let word = words[position]
+            let numeric = tokens[position].kind == .number || lex.numbers.isNumberWord(word) && !lex.articles.contains(word)
+                || lex.half.contains(word) || lex.oneAndAHalf.contains(word)
+            if numeric, !(position == range.upperBound && lex.noteMarkers.contains(word)) {
+                result.problems.append(ParseProblem(code: "unreadable_amount", detail: "\"\(original(position..<position + 1))\" next to \"\(result.amount.map { $0.text } ?? "")\" is not understood as part of the amount"))
+                return
+            }
+        }
+    }
+
     /// "my mom" is "mom".
     func skippingMy(_ index: Int) -> Int {
-        index < tokens.count && words[index] == "my" && !taken[index] ? index + 1 : index
+        index < tokens.count && lex.possessives.contains(words[index]) && !taken[index] ? index + 1 : index
     }
 
     /// Whether a person is named before `index`: after the marker, or right after the verb.
-    func hasPersonBefore(_ index: Int, verb: Int?, marker: String) -> Bool {
-        if (0..<index).contains(where: { words[$0] == marker && nameLength(at: skippingMy($0 + 1)) != nil }) { return true }
+    func hasPersonBefore(_ index: Int, verb: Int?, markers: Set<String>) -> Bool {
+        if (0..<index).contains(where: { markers.contains(words[$0]) && nameLength(at: skippingMy($0 + 1)) != nil }) { return true }
         guard let verb else { return false }
         let next = wordAfterVerb(verb)
         return next < index && !taken[next] && nameLength(at: next) != nil
@@ -415,18 +844,20 @@ private struct Reading {
     /// Where a person named right after the verb starts: "pay back my Jane".
     func wordAfterVerb(_ verb: Int) -> Int {
         var next = verb + 1
-        while next < tokens.count, words[next] == "back" || words[next] == "my" { next += 1 }
+        while next < tokens.count, words[next] == "back" || words[next] == "terug" || lex.possessives.contains(words[next]) { next += 1 }
         return next
     }
 
-    /// How many words of a name start at `index`: a registered name (longest first), or up to
-    /// four words that are not stop words.
+    /// How many words of a name start at `index`: a handle, a registered name (longest first),
+    /// or up to four words that are not stop words.
     func nameLength(at index: Int) -> Int? {
-        guard index < tokens.count, !taken[index], tokens[index].kind == .word else { return nil }
+        guard index < tokens.count, !taken[index] else { return nil }
+        if tokens[index].kind == .handle { return 1 }
+        guard tokens[index].kind == .word else { return nil }
         if let length = phrase(parser.vocabularyWords, at: index) { return length }
         var end = index
         while end < tokens.count, end - index < 4, tokens[end].kind == .word, !taken[end],
-              !UtteranceParser.nameStops.contains(words[end]), !NumberWords.isNumberWord(words[end]) || end > index {
+              !lex.nameStops.contains(words[end]), !lex.noteMarkers.contains(words[end]), !lex.numbers.isNumberWord(words[end]) || end > index {
             end += 1
         }
         return end > index ? end - index : nil
@@ -450,7 +881,7 @@ private struct Reading {
     }
 
     func collectUnrecognized(into result: inout ParsedUtterance) {
-        for position in tokens.indices where !taken[position] && tokens[position].kind != .symbol && !UtteranceParser.fillers.contains(words[position]) {
+        for position in tokens.indices where !taken[position] && tokens[position].kind != .symbol && !lex.fillers.contains(words[position]) {
             result.unrecognized.append(original(position..<position + 1))
         }
     }

@@ -1,3 +1,5 @@
+import Intents
+
 /// Utterances and their expected parse: "intent|payee|amount|currency|note", "-" for none.
 /// Locale first; the amount is the exact decimal, the currency the ISO code (or "-" when the
 /// words leave it open).
@@ -81,17 +83,17 @@ let utteranceTable: [(locale: String, text: String, expected: String)] = [
     ("en_US", "$$$ ,,, ???", "unknown|-|-|-|-"),
     ("en_US", "the weather in Paris", "unknown|-|-|-|-"),
     // Locales: decimal comma and point.
-    ("nl_NL", "Stuur €12,50 naar Jan", "unknown|-|12.5|EUR|-"),
-    ("nl_NL", "Send €12,50 to Jan", "send|Jan|12.5|EUR|-"),
-    ("nl_NL", "Pay Jan 1.234,56 euros", "send|Jan|1234.56|EUR|-"),
-    ("de_DE", "Pay Jürgen 12,50 €", "send|Jürgen|12.5|EUR|-"),
-    ("de_DE", "Send 1.000 euros to Jürgen", "send|Jürgen|1000|EUR|-"),
+    ("nl_NL", "Stuur €12,50 naar Jan", "send|Jan|12.5|EUR|-"),
+    ("nl_NL", "Stuur Jan €12,50", "send|Jan|12.5|EUR|-"),
+    ("nl_NL", "Betaal Jan 1.234,56 euro", "send|Jan|1234.56|EUR|-"),
+    ("de_DE", "Zahle Jürgen 12,50 €", "send|Jürgen|12.5|EUR|-"),
+    ("de_DE", "Überweise 1.000 Euro an Jürgen", "send|Jürgen|1000|EUR|-"),
     ("en_GB", "Pay Jane £12.50", "send|Jane|12.5|GBP|-"),
     ("en_GB", "Send 1,234.56 pounds to Jane", "send|Jane|1234.56|GBP|-"),
     ("en_US", "Send $1,234.56 to Jane", "send|Jane|1234.56|USD|-"),
     ("en_GB", "Send $20 to Jane", "send|Jane|20|-|-"),
-    ("nl_NL", "Send $20 to Jan", "send|Jan|20|-|-"),
-    ("de_DE", "Send 20 dollars to Jürgen", "send|Jürgen|20|-|-"),
+    ("nl_NL", "Stuur $20 naar Jan", "send|Jan|20|-|-"),
+    ("de_DE", "Schicke 20 Dollar an Jürgen", "send|Jürgen|20|-|-"),
     ("en_GB", "Send 50p to Jane", "send|Jane|0.5|GBP|-"),
     ("en_GB", "Send ten pennies to Jane", "send|Jane|0.1|GBP|-"),
 ]
@@ -116,17 +118,37 @@ let amountForms: [(locale: String, text: String, amount: String, currency: Strin
     ("en_GB", "£12.50", "12.5", "GBP"), ("en_GB", "12 quid", "12", "GBP"), ("en_GB", "50p", "0.5", "GBP"), ("en_GB", "$20", "20", "-"),
 ]
 
-let amountTemplates: [(text: String, expected: String)] = [
-    ("Send {} to Jane for dinner", "send|Jane|{}|dinner"),
-    ("Pay Jean-Luc {}", "send|Jean-Luc|{}|-"),
-    ("Request {} from José for the taxi", "request|José|{}|the taxi"),
-    ("Ask Mary Anne for {}", "request|Mary Anne|{}|-"),
-    ("Transfer {} to my sister for rent to the landlord", "send|sister|{}|rent to the landlord"),
-    ("Can you give Zoë Núñez {} for the tickets for Friday", "send|Zoë Núñez|{}|the tickets for Friday"),
+/// The templates of each language: the amount before and after the name, notes that hold the
+/// language's "to" and "for", two-word, hyphenated and accented names.
+let amountTemplates: [IntentLanguage: [(text: String, expected: String)]] = [
+    .en: [
+        ("Send {} to Jane for dinner", "send|Jane|{}|dinner"),
+        ("Pay Jean-Luc {}", "send|Jean-Luc|{}|-"),
+        ("Request {} from José for the taxi", "request|José|{}|the taxi"),
+        ("Ask Mary Anne for {}", "request|Mary Anne|{}|-"),
+        ("Transfer {} to my sister for rent to the landlord", "send|sister|{}|rent to the landlord"),
+        ("Can you give Zoë Núñez {} for the tickets for Friday", "send|Zoë Núñez|{}|the tickets for Friday"),
+    ],
+    .nl: [
+        ("Stuur {} naar Jane voor het eten", "send|Jane|{}|het eten"),
+        ("Betaal Jean-Luc {}", "send|Jean-Luc|{}|-"),
+        ("Vraag {} aan José voor de taxi", "request|José|{}|de taxi"),
+        ("Vraag Mary Anne om {}", "request|Mary Anne|{}|-"),
+        ("Maak {} over naar mijn zus voor de huur aan de verhuurder", "send|zus|{}|de huur aan de verhuurder"),
+        ("Kun je Zoë Núñez {} geven voor de kaartjes voor vrijdag", "send|Zoë Núñez|{}|de kaartjes voor vrijdag"),
+    ],
+    .de: [
+        ("Überweise {} an Jane für das Essen", "send|Jane|{}|das Essen"),
+        ("Zahle Jean-Luc {}", "send|Jean-Luc|{}|-"),
+        ("Fordere {} von José für das Taxi an", "request|José|{}|das Taxi"),
+        ("Bitte Mary Anne um {}", "request|Mary Anne|{}|-"),
+        ("Schick {} an meine Schwester für die Miete an den Vermieter", "send|Schwester|{}|die Miete an den Vermieter"),
+        ("Kannst du Zoë Núñez {} für die Karten für Freitag überweisen", "send|Zoë Núñez|{}|die Karten für Freitag"),
+    ],
 ]
 
 let generatedUtterances: [(locale: String, text: String, expected: String)] = amountForms.flatMap { form in
-    amountTemplates.map { template in
+    amountTemplates[IntentLocale(rawValue: form.locale)!.language]!.map { template in
         (form.locale, template.text.replacing("{}", with: form.text),
          template.expected.replacing("{}", with: "\(form.amount)|\(form.currency)"))
     }

@@ -102,7 +102,7 @@ struct PaymentIntentsTests {
                 #expect(janes.map(\.displayName) == ["Jane Doe", "Jane Smith"])
 
                 // EUR is paid in the anchor's EUR.
-                parsed = try handler.parser(locale: .nlNL).parse("Pay Jane Smith €12,50 for the flowers")
+                parsed = try handler.parser(locale: .nlNL).parse("Betaal Jane Smith €12,50 voor de bloemen")
                 resolver = try handler.resolver(locale: .nlNL)
                 guard case .success(let smith) = resolver.resolvePayee(parsed.payee), case .success(let euros) = resolver.resolveAmount(parsed.amount) else {
                     Issue.record("EUR payment did not resolve: \(parsed)")
@@ -148,7 +148,7 @@ struct PaymentIntentsTests {
                 let entries = try history.all()
                 #expect(entries.map(\.kind) == [.requested, .sent, .sent])
                 #expect(entries[1].record.amount == euros)
-                #expect(entries[1].record.note == "the flowers")
+                #expect(entries[1].record.note == "de bloemen")
             }
         }
     }
