@@ -26,13 +26,16 @@ public struct PaymentResolver: Sendable {
     public var locale: IntentLocale
     /// The currency of an amount said with none ("send 50 to Jane"): the locale's by default.
     public var defaultCurrency: String
+    /// People found by a SEP-2 federation lookup, by federation address (``PayeeHandle/normalized``):
+    /// the app looks them up (it may do I/O; the resolver does not) and they resolve like contacts.
+    public var federated: [String: Person] = [:]
 
     public init(contacts: [Person], lastPayment: PaymentRecord? = nil, currencies: [CurrencyRule], locale: IntentLocale = .enUS, defaultCurrency: String? = nil) {
         self.contacts = contacts
         self.lastPayment = lastPayment
         self.currencies = Dictionary(currencies.map { ($0.code, $0) }, uniquingKeysWith: { first, _ in first })
         self.locale = locale
-        self.defaultCurrency = defaultCurrency ?? (locale == .enUS ? "USD" : locale == .enGB ? "GBP" : "EUR")
+        self.defaultCurrency = defaultCurrency ?? locale.localCurrency
     }
 
     // MARK: Payee
@@ -48,14 +51,37 @@ public struct PaymentResolver: Sendable {
         }
         let matches = contacts(named: name)
         switch matches.count {
-        case 0: return .unsupported(.noAccount)
+        case 0:
+            // A Stellar account said whole is payable as it is; a federation address once looked up.
+            switch PayeeHandle.parse(name) {
+            case .stellarAccount(let account)?: return .success(Person(displayName: account, handle: account))
+            case let handle? where federated[handle.normalized] != nil: return .success(federated[handle.normalized]!)
+            default: return .unsupported(.noAccount)
+            }
         case 1: return matches[0].handle.isEmpty ? .unsupported(.noValidHandle) : .success(matches[0])
         default: return .disambiguation(matches)
         }
     }
 
+    /// Why nobody could be paid for what was said, for the answer.
+    public func refusal(payee said: String, reason: PayeeUnsupportedReason?) -> IntentFailure {
+        if reason == .noValidHandle { return .noAddress(payee: said) }
+        switch PayeeHandle.parse(said) {
+        case .federation(let name, let domain)?: return .federationNotFound(address: "\(name)*\(domain)")
+        case let handle?: return .noContactWithHandle(handle)
+        case nil: return .noContact(name: said)
+        }
+    }
+
     /// The contacts a name may mean.
     public func contacts(named name: String) -> [Person] {
+        // A phone number, e-mail address, username or account: the contacts with it as their
+        // handle or one of their aliases ("+31 6 1234 5678" is "+31612345678").
+        if let handle = PayeeHandle.parse(name) {
+            return contacts.filter { person in
+                ([person.handle] + person.aliases).contains { PayeeHandle.parse($0)?.normalized == handle.normalized }
+            }
+        }
         let said = Tokenizer.foldedWords(name)
         return contacts.filter { person in
             let names = [person.displayName, person.handle] + person.aliases
@@ -71,8 +97,9 @@ public struct PaymentResolver: Sendable {
     /// unsupported(amountNotPositive); a currency not accepted → unsupported(currencyUnsupported);
     /// more decimals than the currency has → unsupported(tooManyDecimals); under the minimum or
     /// over the maximum → unsupported with that reason; a "$" the locale leaves open →
-    /// disambiguation between the dollars accepted. Nothing said → the last amount to confirm, or
-    /// needsValue.
+    /// disambiguation between the dollars accepted. An approximate amount ("about 20 dollars") →
+    /// confirmationRequired of the exact one; a range or a limit → needsValue. Nothing said → the
+    /// last amount to confirm, or needsValue.
     public func resolveAmount(_ amount: ParsedAmount?) -> Resolution<CurrencyAmount, AmountUnsupportedReason> {
         guard let amount else {
             if let last = lastPayment?.amount { return .confirmationRequired(last) }
@@ -93,13 +120,29 @@ public struct PaymentResolver: Sendable {
                 if choices.count == 1 { return .confirmationRequired(choices[0]) }
                 return choices.isEmpty ? .unsupported(.currencyUnsupported) : .disambiguation(choices)
             }
+        case .ambiguous(.yen):
+            guard let yen = locale.yen else { return .unsupported(.currencyUnsupported) }
+            code = yen
+        case .ambiguous(.local):
+            code = locale.localCurrency
         case .ambiguous:
             return .unsupported(.currencyUnsupported)
         case .unspecified:
             code = defaultCurrency
         }
         guard let rule = currencies[code] else { return .unsupported(.currencyUnsupported) }
-        return resolve(amount.value, in: rule)
+        let resolved = resolve(amount.value, in: rule)
+        switch amount.exactness {
+        case .exact:
+            return resolved
+        case .approximate:
+            // "about 20 dollars": never paid as said; the exact amount is asked to confirm.
+            if case .success(let exact) = resolved { return .confirmationRequired(exact) }
+            return resolved
+        case .atMost, .atLeast, .range:
+            // "under 20 dollars", "between 10 and 20": not one amount; ask for it.
+            return .needsValue
+        }
     }
 
     func resolve(_ value: DecimalNumber, in rule: CurrencyRule) -> Resolution<CurrencyAmount, AmountUnsupportedReason> {

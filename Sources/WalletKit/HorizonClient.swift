@@ -209,7 +209,7 @@ public struct HorizonSubmission: Decodable, Sendable {
 /// A typed client of Horizon's API: Tender's or any real Horizon.
 public struct HorizonClient: Sendable {
     public let baseURL: URL
-    private let transport: any HorizonTransport
+    let transport: any HorizonTransport
 
     public init(baseURL: URL, transport: any HorizonTransport = URLSessionTransport()) {
         self.baseURL = baseURL

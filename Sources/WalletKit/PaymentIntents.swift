@@ -44,12 +44,20 @@ public struct PaymentIntentResponse: Sendable, Equatable {
     public var reason: String?
     public var message: String
     public var record: PaymentRecord?
+    /// Why it was refused, for an answer in the user's language (``Phrasebook/sentence(_:)``).
+    public var failure: IntentFailure?
 
     public init(code: SendPaymentResponseCode, reason: String? = nil, message: String, record: PaymentRecord? = nil) {
         self.code = code
         self.reason = reason
         self.message = message
         self.record = record
+    }
+
+    /// A refusal: its message is the failure's English sentence.
+    init(code: SendPaymentResponseCode, reason: String, failure: IntentFailure) {
+        self.init(code: code, reason: reason, message: Phrasebook(.en).sentence(failure))
+        self.failure = failure
     }
 }
 
@@ -126,11 +134,12 @@ public struct PaymentIntentsHandler: Sendable {
             try history.append(.init(kind: .sent, record: record, reference: submission.hash, date: Date()))
             return PaymentIntentResponse(code: .success, message: "Sent \(payment.amount) to \(payment.payee.displayName)", record: record)
         } catch let error as KeystoreError {
-            return PaymentIntentResponse(code: .failureCredentialsUnverified, reason: error.code.rawValue, message: error.message)
+            return PaymentIntentResponse(code: .failureCredentialsUnverified, reason: error.code.rawValue,
+                                         failure: error.code == .incorrectPIN ? .pinIncorrect : .other(error.message))
         } catch let error as WalletError {
             return Self.response(error)
         } catch {
-            return PaymentIntentResponse(code: .failure, reason: "network", message: "\(error)")
+            return PaymentIntentResponse(code: .failure, reason: "network", failure: .other("\(error)"))
         }
     }
 
@@ -150,7 +159,8 @@ public struct PaymentIntentsHandler: Sendable {
         case .accountNotFound: .failureNoBankAccount
         default: .failure
         }
-        return PaymentIntentResponse(code: code, reason: error.code.rawValue, message: error.message)
+        let failure: IntentFailure = error.code == .accountNotFound ? .noAccount : .other(error.message)
+        return PaymentIntentResponse(code: code, reason: error.code.rawValue, failure: failure)
     }
 
     /// A payment that passed the checks, with what paying it needs.
@@ -170,24 +180,26 @@ public struct PaymentIntentsHandler: Sendable {
         } catch let refusal as PaymentIntentResponse {
             return .failure(refusal)
         } catch {
-            return .failure(PaymentIntentResponse(code: .failure, reason: "network", message: "\(error)"))
+            return .failure(PaymentIntentResponse(code: .failure, reason: "network", failure: .other("\(error)")))
         }
     }
 
     private func check(_ intent: SendPaymentIntent) async throws -> CheckedPayment {
         guard let payee = intent.payee, let destination = try? AccountID(payee.handle) else {
-            throw PaymentIntentResponse(code: .failure, reason: "payee_invalid", message: "No payee with a Stellar address")
+            throw PaymentIntentResponse(code: .failure, reason: "payee_invalid", failure: .noAddress(payee: intent.payee?.displayName ?? "?"))
         }
         guard let amount = intent.amount else { throw PaymentIntentResponse(code: .failure, reason: "amount_required", message: "No amount") }
         guard let asset = assets.assets[amount.currency], let stroops = CurrencyAssets.stroops(amount) else {
-            throw PaymentIntentResponse(code: .failurePaymentsCurrencyUnsupported, reason: "currency_unsupported", message: "\(amount.currency) is not paid on this ledger")
+            throw PaymentIntentResponse(code: .failurePaymentsCurrencyUnsupported, reason: "currency_unsupported", failure: .currencyUnsupported(code: amount.currency))
         }
         if let rule = currencyRules.first(where: { $0.code == amount.currency }) {
             if amount.minorUnits < rule.minimum {
-                throw PaymentIntentResponse(code: .failurePaymentsAmountBelowMinimum, reason: "amount_below_minimum", message: "The least you can send is \(CurrencyAmount(minorUnits: rule.minimum, currency: rule.code, exponent: rule.exponent))")
+                throw PaymentIntentResponse(code: .failurePaymentsAmountBelowMinimum, reason: "amount_below_minimum",
+                                            failure: .amountBelowMinimum(CurrencyAmount(minorUnits: rule.minimum, currency: rule.code, exponent: rule.exponent)))
             }
             if amount.minorUnits > rule.maximum {
-                throw PaymentIntentResponse(code: .failurePaymentsAmountAboveMaximum, reason: "amount_above_maximum", message: "The most you can send is \(CurrencyAmount(minorUnits: rule.maximum, currency: rule.code, exponent: rule.exponent))")
+                throw PaymentIntentResponse(code: .failurePaymentsAmountAboveMaximum, reason: "amount_above_maximum",
+                                            failure: .amountAboveMaximum(CurrencyAmount(minorUnits: rule.maximum, currency: rule.code, exponent: rule.exponent)))
             }
         }
         let account: HorizonAccount
@@ -196,18 +208,25 @@ public struct PaymentIntentsHandler: Sendable {
         } catch let error as WalletError {
             throw Self.response(error)
         } catch let error as KeystoreError {
-            throw PaymentIntentResponse(code: .failureRequiringAppLaunch, reason: error.code.rawValue, message: error.message)
+            throw PaymentIntentResponse(code: .failureRequiringAppLaunch, reason: error.code.rawValue, failure: .other(error.message))
+        }
+        let code = asset.code?.text ?? "XLM"
+        // An issued asset the wallet does not hold at all: it must be added first (its own issuer
+        // pays without one).
+        if asset != .native, asset.issuer != (try? AccountID(account.accountId)), !account.balances.contains(where: { $0.asset == asset }) {
+            throw PaymentIntentResponse(code: .failureInsufficientFunds, reason: WalletError.Code.trustlineMissing.rawValue, failure: .holdsNone(asset: code))
         }
         let fees = try await wallet.horizon.networkFees()
         let maximum = Wallet.maximumSendable(account, asset: asset, fee: fees.baseFee, baseReserve: fees.baseReserve)
         guard stroops <= maximum else {
             throw PaymentIntentResponse(code: .failureInsufficientFunds, reason: WalletError.Code.insufficientBalance.rawValue,
-                                        message: "Insufficient balance (max: \(Amount.format(maximum)) \(asset.code?.text ?? "XLM"))")
+                                        failure: .insufficientFunds(maximum: Amount.format(maximum), asset: code))
         }
         if let recipient = try await wallet.horizon.account(destination.strKey) {
             if asset != .native, asset.issuer != destination {
                 guard let line = recipient.balances.first(where: { $0.asset == asset }) else {
-                    throw PaymentIntentResponse(code: .failure, reason: WalletError.Code.recipientCannotReceive.rawValue, message: "\(payee.displayName) cannot receive \(asset.code?.text ?? "XLM")")
+                    throw PaymentIntentResponse(code: .failure, reason: WalletError.Code.recipientCannotReceive.rawValue,
+                                                failure: .recipientCannotReceive(payee: payee.displayName, asset: code))
                 }
                 let balance = (try? Amount.parse(line.balance)) ?? 0
                 let limit = line.limit.flatMap { try? Amount.parse($0) } ?? Int64.max
@@ -215,13 +234,31 @@ public struct PaymentIntentsHandler: Sendable {
                 let (room, overflow) = limit.subtractingReportingOverflow(balance)
                 let (left, overflow2) = room.subtractingReportingOverflow(buying)
                 guard !overflow, !overflow2, stroops <= left else {
-                    throw PaymentIntentResponse(code: .failure, reason: WalletError.Code.recipientCannotReceive.rawValue, message: "\(payee.displayName)'s \(asset.code?.text ?? "") trustline cannot hold \(amount) more")
+                    throw PaymentIntentResponse(code: .failure, reason: WalletError.Code.recipientCannotReceive.rawValue,
+                                                failure: .recipientLimit(payee: payee.displayName, asset: code))
                 }
             }
         } else if asset != .native || stroops < Amount.stroopsPerUnit {
-            throw PaymentIntentResponse(code: .failure, reason: WalletError.Code.recipientNotFound.rawValue, message: "\(payee.displayName)'s account does not exist")
+            throw PaymentIntentResponse(code: .failure, reason: WalletError.Code.recipientNotFound.rawValue, failure: .recipientNotFound(payee: payee.displayName))
         }
         return CheckedPayment(payee: payee, amount: amount, asset: asset, stroops: stroops, fee: fees.baseFee)
+    }
+
+    // MARK: Federation
+
+    /// The person a SEP-2 federation address names, looked up at its domain's federation server
+    /// (found in the domain's stellar.toml), for ``PaymentResolver/federated``; the failure to say
+    /// when there is none.
+    public func federated(_ said: String) async -> Result<Person, IntentFailure> {
+        guard case .federation(let name, let domain)? = PayeeHandle.parse(said) else { return .failure(.noContact(name: said)) }
+        do {
+            let record = try await FederationClient(transport: wallet.horizon.transport).resolve(name: name, domain: domain)
+            return .success(Person(displayName: record.stellarAddress, handle: record.accountID))
+        } catch let error as FederationError {
+            return .failure(error.code == .notFound ? .federationNotFound(address: "\(name)*\(domain)") : .federationUnavailable(domain: domain))
+        } catch {
+            return .failure(.federationUnavailable(domain: domain))
+        }
     }
 
     // MARK: Request payment

@@ -24,6 +24,7 @@ public struct WalletError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidSlippage = "slippage_invalid"
         case invalidFee = "fee_invalid"
         case invalidURI = "uri_invalid"
+        case contactNotFound = "contact_not_found"
     }
 
     public let code: Code
@@ -184,8 +185,13 @@ public struct Wallet: Sendable {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw WalletError(.recipientRequired, "Recipient address is required") }
         if let contact = try contacts.find(trimmed) { return try AccountID(contact.address) }
-        guard let id = try? AccountID(trimmed) else { throw WalletError(.invalidAddress, "Invalid Stellar address") }
-        return id
+        if let id = try? AccountID(trimmed) { return id }
+        // Something shaped like an account whose checksum fails is a mistyped address; anything
+        // else was meant as a contact's name.
+        if trimmed.count == 56, trimmed.first == "G", trimmed.allSatisfy({ $0.isUppercase || ("2"..."7").contains($0) }) {
+            throw WalletError(.invalidAddress, "Invalid Stellar address")
+        }
+        throw WalletError(.contactNotFound, "no contact named \(trimmed)")
     }
 
     static func memo(_ text: String?) throws(WalletError) -> Memo {

@@ -24,7 +24,7 @@ struct Say: AsyncParsableCommand {
     @Argument(help: "What to do, in words.")
     var text: String = ""
 
-    @Option(help: "How numbers and a bare \"$\" are read: en_US, en_GB, nl_NL or de_DE.")
+    @Option(help: "The language and its ways with numbers and a bare \"$\": en_US, en_GB, nl_NL, de_DE, fr_FR or es_ES (or a tag: nl, de-DE). Questions and answers are in its language.")
     var locale: String = "en_US"
 
     @Flag(help: "Print only how the words were read (intent, payee, amount, currency, note), touching no wallet or server.")
@@ -37,8 +37,8 @@ struct Say: AsyncParsableCommand {
     var history = false
 
     func run() async throws {
-        guard let locale = IntentLocale(rawValue: locale) else {
-            throw ValidationError("--locale must be one of \(IntentLocale.allCases.map(\.rawValue).joined(separator: ", "))")
+        guard let locale = IntentLocale(rawValue: locale) ?? IntentLocale(tag: locale) else {
+            throw ValidationError("--locale must be one of \(IntentLocale.allCases.map(\.rawValue).joined(separator: ", ")) (or a tag: en, nl, de, fr, es)")
         }
         if parse {
             let parsed = UtteranceParser(locale: locale).parse(text)
@@ -79,8 +79,9 @@ struct Say: AsyncParsableCommand {
         case .request: try await conversation.request(parsed)
         case .balance: try await conversation.balances()
         case .unknown:
-            let problems = parsed.problems.map(\.detail) + (parsed.unrecognized.isEmpty ? [] : ["did not understand: \(parsed.unrecognized.joined(separator: " "))"])
-            throw CommandFailure("I can send money, ask for money or tell your balance; I could not tell which from that" + (problems.isEmpty ? "" : " (\(problems.joined(separator: "; ")))"))
+            let phrases = Phrasebook(locale: locale)
+            let problems = parsed.problems.map(\.detail) + (parsed.unrecognized.isEmpty ? [] : [phrases.didNotUnderstand(parsed.unrecognized)])
+            throw CommandFailure(phrases.notUnderstood + (problems.isEmpty ? "" : " (\(problems.joined(separator: "; ")))"))
         }
     }
 
@@ -102,11 +103,32 @@ struct Say: AsyncParsableCommand {
     static func describe(_ parsed: ParsedUtterance) -> String {
         var lines = ["intent: \(parsed.intent.rawValue)"]
         if let payee = parsed.payee { lines.append("payee: \(payee)") }
-        if let amount = parsed.amount { lines.append("amount: \(amount.value) \(parsed.currency ?? "(currency not said)")") }
+        if let amount = parsed.amount { lines.append("amount: \(amount.value) \(parsed.currency ?? "(currency not said)")\(exactness(amount))") }
         if let note = parsed.note { lines.append("note: \(note)") }
         for problem in parsed.problems { lines.append("problem: \(problem.detail)") }
         if !parsed.unrecognized.isEmpty { lines.append("not understood: \(parsed.unrecognized.joined(separator: " "))") }
         return lines.joined(separator: "\n")
+    }
+
+    /// How exact the amount was said, after it: " (approximate)", " (a range up to 20)".
+    static func exactness(_ amount: ParsedAmount) -> String {
+        switch amount.exactness {
+        case .exact: ""
+        case .approximate: " (approximate)"
+        case .atMost: " (at most)"
+        case .atLeast: " (at least)"
+        case .range(let high): " (a range up to \(high))"
+        }
+    }
+
+    static func exactnessName(_ amount: ParsedAmount) -> String {
+        switch amount.exactness {
+        case .exact: "exact"
+        case .approximate: "approximate"
+        case .atMost: "at_most"
+        case .atLeast: "at_least"
+        case .range: "range"
+        }
     }
 
     static func json(_ parsed: ParsedUtterance) -> JSONValue {
@@ -115,6 +137,8 @@ struct Say: AsyncParsableCommand {
             ("payee", parsed.payee.map(JSONValue.string) ?? .null),
             ("amount", parsed.amount.map { .string($0.value.description) } ?? .null),
             ("currency", parsed.currency.map(JSONValue.string) ?? .null),
+            ("exactness", parsed.amount.map { .string(exactnessName($0)) } ?? .null),
+            ("amount_high", parsed.amount.flatMap { if case .range(let high) = $0.exactness { .string(high.description) } else { nil } } ?? .null),
             ("note", parsed.note.map(JSONValue.string) ?? .null),
             ("locale", .string(parsed.locale.rawValue)),
             ("problems", .array(parsed.problems.map { .object([("code", .string($0.code)), ("detail", .string($0.detail))]) })),
@@ -123,12 +147,14 @@ struct Say: AsyncParsableCommand {
     }
 }
 
-/// One conversation: each parameter resolved, asked about until it resolves, then confirmed.
+/// One conversation: each parameter resolved, asked about until it resolves, then confirmed, in
+/// the utterance's language. SiriKit's codes are only in `--json`.
 struct Conversation {
     let options: WalletOptions
     let handler: PaymentIntentsHandler
     let locale: IntentLocale
     let yes: Bool
+    var phrases: Phrasebook { Phrasebook(locale: locale) }
 
     /// A question answered on the terminal or by the next line of standard input.
     func ask(_ question: String) throws -> String {
@@ -139,38 +165,47 @@ struct Conversation {
     }
 
     func yesOrNo(_ question: String) throws -> Bool {
-        ["y", "yes"].contains(try ask(question + " [y/N]").lowercased())
+        phrases.isYes(try ask(question + " " + phrases.yesNoHint))
     }
 
     /// A numbered list; the answer is a number.
     func choose<T>(_ question: String, _ choices: [T], _ name: (T) -> String) throws -> T {
         print(question)
         for (index, choice) in choices.enumerated() { print("  \(index + 1). \(name(choice))") }
-        let answer = try ask("Number:")
-        guard let number = Int(answer), (1...choices.count).contains(number) else { throw CommandFailure("\"\(answer)\" is not a number from 1 to \(choices.count)") }
+        let answer = try ask(phrases.number)
+        guard let number = Int(answer), (1...choices.count).contains(number) else { throw CommandFailure(phrases.notANumber(answer, count: choices.count)) }
         return choices[number - 1]
     }
 
-    func person(_ said: String?, resolver: PaymentResolver, role: String) throws -> Person {
+    /// The resolver, with a federation address said ("jane*example.com") looked up first.
+    func resolver(for said: String?) async throws -> PaymentResolver {
+        var resolver = try handler.resolver(locale: locale)
+        if let said, case .federation? = PayeeHandle.parse(said), resolver.contacts(named: said).isEmpty {
+            switch await handler.federated(said) {
+            case .success(let person): resolver.federated[PayeeHandle.parse(said)!.normalized] = person
+            case .failure(let failure): throw CommandFailure(phrases.sentence(failure))
+            }
+        }
+        return resolver
+    }
+
+    func person(_ said: String?, resolver: PaymentResolver, request: Bool) throws -> Person {
         var said = said
         while true {
             switch resolver.resolvePayee(said) {
             case .success(let person):
                 return person
             case .confirmationRequired(let person):
-                if try yesOrNo("\(role == "payee" ? "Pay" : "Ask") \(person.displayName) again?") { return person }
-                said = try ask(role == "payee" ? "Who should I pay?" : "Who should I ask?")
+                if try yesOrNo(phrases.again(person.displayName, request: request)) { return person }
+                said = try ask(phrases.askPayee(request: request))
             case .disambiguation(let people):
-                return try choose("Which \(said ?? "one")?", people) { "\($0.displayName) (\($0.handle.prefix(8))…)" }
+                return try choose(phrases.whichPerson(said), people) { "\($0.displayName) (\($0.handle.prefix(8))…)" }
             case .needsValue:
-                said = try ask(role == "payee" ? "Who should I pay?" : "Who should I ask?")
+                said = try ask(phrases.askPayee(request: request))
             case .notRequired:
-                throw CommandFailure("a \(role) is required")
+                throw CommandFailure(phrases.required(request: request))
             case .unsupported(let reason):
-                switch reason {
-                case .noValidHandle: throw CommandFailure("\(said ?? "") has no Stellar address in your contacts")
-                default: throw CommandFailure("I can't find \(said ?? "them") in your contacts (add one with `tender wallet contacts add NAME ADDRESS`)")
-                }
+                throw CommandFailure(phrases.sentence(resolver.refusal(payee: said ?? "", reason: reason)))
             }
         }
     }
@@ -182,56 +217,53 @@ struct Conversation {
             case .success(let amount):
                 return amount
             case .confirmationRequired(let amount):
-                if try yesOrNo("\(amount)?") { return amount }
-                said = try askAmount()
+                let question = said.map { $0.exactness == .approximate ? phrases.confirmApproximate(said: $0.text, amount) : nil } ?? nil
+                if try yesOrNo(question ?? phrases.confirmAmount(amount)) { return amount }
+                said = try askAmount(phrases.howMuch)
             case .disambiguation(let amounts):
-                return try choose("Which dollars?", amounts) { $0.description }
+                return try choose(phrases.whichDollars, amounts) { phrases.amount($0) }
             case .needsValue:
-                said = try askAmount()
+                // A range or a limit ("between 10 and 20 dollars") is said back, then asked for.
+                said = try askAmount(said.map { phrases.notOneAmount(said: $0.text) } ?? phrases.howMuch)
             case .notRequired:
-                throw CommandFailure("an amount is required")
+                throw CommandFailure(phrases.howMuch)
             case .unsupported(let reason):
-                throw CommandFailure(Self.sentence(reason, said))
+                throw CommandFailure(phrases.sentence(Self.failure(reason, said)))
             }
         }
     }
 
-    func askAmount() throws -> ParsedAmount? {
-        let answer = try ask("How much?")
+    func askAmount(_ question: String) throws -> ParsedAmount? {
+        let answer = try ask(question)
         let parsed = UtteranceParser(locale: locale).parse(answer)
         if parsed.amount == nil, let problem = parsed.problems.first { throw CommandFailure(problem.detail) }
         return parsed.amount
     }
 
-    static func sentence(_ reason: AmountUnsupportedReason?, _ said: ParsedAmount?) -> String {
-        let text = said?.text ?? "that amount"
+    static func failure(_ reason: AmountUnsupportedReason?, _ said: ParsedAmount?) -> IntentFailure {
+        let text = said?.text ?? "?"
         return switch reason {
-        case .amountNotPositive: "\(text) is not more than zero"
-        case .tooManyDecimals: "\(text) has more decimals than its currency"
-        case .amountBelowMinimum: "\(text) is below the smallest payment"
-        case .amountAboveMaximum: "\(text) is above the largest payment"
-        case .currencyUnsupported: "\(text) is not in a currency this ledger pays"
-        case nil: "\(text) cannot be paid"
+        case .amountNotPositive: .amountNotPositive(said: text)
+        case .tooManyDecimals: .tooManyDecimals(said: text)
+        case .amountBelowMinimum, .amountAboveMaximum, .currencyUnsupported, nil: .currencyUnsupported(code: text)
         }
     }
 
     func send(_ parsed: ParsedUtterance) async throws {
-        let resolver = try handler.resolver(locale: locale)
-        let payee = try person(parsed.payee, resolver: resolver, role: "payee")
+        let resolver = try await resolver(for: parsed.payee)
+        let payee = try person(parsed.payee, resolver: resolver, request: false)
         let amount = try amount(parsed.amount, resolver: resolver)
         let note = Self.note(parsed, resolver)
         let intent = SendPaymentIntent(payee: payee, amount: amount, note: note)
         let ready = await handler.confirm(intent)
         guard ready.code == .ready else { throw failure(ready) }
-        let question = "Send \(amount) to \(payee.displayName)\(note.map { " for '\($0)'" } ?? "")?"
-        if !yes, !(try yesOrNo(question)) {
-            print("Cancelled; nothing was sent.")
+        if !yes, !(try yesOrNo(phrases.confirmSend(amount, to: payee.displayName, note: note))) {
+            print(phrases.cancelled)
             return
         }
         let pin = try options.pin()
         let done = await handler.handle(intent, pin: pin)
         guard done.code == .success, let record = done.record else { throw failure(done) }
-        let fee = record.fee.map { " (fee \($0.decimalString) XLM)" } ?? ""
         let json: JSONValue = .object([
             ("code", .string("\(done.code)")), ("code_value", .number(Int64(done.code.rawValue))),
             ("payee", .string(payee.displayName)), ("address", .string(payee.handle)),
@@ -239,7 +271,7 @@ struct Conversation {
             ("note", note.map(JSONValue.string) ?? .null), ("status", .string("completed")),
             ("fee", .string(record.fee?.decimalString ?? "0")),
         ])
-        print(options.json ? json.rendered() : "Sent \(amount) to \(payee.displayName)\(note.map { " for '\($0)'" } ?? "")\(fee).")
+        print(options.json ? json.rendered() : phrases.sent(amount, to: payee.displayName, note: note, fee: record.fee))
         fflush(nil)
     }
 
@@ -249,29 +281,40 @@ struct Conversation {
         return nil
     }
 
+    /// A refusal in the conversation's language; with `--json`, SiriKit's code and Tender's
+    /// reason are printed first.
     func failure(_ response: PaymentIntentResponse) -> CommandFailure {
-        CommandFailure("\(response.message) [\(response.code) \(response.code.rawValue)\(response.reason.map { ", \($0)" } ?? "")]")
+        if options.json {
+            print(JSONValue.object([
+                ("code", .string("\(response.code)")), ("code_value", .number(Int64(response.code.rawValue))),
+                ("reason", response.reason.map(JSONValue.string) ?? .null), ("message", .string(response.message)),
+            ]).rendered())
+            fflush(nil)
+        }
+        return CommandFailure(response.failure.map(phrases.sentence) ?? response.message)
     }
 
     func request(_ parsed: ParsedUtterance) async throws {
-        let resolver = try handler.resolver(locale: locale)
-        let payer = try person(parsed.payee, resolver: resolver, role: "payer")
+        let resolver = try await resolver(for: parsed.payee)
+        let payer = try person(parsed.payee, resolver: resolver, request: true)
         let amount = try amount(parsed.amount, resolver: resolver)
         let note = Self.note(parsed, resolver)
         let answer = try handler.request(RequestPaymentIntent(payer: payer, amount: amount, note: note))
-        guard answer.code == .success, let uri = answer.uri else { throw CommandFailure("\(answer.message) [\(answer.code) \(answer.code.rawValue)]") }
+        guard answer.code == .success, let uri = answer.uri else {
+            throw CommandFailure(options.json ? "\(answer.message) [\(answer.code) \(answer.code.rawValue)]" : phrases.sentence(.currencyUnsupported(code: amount.currency)))
+        }
         let json: JSONValue = .object([
             ("code", .string("\(answer.code)")), ("payer", .string(payer.displayName)), ("amount", .string(amount.decimalString)),
             ("currency", .string(amount.currency)), ("note", note.map(JSONValue.string) ?? .null), ("uri", .string(uri)),
         ])
-        print(options.json ? json.rendered() : "Ask \(payer.displayName) to open this in their Stellar wallet:\n\(uri)")
+        print(options.json ? json.rendered() : "\(phrases.requestLink(payer.displayName))\n\(uri)")
         fflush(nil)
     }
 
     func balances() async throws {
         let amounts = try await handler.balances()
         let json: JSONValue = .array(amounts.map { .object([("currency", .string($0.currency)), ("balance", .string($0.decimalString))]) })
-        print(options.json ? json.rendered() : amounts.map { "\($0.currency): \($0.decimalString)" }.joined(separator: "\n"))
+        print(options.json ? json.rendered() : amounts.isEmpty ? phrases.noBalances : amounts.map { "\($0.currency): \(phrases.decimal($0.decimalString))" }.joined(separator: "\n"))
         fflush(nil)
     }
 }

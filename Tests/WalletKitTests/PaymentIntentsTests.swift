@@ -118,6 +118,9 @@ struct PaymentIntentsTests {
                 let refused = await handler.confirm(tooMuch)
                 #expect(refused.code == .failureInsufficientFunds)
                 #expect(refused.reason == "balance_insufficient")
+                guard case .insufficientFunds(let most, "USDC")? = refused.failure else { Issue.record("\(refused)"); return }
+                #expect(refused.message == "your balance does not cover that: you can send at most \(most) USDC")
+                #expect(Phrasebook(.de).sentence(refused.failure!) == "Ihr Guthaben reicht nicht: Sie können höchstens \(most.replacing(".", with: ",")) USDC senden")
                 #expect(await handler.handle(tooMuch, pin: "111111").code == .failureInsufficientFunds)
                 let after = (try await balance(alice, usdc), try await balance(jane, usdc))
                 #expect(after.0 == before.0 && after.1 == before.1)
@@ -132,6 +135,13 @@ struct PaymentIntentsTests {
                 _ = try await carol.horizon.friendbot(try carol.keystore.address())
                 let noTrust = await handler.confirm(SendPaymentIntent(payee: Person(displayName: "Carol", handle: try carol.keystore.address()), amount: fifty))
                 #expect(noTrust.code == .failure && noTrust.reason == "recipient_cannot_receive", "\(noTrust)")
+                #expect(noTrust.message == "Carol cannot receive USDC: they must trust it first")
+                // Carol holds no USDC: paying in it says how to add it.
+                let carols = PaymentIntentsHandler(wallet: carol, assets: assets, history: PaymentHistory(storage: FileKeystoreStorage(url: root.appendingPathComponent("carol/payments.json"))))
+                let holdsNone = await carols.confirm(SendPaymentIntent(payee: payee, amount: fifty))
+                #expect(holdsNone.code == .failureInsufficientFunds && holdsNone.reason == "trustline_missing" && holdsNone.failure == .holdsNone(asset: "USDC"))
+                #expect(holdsNone.message == "you hold no USDC: add it with `tender wallet trust add USDC`")
+                #expect(Phrasebook(.nl).sentence(holdsNone.failure!) == "je hebt geen USDC: voeg het toe met `tender wallet trust add USDC`")
                 #expect(try await balance(carol, .native) == "10000.0000000")
                 let badHandle = await handler.confirm(SendPaymentIntent(payee: Person(displayName: "Nobody", handle: "not an address"), amount: fifty))
                 #expect(badHandle.code == .failure && badHandle.reason == "payee_invalid")

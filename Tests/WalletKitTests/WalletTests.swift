@@ -60,7 +60,9 @@ struct WalletTests {
                 // Every validation message, before anything is submitted.
                 try await alice.contacts.add(name: "Bob", address: bobAddress) { try await alice.horizon.account($0) != nil }
                 await expectWalletError(.recipientRequired, "Recipient address is required") { _ = try await alice.pay(to: "", amount: "1", pin: "111111") }
-                await expectWalletError(.invalidAddress, "Invalid Stellar address") { _ = try await alice.pay(to: "Robert", amount: "1", pin: "111111") }
+                await expectWalletError(.contactNotFound, "no contact named Robert") { _ = try await alice.pay(to: "Robert", amount: "1", pin: "111111") }
+                let mistyped = String(bobAddress.dropLast()) + (bobAddress.last == "A" ? "B" : "A")
+                await expectWalletError(.invalidAddress, "Invalid Stellar address") { _ = try await alice.pay(to: mistyped, amount: "1", pin: "111111") }
                 await expectWalletError(.amountRequired, "Amount is required") { _ = try await alice.pay(to: "Bob", amount: " ", pin: "111111") }
                 await expectWalletError(.invalidAmount, "Invalid amount format") { _ = try await alice.pay(to: "Bob", amount: "1,5", pin: "111111") }
                 await expectWalletError(.amountNotPositive, "Amount must be greater than 0") { _ = try await alice.pay(to: "Bob", amount: "0", pin: "111111") }
