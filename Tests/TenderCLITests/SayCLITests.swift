@@ -69,7 +69,9 @@ struct SayCLITests {
         // The parse alone touches nothing.
         let parse = try await Tender.runDetached(["say", "--parse", "--json", "--locale", "nl_NL", "Stuur €12,50 naar Jan"])
         #expect(parse.status == 0)
-        #expect(parse.stdout.contains("\"amount\": \"12.5\"") && parse.stdout.contains("\"currency\": \"EUR\"") && parse.stdout.contains("\"intent\": \"unknown\""))
+        #expect(parse.stdout.contains("\"amount\": \"12.5\"") && parse.stdout.contains("\"currency\": \"EUR\"") && parse.stdout.contains("\"intent\": \"send\"") && parse.stdout.contains("\"payee\": \"Jan\""), "\(parse.stdout)")
+        let range = try await Tender.runDetached(["say", "--parse", "--json", "--locale", "es", "Envía entre 10 y 20 euros a Juan"])
+        #expect(range.stdout.contains("\"exactness\": \"range\"") && range.stdout.contains("\"amount_high\": \"20\"") && range.stdout.contains("amount_range"), "\(range.stdout)")
 
         // Scripted: one Jane, confirmed by --yes, the PIN on standard input.
         let sent = try await ok(["say", "--yes", "--json", "Send $5 to Jane for coffee"], home: "alice", input: "123456\n")
@@ -84,9 +86,25 @@ struct SayCLITests {
         let noWallet = try await tender(["say", "Send $5 to Jane"], home: "nobody")
         #expect(noWallet.status == 1 && noWallet.stderr == "tender: no wallet here; create or import one with `tender wallet create` or `tender wallet import`\n", "\(noWallet.stderr)")
         let unknown = try await tender(["say", "Pay Dave $5"], home: "alice")
-        #expect(unknown.status == 1 && unknown.stderr.contains("can't find Dave"))
+        #expect(unknown.status == 1 && unknown.stderr.contains("no contact named Dave"), "\(unknown.stderr)")
+        let unknownDutch = try await tender(["say", "--locale", "nl_NL", "Betaal Dave 5 euro"], home: "alice")
+        #expect(unknownDutch.status == 1 && unknownDutch.stderr.contains("geen contact met de naam Dave"), "\(unknownDutch.stderr)")
+        // The answer helps; SiriKit's code is only in --json.
         let tooMuch = try await tender(["say", "--yes", "Send $5000 to Jane"], home: "alice")
-        #expect(tooMuch.status == 1 && tooMuch.stderr.contains("failureInsufficientFunds 10"), "\(tooMuch.stderr)")
+        #expect(tooMuch.status == 1 && tooMuch.stderr.contains("your balance does not cover that: you can send at most 99") && !tooMuch.stderr.contains("failure"), "\(tooMuch.stderr)")
+        let tooMuchJSON = try await tender(["say", "--yes", "--json", "Send $5000 to Jane"], home: "alice")
+        #expect(tooMuchJSON.status == 1 && tooMuchJSON.stdout.contains("\"code\": \"failureInsufficientFunds\"") && tooMuchJSON.stdout.contains("\"code_value\": 10"), "\(tooMuchJSON.stdout)")
+        // Nobody trusts EUR yet: the answers say what to do, in the utterance's language.
+        let holdsNone = try await tender(["say", "--yes", "--locale", "de_DE", "Überweise Jane Doe 5 Euro"], home: "alice")
+        #expect(holdsNone.status == 1 && holdsNone.stderr.contains("Sie haben kein EUR: hinzufügen mit `tender wallet trust add EUR`"), "\(holdsNone.stderr)")
+        for name in ["alice", "janesmith"] { _ = try await ok(["wallet", "trust", "add", "EUR"], home: name, input: "123456\n") }
+        let (_, euros) = try await URLSession.shared.data(from: URL(string: "\(url)/friendbot?addr=\(addresses["alice"]!)&asset=EUR")!)
+        #expect((euros as? HTTPURLResponse)?.statusCode == 200)
+        let cannotReceive = try await tender(["say", "--yes", "--locale", "de_DE", "Überweise Jane Doe 5 Euro"], home: "alice")
+        #expect(cannotReceive.status == 1 && cannotReceive.stderr.contains("Jane Doe kann kein EUR empfangen: Jane Doe muss es zuerst vertrauen"), "\(cannotReceive.stderr)")
+        // About an amount: never paid as said; a range is asked for exactly.
+        let about = try await tender(["say", "--yes", "Send about $3 to Jane"], home: "alice", input: "n\n$2\n123456\n")
+        #expect(about.status == 0 && about.stdout.contains("You said 'about $3': exactly 3.00 USD? [y/N]") && about.stdout.contains("Sent 2.00 USD to Jane Doe"), "\(about.stdout) \(about.stderr)")
         // Asking for money gives a SEP-7 URI that Jane's wallet pays.
         let request = try await ok(["say", "--json", "Ask Jane for 3 dollars for the cab"], home: "alice")
         let uri = try #require(request.split(separator: "\"").first { $0.hasPrefix("web+stellar:pay?") }).description
@@ -94,10 +112,10 @@ struct SayCLITests {
         let badURI = try await tender(["wallet", "pay-uri", uri.replacing("amount=3", with: "amount=-3")], home: "jane")
         #expect(badURI.status == 1 && badURI.stderr.contains("amount must be a positive number"))
         let history = try await ok(["say", "--history", "--json"], home: "alice")
-        #expect(history.components(separatedBy: "\"kind\": \"requested\"").count == 2 && history.components(separatedBy: "\"kind\": \"sent\"").count == 3, "\(history)")
+        #expect(history.components(separatedBy: "\"kind\": \"requested\"").count == 2 && history.components(separatedBy: "\"kind\": \"sent\"").count == 4, "\(history)")
         #expect(history.firstRange(of: "requested")!.lowerBound < history.firstRange(of: "\"sent\"")!.lowerBound, "newest first")
         let balances = try await ok(["say", "What's my balance"], home: "alice")
-        #expect(balances.contains("USD: 997.0000000"), "\(balances)")
+        #expect(balances.contains("USD: 995.0000000"), "\(balances)")
 
         // In a real terminal: two Janes to choose from, the confirmation, the PIN unseen.
         _ = try await ok(["wallet", "contacts", "add", "Jane Smith", addresses["janesmith"]!], home: "alice")
@@ -113,14 +131,14 @@ struct SayCLITests {
         // seen still running): it is stopped by its pid.
         let tmuxServer = pid_t(await tmuxDo(["display-message", "-p", "-t", "say", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         defer { if tmuxServer > 0 { kill(tmuxServer, SIGKILL) } }
-        func screen(showing text: String) async throws -> String {
+        func screen(showing text: String, in session: String = "say") async throws -> String {
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
-                let pane = await tmuxDo(["capture-pane", "-p", "-t", "say"])
+                let pane = await tmuxDo(["capture-pane", "-p", "-t", session])
                 if pane.contains(text) { return pane }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            Issue.record("the terminal never showed \(text): \(await tmuxDo(["capture-pane", "-p", "-t", "say"]))")
+            Issue.record("the terminal never showed \(text): \(await tmuxDo(["capture-pane", "-p", "-t", session]))")
             throw CancellationError()
         }
         var pane = try await screen(showing: "Number:")
@@ -135,5 +153,37 @@ struct SayCLITests {
         #expect(!pane.contains("123456"), "the PIN is not echoed")
         let smith = try await ok(["wallet", "balances"], home: "janesmith")
         #expect(smith.contains("50.0000000"), "\(smith)")
+
+        // In Dutch: ask, choose, confirm with "j", the PIN, paid.
+        func conversation(_ session: String, _ locale: String, _ utterance: String) async {
+            _ = await tmuxDo(["new-session", "-d", "-s", session, "-x", "160", "-y", "40",
+                              Tender.executable.path, "say", "--home", root + "/alice", "--horizon", url, "--locale", locale, utterance])
+            _ = await tmuxDo(["set-option", "-t", session, "remain-on-exit", "on"])
+        }
+        await conversation("nl", "nl_NL", "Stuur Jane 12,50 euro voor de lunch")
+        pane = try await screen(showing: "Nummer:", in: "nl")
+        #expect(pane.contains("Welke Jane?") && pane.contains("1. Jane Doe") && pane.contains("2. Jane Smith"), "\(pane)")
+        _ = await tmuxDo(["send-keys", "-t", "nl", "2", "Enter"])
+        pane = try await screen(showing: "[j/N]", in: "nl")
+        #expect(pane.contains("12,50 EUR naar Jane Smith sturen voor 'de lunch'? [j/N]"), "\(pane)")
+        _ = await tmuxDo(["send-keys", "-t", "nl", "j", "Enter"])
+        _ = try await screen(showing: "PIN:", in: "nl")
+        _ = await tmuxDo(["send-keys", "-t", "nl", "123456", "Enter"])
+        pane = try await screen(showing: "12,50 EUR verstuurd naar Jane Smith voor 'de lunch'", in: "nl")
+        #expect(!pane.contains("123456"), "the PIN is not echoed")
+
+        // In German: about 20 euros is confirmed exactly first.
+        await conversation("de", "de_DE", "Überweise Jane Smith etwa 20 Euro für das Abendessen")
+        pane = try await screen(showing: "[j/N]", in: "de")
+        #expect(pane.contains("Sie sagten „etwa 20 Euro“: genau 20,00 EUR? [j/N]"), "\(pane)")
+        _ = await tmuxDo(["send-keys", "-t", "de", "ja", "Enter"])
+        pane = try await screen(showing: "überweisen", in: "de")
+        #expect(pane.contains("20,00 EUR an Jane Smith überweisen für „das Abendessen“? [j/N]"), "\(pane)")
+        _ = await tmuxDo(["send-keys", "-t", "de", "j", "Enter"])
+        _ = try await screen(showing: "PIN:", in: "de")
+        _ = await tmuxDo(["send-keys", "-t", "de", "123456", "Enter"])
+        _ = try await screen(showing: "20,00 EUR an Jane Smith überwiesen für „das Abendessen“", in: "de")
+        let smithEuros = try await ok(["wallet", "balances"], home: "janesmith")
+        #expect(smithEuros.contains("32.5000000"), "12.50 and 20 euros arrived: \(smithEuros)")
     }
 }
