@@ -61,8 +61,9 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Sources/Gateway"
         ),
-        // Payments asked for in words: SiriKit's payments domain and the utterance parser. Pure
-        // Swift: no Foundation (its number and name handling is wrong on Linux), no dependencies.
+        // Payments asked for in words: SiriKit's payments domain, the utterance parser in five
+        // languages and their phrasebook. Pure Swift: no Foundation (its number and name handling
+        // is wrong on Linux), no dependencies.
         .target(name: "Intents"),
         // Paylike's client engine for apps: card input, the engine, the form. No server
         // framework: the card rules and amounts come from Gateway, which links only swift-crypto.
@@ -192,7 +193,8 @@ let package = Package(
         ),
         .testTarget(
             name: "IntentsTests",
-            dependencies: ["Intents"]
+            dependencies: ["Intents", .product(name: "PropertyBased", package: "swift-property-based")],
+            resources: [.copy("Corpora")]
         ),
         .testTarget(
             name: "PaymentEngineTests",

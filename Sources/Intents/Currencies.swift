@@ -36,7 +36,7 @@ enum CurrencyTable {
         Currency(code: "CAD", exponent: 2, symbols: ["cad", "ca$", "ca $", "c$"], names: ["canadian dollar", "canadian dollars"], minorNames: []),
         Currency(code: "AUD", exponent: 2, symbols: ["aud", "a$", "au$"], names: ["australian dollar", "australian dollars"], minorNames: []),
         Currency(code: "JPY", exponent: 0, symbols: ["jpy", "円"], names: ["yen", "yenes", "japanese yen", "japanse yen", "japanische yen"], minorNames: []),
-        Currency(code: "CNY", exponent: 2, symbols: ["cny", "rmb", "元"], names: ["yuan", "renminbi", "chinese yuan", "yuan renminbi"], minorNames: ["fen", "jiao"]),
+        Currency(code: "CNY", exponent: 2, symbols: ["cny", "rmb", "元"], names: ["yuan", "yuans", "yuanes", "renminbi", "chinese yuan", "yuan renminbi"], minorNames: ["fen", "jiao"]),
         Currency(code: "CHF", exponent: 2, symbols: ["chf"], names: ["swiss franc", "swiss francs", "franc", "francs", "zwitserse frank", "zwitserse franken", "franken", "schweizer franken", "franc suisse", "francs suisses", "franco suizo", "francos suizos", "franco", "francos"], minorNames: ["rappen"]),
         Currency(code: "INR", exponent: 2, symbols: ["inr", "₹", "rs", "rs."], names: ["rupee", "rupees", "roepie", "roepies", "rupie", "rupien", "roupie", "roupies", "rupia", "rupias"], minorNames: ["paisa", "paise"]),
         Currency(code: "KWD", exponent: 3, symbols: ["kwd"], names: ["kuwaiti dinar", "kuwaiti dinars"], minorNames: ["fils"]),

@@ -69,6 +69,8 @@ struct Lexicon: Sendable {
     var approximateCounts: [String: UInt64] = [:]
     /// Particles of separable verbs said last: "maak 50 euro over", "fordere 20 Euro an".
     var particles: Set<String> = []
+    /// A decimal point said: "one point five", "een komma vijf", "un virgule cinq".
+    var decimalPoints: Set<String> = []
 
     static func of(_ language: IntentLanguage) -> Lexicon {
         switch language {
@@ -96,7 +98,7 @@ struct Lexicon: Sendable {
         nameStops: words("""
             for to from with using via and please now today tomorrow tonight asap back me money cash some the a an it them \
             this that right away as on in at by because so but or i you my your our is was about around roughly approximately \
-            between under over exactly
+            between under over exactly precisely
             """),
         fillers: words("""
             please can could would will you i i'd i'm want wanna need like to hey siri ok okay just some money cash the a an me \
@@ -107,8 +109,8 @@ struct Lexicon: Sendable {
         possessives: ["my"],
         approximations: phrases("about,around,roughly,approximately,approx,circa,ca,nearly,almost,close to,some,like,more or less,~"),
         approximationsAfter: phrases("or so,give or take,ish,or thereabouts"),
-        atMost: phrases("under,less than,lower than,below,at most,up to,no more than,not more than,max,maximum"),
-        atLeast: phrases("over,more than,above,at least,no less than,not less than,min,minimum"),
+        atMost: phrases("under,less than,lower than,below,at most,up to,no more than,not more than,maximum of,a maximum of"),
+        atLeast: phrases("over,more than,above,at least,no less than,not less than,a minimum of"),
         rangeStarts: phrases("between,from"),
         rangeJoiners: ["and", "to", "-", "\u{2013}"],
         half: ["half"], oneAndAHalf: [],
@@ -116,7 +118,8 @@ struct Lexicon: Sendable {
         slangAmounts: ["tenner": 10, "fiver": 5],
         slangScales: ["grand": 1_000],
         coins: ["penny": 1, "pennies": 1, "nickel": 5, "nickels": 5, "dime": 10, "dimes": 10, "quarter": 25, "quarters": 25],
-        numbers: .english)
+        numbers: .english,
+        decimalPoints: ["point"])
 
     static let dutch = Lexicon(
         sendVerbs: words("stuur stuurt sturen verstuur versturen betaal betaalt betalen maak overmaken boek overboeken geef geven schenk overboeking"),
@@ -149,7 +152,8 @@ struct Lexicon: Sendable {
         coins: [:],
         numbers: .dutch,
         approximateCounts: ["tiental": 10, "tientallen": 10, "twintigtal": 20, "dertigtal": 30, "veertigtal": 40, "vijftigtal": 50, "honderdtal": 100],
-        particles: ["over", "terug"])
+        particles: ["over", "terug"],
+        decimalPoints: ["komma"])
 
     static let german = Lexicon(
         sendVerbs: words("""
@@ -176,7 +180,7 @@ struct Lexicon: Sendable {
         possessives: ["mein", "meine", "meinem", "meiner", "meinen"],
         approximations: phrases("etwa,ungefahr,ungefaehr,circa,zirka,ca,rund,so um die,um die,so,fast,knapp,beinahe,gut,~"),
         approximationsAfter: phrases("oder so,in etwa"),
-        atMost: phrases("weniger als,unter,hochstens,maximal,bis zu,nicht mehr als,max"),
+        atMost: phrases("weniger als,unter,hochstens,maximal,bis zu,nicht mehr als"),
         atLeast: phrases("mehr als,uber,mindestens,wenigstens,minimal,nicht weniger als"),
         rangeStarts: phrases("zwischen,von"),
         rangeJoiners: ["und", "bis", "-", "\u{2013}"],
@@ -186,7 +190,8 @@ struct Lexicon: Sendable {
         slangScales: ["mille": 1_000, "riese": 1_000],
         coins: [:],
         numbers: .german,
-        particles: ["an", "zuruck"])
+        particles: ["an", "zuruck"],
+        decimalPoints: ["komma"])
 
     static let french = Lexicon(
         sendVerbs: words("""
@@ -195,7 +200,7 @@ struct Lexicon: Sendable {
             """),
         requestVerbs: words("demande demander demandez reclame reclamer reclamez facture facturer"),
         balanceWords: words("solde soldes"),
-        balanceQuestions: [["combien", "j'ai"], ["combien", "ai-je"], ["combien", "ai", "je"], ["combien", "reste"]],
+        balanceQuestions: [["combien", "j'ai"], ["combien", "ai-je"], ["combien", "ai"], ["combien", "reste"]],
         payeeMarkers: ["a"], payerMarkers: ["a", "de"], noteMarkers: ["pour"],
         appMarkers: ["avec", "via"], appMarkersAlways: [],
         and: ["et"],
@@ -204,7 +209,7 @@ struct Lexicon: Sendable {
             argent en sur est environ entre que qui je tu
             """),
         fillers: words("""
-            peux peut pouvez tu vous je veux voudrais voudrait aimerais s'il te plait plait stp svp hey salut siri ok d'accord \
+            peux-tu pourrais-tu pouvez-vous peux peut pouvez tu vous je veux voudrais voudrait aimerais s'il te plait plait stp svp hey salut siri ok d'accord \
             maintenant mon ma mes moi me m le la les l un une de d du des argent en est quel quelle combien j'ai ai ai-je sur \
             compte montre montrer dis affiche merci aujourd'hui demain aussi encore a pour avec via et exactement pile il me reste fais faire fait effectue
             """),
@@ -225,7 +230,8 @@ struct Lexicon: Sendable {
         elisions: ["d'", "l'", "j'", "qu'", "m'", "t'", "s'"],
         of: ["de", "d'"],
         approximateCounts: ["dizaine": 10, "douzaine": 12, "quinzaine": 15, "vingtaine": 20, "trentaine": 30, "quarantaine": 40,
-                            "cinquantaine": 50, "soixantaine": 60, "centaine": 100])
+                            "cinquantaine": 50, "soixantaine": 60, "centaine": 100],
+        decimalPoints: ["virgule"])
 
     static let spanish = Lexicon(
         sendVerbs: words("""
@@ -262,5 +268,6 @@ struct Lexicon: Sendable {
         coins: [:],
         numbers: .spanish,
         of: ["de"],
-        approximateCounts: ["decena": 10, "veintena": 20, "treintena": 30, "cuarentena": 40, "cincuentena": 50, "centenar": 100])
+        approximateCounts: ["decena": 10, "veintena": 20, "treintena": 30, "cuarentena": 40, "cincuentena": 50, "centenar": 100],
+        decimalPoints: ["coma", "punto"])
 }

@@ -187,6 +187,7 @@ private struct Reading {
         taken = []
         joinPhones()
         if parser.locale.groupingSeparator == " " { joinSpaceGroups() }
+        dropAbbreviationDots()
         words = self.tokens.map(\.folded)
         taken = Array(repeating: false, count: self.tokens.count)
     }
@@ -273,6 +274,18 @@ private struct Reading {
         return (end, digits)
     }
 
+    /// Abbreviations keep their dot out of the way: "ca. 40 Euro", "2 Mio. Euro", "10 Tsd. €".
+    static let abbreviations: Set<String> = ["ca", "approx", "mio", "mrd", "tsd", "max", "min", "bzw", "env", "aprox", "ong", "st"]
+
+    mutating func dropAbbreviationDots() {
+        var kept: [Token] = []
+        for token in tokens {
+            if token.folded == ".", !token.spaced, let last = kept.last, last.kind == .word, Self.abbreviations.contains(last.folded) { continue }
+            kept.append(token)
+        }
+        tokens = kept
+    }
+
     /// French groups digits with spaces: "20 000 euros", "1 234,56 €".
     mutating func joinSpaceGroups() {
         var joined: [Token] = []
@@ -341,7 +354,12 @@ private struct Reading {
     func isOne(_ index: Int) -> Bool {
         guard lex.articles.contains(words[index]), index + 1 < tokens.count else { return false }
         let next = words[index + 1]
-        return lex.numbers.hundred.contains(next) || (lex.numbers.scales[next] != nil && next.utf8.count > 2) || isMoneyWord(index + 1)
+        if lex.numbers.hundred.contains(next) || (lex.numbers.scales[next] != nil && next.utf8.count > 2) { return true }
+        guard isMoneyWord(index + 1) else { return false }
+        // "a dollar" is one; "a US$4.7 billion" is not: there the number follows the symbol.
+        let length = (symbol(at: index + 1) ?? name(at: index + 1))?.1 ?? 1
+        let after = index + 1 + length
+        return !(after < tokens.count && (tokens[after].kind == .number || lex.numbers.isNumberWord(words[after])))
     }
 
     /// A number at `index`: digits (read by the locale), words, or halves ("half a million",
@@ -360,6 +378,12 @@ private struct Reading {
                 problems.append(ParseProblem(code: "unreadable_number", detail: "\"\(original(index..<index + 1))\" is not a number written the \(parser.locale.rawValue) way"))
                 return nil
             }
+            // "1 point 25": the digits after a decimal point said.
+            if value.scale == 0, index + 2 < tokens.count, lex.decimalPoints.contains(words[index + 1]), isDigitsOnly(index + 2),
+               let fraction = DecimalNumber.parse(digits: "0" + String(parser.locale.decimalSeparator) + words[index + 2], locale: parser.locale),
+               let sum = value.adding(fraction) {
+                return (sum, 3)
+            }
             return (value, 1)
         }
         guard token.kind == .word else { return nil }
@@ -371,6 +395,19 @@ private struct Reading {
         }
         guard let (value, length, scale) = numbers.read(words, from: index, isOne: isOne) else { return nil }
         if let scale { lastScale?.pointee = scale }
+        // "one point five": a decimal point said, then its digits one word at a time.
+        var end = index + length
+        if scale == nil, end + 1 < tokens.count, lex.decimalPoints.contains(words[end]) {
+            var fraction = DecimalNumber(significand: value)
+            var next = end + 1
+            while next < tokens.count, let digit = lex.numbers.words[words[next]], digit < 10, fraction.scale < DecimalNumber.maxScale {
+                guard let shifted = fraction.rescaled(to: fraction.scale + 1), let sum = shifted.adding(DecimalNumber(significand: digit, scale: fraction.scale + 1)) else { break }
+                fraction = sum
+                next += 1
+            }
+            if next > end + 1 { return (fraction, next - index) }
+            end = index + length
+        }
         return (DecimalNumber(significand: value), length)
     }
 
@@ -458,6 +495,8 @@ private struct Reading {
             halfOf = lastScale
         }
         let numberWasDigits = tokens[index].kind == .number
+        // Digits and halves take a scale after them: "2 million", "anderhalf miljoen".
+        let takesScale = numberWasDigits || said.scale > 0
         var value = said
         index += numberLength
         var local = false
@@ -467,7 +506,7 @@ private struct Reading {
             index += 1
         }
         // 10k, 10 thousand, 4.7 billion, 5 lakh, 10 grand
-        if index < tokens.count, numberWasDigits, let (factor, isLocal) = scale(at: index), tokens[index].spaced || factor == 1_000 || factor == 1_000_000 {
+        if index < tokens.count, takesScale, let (factor, isLocal) = scale(at: index), tokens[index].spaced || factor == 1_000 || factor == 1_000_000 {
             guard let scaled = value.multiplied(by: factor) else {
                 problems.append(ParseProblem(code: "amount_too_large", detail: "the amount is too large"))
                 return nil
@@ -538,7 +577,8 @@ private struct Reading {
     /// pence", "3 pounds and a penny", "five euros fifty", "12 euro en 50 cent".
     func minorPart(after index: Int, value: DecimalNumber, unit: MoneyUnit) -> (DecimalNumber, Int)? {
         var next = index
-        if next < tokens.count, lex.and.contains(words[next]) || words[next] == "and" { next += 1 }
+        // "12 euro en 50 cent", "doce euros con cincuenta"
+        if next < tokens.count, lex.and.contains(words[next]) || words[next] == "and" || (parser.locale.language == .es && words[next] == "con") { next += 1 }
         guard next < tokens.count, !(tokens[next].kind == .number && (words[next].contains(".") || words[next].contains(","))) else { return nil }
         var minor: DecimalNumber
         var length: Int
@@ -638,14 +678,10 @@ private struct Reading {
             }
             if case .range = said.exactness {} else if said.exactness != .exact {
                 // already approximate ("20ish", "une vingtaine")
-            } else if let before = phrase(lex.approximations, endingBefore: start) {
-                said.exactness = .approximate
-                start = before
-            } else if let before = phrase(lex.atMost, endingBefore: start) {
-                said.exactness = .atMost
-                start = before
-            } else if let before = phrase(lex.atLeast, endingBefore: start) {
-                said.exactness = .atLeast
+            } else if let (before, exactness) = [(lex.approximations, ParsedAmount.Exactness.approximate), (lex.atMost, .atMost), (lex.atLeast, .atLeast)]
+                .compactMap({ phrases, exactness in phrase(phrases, endingBefore: start).map { ($0, exactness) } }).min(by: { $0.0 < $1.0 }) {
+                // The longest said: "no less than" is at least, not "less than".
+                said.exactness = exactness
                 start = before
             } else if start > 0, words[start - 1] == "~" {
                 said.exactness = .approximate
@@ -769,7 +805,7 @@ private struct Reading {
         // The person: after "to"/"from", or right after the verb ("pay Jane", "ask Bob for").
         if let verb {
             var candidate: Int?
-            if let marker = words.indices.first(where: { !taken[$0] && personMarkers.contains(words[$0]) && $0 > verb && nameLength(at: skippingMy($0 + 1)) != nil }) {
+            if let marker = words.indices.first(where: { !taken[$0] && personMarkers.contains(words[$0]) && ($0 > verb || verbLast) && nameLength(at: skippingMy($0 + 1)) != nil }) {
                 let start = skippingMy(marker + 1)
                 candidate = start
                 mark(marker..<start)
@@ -819,6 +855,11 @@ private struct Reading {
     func reportUnread(around range: Range<Int>, into result: inout ParsedUtterance) {
         for position in [range.lowerBound - 1, range.upperBound] where position >= 0 && position < tokens.count && !taken[position] {
             let word = words[position]
+            if position == range.upperBound, tokens[position].kind == .word, !tokens[position].spaced {
+                // "1e6 dollars": letters stuck to the number.
+                result.problems.append(ParseProblem(code: "unreadable_amount", detail: "\"\(original(range.lowerBound..<position + 1))\" is not an amount I can read exactly"))
+                return
+            }
             let numeric = tokens[position].kind == .number || lex.numbers.isNumberWord(word) && !lex.articles.contains(word)
                 || lex.half.contains(word) || lex.oneAndAHalf.contains(word)
             if numeric, !(position == range.upperBound && lex.noteMarkers.contains(word)) {
