@@ -72,7 +72,7 @@ struct NumberLexicon: Sendable {
             teens: ["zehn", "elf", "zwolf", "dreizehn", "vierzehn", "funfzehn", "sechzehn", "siebzehn", "achtzehn", "neunzehn"],
             tens: ["zwanzig", "dreissig", "vierzig", "funfzig", "sechzig", "siebzig", "achtzig", "neunzig"],
             hundred: "hundert", and: "und", hundredAlone: ["hundert", "einhundert"],
-            restAfterHundred: { $0 == 1 ? ["eins", "undeins"] : [] })
+            restAfterHundred: { $0 == 1 ? ["eins", "ein", "undeins"] : [] })
         words["null"] = 0
         for form in ["eine", "einen", "einem"] { words[form] = 1 }
         // "fünf" and "zwölf" typed without the umlaut ("fuenf", "zwoelf").
