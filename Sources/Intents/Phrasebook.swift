@@ -176,6 +176,29 @@ public struct Phrasebook: Sendable {
              "«\(answer)» no es un número del 1 al \(count)")
     }
 
+    /// A problem of the parse, said to the user: why the amount was not taken as said.
+    public func problem(_ problem: ParseProblem) -> String {
+        let words = quoted(problem.words)
+        return switch problem.code {
+        case "unreadable_number":
+            pick("I cannot read \(words) exactly as a number", "ik kan \(words) niet precies als getal lezen", "ich kann \(words) nicht genau als Zahl lesen",
+                 "je ne peux pas lire \(words) exactement comme un nombre", "no puedo leer \(words) exactamente como un número")
+        case "unreadable_amount":
+            pick("I cannot read the amount in \(words) exactly", "ik kan het bedrag in \(words) niet precies lezen", "ich kann den Betrag in \(words) nicht genau lesen",
+                 "je ne peux pas lire exactement le montant dans \(words)", "no puedo leer exactamente el importe en \(words)")
+        case "several_amounts":
+            pick("you said several amounts: \(problem.words)", "je noemde meerdere bedragen: \(problem.words)", "Sie nannten mehrere Beträge: \(problem.words)",
+                 "vous avez dit plusieurs montants : \(problem.words)", "has dicho varios importes: \(problem.words)")
+        case "amount_too_large":
+            pick("that amount is too large", "dat bedrag is te groot", "dieser Betrag ist zu groß", "ce montant est trop grand", "ese importe es demasiado grande")
+        default:
+            problem.detail
+        }
+    }
+
+    /// The problems that leave no amount to pay as it stands: it is asked for again.
+    public static let amountProblems: Set<String> = ["unreadable_number", "unreadable_amount", "several_amounts", "amount_too_large"]
+
     // MARK: Refusals
 
     public func sentence(_ failure: IntentFailure) -> String {

@@ -31,7 +31,10 @@ public struct ParseProblem: Hashable, Sendable {
     /// `several_amounts`, `approximate_amount`, `amount_range`, `amount_bound`, `empty`,
     /// `language_unsupported`.
     public var code: String
+    /// In English, for logs and `--parse`; ``Phrasebook/problem(_:)`` says it in any language.
     public var detail: String
+    /// The words it is about ("12.50", "50 20 dollars"), or "" when none.
+    public var words: String = ""
 }
 
 /// What an utterance asks for, parameter by parameter, before anything is resolved.
@@ -375,7 +378,7 @@ private struct Reading {
         let token = tokens[index]
         if token.kind == .number {
             guard let value = DecimalNumber.parse(digits: words[index], locale: parser.locale) else {
-                problems.append(ParseProblem(code: "unreadable_number", detail: "\"\(original(index..<index + 1))\" is not a number written the \(parser.locale.rawValue) way"))
+                problems.append(ParseProblem(code: "unreadable_number", detail: "\"\(original(index..<index + 1))\" is not a number written the \(parser.locale.rawValue) way", words: original(index..<index + 1)))
                 return nil
             }
             // "1 point 25": the digits after a decimal point said.
@@ -718,7 +721,7 @@ private struct Reading {
         if strong.count > 1 {
             let distinct = Set(strong.map { "\($0.0.value.normalized) \($0.0.unit)" })
             if distinct.count > 1 {
-                result.problems.append(ParseProblem(code: "several_amounts", detail: "the text names several amounts: \(strong.map(\.0.text).joined(separator: ", "))"))
+                result.problems.append(ParseProblem(code: "several_amounts", detail: "the text names several amounts: \(strong.map(\.0.text).joined(separator: ", "))", words: strong.map(\.0.text).joined(separator: ", ")))
                 for (_, range, _) in strong { mark(range) }
             } else {
                 chosen = (strong[0].0, strong[0].1)
@@ -842,11 +845,11 @@ private struct Reading {
         switch amount.exactness {
         case .exact: break
         case .approximate:
-            result.problems.append(ParseProblem(code: "approximate_amount", detail: "\"\(amount.text)\" is not an exact amount"))
+            result.problems.append(ParseProblem(code: "approximate_amount", detail: "\"\(amount.text)\" is not an exact amount", words: amount.text))
         case .atMost, .atLeast:
-            result.problems.append(ParseProblem(code: "amount_bound", detail: "\"\(amount.text)\" is a limit, not an amount"))
+            result.problems.append(ParseProblem(code: "amount_bound", detail: "\"\(amount.text)\" is a limit, not an amount", words: amount.text))
         case .range:
-            result.problems.append(ParseProblem(code: "amount_range", detail: "\"\(amount.text)\" is a range, not one amount"))
+            result.problems.append(ParseProblem(code: "amount_range", detail: "\"\(amount.text)\" is a range, not one amount", words: amount.text))
         }
     }
 
@@ -857,13 +860,14 @@ private struct Reading {
             let word = words[position]
             if position == range.upperBound, tokens[position].kind == .word, !tokens[position].spaced {
                 // "1e6 dollars": letters stuck to the number.
-                result.problems.append(ParseProblem(code: "unreadable_amount", detail: "\"\(original(range.lowerBound..<position + 1))\" is not an amount I can read exactly"))
+                result.problems.append(ParseProblem(code: "unreadable_amount", detail: "\"\(original(range.lowerBound..<position + 1))\" is not an amount I can read exactly", words: original(range.lowerBound..<position + 1)))
                 return
             }
             let numeric = tokens[position].kind == .number || lex.numbers.isNumberWord(word) && !lex.articles.contains(word)
                 || lex.half.contains(word) || lex.oneAndAHalf.contains(word)
             if numeric, !(position == range.upperBound && lex.noteMarkers.contains(word)) {
-                result.problems.append(ParseProblem(code: "unreadable_amount", detail: "\"\(original(position..<position + 1))\" next to \"\(result.amount.map { $0.text } ?? "")\" is not understood as part of the amount"))
+                result.problems.append(ParseProblem(code: "unreadable_amount", detail: "\"\(original(position..<position + 1))\" next to \"\(result.amount.map { $0.text } ?? "")\" is not understood as part of the amount",
+                                                    words: original(min(position, range.lowerBound)..<max(position + 1, range.upperBound))))
                 return
             }
         }

@@ -210,6 +210,16 @@ struct Conversation {
         }
     }
 
+    /// The amount as said, unless the words could not be read exactly: then the problem is
+    /// said and the amount asked for.
+    func amount(_ parsed: ParsedUtterance, resolver: PaymentResolver) throws -> CurrencyAmount {
+        if let problem = parsed.problems.first(where: { Phrasebook.amountProblems.contains($0.code) }) {
+            print(phrases.problem(problem) + ".")
+            return try amount(try askAmount(phrases.howMuch), resolver: resolver)
+        }
+        return try amount(parsed.amount, resolver: resolver)
+    }
+
     func amount(_ said: ParsedAmount?, resolver: PaymentResolver) throws -> CurrencyAmount {
         var said = said
         while true {
@@ -236,7 +246,9 @@ struct Conversation {
     func askAmount(_ question: String) throws -> ParsedAmount? {
         let answer = try ask(question)
         let parsed = UtteranceParser(locale: locale).parse(answer)
-        if parsed.amount == nil, let problem = parsed.problems.first { throw CommandFailure(problem.detail) }
+        if let problem = parsed.problems.first(where: { Phrasebook.amountProblems.contains($0.code) }) ?? (parsed.amount == nil ? parsed.problems.first : nil) {
+            throw CommandFailure(phrases.problem(problem))
+        }
         return parsed.amount
     }
 
@@ -252,7 +264,7 @@ struct Conversation {
     func send(_ parsed: ParsedUtterance) async throws {
         let resolver = try await resolver(for: parsed.payee)
         let payee = try person(parsed.payee, resolver: resolver, request: false)
-        let amount = try amount(parsed.amount, resolver: resolver)
+        let amount = try amount(parsed, resolver: resolver)
         let note = Self.note(parsed, resolver)
         let intent = SendPaymentIntent(payee: payee, amount: amount, note: note)
         let ready = await handler.confirm(intent)
@@ -297,7 +309,7 @@ struct Conversation {
     func request(_ parsed: ParsedUtterance) async throws {
         let resolver = try await resolver(for: parsed.payee)
         let payer = try person(parsed.payee, resolver: resolver, request: true)
-        let amount = try amount(parsed.amount, resolver: resolver)
+        let amount = try amount(parsed, resolver: resolver)
         let note = Self.note(parsed, resolver)
         let answer = try handler.request(RequestPaymentIntent(payer: payer, amount: amount, note: note))
         guard answer.code == .success, let uri = answer.uri else {
