@@ -84,9 +84,6 @@ enum CurrencyTable {
         return table
     }()
 
-    /// The longest phrase of a name or symbol table, in tokens.
-    static let longestPhrase = 3
-
     /// A phrase as the parser sees it: its tokens' folded text joined by spaces ("US$" is "us $").
     static func key(_ phrase: String) -> String {
         Tokenizer.tokens(Array(phrase.unicodeScalars)).map(\.folded).joined(separator: " ")
@@ -96,18 +93,19 @@ enum CurrencyTable {
         Dictionary(table.map { (key($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The first tokens of the tables' phrases of more than one token: a longer phrase is only
-    /// looked for where one of these stands.
-    static let phraseStarts: Set<String> = {
-        var starts = Set<String>()
-        for table in [symbolKeys, nameKeys, minorNameKeys] {
-            for key in table.keys {
-                let words = key.split(separator: " ")
-                if words.count > 1 { starts.insert(String(words[0])) }
-            }
+    /// The phrases of more than one token of a table, by their first token, longest first.
+    static func phrases(_ table: [String: MoneyUnit]) -> [String: [([String], MoneyUnit)]] {
+        var phrases: [String: [([String], MoneyUnit)]] = [:]
+        for (key, unit) in table {
+            let words = key.split(separator: " ").map(String.init)
+            if words.count > 1 { phrases[words[0], default: []].append((words, unit)) }
         }
-        return starts
-    }()
+        return phrases.mapValues { $0.sorted { $0.0.count > $1.0.count } }
+    }
+
+    static let symbolPhrases = phrases(symbolKeys)
+    static let namePhrases = phrases(nameKeys)
+    static let minorNamePhrases = phrases(minorNameKeys)
 
     static let symbolKeys = keyed(symbols)
     static let nameKeys = keyed(names)

@@ -91,31 +91,47 @@ public struct DecimalNumber: Hashable, Sendable, CustomStringConvertible {
     /// "1.234,56" in Dutch. Groups must have three digits, so "12,50" is not a number in English
     /// (nil: the caller reports it instead of guessing).
     static func parse(digits text: String, locale: IntentLocale) -> DecimalNumber? {
-        let decimalMark = locale.decimalSeparator
-        var groupMark = locale.groupingSeparator
-        var text = text
+        let decimalMark = UInt8(ascii: locale.decimalSeparator == "," ? "," : ".")
+        var groupMark = UInt8(ascii: locale.groupingSeparator == "," ? "," : locale.groupingSeparator == " " ? " " : ".")
+        let bytes = text.utf8
         // A space groups digits in French ("1 234,56"); so does "." there ("1.234,56").
-        if groupMark == " ", !text.contains(" ") { groupMark = "." }
-        // ".50" is half: a leading decimal mark is part of the number.
-        if text.first == decimalMark { text = "0" + text }
-        var parts = text.split(separator: decimalMark, omittingEmptySubsequences: false)
-        guard parts.count <= 2 else { return nil }
-        let fraction = parts.count == 2 ? parts.removeLast() : nil
-        let groups = parts[0].split(separator: groupMark, omittingEmptySubsequences: false)
-        guard let first = groups.first, !first.isEmpty else { return nil }
-        if groups.count > 1 {
-            guard first.count <= 3, groups.dropFirst().allSatisfy({ $0.count == 3 }) else { return nil }
-        }
-        if let fraction, fraction.isEmpty || fraction.contains(groupMark) { return nil }
+        if groupMark == UInt8(ascii: " "), !bytes.contains(UInt8(ascii: " ")) { groupMark = UInt8(ascii: ".") }
         var number = DecimalNumber(significand: 0)
-        for character in groups.joined() + (fraction ?? "") {
-            guard let digit = character.wholeNumberValue, character.isASCII else { return nil }
-            let (times, overflow) = number.significand.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times.addingReportingOverflow(UInt64(digit))
-            if overflow || overflow2 { return nil }
-            number.significand = sum
+        var digitsInGroup = 0
+        var groups = 0
+        var inFraction = false
+        var fractionDigits = 0
+        var sawDigit = false
+        // ".50" is half: a leading decimal mark is part of the number.
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let (times, overflow) = number.significand.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = times.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+                if overflow || overflow2 { return nil }
+                number.significand = sum
+                sawDigit = true
+                if inFraction { fractionDigits += 1 } else { digitsInGroup += 1 }
+            case groupMark where !inFraction:
+                // Groups after the first have exactly three digits; the first one to three.
+                if groups == 0 {
+                    guard digitsInGroup >= 1, digitsInGroup <= 3 else { return nil }
+                } else {
+                    guard digitsInGroup == 3 else { return nil }
+                }
+                groups += 1
+                digitsInGroup = 0
+            case decimalMark where !inFraction:
+                if groups > 0 { guard digitsInGroup == 3 else { return nil } }
+                inFraction = true
+            default:
+                return nil
+            }
         }
-        number.scale = fraction?.count ?? 0
+        guard sawDigit, !inFraction || fractionDigits > 0 else { return nil }
+        if !inFraction, groups > 0, digitsInGroup != 3 { return nil }
+        if !inFraction, groups == 0, digitsInGroup == 0 { return nil }
+        number.scale = fractionDigits
         guard number.scale <= maxScale else { return nil }
         return number
     }

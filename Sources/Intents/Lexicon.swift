@@ -72,15 +72,53 @@ struct Lexicon: Sendable {
     /// A decimal point said: "one point five", "een komma vijf", "un virgule cinq".
     var decimalPoints: Set<String> = []
 
-    static func of(_ language: IntentLanguage) -> Lexicon {
+    static func of(_ language: IntentLanguage) -> Shared {
         switch language {
-        case .en: english
-        case .nl: dutch
-        case .de: german
-        case .fr: french
-        case .es: spanish
+        case .en: sharedEnglish
+        case .nl: sharedDutch
+        case .de: sharedGerman
+        case .fr: sharedFrench
+        case .es: sharedSpanish
         }
     }
+
+    /// One lexicon shared by reference: a parse copies one pointer, not forty sets.
+    final class Shared: Sendable {
+        let lexicon: Lexicon
+        let numbers: NumberReader
+        /// The words an amount can start with: currencies said first, number words, articles,
+        /// halves, slang, approximate counts. Any other word is passed over in one lookup.
+        let amountStarts: Set<String>
+
+        init(_ lexicon: Lexicon) {
+            self.lexicon = lexicon
+            numbers = NumberReader(lexicon: lexicon.numbers)
+            var starts = Set<String>()
+            // Single-token symbols and names; a phrase's first word ("a" of "A$") is a start only
+            // where the whole phrase stands (`Reading.mayStartAmount`).
+            for table in [CurrencyTable.symbolKeys, CurrencyTable.nameKeys] {
+                for key in table.keys where !key.contains(" ") { starts.insert(key) }
+            }
+            starts.formUnion(lexicon.numbers.words.keys)
+            starts.formUnion(lexicon.numbers.hundred)
+            starts.formUnion(lexicon.numbers.scales.keys.filter { $0.utf8.count > 2 })
+            starts.formUnion(lexicon.articles)
+            starts.formUnion(lexicon.half)
+            starts.formUnion(lexicon.oneAndAHalf)
+            starts.formUnion(lexicon.approximateCounts.keys)
+            starts.formUnion(lexicon.slangAmounts.keys)
+            starts.formUnion(lexicon.slangScales.keys)
+            starts.formUnion(lexicon.coins.keys)
+            if lexicon.numbers.french == false, lexicon.and.contains("and") { starts.formUnion(["a", "an", "one", "minus", "negative"]) }
+            amountStarts = starts
+        }
+    }
+
+    static let sharedEnglish = Shared(english)
+    static let sharedDutch = Shared(dutch)
+    static let sharedGerman = Shared(german)
+    static let sharedFrench = Shared(french)
+    static let sharedSpanish = Shared(spanish)
 
     static func words(_ text: String) -> Set<String> { Set(text.split(separator: " ").map(String.init)) }
     static func phrases(_ text: String) -> [[String]] {
@@ -115,7 +153,7 @@ struct Lexicon: Sendable {
         rangeJoiners: ["and", "to", "-", "\u{2013}"],
         half: ["half"], oneAndAHalf: [],
         articles: ["a", "an"],
-        slangAmounts: ["tenner": 10, "fiver": 5],
+        slangAmounts: ["tenner": 10, "tenners": 10, "fiver": 5, "fivers": 5],
         slangScales: ["grand": 1_000],
         coins: ["penny": 1, "pennies": 1, "nickel": 5, "nickels": 5, "dime": 10, "dimes": 10, "quarter": 25, "quarters": 25],
         numbers: .english,
@@ -186,7 +224,7 @@ struct Lexicon: Sendable {
         rangeJoiners: ["und", "bis", "-", "\u{2013}"],
         half: ["halb", "halbe", "halben"], oneAndAHalf: ["anderthalb", "eineinhalb"],
         articles: ["ein", "eine", "einen", "einem"],
-        slangAmounts: ["zehner": 10, "funfer": 5, "zwanziger": 20, "funfziger": 50, "hunderter": 100, "zwanni": 20, "fuffi": 50],
+        slangAmounts: ["zehner": 10, "zehnern": 10, "funfer": 5, "funfern": 5, "zwanziger": 20, "zwanzigern": 20, "funfziger": 50, "hunderter": 100, "zwanni": 20, "zwannis": 20, "fuffi": 50, "fuffis": 50],
         slangScales: ["mille": 1_000, "riese": 1_000],
         coins: [:],
         numbers: .german,

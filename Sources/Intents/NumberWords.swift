@@ -14,6 +14,18 @@ struct NumberLexicon: Sendable {
     var unitBeforeTens = false
     /// French counting: "quatre-vingts" is 80, "soixante-dix" 70, "dix-sept" 17.
     var french = false
+    /// The scales that may stand inside one word ("tweeduizend"), longest first, as bytes.
+    let compoundScales: [([UInt8], UInt64)]
+
+    init(words: [String: UInt64], hundred: Set<String>, scales: [String: UInt64], joiners: Set<String>, unitBeforeTens: Bool = false, french: Bool = false) {
+        self.words = words
+        self.hundred = hundred
+        self.scales = scales
+        self.joiners = joiners
+        self.unitBeforeTens = unitBeforeTens
+        self.french = french
+        compoundScales = scales.filter { $0.key.utf8.count > 2 }.map { (Array($0.key.utf8), $0.value) }.sorted { $0.0.count > $1.0.count }
+    }
 
     static let english: NumberLexicon = {
         var words: [String: UInt64] = [:]
@@ -138,10 +150,11 @@ struct NumberLexicon: Sendable {
             }
             return all.isEmpty || all.first == .join || all.last == .join ? nil : all
         }
-        guard unitBeforeTens || french, word.utf8.count > 4 else { return nil }
-        for (scaleWord, scale) in scales where scaleWord.utf8.count > 2 {
-            guard let range = word.firstRange(of: scaleWord) else { continue }
-            let before = String(word[..<range.lowerBound]), after = String(word[range.upperBound...])
+        guard unitBeforeTens, word.utf8.count > 4 else { return nil }
+        let bytes = Array(word.utf8)
+        for (scaleBytes, scale) in compoundScales {
+            guard let at = Self.find(scaleBytes, in: bytes) else { continue }
+            let before = String(decoding: bytes[..<at], as: UTF8.self), after = String(decoding: bytes[(at + scaleBytes.count)...], as: UTF8.self)
             var result: [NumberPiece] = []
             if !before.isEmpty {
                 guard let value = words[before] else { continue }
@@ -153,6 +166,18 @@ struct NumberLexicon: Sendable {
                 result += rest
             }
             return result
+        }
+        return nil
+    }
+
+
+    /// Where `needle` first stands in `haystack`.
+    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard needle.count <= haystack.count, let first = needle.first else { return nil }
+        var index = 0
+        while index + needle.count <= haystack.count {
+            if haystack[index] == first, haystack[index..<index + needle.count].elementsEqual(needle) { return index }
+            index += 1
         }
         return nil
     }

@@ -76,7 +76,7 @@ public struct ParsedUtterance: Hashable, Sendable {
 /// five" as 2005. An amount it cannot read exactly is reported, never guessed.
 public struct UtteranceParser: Sendable {
     public var locale: IntentLocale {
-        didSet { lexicon = Lexicon.of(locale.language) }
+        didSet { shared = Lexicon.of(locale.language) }
     }
     /// Names to recognise whole (contacts' names and aliases), as INVocabulary registers them:
     /// a registered name may hold words that would otherwise end a name ("Ben and Jerry").
@@ -94,7 +94,8 @@ public struct UtteranceParser: Sendable {
     private(set) var vocabularyWords: [[String]]
     private(set) var appWords: [[String]]
     private(set) var extraCodes: [String: String]
-    private(set) var lexicon: Lexicon
+    private(set) var shared: Lexicon.Shared
+    var lexicon: Lexicon { shared.lexicon }
 
     /// Longer text is refused (`too_long`) rather than read.
     public static let maxLength = 2_000
@@ -107,7 +108,7 @@ public struct UtteranceParser: Sendable {
         vocabularyWords = Self.folded(vocabulary)
         appWords = Self.folded(appNames)
         extraCodes = Self.codes(currencyCodes)
-        lexicon = Lexicon.of(locale.language)
+        shared = Lexicon.of(locale.language)
     }
 
     /// Folded code → code, for codes of 3 to 12 letters and digits the tables do not know.
@@ -163,7 +164,7 @@ public struct UtteranceParser: Sendable {
             result.problems.append(ParseProblem(code: "empty", detail: "there is nothing to read"))
             return result
         }
-        var reading = Reading(tokens: tokens, scalars: scalars, parser: self)
+        var reading = Reading(tokens: tokens, scalars: scalars, text: text, parser: self)
         reading.run(into: &result)
         return result
     }
@@ -174,18 +175,32 @@ private struct Reading {
     var tokens: [Token]
     let scalars: [Unicode.Scalar]
     let parser: UtteranceParser
-    let lex: Lexicon
-    let numbers: NumberReader
+    let shared: Lexicon.Shared
+    var lex: Lexicon { shared.lexicon }
+    var numbers: NumberReader { shared.numbers }
     var words: [String]
     /// Which tokens some part of the parse has taken.
     var taken: [Bool]
 
-    init(tokens: [Token], scalars: [Unicode.Scalar], parser: UtteranceParser) {
+    /// The text's UTF-8, and where each scalar starts in it: the words said are cut from it.
+    let utf8: [UInt8]
+    let offsets: [Int]
+
+    init(tokens: [Token], scalars: [Unicode.Scalar], text: String, parser: UtteranceParser) {
         self.tokens = tokens
         self.scalars = scalars
+        utf8 = Array(text.utf8)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(scalars.count + 1)
+        var offset = 0
+        for scalar in scalars {
+            offsets.append(offset)
+            offset += UTF8.width(scalar)
+        }
+        offsets.append(offset)
+        self.offsets = offsets
         self.parser = parser
-        lex = parser.lexicon
-        numbers = NumberReader(lexicon: parser.lexicon.numbers)
+        shared = parser.shared
         words = []
         taken = []
         joinPhones()
@@ -197,7 +212,7 @@ private struct Reading {
 
     func original(_ range: Range<Int>) -> String {
         guard !range.isEmpty else { return "" }
-        return String(String.UnicodeScalarView(scalars[tokens[range.lowerBound].start..<tokens[range.upperBound - 1].end]))
+        return String(decoding: utf8[offsets[tokens[range.lowerBound].start]..<offsets[tokens[range.upperBound - 1].end]], as: UTF8.self)
     }
 
     // MARK: Handles and digit groups
@@ -308,26 +323,26 @@ private struct Reading {
     // MARK: Amounts
 
     /// The table entry that `tokens[index...]` starts with, longest first, and its length.
-    func match(_ table: [String: MoneyUnit], at index: Int) -> (MoneyUnit, Int)? {
+    func match(_ table: [String: MoneyUnit], _ phrases: [String: [([String], MoneyUnit)]], at index: Int) -> (MoneyUnit, Int)? {
         guard index < tokens.count, tokens[index].kind != .handle else { return nil }
-        guard CurrencyTable.phraseStarts.contains(words[index]) else { return table[words[index]].map { ($0, 1) } }
-        for length in stride(from: CurrencyTable.longestPhrase, through: 1, by: -1) where index + length <= tokens.count {
-            let key = words[index..<index + length].joined(separator: " ")
-            if let unit = table[key] { return (unit, length) }
+        if let candidates = phrases[words[index]] {
+            for (phrase, unit) in candidates where index + phrase.count <= tokens.count {
+                if (1..<phrase.count).allSatisfy({ words[index + $0] == phrase[$0] }) { return (unit, phrase.count) }
+            }
         }
-        return nil
+        return table[words[index]].map { ($0, 1) }
     }
 
     /// A symbol, an ISO code, or one of the app's own currency codes at `index`.
     func symbol(at index: Int) -> (MoneyUnit, Int)? {
         if index < tokens.count, let code = parser.extraCodes[words[index]] { return (.currency(code), 1) }
-        return match(CurrencyTable.symbolKeys, at: index)
+        return match(CurrencyTable.symbolKeys, CurrencyTable.symbolPhrases, at: index)
     }
 
     /// A currency's name at `index`, with the language's slang for its own money ("3 balles").
     func name(at index: Int) -> (MoneyUnit, Int)? {
         if index < tokens.count, lex.slangUnits.contains(words[index]) { return (.ambiguous(.local), 1) }
-        return match(CurrencyTable.nameKeys, at: index)
+        return match(CurrencyTable.nameKeys, CurrencyTable.namePhrases, at: index)
     }
 
     func minorName(at index: Int) -> (MoneyUnit, Int)? {
@@ -336,7 +351,7 @@ private struct Reading {
         if parser.locale == .enGB, word == "penny" || word == "pennies" { return (.currency("GBP"), 1) }
         // A cent is a euro's outside English.
         if parser.locale.language != .en, word == "cent" || word == "cents" || word == "ct" { return (.currency("EUR"), 1) }
-        return match(CurrencyTable.minorNameKeys, at: index)
+        return match(CurrencyTable.minorNameKeys, CurrencyTable.minorNamePhrases, at: index)
     }
 
     static func exponent(_ unit: MoneyUnit) -> Int {
@@ -458,9 +473,27 @@ private struct Reading {
     /// An amount starting at `index`: [sign] [symbol or code] number [scale] [symbol, code or
     /// name] [and N cents], N cents, coins ("four quarters"), or slang ("a tenner", "10 grand").
     /// `strong` when money is said.
+    /// Whether an amount may start at `index`: most words cannot, and are passed over at once.
+    func mayStartAmount(_ index: Int) -> Bool {
+        let token = tokens[index]
+        switch token.kind {
+        case .number: return true
+        case .handle: return false
+        case .symbol: return token.folded == "-" || token.folded == "\u{2212}" || CurrencyTable.symbolKeys[token.folded] != nil
+        case .word:
+            let word = token.folded
+            if shared.amountStarts.contains(word) || parser.extraCodes[word] != nil { return true }
+            if CurrencyTable.symbolPhrases[word] != nil || CurrencyTable.namePhrases[word] != nil, symbol(at: index) != nil || name(at: index) != nil { return true }
+            // Hyphenated ("twenty-five", "demi-million") and one-word compounds ("tweeduizend",
+            // "zweieinhalb") are looked at whole.
+            return word.utf8.contains(UInt8(ascii: "-")) || (lex.numbers.unitBeforeTens && word.utf8.count > 4 && lex.numbers.pieces(word) != nil)
+                || (parser.locale.language == .de && word.hasSuffix("einhalb"))
+        }
+    }
+
     func amount(at start: Int, problems: inout [ParseProblem]) -> (ParsedAmount, end: Int, strong: Bool)? {
         var index = start
-        guard tokens[index].kind != .handle else { return nil }
+        guard mayStartAmount(index) else { return nil }
         var negative = false
         if ["-", "\u{2212}"].contains(words[index]) || (parser.locale.language == .en && (words[index] == "minus" || words[index] == "negative")) {
             negative = true
@@ -468,7 +501,7 @@ private struct Reading {
         }
         var unit: MoneyUnit?
         if let (prefix, length) = symbol(at: index)
-            ?? match(CurrencyTable.nameKeys, at: index).flatMap({ index + $0.1 < tokens.count && tokens[index + $0.1].kind == .number ? $0 : nil }) {
+            ?? match(CurrencyTable.nameKeys, CurrencyTable.namePhrases, at: index).flatMap({ index + $0.1 < tokens.count && tokens[index + $0.1].kind == .number ? $0 : nil }) {
             // "€20", "EUR 20", "ringgit 42"
             unit = prefix
             index += length
@@ -496,6 +529,12 @@ private struct Reading {
             guard let (read, length) = number(at: index, problems: &problems, lastScale: &lastScale) else { return nil }
             (said, numberLength) = (read, length)
             halfOf = lastScale
+        }
+        // "two fivers", "ten dimes", "200000 nickels"
+        if unit == nil, let (counted, moneyUnit, end) = counted(said, at: index + numberLength) {
+            var value = counted
+            value.isNegative = negative
+            return (ParsedAmount(value: value, unit: moneyUnit, text: original(start..<end)), end, true)
         }
         let numberWasDigits = tokens[index].kind == .number
         // Digits and halves take a scale after them: "2 million", "anderhalf miljoen".
@@ -612,23 +651,18 @@ private struct Reading {
     /// Money counted in slang or coins: "a tenner", "two fivers", "een tientje", "ein Zehner",
     /// "a quarter", "four quarters", "ten dimes": the value, its unit and where it ends.
     func counted(at start: Int, problems: inout [ParseProblem]) -> (DecimalNumber, MoneyUnit, Int)? {
-        var index = start
-        var count = DecimalNumber(significand: 1)
-        if lex.articles.contains(words[index]) || words[index] == "a" || words[index] == "an" {
-            index += 1
-        } else if tokens[index].kind == .number || lex.numbers.isNumberWord(words[index]) {
-            var ignored: [ParseProblem] = []
-            guard let (said, length) = number(at: index, problems: &ignored), said.scale == 0 else { return nil }
-            count = said
-            index += length
-        }
-        guard index < tokens.count else { return nil }
-        var word = words[index]
-        if word.hasSuffix("s"), lex.slangAmounts[word] == nil, lex.coins[word] == nil { word.removeLast() }
+        guard lex.articles.contains(words[start]) || words[start] == "a" || words[start] == "an", start + 1 < tokens.count else { return nil }
+        return counted(DecimalNumber(significand: 1), at: start + 1)
+    }
+
+    /// `count` of the slang or coin at `index` ("two fivers", "ten dimes"), or nil.
+    func counted(_ count: DecimalNumber, at index: Int) -> (DecimalNumber, MoneyUnit, Int)? {
+        guard index < tokens.count, count.scale == 0 else { return nil }
+        let word = words[index]
         if let each = lex.slangAmounts[word] {
             return count.multiplied(by: each).map { ($0, .ambiguous(.local), index + 1) }
         }
-        if let cents = lex.coins[word], index > start {
+        if let cents = lex.coins[word] {
             guard let total = count.multiplied(by: cents) else { return nil }
             return (DecimalNumber(significand: total.significand, scale: 2), parser.locale == .enGB && cents == 1 ? .currency("GBP") : .ambiguous(.dollar), index + 1)
         }
