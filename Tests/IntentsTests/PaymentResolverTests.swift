@@ -78,6 +78,85 @@ struct PaymentResolverTests {
         #expect(resolver().resolveNote(" ") == .notRequired)
     }
 
+    /// Amounts not said exactly are never paid as said: an approximate one is offered to confirm
+    /// exactly, a range or a limit is asked for.
+    @Test func inexactAmounts() {
+        let resolver = resolver()
+        let twenty = CurrencyAmount(minorUnits: 2_000, currency: "USD", exponent: 2)
+        #expect(resolver.resolveAmount(amount("about $20")) == .confirmationRequired(twenty))
+        #expect(resolver.resolveAmount(amount("20ish dollars")) == .confirmationRequired(twenty))
+        #expect(resolver.resolveAmount(amount("between 10 and 20 dollars")) == .needsValue)
+        #expect(resolver.resolveAmount(amount("$10-$20")) == .needsValue)
+        #expect(resolver.resolveAmount(amount("under $20")) == .needsValue)
+        #expect(resolver.resolveAmount(amount("at least $20")) == .needsValue)
+        #expect(self.resolver(last: Self.lastPayment).resolveAmount(amount("between 10 and 20 dollars")) == .needsValue, "not the last amount")
+        #expect(resolver.resolveAmount(amount("about $0")) == .unsupported(.amountNotPositive), "approximately nothing is still nothing")
+        #expect(self.resolver(locale: .deDE).resolveAmount(amount("etwa 20 Euro", locale: .deDE)) == .confirmationRequired(CurrencyAmount(minorUnits: 2_000, currency: "EUR", exponent: 2)))
+    }
+
+    /// The place's money ("a grand", "een tientje"), the yen sign, and the yuan.
+    @Test func moneyOfThePlace() {
+        let euros = CurrencyRule(code: "EUR", exponent: 2, minimum: 1, maximum: 10_000_000)
+        let pounds = CurrencyRule(code: "GBP", exponent: 2, minimum: 1, maximum: 10_000_000)
+        let yen = CurrencyRule(code: "JPY", exponent: 0, minimum: 1, maximum: 10_000_000)
+        let yuan = CurrencyRule(code: "CNY", exponent: 2, minimum: 1, maximum: 10_000_000)
+        let rules = Self.rules + [pounds, yen, yuan]
+        #expect(resolver(currencies: rules).resolveAmount(amount("a grand")) == .success(CurrencyAmount(minorUnits: 100_000, currency: "USD", exponent: 2)))
+        #expect(resolver(locale: .enGB, currencies: rules).resolveAmount(amount("a tenner", locale: .enGB)) == .success(CurrencyAmount(minorUnits: 1_000, currency: "GBP", exponent: 2)))
+        #expect(resolver(locale: .nlNL, currencies: [euros]).resolveAmount(amount("een tientje", locale: .nlNL)) == .success(CurrencyAmount(minorUnits: 1_000, currency: "EUR", exponent: 2)))
+        #expect(resolver(currencies: rules).resolveAmount(amount("¥500")) == .success(CurrencyAmount(minorUnits: 500, currency: "JPY", exponent: 0)))
+        #expect(resolver(currencies: rules).resolveAmount(amount("3 yuan")) == .success(CurrencyAmount(minorUnits: 300, currency: "CNY", exponent: 2)))
+        #expect(resolver(currencies: rules).resolveAmount(amount("$.50")) == .success(CurrencyAmount(minorUnits: 50, currency: "USD", exponent: 2)), "not 50 dollars")
+    }
+
+    /// Handles resolve like contacts: against a contact's address and aliases, a phone in any
+    /// spacing; a Stellar account is payable as it is; the refusal names what was said.
+    @Test func handles() {
+        let account = "GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H"
+        let kiran = Person(displayName: "Kiran Rao", handle: "GKIRAN", aliases: ["+31 6 1234 5678", "kiran@example.com", "@kiran", "Kiran1"])
+        let resolver = resolver(contacts: [Self.jane, kiran])
+        #expect(resolver.resolvePayee("+31612345678") == .success(kiran))
+        #expect(resolver.resolvePayee("+31 6 12345678") == .success(kiran))
+        #expect(resolver.resolvePayee("KIRAN@example.com") == .success(kiran))
+        #expect(resolver.resolvePayee("@Kiran") == .success(kiran))
+        #expect(resolver.resolvePayee("Kiran1") == .success(kiran))
+        #expect(resolver.resolvePayee(account) == .success(Person(displayName: account, handle: account)))
+        #expect(resolver.resolvePayee("555-123-4567") == .unsupported(.noAccount))
+        #expect(resolver.refusal(payee: "555-123-4567", reason: .noAccount) == .noContactWithHandle(.phone("5551234567")))
+        #expect(resolver.refusal(payee: "Bobby", reason: .noAccount) == .noContact(name: "Bobby"))
+        #expect(resolver.refusal(payee: "Carol", reason: .noValidHandle) == .noAddress(payee: "Carol"))
+        #expect(resolver.resolvePayee("jane*example.com") == .unsupported(.noAccount), "a federation address is looked up by the app first")
+        var federated = resolver
+        federated.federated["jane*example.com"] = Self.jane
+        #expect(federated.resolvePayee("Jane*Example.com") == .success(Self.jane))
+        #expect(PayeeHandle.parse("+1 (415) 555-0100") == .phone("+14155550100"))
+        #expect(PayeeHandle.parse("jane*localhost:8000") == .federation(name: "jane", domain: "localhost:8000"))
+        #expect(PayeeHandle.parse("Jane Doe") == nil && PayeeHandle.parse("12") == nil)
+    }
+
+    /// Every sentence exists in every language, and yes is understood in each.
+    @Test func thePhrasebook() {
+        let failures: [IntentFailure] = [
+            .noContact(name: "Bobby"), .noContactWithHandle(.phone("+31612345678")), .noAddress(payee: "Carol"), .federationNotFound(address: "a*b.c"),
+            .federationUnavailable(domain: "b.c"), .currencyUnsupported(code: "GBP"), .amountNotPositive(said: "$0"), .tooManyDecimals(said: "$1.234"),
+            .amountBelowMinimum(CurrencyAmount(minorUnits: 1, currency: "EUR", exponent: 2)), .amountAboveMaximum(CurrencyAmount(minorUnits: 1, currency: "EUR", exponent: 2)),
+            .noAccount, .holdsNone(asset: "USDC"), .insufficientFunds(maximum: "1.5000000", asset: "USDC"), .recipientNotFound(payee: "Bob"),
+            .recipientCannotReceive(payee: "Bob", asset: "USDC"), .recipientLimit(payee: "Bob", asset: "USDC"), .pinIncorrect,
+        ]
+        for language in IntentLanguage.allCases {
+            let phrases = Phrasebook(language)
+            let sentences = failures.map(phrases.sentence)
+            #expect(Set(sentences).count == failures.count, "\(language): each refusal is its own sentence")
+            if language != .en { #expect(zip(sentences, failures.map(Phrasebook(.en).sentence)).allSatisfy { $0 != $1 || $0.contains("@") }, "\(language) is not English") }
+            #expect(phrases.isYes("y") && phrases.isYes("Yes") && !phrases.isYes("n") && !phrases.isYes(""))
+        }
+        #expect(Phrasebook(.nl).isYes("ja") && Phrasebook(.de).isYes("J") && Phrasebook(.fr).isYes("oui") && Phrasebook(.es).isYes("sí") && !Phrasebook(.en).isYes("ja"))
+        #expect(Phrasebook(.de).amount(CurrencyAmount(minorUnits: 1_250, currency: "EUR", exponent: 2)) == "12,50 EUR")
+        #expect(Phrasebook(.en).sentence(.holdsNone(asset: "USDC")) == "you hold no USDC: add it with `tender wallet trust add USDC`")
+        #expect(Phrasebook(.en).sentence(.recipientCannotReceive(payee: "Bob", asset: "USDC")) == "Bob cannot receive USDC: they must trust it first")
+        #expect(Phrasebook(.en).sentence(.noContact(name: "Bobby")).hasPrefix("no contact named Bobby"))
+    }
+
     @Test func appleRawValues() {
         #expect(SendPaymentResponseCode.failureInsufficientFunds.rawValue == 10)
         #expect(SendPaymentResponseCode.failureTermsAndConditionsAcceptanceRequired.rawValue == 13)

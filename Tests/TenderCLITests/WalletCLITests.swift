@@ -53,6 +53,9 @@ struct WalletCLITests {
         let bad = try await wallet("alice", ["pay", "Bob", "1,5", "SRT"])
         #expect(bad.status == 1)
         #expect(bad.stderr == "tender: Invalid amount format\n")
+        // A name nobody has is said to be one, not an invalid address.
+        let nobody = try await wallet("alice", ["pay", "Bobby", "1", "SRT"])
+        #expect(nobody.status == 1 && nobody.stderr == "tender: no contact named Bobby\n", "\(nobody.stderr)")
         // A fee outside 1 to UInt32.max stroops is refused before the PIN is asked for.
         for fee in ["0", "4294967296", "9223372036854775807"] {
             let badFee = try await wallet("alice", ["pay", "Bob", "1", "SRT", "--fee", fee])
