@@ -161,6 +161,14 @@ public struct Phrasebook: Sendable {
              "Puedo enviar dinero, pedir dinero o decir tu saldo; no he entendido cuál de ellos")
     }
 
+    public var noWallet: String {
+        pick("no wallet here; create or import one with `tender wallet create` or `tender wallet import`",
+             "hier is geen wallet; maak er een met `tender wallet create` of importeer er een met `tender wallet import`",
+             "hier ist keine Wallet; eine anlegen mit `tender wallet create` oder importieren mit `tender wallet import`",
+             "aucun portefeuille ici ; créez-en un avec `tender wallet create` ou importez-en un avec `tender wallet import`",
+             "no hay billetera aquí; crea una con `tender wallet create` o impórtala con `tender wallet import`")
+    }
+
     public func didNotUnderstand(_ words: [String]) -> String {
         pick("did not understand: ", "niet begrepen: ", "nicht verstanden: ", "pas compris : ", "no entendido: ") + words.joined(separator: " ")
     }
@@ -191,6 +199,16 @@ public struct Phrasebook: Sendable {
                  "vous avez dit plusieurs montants : \(problem.words)", "has dicho varios importes: \(problem.words)")
         case "amount_too_large":
             pick("that amount is too large", "dat bedrag is te groot", "dieser Betrag ist zu groß", "ce montant est trop grand", "ese importe es demasiado grande")
+        case "approximate_amount":
+            pick("\(words) is not an exact amount", "\(words) is geen precies bedrag", "\(words) ist kein genauer Betrag",
+                 "\(words) n'est pas un montant exact", "\(words) no es un importe exacto")
+        case "amount_range", "amount_bound":
+            pick("\(words) is not one amount", "\(words) is geen vast bedrag", "\(words) ist kein fester Betrag",
+                 "\(words) n'est pas un montant précis", "\(words) no es un importe exacto")
+        case "empty":
+            pick("there is nothing to read", "er staat niets", "da steht nichts", "il n'y a rien à lire", "no hay nada que leer")
+        case "too_long":
+            pick("that is too long to read", "dat is te lang om te lezen", "das ist zu lang zum Lesen", "c'est trop long à lire", "es demasiado largo para leerlo")
         default:
             problem.detail
         }

@@ -67,7 +67,7 @@ struct Say: AsyncParsableCommand {
         guard !text.isEmpty else { throw ValidationError("say what to do, in words: tender say \"Send $50 to Jane for dinner\"") }
         let wallet = try options.wallet()
         // No wallet, nothing to pay from: say so before anything else.
-        if let problem = Self.missingWallet(wallet) { throw CommandFailure(problem) }
+        if Self.missingWallet(wallet) != nil { throw CommandFailure(Phrasebook(locale: locale).noWallet) }
         let horizon = wallet.horizon
         let assets = CurrencyAssets.testAnchor((try? await horizon.anchorCurrencies()) ?? [])
         let history = PaymentHistory(storage: FileKeystoreStorage(url: options.directory.appendingPathComponent("payments.json")))
@@ -80,7 +80,7 @@ struct Say: AsyncParsableCommand {
         case .balance: try await conversation.balances()
         case .unknown:
             let phrases = Phrasebook(locale: locale)
-            let problems = parsed.problems.map(\.detail) + (parsed.unrecognized.isEmpty ? [] : [phrases.didNotUnderstand(parsed.unrecognized)])
+            let problems = parsed.problems.map(phrases.problem) + (parsed.unrecognized.isEmpty ? [] : [phrases.didNotUnderstand(parsed.unrecognized)])
             throw CommandFailure(phrases.notUnderstood + (problems.isEmpty ? "" : " (\(problems.joined(separator: "; ")))"))
         }
     }
