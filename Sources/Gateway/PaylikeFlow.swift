@@ -284,3 +284,25 @@ public struct PaylikeFlow: Sendable, Equatable {
 extension PaylikeTest.TDSFingerprint {
     static let allNames = ["timeout", "unavailable", "success"]
 }
+
+extension PaylikeFlow {
+    /// A card as Paylike's test mode takes it (Tender's keys are all test keys): any number of 12
+    /// to 19 digits, with no Luhn check (that is live mode's: Paylike's own test card is
+    /// 4100 0000 0000 0000), its brand read from its prefix; the expiry as written, a month of
+    /// 1 to 12 and a year of two or four digits, whether or not it has passed (the test object's
+    /// `card.status` says expired); any security code (the test object's `card.code` says
+    /// invalid). Malformed parts are refused with Paylike's codes.
+    public static func testModeCard(digits: String, expiryMonth: Int, expiryYear: Int) -> Result<(brand: CardBrand, expiry: YearMonth), PaylikeCode> {
+        guard (12...19).contains(digits.utf8.count), digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return .failure(.cardNumberInvalid)
+        }
+        let year: Int
+        switch expiryYear {
+        case 0...99: year = 2000 + expiryYear
+        case 1000...9999: year = expiryYear
+        default: return .failure(.cardExpired)
+        }
+        guard (1...12).contains(expiryMonth) else { return .failure(.cardExpired) }
+        return .success((CardBrand(digits: digits), YearMonth(year: year, month: expiryMonth)))
+    }
+}

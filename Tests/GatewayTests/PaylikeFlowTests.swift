@@ -101,6 +101,32 @@ struct PaylikeFlowTests {
         #expect(try challenged.answer(.tdsFingerprint, hints: 2) == .methodFrame(hints: ["tds-method-request", "tds-method-url"], pagePosts: ["tds-method-posted", "tds-method-success"]))
     }
 
+    /// Test mode takes any number (Paylike's own test card fails Luhn), any expiry as written and
+    /// any code: the test object decides. Only malformed parts are refused.
+    @Test func testModeTakesAnyCard() {
+        let table: [(String, Int, Int, PaylikeCode?, CardBrand?)] = [
+            ("4100000000000000", 12, 2030, nil, .visa),
+            ("4242424242424241", 12, 30, nil, .visa),
+            ("5555555555554444", 1, 2001, nil, .mastercard),
+            ("999999999999", 6, 2031, nil, .unknown),
+            ("12345678901", 6, 2031, .cardNumberInvalid, nil),
+            ("12345678901234567890", 6, 2031, .cardNumberInvalid, nil),
+            ("4100 0000 0000 0000", 6, 2031, .cardNumberInvalid, nil),
+            ("4100000000000000", 13, 2031, .cardExpired, nil),
+            ("4100000000000000", 0, 2031, .cardExpired, nil),
+            ("4100000000000000", 6, 123, .cardExpired, nil),
+        ]
+        for (digits, month, year, refusal, brand) in table {
+            switch PaylikeFlow.testModeCard(digits: digits, expiryMonth: month, expiryYear: year) {
+            case .success(let card): #expect(refusal == nil && card.brand == brand, "\(digits) \(month)/\(year)")
+            case .failure(let code): #expect(code == refusal, "\(digits) \(month)/\(year)")
+            }
+        }
+        if case .success(let card) = PaylikeFlow.testModeCard(digits: "4100000000000000", expiryMonth: 12, expiryYear: 30) {
+            #expect(card.expiry == YearMonth(year: 2030, month: 12))
+        }
+    }
+
     @Test func theTestObjectAndTheTestCardsDecide() throws {
         func refusal(_ test: PaylikeTest?, card: AcquirerOutcome = .approved) -> PaylikeCode? {
             PaylikeFlow(test: test, card: card, amount: euros).refusal

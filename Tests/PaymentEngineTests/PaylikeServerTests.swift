@@ -162,6 +162,10 @@ struct PaylikeServerTests {
 
             let (failed, _) = try await pay(merchant, test: PaymentTest(tds: .init(challenge: true)), button: "fail")
             #expect(failed == .error(.payment(code: "TDSECURE_FAILED", message: PaymentFailure.authenticationFailed.message)))
+            // Paylike's own test card (it fails Luhn: test mode takes any number), with Paylike's
+            // engine all the way to an authorization.
+            let (paylikeCard, paylikeAuthorization) = try await pay(merchant, number: "4100000000000000", test: PaymentTest())
+            #expect(paylikeCard == .success && paylikeAuthorization != nil, "\(paylikeCard)")
             // A magic 3-D Secure card of Stripe's needs the challenge too.
             let (magic, _) = try await pay(merchant, number: "4000002500003155", test: PaymentTest())
             #expect(magic == .success)
@@ -472,8 +476,15 @@ struct PaylikeServerTests {
             #expect(try await call(merchant.hosts.payments.appendingPathComponent("elsewhere"), body()) == (404, "ENDPOINT_NOT_FOUND"))
             #expect(try await call(merchant.hosts.vault, #"{"type":"pcn","value":"12"}"#) == (400, "PAYMENT_CARD_NUMBER_INVALID"))
             #expect(try await call(merchant.hosts.vault, #"{"type":"pin","value":"1234"}"#) == (400, "REQUEST_INVALID"))
+            // Test mode takes any number: Paylike's own test card, one that fails Luhn, a past expiry;
+            // the test object decides (issue 24).
+            let paylikeCard = try await client.tokenize("pcn", "4100000000000000")
+            #expect(try await call(payments, body(number: paylikeCard)).0 == 200)
             let luhn = try await client.tokenize("pcn", "4242424242424241")
-            #expect(try await call(payments, body(number: luhn)) == (400, "PAYMENT_CARD_NUMBER_INVALID"))
+            #expect(try await call(payments, body(number: luhn)).0 == 200)
+            #expect(try await call(payments, body().replacingOccurrences(of: #""year":2030"#, with: #""year":2001"#)).0 == 200)
+            #expect(try await call(payments, body().replacingOccurrences(of: #""month":12"#, with: #""month":13"#)) == (400, "REQUEST_INVALID"))
+            #expect(try await call(payments, body().replacingOccurrences(of: #""year":2030"#, with: #""year":203"#)) == (400, "PAYMENT_CARD_EXPIRED"))
             #expect(try await call(payments, body(extra: #""test":{"card":{"scheme":"sideways"}}"#)) == (400, "REQUEST_INVALID"))
             #expect(try await call(payments, body(extra: #""test":{"tds":{"challenge":1}}"#)) == (400, "REQUEST_INVALID"))
             // The Swift client's spellings are accepted.
