@@ -25,18 +25,33 @@ struct APIErrorMiddleware<Context: RequestContext, Shape: APIErrorShape>: Router
         do {
             return try await next(request, context)
         } catch {
-            if let answer = shape.answer(error) { return answer }
-            switch error {
-            case is NIOTooManyBytesError:
-                return shape.tooLarge()
-            case let error as HTTPError where error.status == .notFound:
-                return shape.notFound(request)
-            case let error as HTTPError:
-                return shape.http(error.status, error.body ?? error.status.reasonPhrase)
-            default:
-                logger.error("\(shape.area) request failed", metadata: ["http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)", "error": "\(String(reflecting: type(of: error)))"])
-                return shape.unexpected()
-            }
+            return answer(error, to: request, in: shape, logger: logger)
         }
     }
+}
+
+/// The answer to a failure in an API's shape.
+func answer(_ error: any Error, to request: Request, in shape: some APIErrorShape, logger: Logger) -> Response {
+    if let answer = shape.answer(error) { return answer }
+    switch error {
+    case is NIOTooManyBytesError:
+        return shape.tooLarge()
+    case let error as HTTPError where error.status == .notFound:
+        return shape.notFound(request)
+    case let error as HTTPError:
+        return shape.http(error.status, error.body ?? error.status.reasonPhrase)
+    default:
+        logger.error("\(shape.area) request failed", metadata: ["http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)", "error": "\(String(reflecting: type(of: error)))"])
+        return shape.unexpected()
+    }
+}
+
+/// The API whose shape a path's failures take when no route of it answered (an unknown route
+/// or method under `/v1`, `/paylike` or `/checkout/v1`): that API's, never Horizon's.
+func errorShape(forPath path: String) -> (any APIErrorShape)? {
+    func under(_ prefix: String) -> Bool { path == prefix || path.hasPrefix(prefix + "/") }
+    if under("/v1") { return StripeErrorShape() }
+    if under("/paylike") { return PaylikeErrorShape() }
+    if under("/checkout/v1") { return CheckoutErrorShape() }
+    return nil
 }

@@ -196,6 +196,32 @@ struct GatewayRoutesTests {
         }
     }
 
+    /// An unknown route or method answers in the API's own shape under `/v1`, `/paylike` and
+    /// `/checkout/v1` (the stripe library reads Stripe's error, not "Invalid response object"),
+    /// and in Horizon's elsewhere.
+    @Test func unknownRoutesAnswerInTheirAPIsShape() async throws {
+        let directory = temporary.file("unknown-routes")
+        let app = try await buildApplication(TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero))
+        try await app.test(.router) { client in
+            for (method, uri) in [(HTTPRequest.Method.get, "/v1/nothing"), (.delete, "/v1/payment_intents"), (.put, "/v1/balance"), (.get, "/v1")] {
+                let answer = try await Self.call(client, method, uri, key: nil)
+                let error = answer.json["error"] as? [String: Any]
+                #expect(answer.status == .notFound && error?["type"] as? String == "invalid_request_error"
+                        && (error?["message"] as? String)?.hasPrefix("Unrecognized request URL (\(method.rawValue): \(uri))") == true, "\(uri): \(answer.json)")
+            }
+            for uri in ["/paylike/nothing", "/paylike"] {
+                let answer = try await Self.call(client, .get, uri, key: nil)
+                #expect(answer.status == .notFound && answer.json["code"] as? String == "ENDPOINT_NOT_FOUND" && answer.json["errors"] is [Any], "\(uri): \(answer.json)")
+            }
+            let checkout = try await Self.call(client, .get, "/checkout/v1/nothing", key: nil)
+            #expect(checkout.status == .notFound && checkout.json["type"] == nil && (checkout.json["error"] as? [String: Any])?["code"] != nil, "\(checkout.json)")
+            let horizon = try await Self.call(client, .get, "/nothing", key: nil)
+            #expect(horizon.status == .notFound && horizon.json["type"] as? String == "https://stellar.org/horizon-errors/not_found")
+            let v1ish = try await Self.call(client, .get, "/v1x", key: nil)
+            #expect(v1ish.json["type"] as? String == "https://stellar.org/horizon-errors/not_found", "only /v1 and below are Stripe's")
+        }
+    }
+
     @Test func keysAndOtherMerchantsData() async throws {
         let directory = temporary.file("keys")
         let configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
