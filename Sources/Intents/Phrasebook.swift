@@ -149,6 +149,14 @@ public struct Phrasebook: Sendable {
              "Pide a \(name) que abra esto en una billetera Stellar:")
     }
 
+    /// `tender say --history`: a payment sent to, asked of, and none yet.
+    public var historySent: String { pick("sent to", "verstuurd naar", "gesendet an", "envoyé à", "enviado a") }
+    public var historyAsked: String { pick("asked of", "gevraagd aan", "angefordert von", "demandé à", "pedido a") }
+    public var noHistory: String {
+        pick("no payments asked for in words yet", "nog geen betalingen in woorden", "noch keine Zahlungen in Worten",
+             "aucun paiement demandé en mots pour l'instant", "todavía no hay pagos pedidos con palabras")
+    }
+
     public var noBalances: String {
         pick("no balances yet", "nog geen saldo", "noch kein Guthaben", "aucun solde pour l'instant", "todavía no hay saldo")
     }

@@ -57,11 +57,14 @@ struct Say: AsyncParsableCommand {
                     ("reference", .string(entry.reference)),
                 ])
             })
+            let phrases = Phrasebook(locale: locale)
+            let width = max(phrases.historySent.count, phrases.historyAsked.count)
             let lines = entries.map { entry in
                 let person = (entry.kind == .sent ? entry.record.payee : entry.record.payer)?.displayName ?? "?"
-                return "\(dates.string(from: entry.date))  \(entry.kind == .sent ? "sent to  " : "asked of ") \(person.padding(toLength: 16, withPad: " ", startingAt: 0)) \(entry.record.amount)\(entry.record.note.map { "  '\($0)'" } ?? "")"
+                let kind = (entry.kind == .sent ? phrases.historySent : phrases.historyAsked).padding(toLength: width, withPad: " ", startingAt: 0)
+                return "\(dates.string(from: entry.date))  \(kind) \(person.padding(toLength: 16, withPad: " ", startingAt: 0)) \(phrases.amount(entry.record.amount))\(entry.record.note.map { "  '\($0)'" } ?? "")"
             }
-            emit(json, text: entries.isEmpty ? "no payments asked for in words yet" : lines.joined(separator: "\n"))
+            emit(json, text: entries.isEmpty ? phrases.noHistory : lines.joined(separator: "\n"))
             return
         }
         guard !text.isEmpty else { throw ValidationError("say what to do, in words: tender say \"Send $50 to Jane for dinner\"") }
