@@ -5,10 +5,13 @@ import Foundation
 struct Tender: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tender",
-        abstract: "A self-hosted payments stack: a Stellar-compatible ledger, its Horizon API and the tools around it.",
+        abstract: "A self-hosted payments stack: a Stellar-compatible ledger with Horizon's API, a card and bank gateway, a marketplace checkout and payments asked for in words.",
         discussion: """
-            Start a local network with `tender serve`; inspect keys and transactions with `tender keys` \
-            and `tender tx`; measure with `tender bench`.
+            Run everything with `tender serve` (Horizon at the root, Stripe's API under /v1, Paylike's \
+            under /paylike, the checkout under /checkout/v1); pay from the terminal with `tender wallet`, \
+            `tender gateway`, `tender checkout` and `tender say` (in English, Dutch, German, French or \
+            Spanish); inspect keys and transactions with `tender keys` and `tender tx`; measure with \
+            `tender bench`; move a network to PostgreSQL with `tender migrate`.
             """,
         subcommands: [Serve.self, Keys.self, Tx.self, WalletCommand.self, GatewayCommand.self, CheckoutCommand.self, Say.self, Bench.self, Migrate.self]
     )
