@@ -105,32 +105,15 @@ public struct PaymentResolver: Sendable {
             if let last = lastPayment?.amount { return .confirmationRequired(last) }
             return .needsValue
         }
-        let code: String
-        switch amount.unit {
-        case .currency(let said):
-            code = said
-        case .ambiguous(.dollar):
-            if let dollar = locale.dollar {
-                code = dollar
-            } else {
-                let choices = IntentLocale.dollars.compactMap { currencies[$0] }.compactMap { rule -> CurrencyAmount? in
-                    guard case .success(let resolved) = resolve(amount.value, in: rule) else { return nil }
-                    return resolved
-                }
-                if choices.count == 1 { return .confirmationRequired(choices[0]) }
-                return choices.isEmpty ? .unsupported(.currencyUnsupported) : .disambiguation(choices)
+        if amount.unit == .ambiguous(.dollar), locale.dollar == nil {
+            let choices = IntentLocale.dollars.compactMap { currencies[$0] }.compactMap { rule -> CurrencyAmount? in
+                guard case .success(let resolved) = resolve(amount.value, in: rule) else { return nil }
+                return resolved
             }
-        case .ambiguous(.yen):
-            guard let yen = locale.yen else { return .unsupported(.currencyUnsupported) }
-            code = yen
-        case .ambiguous(.local):
-            code = locale.localCurrency
-        case .ambiguous:
-            return .unsupported(.currencyUnsupported)
-        case .unspecified:
-            code = defaultCurrency
+            if choices.count == 1 { return .confirmationRequired(choices[0]) }
+            return choices.isEmpty ? .unsupported(.currencyUnsupported) : .disambiguation(choices)
         }
-        guard let rule = currencies[code] else { return .unsupported(.currencyUnsupported) }
+        guard let code = code(of: amount.unit), let rule = currencies[code] else { return .unsupported(.currencyUnsupported) }
         let resolved = resolve(amount.value, in: rule)
         switch amount.exactness {
         case .exact:
@@ -142,6 +125,36 @@ public struct PaymentResolver: Sendable {
         case .atMost, .atLeast, .range:
             // "under 20 dollars", "between 10 and 20": not one amount; ask for it.
             return .needsValue
+        }
+    }
+
+    /// The currency an amount's unit is here, or nil when the words leave it open.
+    func code(of unit: MoneyUnit) -> String? {
+        switch unit {
+        case .currency(let code): code
+        case .ambiguous(.dollar): locale.dollar
+        case .ambiguous(.yen): locale.yen
+        case .ambiguous(.local): locale.localCurrency
+        case .ambiguous: nil
+        case .unspecified: defaultCurrency
+        }
+    }
+
+    /// Why an amount could not be paid, for the answer: with the limit it broke.
+    public func refusal(amount said: ParsedAmount?, reason: AmountUnsupportedReason?) -> IntentFailure {
+        let text = said?.text ?? "?"
+        let rule = said.flatMap { code(of: $0.unit) }.flatMap { currencies[$0] }
+        switch reason {
+        case .amountNotPositive: return .amountNotPositive(said: text)
+        case .tooManyDecimals: return .tooManyDecimals(said: text)
+        case .amountBelowMinimum?:
+            guard let rule else { return .currencyUnsupported(code: text) }
+            return .amountBelowMinimum(CurrencyAmount(minorUnits: rule.minimum, currency: rule.code, exponent: rule.exponent))
+        case .amountAboveMaximum?:
+            guard let rule else { return .currencyUnsupported(code: text) }
+            return .amountAboveMaximum(CurrencyAmount(minorUnits: rule.maximum, currency: rule.code, exponent: rule.exponent))
+        case .currencyUnsupported?, nil:
+            return .currencyUnsupported(code: said.flatMap { code(of: $0.unit) } ?? text)
         }
     }
 

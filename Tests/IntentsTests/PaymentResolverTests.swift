@@ -94,6 +94,19 @@ struct PaymentResolverTests {
         #expect(self.resolver(locale: .deDE).resolveAmount(amount("etwa 20 Euro", locale: .deDE)) == .confirmationRequired(CurrencyAmount(minorUnits: 2_000, currency: "EUR", exponent: 2)))
     }
 
+    /// An amount refused says which limit it broke, in the currency it was said in.
+    @Test func amountRefusals() {
+        let resolver = resolver()
+        let below = amount("€0.49")
+        #expect(resolver.resolveAmount(below) == .unsupported(.amountBelowMinimum))
+        #expect(resolver.refusal(amount: below, reason: .amountBelowMinimum) == .amountBelowMinimum(CurrencyAmount(minorUnits: 50, currency: "EUR", exponent: 2)))
+        #expect(resolver.refusal(amount: amount("€5,000.01"), reason: .amountAboveMaximum) == .amountAboveMaximum(CurrencyAmount(minorUnits: 500_000, currency: "EUR", exponent: 2)))
+        #expect(resolver.refusal(amount: amount("£10"), reason: .currencyUnsupported) == .currencyUnsupported(code: "GBP"))
+        #expect(resolver.refusal(amount: amount("10 dinars"), reason: .currencyUnsupported) == .currencyUnsupported(code: "10 dinars"))
+        #expect(resolver.refusal(amount: amount("$0"), reason: .amountNotPositive) == .amountNotPositive(said: "$0"))
+        #expect(resolver.refusal(amount: amount("$12.345"), reason: .tooManyDecimals) == .tooManyDecimals(said: "$12.345"))
+    }
+
     /// The place's money ("a grand", "een tientje"), the yen sign, and the yuan.
     @Test func moneyOfThePlace() {
         let euros = CurrencyRule(code: "EUR", exponent: 2, minimum: 1, maximum: 10_000_000)
