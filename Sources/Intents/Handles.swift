@@ -89,8 +89,9 @@ enum Handle {
     /// the text there is no handle.
     static func end(_ scalars: [Unicode.Scalar], from start: Int, isSpace: (Unicode.Scalar) -> Bool) -> Int? {
         let first = scalars[start]
-        // Only chunks that may be one are looked at: a capital G or M, "@", or an "@"/"*" inside.
-        guard first == "@" || first == "G" || first == "M" || isAlphanumeric(first) || first.properties.isAlphabetic else { return nil }
+        // A handle starts with "@", a letter or a digit; only a chunk with "@" or "*" in it, or of
+        // a Stellar account's length, is read further.
+        guard first == "@" || isAlphanumeric(first) || first.properties.isAlphabetic else { return nil }
         var end = start
         var marked = first == "@"
         while end < scalars.count, !isSpace(scalars[end]) {

@@ -71,6 +71,10 @@ struct Lexicon: Sendable {
     var particles: Set<String> = []
     /// A decimal point said: "one point five", "een komma vijf", "un virgule cinq".
     var decimalPoints: Set<String> = []
+    /// Besides "and", what joins an amount and its cents: "doce euros con cincuenta".
+    var minorJoiners: Set<String> = []
+    /// Phrases of politeness that hold a marker word: "por favor", "s'il (te) plaît".
+    var politePhrases: [[String]] = []
 
     static func of(_ language: IntentLanguage) -> Shared {
         switch language {
@@ -90,7 +94,7 @@ struct Lexicon: Sendable {
         /// halves, slang, approximate counts. Any other word is passed over in one lookup.
         let amountStarts: Set<String>
 
-        init(_ lexicon: Lexicon) {
+        init(_ lexicon: Lexicon, english: Bool = false) {
             self.lexicon = lexicon
             numbers = NumberReader(lexicon: lexicon.numbers)
             var starts = Set<String>()
@@ -109,12 +113,12 @@ struct Lexicon: Sendable {
             starts.formUnion(lexicon.slangAmounts.keys)
             starts.formUnion(lexicon.slangScales.keys)
             starts.formUnion(lexicon.coins.keys)
-            if lexicon.numbers.french == false, lexicon.and.contains("and") { starts.formUnion(["a", "an", "one", "minus", "negative"]) }
+            if english { starts.formUnion(["one", "minus", "negative"]) }
             amountStarts = starts
         }
     }
 
-    static let sharedEnglish = Shared(english)
+    static let sharedEnglish = Shared(english, english: true)
     static let sharedDutch = Shared(dutch)
     static let sharedGerman = Shared(german)
     static let sharedFrench = Shared(french)
@@ -269,7 +273,8 @@ struct Lexicon: Sendable {
         of: ["de", "d'"],
         approximateCounts: ["dizaine": 10, "douzaine": 12, "quinzaine": 15, "vingtaine": 20, "trentaine": 30, "quarantaine": 40,
                             "cinquantaine": 50, "soixantaine": 60, "centaine": 100],
-        decimalPoints: ["virgule"])
+        decimalPoints: ["virgule"],
+        politePhrases: [["s'", "il"]])
 
     static let spanish = Lexicon(
         sendVerbs: words("""
@@ -307,5 +312,7 @@ struct Lexicon: Sendable {
         numbers: .spanish,
         of: ["de"],
         approximateCounts: ["decena": 10, "veintena": 20, "treintena": 30, "cuarentena": 40, "cincuentena": 50, "centenar": 100],
-        decimalPoints: ["coma", "punto"])
+        decimalPoints: ["coma", "punto"],
+        minorJoiners: ["con"],
+        politePhrases: [["por", "favor"]])
 }

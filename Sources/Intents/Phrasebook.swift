@@ -222,8 +222,6 @@ public struct Phrasebook: Sendable {
         }
     }
 
-    /// The problems that leave no amount to pay as it stands: it is asked for again.
-    public static let amountProblems: Set<String> = ["unreadable_number", "unreadable_amount", "several_amounts", "amount_too_large"]
 
     // MARK: Refusals
 

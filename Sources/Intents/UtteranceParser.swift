@@ -35,6 +35,12 @@ public struct ParseProblem: Hashable, Sendable {
     public var detail: String
     /// The words it is about ("12.50", "50 20 dollars"), or "" when none.
     public var words: String = ""
+
+    /// Whether it leaves no amount to pay as it stands (it is asked for again): digits or words
+    /// not read exactly, several amounts, too large.
+    public var leavesNoAmount: Bool {
+        ["unreadable_number", "unreadable_amount", "several_amounts", "amount_too_large"].contains(code)
+    }
 }
 
 /// What an utterance asks for, parameter by parameter, before anything is resolved.
@@ -76,7 +82,10 @@ public struct ParsedUtterance: Hashable, Sendable {
 /// five" as 2005. An amount it cannot read exactly is reported, never guessed.
 public struct UtteranceParser: Sendable {
     public var locale: IntentLocale {
-        didSet { shared = Lexicon.of(locale.language) }
+        didSet {
+            shared = Lexicon.of(locale.language)
+            tokenizerOptions = Self.tokenizerOptions(locale, lexicon, extraCodes)
+        }
     }
     /// Names to recognise whole (contacts' names and aliases), as INVocabulary registers them:
     /// a registered name may hold words that would otherwise end a name ("Ben and Jerry").
@@ -89,13 +98,30 @@ public struct UtteranceParser: Sendable {
     }
     /// Codes of other currencies the app pays (ledger assets such as "SRT"), read as ISO codes are.
     public var currencyCodes: [String] {
-        didSet { extraCodes = Self.codes(currencyCodes) }
+        didSet {
+            extraCodes = Self.codes(currencyCodes)
+            tokenizerOptions = Self.tokenizerOptions(locale, lexicon, extraCodes)
+        }
     }
     private(set) var vocabularyWords: [[String]]
     private(set) var appWords: [[String]]
     private(set) var extraCodes: [String: String]
     private(set) var shared: Lexicon.Shared
     var lexicon: Lexicon { shared.lexicon }
+
+    /// How this parser's text splits (made again when the locale or the codes change).
+    private(set) var tokenizerOptions: TokenizerOptions
+
+    /// Words stay apart from digits after them only when they are a currency ("RM42", "SRT5";
+    /// "Kiran1" is one word).
+    private static func tokenizerOptions(_ locale: IntentLocale, _ lexicon: Lexicon, _ extraCodes: [String: String]) -> TokenizerOptions {
+        TokenizerOptions(
+            splitsBeforeDigits: { word in
+                CurrencyTable.symbolKeys[word] != nil || CurrencyTable.nameKeys[word] != nil || CurrencyTable.minorNameKeys[word] != nil
+                    || extraCodes[word] != nil
+            },
+            elisions: lexicon.elisions, spaceGroupsDigits: locale.groupingSeparator == " ")
+    }
 
     /// Longer text is refused (`too_long`) rather than read.
     public static let maxLength = 2_000
@@ -109,6 +135,7 @@ public struct UtteranceParser: Sendable {
         appWords = Self.folded(appNames)
         extraCodes = Self.codes(currencyCodes)
         shared = Lexicon.of(locale.language)
+        tokenizerOptions = Self.tokenizerOptions(locale, shared.lexicon, extraCodes)
     }
 
     /// Folded code → code, for codes of 3 to 12 letters and digits the tables do not know.
@@ -152,19 +179,12 @@ public struct UtteranceParser: Sendable {
                 return result
             }
         }
-        let extraCodes = extraCodes
-        let options = TokenizerOptions(
-            splitsBeforeDigits: { word in
-                CurrencyTable.symbolKeys[word] != nil || CurrencyTable.nameKeys[word] != nil || CurrencyTable.minorNameKeys[word] != nil
-                    || extraCodes[word] != nil
-            },
-            elisions: lexicon.elisions, spaceGroupsDigits: locale.groupingSeparator == " ")
-        let tokens = Tokenizer.tokens(scalars, options: options)
+        let tokens = Tokenizer.tokens(scalars, options: tokenizerOptions)
         guard !tokens.isEmpty else {
             result.problems.append(ParseProblem(code: "empty", detail: "there is nothing to read"))
             return result
         }
-        var reading = Reading(tokens: tokens, scalars: scalars, text: text, parser: self)
+        var reading = Reading(tokens: tokens, scalarCount: scalars.count, text: text, parser: self)
         reading.run(into: &result)
         return result
     }
@@ -173,7 +193,6 @@ public struct UtteranceParser: Sendable {
 /// One parse's working state.
 private struct Reading {
     var tokens: [Token]
-    let scalars: [Unicode.Scalar]
     let parser: UtteranceParser
     let shared: Lexicon.Shared
     var lex: Lexicon { shared.lexicon }
@@ -186,14 +205,13 @@ private struct Reading {
     let utf8: [UInt8]
     let offsets: [Int]
 
-    init(tokens: [Token], scalars: [Unicode.Scalar], text: String, parser: UtteranceParser) {
+    init(tokens: [Token], scalarCount: Int, text: String, parser: UtteranceParser) {
         self.tokens = tokens
-        self.scalars = scalars
         utf8 = Array(text.utf8)
         var offsets: [Int] = []
-        offsets.reserveCapacity(scalars.count + 1)
+        offsets.reserveCapacity(scalarCount + 1)
         var offset = 0
-        for scalar in scalars {
+        for scalar in text.unicodeScalars {
             offsets.append(offset)
             offset += UTF8.width(scalar)
         }
@@ -381,14 +399,10 @@ private struct Reading {
     }
 
     /// A number at `index`: digits (read by the locale), words, or halves ("half a million",
-    /// "anderhalf", "one and a half"). Problems for digits that cannot be read.
-    func number(at index: Int, problems: inout [ParseProblem]) -> (DecimalNumber, Int)? {
-        number(at: index, problems: &problems, lastScale: nil)
-    }
-
-    /// As above; `lastScale` learns the scale the words ended on ("un millón": a million), so
-    /// that "y medio" after it is half of that scale.
-    func number(at index: Int, problems: inout [ParseProblem], lastScale: UnsafeMutablePointer<UInt64>?) -> (DecimalNumber, Int)? {
+    /// "anderhalf", "one and a half"), how many tokens it took, and the scale the words ended on
+    /// ("un millón": a million, so that "y medio" after it is half of that). Problems for digits
+    /// that cannot be read.
+    func number(at index: Int, problems: inout [ParseProblem]) -> (value: DecimalNumber, length: Int, lastScale: UInt64?)? {
         guard index < tokens.count else { return nil }
         let token = tokens[index]
         if token.kind == .number {
@@ -400,21 +414,20 @@ private struct Reading {
             if value.scale == 0, index + 2 < tokens.count, lex.decimalPoints.contains(words[index + 1]), isDigitsOnly(index + 2),
                let fraction = DecimalNumber.parse(digits: "0" + String(parser.locale.decimalSeparator) + words[index + 2], locale: parser.locale),
                let sum = value.adding(fraction) {
-                return (sum, 3)
+                return (sum, 3, nil)
             }
-            return (value, 1)
+            return (value, 1, nil)
         }
         guard token.kind == .word else { return nil }
-        if let half = half(at: index) { return half }
-        if lex.oneAndAHalf.contains(words[index]) { return (DecimalNumber(significand: 15, scale: 1), 1) }
+        if let (half, length) = half(at: index) { return (half, length, nil) }
+        if lex.oneAndAHalf.contains(words[index]) { return (DecimalNumber(significand: 15, scale: 1), 1, nil) }
         // "zweieinhalb": a number and a half in one word.
         if parser.locale.language == .de, words[index].hasSuffix("einhalb"), let whole = lex.numbers.words[String(words[index].dropLast(7))] {
-            return (DecimalNumber(significand: whole * 10 + 5, scale: 1), 1)
+            return (DecimalNumber(significand: whole * 10 + 5, scale: 1), 1, nil)
         }
         guard let (value, length, scale) = numbers.read(words, from: index, isOne: isOne) else { return nil }
-        if let scale { lastScale?.pointee = scale }
         // "one point five": a decimal point said, then its digits one word at a time.
-        var end = index + length
+        let end = index + length
         if scale == nil, end + 1 < tokens.count, lex.decimalPoints.contains(words[end]) {
             var fraction = DecimalNumber(significand: value)
             var next = end + 1
@@ -423,10 +436,9 @@ private struct Reading {
                 fraction = sum
                 next += 1
             }
-            if next > end + 1 { return (fraction, next - index) }
-            end = index + length
+            if next > end + 1 { return (fraction, next - index, nil) }
         }
-        return (DecimalNumber(significand: value), length)
+        return (DecimalNumber(significand: value), length, scale)
     }
 
     /// "half a million", "een half miljoen", "eine halbe Million", "un demi-million", "medio
@@ -512,7 +524,7 @@ private struct Reading {
         }
         guard index < tokens.count else { return nil }
         // Slang and coins counted whole: "a tenner", "een tientje", "a quarter", "ten dimes".
-        if unit == nil, let (counted, moneyUnit, end) = counted(at: index, problems: &problems) {
+        if unit == nil, let (counted, moneyUnit, end) = counted(at: index) {
             var value = counted
             value.isNegative = negative
             return (ParsedAmount(value: value, unit: moneyUnit, text: original(start..<end)), end, true)
@@ -525,10 +537,9 @@ private struct Reading {
             (said, numberLength) = (count, length)
             exactness = .approximate
         } else {
-            var lastScale: UInt64 = 1
-            guard let (read, length) = number(at: index, problems: &problems, lastScale: &lastScale) else { return nil }
+            guard let (read, length, lastScale) = number(at: index, problems: &problems) else { return nil }
             (said, numberLength) = (read, length)
-            halfOf = lastScale
+            halfOf = lastScale ?? 1
         }
         // "two fivers", "ten dimes", "200000 nickels"
         if unit == nil, let (counted, moneyUnit, end) = counted(said, at: index + numberLength) {
@@ -603,7 +614,7 @@ private struct Reading {
         value.isNegative = negative
         let strong = unit != nil
         // "a", "een", "ein", "un" alone are articles, not amounts.
-        if !strong, !numberWasDigits, index - start == 1, lex.articles.contains(words[start]) || words[start] == "a" || words[start] == "an" { return nil }
+        if !strong, !numberWasDigits, index - start == 1, lex.articles.contains(words[start]) { return nil }
         return (ParsedAmount(value: value, unit: unit ?? .unspecified, text: original(start..<index), exactness: exactness), index, strong)
     }
 
@@ -620,14 +631,14 @@ private struct Reading {
     func minorPart(after index: Int, value: DecimalNumber, unit: MoneyUnit) -> (DecimalNumber, Int)? {
         var next = index
         // "12 euro en 50 cent", "doce euros con cincuenta"
-        if next < tokens.count, lex.and.contains(words[next]) || words[next] == "and" || (parser.locale.language == .es && words[next] == "con") { next += 1 }
+        if next < tokens.count, lex.and.contains(words[next]) || lex.minorJoiners.contains(words[next]) { next += 1 }
         guard next < tokens.count, !(tokens[next].kind == .number && (words[next].contains(".") || words[next].contains(","))) else { return nil }
         var minor: DecimalNumber
         var length: Int
         var ignored: [ParseProblem] = []
-        if lex.articles.contains(words[next]) || words[next] == "a", next + 1 < tokens.count, minorName(at: next + 1) != nil {
+        if lex.articles.contains(words[next]), next + 1 < tokens.count, minorName(at: next + 1) != nil {
             (minor, length) = (DecimalNumber(significand: 1), 1)
-        } else if let (said, saidLength) = number(at: next, problems: &ignored), said.scale == 0 {
+        } else if let (said, saidLength, _) = number(at: next, problems: &ignored), said.scale == 0 {
             (minor, length) = (said, saidLength)
         } else {
             return nil
@@ -650,8 +661,8 @@ private struct Reading {
 
     /// Money counted in slang or coins: "a tenner", "two fivers", "een tientje", "ein Zehner",
     /// "a quarter", "four quarters", "ten dimes": the value, its unit and where it ends.
-    func counted(at start: Int, problems: inout [ParseProblem]) -> (DecimalNumber, MoneyUnit, Int)? {
-        guard lex.articles.contains(words[start]) || words[start] == "a" || words[start] == "an", start + 1 < tokens.count else { return nil }
+    func counted(at start: Int) -> (DecimalNumber, MoneyUnit, Int)? {
+        guard lex.articles.contains(words[start]), start + 1 < tokens.count else { return nil }
         return counted(DecimalNumber(significand: 1), at: start + 1)
     }
 
@@ -678,12 +689,6 @@ private struct Reading {
         return nil
     }
 
-    func phrase(_ phrases: [[String]], startingAt index: Int) -> Int? {
-        for phrase in phrases where index + phrase.count <= tokens.count {
-            if (0..<phrase.count).allSatisfy({ words[index + $0] == phrase[$0] && !taken[index + $0] }) { return phrase.count }
-        }
-        return nil
-    }
 
     /// Every amount said, with how exact it is: ranges joined ("between 10 and 20 dollars",
     /// "10-20 dollars", "van 10 tot 20 euro"), approximations and bounds taken with them.
@@ -724,7 +729,7 @@ private struct Reading {
                 said.exactness = .approximate
                 start -= 1
             }
-            if let length = phrase(lex.approximationsAfter, startingAt: end) {
+            if let length = phrase(lex.approximationsAfter, at: end) {
                 if said.exactness == .exact { said.exactness = .approximate }
                 end += length
             }
@@ -739,10 +744,8 @@ private struct Reading {
 
     mutating func run(into result: inout ParsedUtterance) {
         // Polite phrases first: "por favor" holds a note marker.
-        for phrase in [["por", "favor"], ["s'", "il"], ["s'il"]] {
-            for start in words.indices where start + phrase.count <= words.count && Array(words[start..<start + phrase.count]) == phrase {
-                mark(start..<start + phrase.count)
-            }
+        if !lex.politePhrases.isEmpty {
+            for start in words.indices { if let length = phrase(lex.politePhrases, at: start) { mark(start..<start + length) } }
         }
         // Amounts first: said with a currency beats a bare number.
         let candidates = amounts(problems: &result.problems)

@@ -25,13 +25,13 @@ struct APIErrorMiddleware<Context: RequestContext, Shape: APIErrorShape>: Router
         do {
             return try await next(request, context)
         } catch {
-            return answer(error, to: request, in: shape, logger: logger)
+            return apiErrorAnswer(error, to: request, in: shape, logger: logger)
         }
     }
 }
 
 /// The answer to a failure in an API's shape.
-func answer(_ error: any Error, to request: Request, in shape: some APIErrorShape, logger: Logger) -> Response {
+func apiErrorAnswer(_ error: any Error, to request: Request, in shape: some APIErrorShape, logger: Logger) -> Response {
     if let answer = shape.answer(error) { return answer }
     switch error {
     case is NIOTooManyBytesError:

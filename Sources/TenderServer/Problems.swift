@@ -151,7 +151,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            if let shape = errorShape(forPath: request.uri.path) { return answer(error, to: request, in: shape, logger: logger) }
+            if let shape = errorShape(forPath: request.uri.path) { return apiErrorAnswer(error, to: request, in: shape, logger: logger) }
             return Problem.answering(error, to: request, logger: logger).response()
         }
     }

@@ -70,7 +70,7 @@ struct Say: AsyncParsableCommand {
         guard !text.isEmpty else { throw ValidationError("say what to do, in words: tender say \"Send $50 to Jane for dinner\"") }
         let wallet = try options.wallet()
         // No wallet, nothing to pay from: say so before anything else.
-        if Self.missingWallet(wallet) != nil { throw CommandFailure(Phrasebook(locale: locale).noWallet) }
+        guard (try? wallet.keystore.address()) != nil else { throw CommandFailure(Phrasebook(locale: locale).noWallet) }
         let horizon = wallet.horizon
         let assets = CurrencyAssets.testAnchor((try? await horizon.anchorCurrencies()) ?? [])
         let history = PaymentHistory(storage: FileKeystoreStorage(url: options.directory.appendingPathComponent("payments.json")))
@@ -85,16 +85,6 @@ struct Say: AsyncParsableCommand {
             let phrases = Phrasebook(locale: locale)
             let problems = parsed.problems.map(phrases.problem) + (parsed.unrecognized.isEmpty ? [] : [phrases.didNotUnderstand(parsed.unrecognized)])
             throw CommandFailure(phrases.notUnderstood + (problems.isEmpty ? "" : " (\(problems.joined(separator: "; ")))"))
-        }
-    }
-
-    /// Why there is no wallet to pay from, or nil when there is one.
-    static func missingWallet(_ wallet: Wallet) -> String? {
-        do {
-            _ = try wallet.keystore.address()
-            return nil
-        } catch {
-            return "\(error) with `tender wallet create` or `tender wallet import`"
         }
     }
 
@@ -216,7 +206,7 @@ struct Conversation {
     /// The amount as said, unless the words could not be read exactly: then the problem is
     /// said and the amount asked for.
     func amount(_ parsed: ParsedUtterance, resolver: PaymentResolver) throws -> CurrencyAmount {
-        if let problem = parsed.problems.first(where: { Phrasebook.amountProblems.contains($0.code) }) {
+        if let problem = parsed.problems.first(where: { $0.leavesNoAmount }) {
             print(phrases.problem(problem) + ".")
             return try amount(try askAmount(phrases.howMuch), resolver: resolver)
         }
@@ -241,7 +231,7 @@ struct Conversation {
             case .notRequired:
                 throw CommandFailure(phrases.howMuch)
             case .unsupported(let reason):
-                throw CommandFailure(phrases.sentence(Self.failure(reason, said)))
+                throw CommandFailure(phrases.sentence(resolver.refusal(amount: said, reason: reason)))
             }
         }
     }
@@ -249,19 +239,10 @@ struct Conversation {
     func askAmount(_ question: String) throws -> ParsedAmount? {
         let answer = try ask(question)
         let parsed = UtteranceParser(locale: locale).parse(answer)
-        if let problem = parsed.problems.first(where: { Phrasebook.amountProblems.contains($0.code) }) ?? (parsed.amount == nil ? parsed.problems.first : nil) {
+        if let problem = parsed.problems.first(where: { $0.leavesNoAmount }) ?? (parsed.amount == nil ? parsed.problems.first : nil) {
             throw CommandFailure(phrases.problem(problem))
         }
         return parsed.amount
-    }
-
-    static func failure(_ reason: AmountUnsupportedReason?, _ said: ParsedAmount?) -> IntentFailure {
-        let text = said?.text ?? "?"
-        return switch reason {
-        case .amountNotPositive: .amountNotPositive(said: text)
-        case .tooManyDecimals: .tooManyDecimals(said: text)
-        case .amountBelowMinimum, .amountAboveMaximum, .currencyUnsupported, nil: .currencyUnsupported(code: text)
-        }
     }
 
     func send(_ parsed: ParsedUtterance) async throws {
