@@ -158,6 +158,8 @@ public struct OrderRecord: Sendable, Codable, Equatable {
     /// escrow's return of the held money.
     public var refund: String?
     public var returnTransaction: String?
+    /// The gateway's fee on the payment, fixed when it was paid and taken at release.
+    public var gatewayFee: Int64?
     public let created: Int64
     public var paidAt: Int64?
     public var shippedAt: Int64?
@@ -175,11 +177,11 @@ public struct OrderRecord: Sendable, Codable, Equatable {
         self.created = created
     }
 
-    /// What the escrow holds for it: item and shipping while paid or shipped, nothing before
-    /// or after.
+    /// What the escrow holds for it: the buyer's whole payment while paid or shipped, nothing
+    /// before or after.
     public var held: Int64 {
         switch machine.status {
-        case .paid, .shipped: totals.item + totals.shipping
+        case .paid, .shipped: totals.total
         case .awaitingPayment, .paymentPending, .completed, .cancelled, .expired: 0
         }
     }

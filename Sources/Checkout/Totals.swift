@@ -132,11 +132,33 @@ public enum CheckoutRules {
         return Totals(lines: lines, total: total, item: item, shipping: shipping, paymentFee: fee, vatIncluded: businessBuyer ? vat : 0)
     }
 
-    /// What the escrow pays when an order is released: the seller gets item and shipping less
-    /// the commission (on the item), the marketplace the commission. Together: what the escrow
-    /// holds for the order.
-    public static func release(item: Int64, shipping: Int64, charges: MarketplaceCharges) -> (seller: Int64, commission: Int64) {
-        let commission = share(item, basisPoints: charges.commissionBasisPoints)
-        return (item + shipping - commission, commission)
+    /// Where an order's money goes when the escrow releases it. The escrow holds the buyer's
+    /// whole payment; the gateway's fee on it (fixed when it was paid) is taken at release, so
+    /// that until then a cancelled order can always be refunded in full, from a marketplace's
+    /// first sale. The marketplace bears the fee out of its part (the buyer's payment fee and the
+    /// commission on the item); where the marketplace charges less than the fee, the rest comes
+    /// out of the seller's part. Seller, marketplace and gateway together: the total.
+    public static func release(_ totals: Totals, charges: MarketplaceCharges, gatewayFee: Int64) -> Release {
+        precondition(totals.total >= 0 && totals.total <= maxTotal && (0...totals.total).contains(gatewayFee), "a fee of 0 to the total")
+        let commission = share(totals.item, basisPoints: charges.commissionBasisPoints)
+        let marketplace = totals.paymentFee + commission
+        let seller = totals.item + totals.shipping - commission
+        guard marketplace >= gatewayFee else {
+            return Release(seller: seller - (gatewayFee - marketplace), marketplace: 0, gateway: gatewayFee)
+        }
+        return Release(seller: seller, marketplace: marketplace - gatewayFee, gateway: gatewayFee)
+    }
+}
+
+/// The escrow's payments when an order is released, in minor units.
+public struct Release: Sendable, Equatable {
+    public var seller: Int64
+    public var marketplace: Int64
+    public var gateway: Int64
+
+    public init(seller: Int64, marketplace: Int64, gateway: Int64) {
+        self.seller = seller
+        self.marketplace = marketplace
+        self.gateway = gateway
     }
 }

@@ -114,8 +114,8 @@ struct CheckoutKitTests {
                 #expect(bankAgain != bank, "the abandoned intent is canceled and a new one made, so only one can ever be paid")
                 #expect(try await setup.complete(bankAgain) == 200, "back at the return URL")
                 await screen.returned(result: "succeeded")
-                do { let state = await screen.state; #expect(state.phase == .paid && state.order?.held_in_escrow == 10_000) }
-                #expect(try await setup.euros(escrow) == 10_000)
+                do { let state = await screen.state; #expect(state.phase == .paid && state.order?.held_in_escrow == 10_199) }
+                #expect(try await setup.euros(escrow) == 10_199, "the buyer's whole payment")
 
                 // Card with 3-D Secure, from a saved card.
                 let carl = try await user("Carl")
@@ -131,7 +131,7 @@ struct CheckoutKitTests {
                 #expect(try await setup.complete(challenge) == 200)
                 await cardScreen.returned(result: "succeeded")
                 #expect(await cardScreen.phase == .paid)
-                #expect(try await setup.euros(escrow) == 20_000, "the escrow holds both paid orders")
+                #expect(try await setup.euros(escrow) == 10_199 + 10_290, "the escrow holds both paid orders")
 
                 // A payment the test holds pending: polling gives up after three retries.
                 let dora = try await user("Dora")
@@ -151,7 +151,7 @@ struct CheckoutKitTests {
                 await pending.backOut()
                 do { let state = await pending.state; #expect(state.phase == .backedOut && state.bid?.status == "withdrawn") }
                 #expect(try await doraClient.listing(chairBid.listing).status == "available")
-                #expect(try await setup.euros(escrow) == 20_000)
+                #expect(try await setup.euros(escrow) == 10_199 + 10_290)
 
                 // The latest choice wins, one totals request at a time.
                 let eve = try await user("Eve")

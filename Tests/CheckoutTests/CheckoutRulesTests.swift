@@ -1,4 +1,4 @@
-import Checkout
+@testable import Checkout
 import Testing
 
 @Suite("Checkout totals")
@@ -58,12 +58,42 @@ struct TotalsTests {
         #expect(throws: Never.self) { try totals(99_999_800, .pickup, nil, .ideal) }
     }
 
-    @Test func releaseSplitsWhatTheEscrowHolds() {
-        for (item, shipping): (Int64, Int64) in [(10_000, 695), (1, 0), (5, 0), (99_999_999, 0), (0, 695), (12_345, 1_495)] {
-            let (seller, commission) = CheckoutRules.release(item: item, shipping: shipping, charges: charges)
-            #expect(seller + commission == item + shipping && commission == (item * 1_000 + 5_000) / 10_000 && seller >= shipping)
+    /// (item, shipping, payment fee, gateway fee, charges) → (seller, marketplace, gateway): the
+    /// escrow holds the whole total and pays it out in three parts that add up to it.
+    @Test func releaseSplitsWhatTheEscrowHolds() throws {
+        let none = MarketplaceCharges(commissionBasisPoints: 0, idealFee: 0, bancontactFee: 0, cardBasisPoints: 0, vatBasisPoints: 0)
+        let cases: [(Int64, Int64, Int64, Int64, MarketplaceCharges, Release)] = [
+            // The reference: 10% of the item; iDEAL's 1.99 and the commission cover the 0.29.
+            (10_000, 695, 199, 29, charges, Release(seller: 9_695, marketplace: 1_170, gateway: 29)),
+            (10_000, 0, 199, 0, charges, Release(seller: 9_000, marketplace: 1_199, gateway: 0)),
+            // A 5 euro card sale: fee 7.5 → 8 + 25 = 33; the marketplace's 15 + 50 cover it.
+            (500, 0, 15, 33, charges, Release(seller: 450, marketplace: 32, gateway: 33)),
+            // Exactly covered.
+            (500, 0, 15, 65, charges, Release(seller: 450, marketplace: 0, gateway: 65)),
+            // A marketplace that charges nothing: the seller's part bears the fee.
+            (500, 0, 0, 33, none, Release(seller: 467, marketplace: 0, gateway: 33)),
+            (500, 100, 0, 600, none, Release(seller: 0, marketplace: 0, gateway: 600)),
+            // Charges below the fee: the marketplace's part goes first, the seller's the rest.
+            (100, 0, 3, 26, charges, Release(seller: 77, marketplace: 0, gateway: 26)),
+            (99_999_999, 0, 0, 0, charges, Release(seller: 89_999_999, marketplace: 10_000_000, gateway: 0)),
+            (1, 0, 0, 1, charges, Release(seller: 0, marketplace: 0, gateway: 1)),
+        ]
+        for (item, shipping, paymentFee, gatewayFee, charges, expected) in cases {
+            let totals = Totals(lines: [], total: item + shipping + paymentFee, item: item, shipping: shipping, paymentFee: paymentFee, vatIncluded: 0)
+            let release = CheckoutRules.release(totals, charges: charges, gatewayFee: gatewayFee)
+            #expect(release == expected, "\(item) \(shipping) \(paymentFee) \(gatewayFee)")
+            #expect(release.seller + release.marketplace + release.gateway == totals.total && release.seller >= 0 && release.marketplace >= 0)
         }
-        #expect(CheckoutRules.release(item: 10_000, shipping: 695, charges: charges) == (9_695, 1_000))
+        // Every total the rules make, with any fee up to the total: never negative, always the total.
+        for item: Int64 in [0, 1, 5, 52, 500, 10_000, 12_345, 9_999_000] {
+            for method in CheckoutPaymentMethod.allCases {
+                let totals = try totals(item, .pickup, nil, method)
+                for fee in Set([0, 1, 25, 29, totals.total / 2, totals.total]) where fee <= totals.total {
+                    let release = CheckoutRules.release(totals, charges: charges, gatewayFee: fee)
+                    #expect(release.seller + release.marketplace + release.gateway == totals.total && release.seller >= 0 && release.marketplace >= 0 && release.gateway == fee)
+                }
+            }
+        }
         #expect(MarketplaceCharges.reference.isValid)
         #expect(!MarketplaceCharges(commissionBasisPoints: 10_001, idealFee: 0, bancontactFee: 0, cardBasisPoints: 0, vatBasisPoints: 0).isValid)
         #expect(!MarketplaceCharges(commissionBasisPoints: 0, idealFee: -1, bancontactFee: 0, cardBasisPoints: 0, vatBasisPoints: 0).isValid)

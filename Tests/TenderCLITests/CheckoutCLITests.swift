@@ -46,7 +46,7 @@ struct CheckoutCLITests {
         request.httpMethod = "POST"
         _ = try await URLSession.shared.data(for: request)
         let shown = try await Tender.runDetached(["checkout", "order", order] + user)
-        #expect(shown.stdout.contains("paid, total €102.90, in escrow €100.00"), "\(shown.stdout) \(shown.stderr)")
+        #expect(shown.stdout.contains("paid, total €102.90, in escrow €102.90"), "\(shown.stdout) \(shown.stderr)")
 
         // iDEAL for the lamp: the bank page to open.
         let lamp = try await Tender.runDetached(["checkout", "buy", listings[1]["id"]!, "--json"] + user)

@@ -123,12 +123,21 @@ extension CheckoutService {
             }
             do { _ = try order.machine.paymentSucceeded() } catch { throw CheckoutError.state(error) }
             order.paidAt = gateway.now()
+            order.gatewayFee = gateway.fees.fee(on: intent.machine.amountReceived, method: intent.machine.paymentMethodType ?? .card)
             // Marked paid first (the version decides who holds), then the money moves. Until the
-            // hold is recorded the order stays due (a day on), for the start-up recovery.
+            // hold is recorded the order stays due (a day on), for the janitor and the start-up
+            // recovery.
             var saved = try await save(order, over: stored, attentionAt: .some(gateway.now() + Self.pendingMoveSeconds))
-            order.holdTransaction = try await hold(order, marketplace: market.marketplace, merchant: market.merchant)
-            saved = try await save(order, over: saved, attentionAt: .some(nil))
             try await markSold(order, market)
+            do {
+                order.holdTransaction = try await hold(order, marketplace: market.marketplace, merchant: market.merchant)
+            } catch {
+                // The buyer has paid: the order is paid whatever the ledger says now, and the
+                // hold is made later (escrow_pending until then).
+                gateway.logger.error("checkout hold left for the janitor", metadata: ["order.id": "\(order.id)", "error": "\(error)"])
+                return (order, saved)
+            }
+            saved = try await save(order, over: saved, attentionAt: .some(nil))
             return (order, saved)
         case .requiresPaymentMethod, .canceled:
             guard order.machine.status == .paymentPending else { return (order, stored) }
@@ -233,9 +242,7 @@ extension CheckoutService {
             if let found = try await gateway.findOnLedger(memo: "tender escrow hold \(order.id)", account: escrow, reader: reader) {
                 order.holdTransaction = found.hash.hex
             } else {
-                order.holdTransaction = try await gateway.payFromSettlement(
-                    order.totals.item + order.totals.shipping, of: Self.euro, to: escrow, memo: "tender escrow hold \(order.id)",
-                    merchant: market.merchant, parameter: "order", beforeServing: beforeServing).hash.hex
+                order.holdTransaction = try await hold(order, marketplace: market.marketplace, merchant: market.merchant, beforeServing: beforeServing)
             }
             gateway.logger.notice("checkout hold recovered", metadata: ["order.id": "\(order.id)"])
         case .completed where order.releaseTransaction == nil:
@@ -373,7 +380,7 @@ extension CheckoutRoutes {
         }
         if intentID == nil {
             let form = try StripeForm(body: "amount=\(order.totals.total)&currency=eur&payment_method_types[]=\(method.rawValue)&customer=\(caller.user.customer)&metadata[order]=\(order.id)")
-            let created = try await routes.createPaymentIntent(form, merchant, request)
+            let created = try await routes.createPaymentIntent(form, merchant, request, feeAtRelease: true)
             guard case .object(let fields) = created, case .string(let id)? = fields.first(where: { $0.0 == "id" })?.1 else {
                 throw CheckoutError(status: .internalServerError, code: "internal_error", message: "The gateway made no intent.")
             }
@@ -396,10 +403,11 @@ extension CheckoutRoutes {
     }
 
     /// A paid order cancelled before it shipped (by the buyer or the seller): the escrow returns
-    /// its money to the marketplace's settlement account and the gateway refunds the buyer the
-    /// whole total from there (the gateway's fee on it is the marketplace's loss). Claimed by
-    /// the order's version first; if the refund cannot be paid (the marketplace's balance does
-    /// not cover the fee), the money goes back into escrow and the order stays paid.
+    /// the buyer's whole payment to the marketplace's settlement account and the gateway refunds
+    /// it from there (no fee was taken: that happens at release), so a refund can always be
+    /// paid, from a marketplace's first sale. Claimed by the order's version first; if the refund
+    /// is refused all the same (the balance was paid out at that very moment), the money goes
+    /// back into escrow and the order stays paid.
     func refundPaid(_ order: OrderRecord, _ stored: StoredObject, _ caller: CheckoutService.Caller) async throws -> OrderRecord {
         var order = order
         let paid = order.machine
@@ -408,10 +416,6 @@ extension CheckoutRoutes {
         }
         do { _ = try order.machine.cancel() } catch { throw CheckoutError.state(error) }
         guard order.paymentIntent != nil else { throw CheckoutError.state(CheckoutStateError(code: "order_unexpected_state", message: "A paid order without a payment.")) }
-        let euros = try await service.gateway.balances(caller.merchant).first { $0.0.code == "eur" }?.1 ?? 0
-        guard euros + paidHeld(order) >= order.totals.total else {
-            throw CheckoutError.conflict("marketplace_balance_insufficient", "The marketplace's balance cannot cover the refund's fee; nothing moved.")
-        }
         // Claimed by the order's version, with the refund's id chosen and the order due a day
         // on, so that a stop from here on is finished once (``CheckoutService/finishRefund``).
         order.refund = GatewayIDs.make("re", random: service.gateway.random)
@@ -439,9 +443,6 @@ extension CheckoutRoutes {
             _ = try await routes.refund(intentID, amount: amount, id: refundID, reason: "requested_by_customer", metadata: ["order": order], merchant: merchant)
         }
     }
-
-    /// What the escrow holds for an order that is (or was, a moment ago) paid.
-    func paidHeld(_ order: OrderRecord) -> Int64 { order.totals.item + order.totals.shipping }
 
     static func formEncoded(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? ""

@@ -79,26 +79,29 @@ struct CheckoutService: Sendable {
 
     static let euro = GatewayCurrency.named("eur")!
 
-    /// Moves an order's item and shipping from the marketplace's settlement account (where the
-    /// gateway settled the buyer's payment) into the escrow account. Returns the transaction's hash.
-    func hold(_ order: OrderRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord) async throws -> String {
+    /// Moves the buyer's whole payment for an order from the marketplace's settlement account
+    /// (where the gateway settled it, no fee taken) into the escrow account. Returns the
+    /// transaction's hash.
+    func hold(_ order: OrderRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
         let stored = try await gateway.payFromSettlement(
-            order.totals.item + order.totals.shipping, of: Self.euro, to: try AccountID(marketplace.escrowAccount),
-            memo: "tender escrow hold \(order.id)", merchant: merchant, parameter: "order")
+            order.totals.total, of: Self.euro, to: try AccountID(marketplace.escrowAccount),
+            memo: "tender escrow hold \(order.id)", merchant: merchant, parameter: "order", beforeServing: beforeServing)
         return stored.hash.hex
     }
 
     /// Pays an order out of escrow in one ledger transaction: the seller's part to the seller's
-    /// account, the commission to the marketplace's settlement account.
+    /// account, the marketplace's to its settlement account, the gateway's fee to the fee account
+    /// (``CheckoutRules/release(_:charges:gatewayFee:)``).
     func release(_ order: OrderRecord, seller: CheckoutUserRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
         guard let sellerAccount = seller.account, let asset = gateway.anchor.currency(code: Self.euro.assetCode)?.asset else {
             throw GatewayError(code: "release_impossible", message: "the seller of \(order.id) has no ledger account")
         }
-        let (toSeller, commission) = CheckoutRules.release(item: order.totals.item, shipping: order.totals.shipping, charges: marketplace.charges)
+        let parts = CheckoutRules.release(order.totals, charges: marketplace.charges, gatewayFee: order.gatewayFee ?? 0)
         var operations: [StellarBase.Operation] = []
-        for (destination, minor) in [(sellerAccount, toSeller), (merchant.settlementAccount, commission)] where minor > 0 {
+        let payees = [(try AccountID(sellerAccount), parts.seller), (try AccountID(merchant.settlementAccount), parts.marketplace), (gateway.feeAccount.accountID, parts.gateway)]
+        for (destination, minor) in payees where minor > 0 {
             operations.append(StellarBase.Operation(.payment(PaymentOperation(
-                destination: .ed25519(try AccountID(destination)), asset: asset,
+                destination: .ed25519(destination), asset: asset,
                 amount: try FiatConversion.stroops(minorUnits: minor, exponent: Self.euro.exponent)))))
         }
         let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender escrow release \(order.id)".utf8)))))
@@ -122,7 +125,7 @@ struct CheckoutService: Sendable {
         }
         let operation = StellarBase.Operation(.payment(PaymentOperation(
             destination: .ed25519(try AccountID(merchant.settlementAccount)), asset: asset,
-            amount: try FiatConversion.stroops(minorUnits: order.totals.item + order.totals.shipping, exponent: Self.euro.exponent))))
+            amount: try FiatConversion.stroops(minorUnits: order.totals.total, exponent: Self.euro.exponent))))
         let desk = try await escrowDesks.desk(for: marketplace, secrets: gateway.secrets, writer: gateway.writer)
         let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender escrow return \(order.id)".utf8)))))
         let result = try await desk.submit([operation], memo: memo)

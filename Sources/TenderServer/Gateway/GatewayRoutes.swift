@@ -393,7 +393,9 @@ struct GatewayRoutes: Sendable {
         "return_url", "description", "statement_descriptor", "metadata",
     ]
 
-    func createPaymentIntent(_ form: StripeForm, _ merchant: MerchantRecord, _ request: Request) async throws -> JSONValue {
+    /// - Parameter feeAtRelease: a marketplace order's payment (the checkout's): settled whole,
+    ///   its fee taken when the escrow releases it.
+    func createPaymentIntent(_ form: StripeForm, _ merchant: MerchantRecord, _ request: Request, feeAtRelease: Bool = false) async throws -> JSONValue {
         try form.refuseUnknown(Self.intentParameters)
         guard let amount = try form.integer("amount") else { throw StripeError.missing("amount") }
         let currencyCode = try form.requiredString("currency", maxLength: 10)
@@ -441,6 +443,7 @@ struct GatewayRoutes: Sendable {
             id: id, clientSecret: id + "_secret_" + String(GatewayIDs.make("s", random: service.random).dropFirst(2)),
             currency: currency.code, created: service.now(),
             machine: PaymentIntentStateMachine(amount: amount, captureMethod: captureMethod), paymentMethodTypes: types)
+        if feeAtRelease { intent.feeAtRelease = true }
         try applyFields(form, to: &intent)
         var method: PaymentMethodRecord?
         if let methodID = try form.string("payment_method", maxLength: 255) {

@@ -181,7 +181,7 @@ struct GatewayService: Sendable {
             guard intent.settlement == .pending, let merchant = try await store.merchant(id: stored.merchant),
                   let method = intent.machine.paymentMethodType else { continue }
             let amount = intent.machine.amountReceived
-            let paid = fees.fee(on: amount, method: method) < amount ? try AccountID(merchant.settlementAccount) : feeAccount.accountID
+            let paid = settlementFee(intent, amount: amount, method: method) < amount ? try AccountID(merchant.settlementAccount) : feeAccount.accountID
             let found = try await findOnLedger(memo: "tender settlement \(intent.id)", account: paid, reader: reader)
             if let found {
                 intent.settlementTransaction = found.hash.hex
@@ -218,7 +218,7 @@ struct GatewayService: Sendable {
             let intent = try records.decode(PaymentIntentRecord.self, intentObject)
             let memo = "tender capture \(capture.id)"
             let method = intent.machine.paymentMethodType ?? .card
-            let paid = fees.fee(on: capture.amount, method: method) < capture.amount ? try AccountID(merchant.settlementAccount) : feeAccount.accountID
+            let paid = settlementFee(intent, amount: capture.amount, method: method) < capture.amount ? try AccountID(merchant.settlementAccount) : feeAccount.accountID
             if let found = try await findOnLedger(memo: memo, account: paid, reader: reader) {
                 capture.ledgerTransaction = found.hash.hex
             } else {
@@ -409,7 +409,7 @@ struct GatewayService: Sendable {
               let desk = issuerDesks[anchorCurrency.code], let method = intent.machine.paymentMethodType else {
             throw GatewayError(code: "settlement_impossible", message: "intent \(intent.id) cannot be settled in \(intent.currency)")
         }
-        let fee = fees.fee(on: amount, method: method)
+        let fee = settlementFee(intent, amount: amount, method: method)
         let merchantAccount = try AccountID(merchant.settlementAccount)
         var operations: [StellarBase.Operation] = []
         for (destination, minor) in [(merchantAccount, amount - fee), (feeAccount.accountID, fee)] where minor > 0 {
@@ -429,6 +429,12 @@ struct GatewayService: Sendable {
         }
         logger.info("gateway payment settled", metadata: ["payment.intent.id": "\(intent.id)", "payment.amount": "\(amount)", "payment.fee": "\(fee)", "ledger.sequence": "\(stored.ledger)"])
         return stored.hash.hex
+    }
+
+    /// The fee taken when `amount` of `intent` settles: none for a marketplace order's payment
+    /// (taken when its escrow releases it), else the schedule's.
+    func settlementFee(_ intent: PaymentIntentRecord, amount: Int64, method: PaymentMethodType) -> Int64 {
+        intent.feeAtRelease == true ? 0 : fees.fee(on: amount, method: method)
     }
 
     /// Pays `amount` of a refund back from the merchant's settlement account to the issuer of
