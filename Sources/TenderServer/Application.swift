@@ -13,6 +13,27 @@ import Store
 /// The version Tender reports at `GET /`.
 public let tenderVersion = "0.1.0"
 
+/// What a server reads of the world outside it: the wall-clock time (seconds since 1970, for
+/// ledger close times, expiries and the janitors' due dates), random bytes (ids, secrets,
+/// nonces) and the clock its timers sleep on (the writer's close interval, the janitors' and the
+/// webhook deliverer's passes). `tender serve` runs on ``system``; a test passes its own, moves
+/// time by hand and asserts at once instead of waiting.
+public struct ServerEnvironment: Sendable {
+    public var now: @Sendable () -> Int64
+    public var random: @Sendable (Int) -> [UInt8]
+    public var clock: any Clock<Duration>
+
+    public init(now: @escaping @Sendable () -> Int64, random: @escaping @Sendable (Int) -> [UInt8], clock: any Clock<Duration>) {
+        self.now = now
+        self.random = random
+        self.clock = clock
+    }
+
+    /// The machine's: its clock, its cryptographically secure generator.
+    public static let system = ServerEnvironment(
+        now: { Int64(Date().timeIntervalSince1970) }, random: GatewayService.systemRandom, clock: ContinuousClock())
+}
+
 /// Builds the HTTP application that `tender serve` runs and that the tests start: opens (or
 /// creates at genesis) the ledger under the data directory, creates the test anchor's issuers
 /// if they are missing, runs the writer as a service, and serves Horizon's API, friendbot and
@@ -22,34 +43,35 @@ public let tenderVersion = "0.1.0"
 ///   anchor cannot be set up.
 public func buildApplication(
     _ configuration: TenderConfiguration,
+    environment: ServerEnvironment = .system,
     logger: Logger = Logger(label: "tender"),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
     if let url = configuration.database {
-        let node = try await ClusterNode.start(configuration, url: url, logger: logger)
+        let node = try await ClusterNode.start(configuration, url: url, environment: environment, logger: logger)
         return application(configuration, responder: node.responder, services: node.services, logger: logger) { port in
             node.serving(port: port)
             await onServerRunning(port)
         }
     }
     let store = try SQLiteLedgerStore(path: configuration.databasePath)
-    let leader = try await LeaderParts.make(configuration, store: store, gatewayStore: nil, clock: ContinuousClock(), logger: logger)
+    let leader = try await LeaderParts.make(configuration, store: store, gatewayStore: nil, environment: environment, logger: logger)
     return application(configuration, responder: leader.responder, services: leader.services, logger: logger, onServerRunning: onServerRunning)
 }
 
-/// ``buildApplication(_:logger:onServerRunning:)`` on a store of the caller's (a test's store
+/// ``buildApplication(_:environment:logger:onServerRunning:)`` on a store of the caller's (a test's store
 /// that fails on purpose, say): the routes and the writer know only its protocols.
 /// - Throws: when the ledger cannot be opened or the test anchor cannot be set up.
 public func buildApplication(
     _ configuration: TenderConfiguration,
     store: any LedgerStore & LedgerReader,
     gatewayStore: (any GatewayStore)? = nil,
-    clock: any Clock<Duration> = ContinuousClock(),
+    environment: ServerEnvironment = .system,
     logger: Logger = Logger(label: "tender"),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let leader = try await LeaderParts.make(configuration, store: store, gatewayStore: gatewayStore, clock: clock, logger: logger)
+    let leader = try await LeaderParts.make(configuration, store: store, gatewayStore: gatewayStore, environment: environment, logger: logger)
     return application(configuration, responder: leader.responder, services: leader.services, logger: logger, onServerRunning: onServerRunning)
 }
 
@@ -182,14 +204,16 @@ struct LeaderParts {
 
     static func make(
         _ configuration: TenderConfiguration, store: any LedgerStore & LedgerReader, gatewayStore: (any GatewayStore)?,
-        clock: any Clock<Duration>, logger: Logger, advertised: String? = nil,
+        environment: ServerEnvironment, logger: Logger, advertised: String? = nil,
         reading: (reader: any LedgerReader, commits: LedgerCommits)? = nil
     ) async throws -> LeaderParts {
         let metrics = ServerMetrics()
+        let clock = environment.clock
+        let now = environment.now
         let writer = try await LedgerWriter(
             store: store,
             configuration: .init(network: configuration.network, closeInterval: configuration.closeInterval, batchLimit: configuration.batchLimit),
-            logger: logger, metrics: metrics.writer, clock: clock, now: { UInt64(Date().timeIntervalSince1970) })
+            logger: logger, metrics: metrics.writer, clock: clock, now: { UInt64(clamping: now()) })
         let anchor = configuration.testAnchor
         let feeAccount = GatewayService.feeAccount(anchorSeed: configuration.anchorSeed)
         // One transaction at genesis, so the root account's sequence number moves once.
@@ -213,7 +237,7 @@ struct LeaderParts {
             secrets: secrets, fees: configuration.fees, expiries: configuration.expiries,
             rootDesk: local.friendbot, issuerDesks: local.anchorDesks, feeAccount: feeAccount,
             settlementDesks: SettlementDesks(maxPending: configuration.fundingQueueLimit), webhookWakeup: webhookWakeup,
-            now: { Int64(Date().timeIntervalSince1970) }, random: GatewayService.systemRandom, logger: logger)
+            now: now, random: environment.random, logger: logger)
         try await gateway.recover(reader: store)
         let gatewayRoutes = GatewayRoutes(service: gateway, adminKey: try GatewayService.loadAdminKey(directory: configuration.dataDirectory), logger: logger)
         gatewayRoutes.register(on: router)
@@ -234,7 +258,7 @@ struct LeaderParts {
                 CheckoutJanitor(service: checkout, reader: store, refunder: checkoutRoutes.refunder, base: base, clock: clock, interval: .seconds(1), logger: logger),
                 WebhookDeliverer(
                     store: gatewayStore, secrets: secrets, policy: configuration.webhookRetry, wakeup: webhookWakeup,
-                    now: { Int64(Date().timeIntervalSince1970) }, clock: clock, send: WebhookDeliverer.urlSessionSend, logger: logger),
+                    now: now, clock: clock, send: WebhookDeliverer.urlSessionSend, logger: logger),
             ])
     }
 }

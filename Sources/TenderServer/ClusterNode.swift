@@ -26,6 +26,7 @@ import Synchronization
 /// commits are fenced and the process exits (fail-stop).
 final class ClusterNode: Sendable {
     let configuration: TenderConfiguration
+    let environment: ServerEnvironment
     let logger: Logger
     let database: PostgresDatabase
     /// The hot standby Horizon's reads come from, if any.
@@ -71,7 +72,7 @@ final class ClusterNode: Sendable {
 
     /// Opens the database (migrating it), then leads at once if no other node does: a lone
     /// server is ready to write before it listens, as on SQLite.
-    static func start(_ configuration: TenderConfiguration, url: String, logger: Logger) async throws -> ClusterNode {
+    static func start(_ configuration: TenderConfiguration, url: String, environment: ServerEnvironment, logger: Logger) async throws -> ClusterNode {
         let database = try PostgresDatabase(url: url, logger: logger)
         var readDatabase: PostgresDatabase?
         do {
@@ -94,7 +95,7 @@ final class ClusterNode: Sendable {
                         configuration, database: readFrom.database, reader: readFrom.reader, url: readFrom.url, listens: readDatabase == nil, logger: logger)
                 }
                 let node = ClusterNode(
-                    configuration: configuration, logger: logger, database: database, readDatabase: readDatabase, session: session, following: following)
+                    configuration: configuration, environment: environment, logger: logger, database: database, readDatabase: readDatabase, session: session, following: following)
                 if let fence {
                     try await node.lead(fence)
                 } else {
@@ -115,10 +116,11 @@ final class ClusterNode: Sendable {
     }
 
     private init(
-        configuration: TenderConfiguration, logger: Logger, database: PostgresDatabase, readDatabase: PostgresDatabase?,
+        configuration: TenderConfiguration, environment: ServerEnvironment, logger: Logger, database: PostgresDatabase, readDatabase: PostgresDatabase?,
         session: LeaderSession, following: Following?
     ) {
         self.configuration = configuration
+        self.environment = environment
         self.logger = logger
         self.database = database
         self.readDatabase = readDatabase
@@ -153,7 +155,7 @@ final class ClusterNode: Sendable {
         // With a standby to read from, Horizon's reads stay on it (and on the ledgers it has).
         let reading = readDatabase == nil ? nil : following.map { (reader: $0.reader as any LedgerReader, commits: $0.commits) }
         let parts = try await LeaderParts.make(
-            configuration, store: store, gatewayStore: gatewayStore, clock: ContinuousClock(), logger: logger, reading: reading)
+            configuration, store: store, gatewayStore: gatewayStore, environment: environment, logger: logger, reading: reading)
         state.withLock {
             $0.leader = parts.responder
             $0.leaderServices = parts.services

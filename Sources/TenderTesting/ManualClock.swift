@@ -84,3 +84,34 @@ public final class ManualClock: Clock, @unchecked Sendable {
         return ready.map(\.continuation)
     }
 }
+
+/// Wall-clock seconds and a ``ManualClock`` that move together, only when a test moves them: a
+/// server built on them sees a day pass at once, and its timers (the janitors, the webhook
+/// deliverer) run the pass that moment brings before ``advance(seconds:)`` returns.
+public final class ManualTime: @unchecked Sendable {
+    public let clock = ManualClock()
+    /// How many timer loops sleep on the clock when the server is idle (``advance(seconds:)``
+    /// first waits until all of them do, so none is caught in the middle of a pass).
+    public let timers: Int
+    private let lock = NSLock()
+    private var seconds: Int64
+
+    /// Starts at `start` seconds since 1970 (by default the real time when it is made, so that
+    /// what a client library stamps with the real time still looks current).
+    public init(timers: Int, start: Int64 = Int64(Date().timeIntervalSince1970)) {
+        self.timers = timers
+        seconds = start
+    }
+
+    /// Seconds since 1970, as the server sees them.
+    public var now: Int64 { lock.withLock { seconds } }
+
+    /// Moves time on by `count` seconds at once, and returns when every timer it woke has
+    /// finished its pass and sleeps again.
+    public func advance(seconds count: Int64) async {
+        await clock.sleepers(atLeast: timers)
+        lock.withLock { seconds += count }
+        clock.advance(by: .seconds(count))
+        await clock.sleepers(atLeast: timers)
+    }
+}

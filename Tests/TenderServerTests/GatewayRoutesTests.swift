@@ -332,24 +332,17 @@ struct GatewayRoutesTests {
     @Test func theJanitorReconcilesAndExpires() async throws {
         let directory = temporary.file("janitor")
         var configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
-        configuration.expiries = GatewayExpiries(redirectSeconds: 1, authorizationSeconds: 2)
-        let app = try await buildApplication(configuration)
+        configuration.expiries = GatewayExpiries(redirectSeconds: 60, authorizationSeconds: 120)
+        let time = ManualTime.forServer()
+        let app = try await buildApplication(configuration, environment: time.environment)
         try await app.test(.router) { client in
             let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
             let key = try await Self.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=A").json["secret_key"] as! String
             func method(_ number: String) async throws -> String {
                 try await Self.call(client, .post, "/v1/payment_methods", key: key, body: "type=card&card[number]=\(number)&card[exp_month]=1&card[exp_year]=2040").json["id"] as! String
             }
-            func intent(_ id: String) async throws -> [String: Any] {
-                try await Self.call(client, .get, "/v1/payment_intents/\(id)", key: key).json
-            }
-            func waitFor(_ id: String, status: String) async throws -> [String: Any] {
-                for _ in 0..<300 {
-                    let current = try await intent(id)
-                    if current["status"] as? String == status { return current }
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-                return try await intent(id)
+            func status(_ id: String) async throws -> String? {
+                try await Self.call(client, .get, "/v1/payment_intents/\(id)", key: key).json["status"] as? String
             }
             let silent = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur&confirm=true&payment_method=\(try await method("4000000000000408"))").json
             #expect(silent["status"] as? String == "processing")
@@ -360,15 +353,26 @@ struct GatewayRoutesTests {
             let left = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur&payment_method_types[]=ideal&confirm=true&return_url=https://shop.example/&payment_method=\(ideal)").json["id"] as! String
             let held = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur&capture_method=manual&confirm=true&payment_method=\(try await method("4242424242424242"))").json["id"] as! String
 
-            let settled = try await waitFor(silentID, status: "succeeded")
-            #expect(settled["amount_received"] as? Int == 1000)
-            let abandoned = try await waitFor(left, status: "canceled")
-            #expect(abandoned["cancellation_reason"] as? String == "abandoned")
-            let released = try await waitFor(held, status: "canceled")
-            #expect(released["cancellation_reason"] as? String == "automatic")
+            // A second on: the acquirer is asked (no answer yet); two more, it answers.
+            await time.advance(seconds: 1)
+            #expect(try await status(silentID) == "processing")
+            await time.advance(seconds: 2)
+            let settled = try await Self.call(client, .get, "/v1/payment_intents/\(silentID)", key: key).json
+            #expect(settled["status"] as? String == "succeeded" && settled["amount_received"] as? Int == 1000)
+            // The redirect is left for its hour (here a minute), not a second less.
+            await time.advance(seconds: 56)
+            #expect(try await status(left) == "requires_action")
+            await time.advance(seconds: 1)
+            let abandoned = try await Self.call(client, .get, "/v1/payment_intents/\(left)", key: key).json
+            #expect(abandoned["status"] as? String == "canceled" && abandoned["cancellation_reason"] as? String == "abandoned")
+            #expect(try await status(held) == "requires_capture")
+            // The authorisation is released when its time (here two minutes) is up.
+            await time.advance(seconds: 60)
+            let released = try await Self.call(client, .get, "/v1/payment_intents/\(held)", key: key).json
+            #expect(released["status"] as? String == "canceled" && released["cancellation_reason"] as? String == "automatic")
             #expect(released["amount_capturable"] as? Int == 0)
-            // Passes later change nothing: one settlement of 1000 less the fee.
-            try await Task.sleep(for: .seconds(1.5))
+            // A day of passes later changes nothing: one settlement of 1000 less the fee.
+            await time.advance(seconds: 86_400)
             let available = try await Self.call(client, .get, "/v1/balance", key: key).json["available"] as? [[String: Any]]
             #expect(available?.first { $0["currency"] as? String == "eur" }?["amount"] as? Int == 960)
             let events = (try await Self.call(client, .get, "/v1/events?limit=100", key: key).json["data"] as? [[String: Any]]) ?? []

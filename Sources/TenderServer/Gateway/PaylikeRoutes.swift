@@ -536,7 +536,7 @@ struct PaylikeRoutes: Sendable {
         let form = try await form(request)
         let (digest, fingerprint) = try openFrameToken(try form.string("threeDSMethodData", maxLength: 512) ?? "")
         let hints = [hint("tds-method-posted", at: 4, digest: digest), hint("tds-method-\(fingerprint.rawValue)", at: 5, digest: digest)]
-        return PaylikeFrames.posting(hints: hints, title: "3-D Secure method")
+        return PaylikeFrames.posting(hints: hints, title: "3-D Secure method", nonce: service.random(16))
     }
 
     /// The 3-D Secure challenge frame: Complete and Fail; the answer's page hands its hint to
@@ -547,7 +547,7 @@ struct PaylikeRoutes: Sendable {
         let (digest, _) = try openFrameToken(token)
         guard let answer = try form.string("answer", maxLength: 20) else { return PaylikeFrames.challenge(token: token) }
         guard answer == "authenticated" || answer == "failed" else { throw PaylikeProblem.invalid("answer", "answer must be authenticated or failed.") }
-        return PaylikeFrames.posting(hints: [hint("tds-challenge-\(answer)", at: 7, digest: digest)], title: "3-D Secure")
+        return PaylikeFrames.posting(hints: [hint("tds-challenge-\(answer)", at: 7, digest: digest)], title: "3-D Secure", nonce: service.random(16))
     }
 }
 
@@ -574,9 +574,10 @@ enum PaylikeFrames {
         """
     }
 
-    /// A page whose script posts `{hints}` to the parent window, as Paylike's frames end.
-    static func posting(hints: [String], title: String) -> Response {
-        let nonce = PaylikeRoutes.base64url((0..<16).map { _ in UInt8.random(in: 0...255) })
+    /// A page whose script posts `{hints}` to the parent window, as Paylike's frames end; its
+    /// script allowed by a CSP nonce made of `nonce`'s bytes.
+    static func posting(hints: [String], title: String, nonce bytes: [UInt8]) -> Response {
+        let nonce = PaylikeRoutes.base64url(bytes)
         let message = JSONValue.object([("hints", .array(hints.map(JSONValue.string)))]).compact()
         // The JSON is safe inside a script: hints are names and base64url, and "<" is escaped.
         let script = message.replacingOccurrences(of: "<", with: "\\u003c")
