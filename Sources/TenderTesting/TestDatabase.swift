@@ -6,6 +6,9 @@ public enum TestDatabase: String, CaseIterable, Sendable, CustomStringConvertibl
 
     public var description: String { rawValue }
 
+    /// Both, or SQLite only when only the fast tests run (``TestSpeed/fastOnly``).
+    public static var allCases: [TestDatabase] { TestSpeed.fastOnly ? [.sqlite] : [.sqlite, .postgres] }
+
     /// Runs `body` with the database URL to configure (nil: SQLite), and stops the throwaway
     /// PostgreSQL however `body` ends.
     public func with(_ body: (String?) async throws -> Void) async throws {

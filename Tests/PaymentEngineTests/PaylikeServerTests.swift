@@ -279,7 +279,7 @@ struct PaylikeServerTests {
     /// The real PyPI `paylike` library against the merchant API, for an authorization the
     /// engine made: every check of Tests/Interop/paylike_interop.py must pass, the last one on
     /// the ledger.
-    @Test(arguments: TestDatabase.allCases)
+    @Test(.tags(.slow), TestSpeed.slowSuites, arguments: TestDatabase.allCases)
     func merchantAPIThroughThePyPIPaylikeLibrary(_ database: TestDatabase) async throws {
         try await withServer(database) { merchant in
             let (state, id) = try await pay(merchant, test: PaymentTest())

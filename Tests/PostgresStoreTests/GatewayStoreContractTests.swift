@@ -137,7 +137,7 @@ struct GatewayStoreContractTests {
         try await GatewayStoreContract.check(try SQLiteGatewayStore(path: temporary.file("gateway.sqlite")))
     }
 
-    @Test func postgres() async throws {
+    @Test(.tags(.slow), TestSpeed.slowSuites) func postgres() async throws {
         let server = try await TemporaryPostgres.start()
         do {
             let database = try PostgresDatabase(url: server.url)

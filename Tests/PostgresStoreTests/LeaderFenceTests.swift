@@ -8,7 +8,7 @@ import Testing
 
 /// The cluster's leadership on a real PostgreSQL: one session holds the lead at a time, taking
 /// it moves the epoch on, a leader that lost it never commits again, followers hear each commit.
-@Suite("A cluster's leader and its fence")
+@Suite("A cluster's leader and its fence", .tags(.slow), TestSpeed.slowSuites)
 struct LeaderFenceTests {
     @Test func oneLeadsAtATimeAndAnOldLeaderNeverCommitsAgain() async throws {
         try await TestDatabase.postgres.with { url in try await run(url: try #require(url)) }

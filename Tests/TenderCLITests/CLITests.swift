@@ -6,7 +6,7 @@ import TenderTesting
 import Testing
 
 /// Runs the real `tender` executable, as a user would.
-@Suite("The tender command")
+@Suite("The tender command", .tags(.slow), TestSpeed.slowSuites)
 struct CLITests {
     nonisolated(unsafe) static let vectors: [String: Any] = {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

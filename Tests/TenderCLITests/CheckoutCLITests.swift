@@ -7,7 +7,7 @@ import Testing
 
 /// `tender checkout` against a real `tender serve`: the demo seeds a marketplace, then a buyer
 /// lists, buys, reads totals, pays by card with 3-D Secure and by iDEAL, and shows the order.
-@Suite(.serialized)
+@Suite(.serialized, .tags(.slow), TestSpeed.slowSuites)
 struct CheckoutCLITests {
     @Test(arguments: [ServedStore.sqlite, .postgres])
     func demoBuyTotalsPayAndOrder(_ store: ServedStore) async throws {

@@ -13,7 +13,7 @@ import Testing
 /// Several `tender serve` processes on one throwaway PostgreSQL: the leader killed with SIGKILL
 /// in the middle of a load of payments sent through all of them, and a leader cut from the
 /// database.
-@Suite("A cluster of tender serve on PostgreSQL", .serialized)
+@Suite("A cluster of tender serve on PostgreSQL", .serialized, .tags(.slow), TestSpeed.slowSuites)
 struct ClusterTests {
     static let network = Network.standalone
 

@@ -10,7 +10,7 @@ import Testing
 
 /// Kills `tender serve` with SIGKILL while payments are being submitted, restarts it, and checks
 /// that every payment that was answered as applied is in the ledger and the money adds up.
-@Suite("Crash recovery")
+@Suite("Crash recovery", .tags(.slow), TestSpeed.slowSuites)
 struct CrashRecoveryTests {
     static let network = Network.standalone
 

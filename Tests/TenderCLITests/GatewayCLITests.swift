@@ -3,7 +3,7 @@ import TenderTesting
 import Testing
 
 /// `tender gateway` against a real `tender serve`.
-@Suite(.serialized)
+@Suite(.serialized, .tags(.slow), TestSpeed.slowSuites)
 struct GatewayCLITests {
     @Test(arguments: [ServedStore.sqlite, .postgres])
     func merchantsAndPaymentsFromTheTerminal(_ store: ServedStore) async throws {

@@ -12,7 +12,7 @@ import Testing
 /// idempotency keys, restarts it, retries every request with its key, and checks that each
 /// payment was charged once, every capture is settled on the ledger, and the ledger's
 /// invariants hold.
-@Suite("Gateway crash recovery")
+@Suite("Gateway crash recovery", .tags(.slow), TestSpeed.slowSuites)
 struct GatewayCrashTests {
     struct Answer: Sendable {
         let status: Int

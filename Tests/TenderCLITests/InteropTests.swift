@@ -6,7 +6,7 @@ import Testing
 
 /// The real Python stellar-sdk (16.1.1, installed into .venv by Scripts/python-env.sh) against
 /// a real `tender serve`: every check of Tests/Interop/horizon_interop.py must pass.
-@Suite(.serialized)
+@Suite(.serialized, .tags(.slow), TestSpeed.slowSuites)
 struct InteropTests {
 
     /// Runs an interop script with the project's Python environment (made by

@@ -10,7 +10,7 @@ import Testing
 
 /// `tender migrate`: a network made on SQLite, copied into PostgreSQL, verified, and served
 /// from there with the same answers; a second copy refused; a tampered copy caught.
-@Suite("tender migrate", .serialized)
+@Suite("tender migrate", .serialized, .tags(.slow), TestSpeed.slowSuites)
 struct MigrateTests {
     /// The JSON of some of Horizon's answers, with the server's own address taken out.
     static func answers(_ base: String, accounts: [String]) async throws -> [String: String] {

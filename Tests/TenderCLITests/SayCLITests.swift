@@ -7,7 +7,7 @@ import Testing
 
 /// `tender say` end to end: the real binary against a real `tender serve`, scripted on standard
 /// input and driven in a real terminal (tmux: send-keys, capture-pane).
-@Suite(.serialized)
+@Suite(.serialized, .tags(.slow), TestSpeed.slowSuites)
 struct SayCLITests {
     /// Runs a command to its end on a thread of its own, its output through a file. Not through
     /// Foundation's Process: on Linux it learns that a child exited when a socket the child

@@ -7,7 +7,7 @@ import FoundationNetworking
 #endif
 
 /// `tender wallet` end to end: the real binary against a real `tender serve`, PINs on stdin.
-@Suite(.serialized)
+@Suite(.serialized, .tags(.slow), TestSpeed.slowSuites)
 struct WalletCLITests {
     @Test(arguments: [ServedStore.sqlite, .postgres])
     func theTutorialInTheTerminal(_ store: ServedStore) async throws {

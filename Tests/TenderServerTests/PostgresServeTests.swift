@@ -10,7 +10,7 @@ import Testing
 /// `tender serve` with `--database postgres://...`: the ledger, Horizon's API and the gateway
 /// on a throwaway PostgreSQL, a restart reloading everything from it, and a second server on the
 /// same database following the first (reads of its own, the rest forwarded to the leader).
-@Suite("tender serve on PostgreSQL")
+@Suite("tender serve on PostgreSQL", .tags(.slow), TestSpeed.slowSuites)
 struct PostgresServeTests {
     let temporary = TemporaryDirectory("postgres-serve")
 
@@ -135,7 +135,7 @@ struct PostgresServeTests {
 /// A node that reads Horizon's answers from a streaming hot standby (`--read-database`): its
 /// reads come from the standby (a paused replay holds them back), they never go back, and it
 /// catches up when the standby does; its writes still reach the leader on the primary.
-@Suite("A node reading from a hot standby")
+@Suite("A node reading from a hot standby", .tags(.slow), TestSpeed.slowSuites)
 struct StandbyReadTests {
     let temporary = TemporaryDirectory("postgres-standby")
 

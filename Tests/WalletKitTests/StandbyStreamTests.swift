@@ -10,7 +10,7 @@ import WalletKit
 
 /// A wallet's payment stream on a node that reads from a hot standby (`--read-database`): it
 /// shows a payment only once the standby has replayed it, and in order, never going back.
-@Suite("A payment stream on a standby node")
+@Suite("A payment stream on a standby node", .tags(.slow), TestSpeed.slowSuites)
 struct StandbyStreamTests {
     final class Received: @unchecked Sendable {
         private let lock = NSLock()
