@@ -103,9 +103,25 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The gateway's application core: its services, the desks that move money on the ledger,
+        // the janitor and the webhook deliverer, its one failure type. No HTTP.
+        .target(
+            name: "GatewayCore",
+            dependencies: [
+                "Gateway",
+                "Ledger",
+                "LedgerService",
+                "StellarBase",
+                "TenderJSON",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "TenderServer",
             dependencies: [
+                "GatewayCore",
                 "StellarBase",
                 "Ledger",
                 "LedgerService",
@@ -144,6 +160,7 @@ let package = Package(
                 "LedgerService",
                 "Store",
                 "TenderServer",
+                "GatewayCore",
                 "TenderJSON",
                 "WalletKit",
                 "Gateway",
@@ -179,6 +196,13 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: ["Gateway", "TenderTesting"]
+        ),
+        .testTarget(
+            name: "GatewayCoreTests",
+            dependencies: [
+                "GatewayCore", "Gateway", "Store", "TenderTesting", "TenderJSON",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "CheckoutTests",
@@ -239,6 +263,7 @@ let package = Package(
             name: "TenderServerTests",
             dependencies: [
                 "TenderServer",
+                "GatewayCore",
                 "PostgresStore",
                 "Checkout",
                 "Ledger",

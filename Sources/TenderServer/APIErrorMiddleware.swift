@@ -1,3 +1,4 @@
+import GatewayCore
 import Hummingbird
 import Logging
 import NIOCore
@@ -8,7 +9,7 @@ protocol APIErrorShape: Sendable {
     /// What the log line of an unexpected failure names (`gateway`, `paylike`, `checkout`).
     var area: String { get }
     /// The answer for an error the API knows (its own, or another API's it maps), else nil.
-    func answer(_ error: any Error) -> Response?
+    func answer(_ error: any Error, to request: Request) -> Response?
     func tooLarge() -> Response
     func notFound(_ request: Request) -> Response
     func http(_ status: HTTPResponse.Status, _ message: String) -> Response
@@ -32,7 +33,7 @@ struct APIErrorMiddleware<Context: RequestContext, Shape: APIErrorShape>: Router
 
 /// The answer to a failure in an API's shape.
 func apiErrorAnswer(_ error: any Error, to request: Request, in shape: some APIErrorShape, logger: Logger) -> Response {
-    if let answer = shape.answer(error) { return answer }
+    if let answer = shape.answer(error, to: request) { return answer }
     switch error {
     case is NIOTooManyBytesError:
         return shape.tooLarge()
@@ -41,7 +42,10 @@ func apiErrorAnswer(_ error: any Error, to request: Request, in shape: some APIE
     case let error as HTTPError:
         return shape.http(error.status, error.body ?? error.status.reasonPhrase)
     default:
-        logger.error("\(shape.area) request failed", metadata: ["http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)", "error": "\(String(reflecting: type(of: error)))"])
+        // The type only (a description could carry what the request sent); a core's internal
+        // failure names the type of the error underneath.
+        let underlying = (error as? GatewayFailure)?.underlying.map { String(reflecting: type(of: $0)) }
+        logger.error("\(shape.area) request failed", metadata: ["http.method": "\(request.method.rawValue)", "http.path": "\(request.uri.path)", "error": "\(underlying ?? String(reflecting: type(of: error)))"])
         return shape.unexpected()
     }
 }

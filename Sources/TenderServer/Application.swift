@@ -1,6 +1,7 @@
 import TenderJSON
 import Foundation
 import Gateway
+import GatewayCore
 import Hummingbird
 import Ledger
 import LedgerService
@@ -236,7 +237,7 @@ struct LeaderParts {
             store: gatewayStore, writer: writer, anchor: anchor,
             secrets: secrets, fees: configuration.fees, expiries: configuration.expiries,
             rootDesk: local.friendbot, issuerDesks: local.anchorDesks, feeAccount: feeAccount,
-            settlementDesks: SettlementDesks(maxPending: configuration.fundingQueueLimit), webhookWakeup: webhookWakeup,
+            desks: LedgerDesks(writer: writer, secrets: secrets, maxPending: configuration.fundingQueueLimit), webhookWakeup: webhookWakeup,
             now: now, random: environment.random, logger: logger)
         try await gateway.recover(reader: store)
         let gatewayRoutes = GatewayRoutes(service: gateway, adminKey: try GatewayService.loadAdminKey(directory: configuration.dataDirectory), logger: logger)

@@ -1,3 +1,4 @@
+import GatewayCore
 import AsyncHTTPClient
 import Foundation
 import Hummingbird

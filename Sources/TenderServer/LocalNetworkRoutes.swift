@@ -1,3 +1,4 @@
+import GatewayCore
 import Hummingbird
 import Ledger
 import LedgerService
@@ -10,8 +11,8 @@ import Store
 struct LocalNetworkRoutes: Sendable {
     let horizon: HorizonRoutes
     let anchor: TestAnchor
-    let friendbot: FundingDesk
-    let anchorDesks: [String: FundingDesk]
+    let friendbot: LedgerDesk
+    let anchorDesks: [String: LedgerDesk]
     /// What friendbot gives a new account, as on a quickstart network: 10,000 XLM.
     static let friendbotStartingBalance: Int64 = 10_000 * Amount.stroopsPerUnit
 
@@ -19,8 +20,8 @@ struct LocalNetworkRoutes: Sendable {
         self.horizon = horizon
         self.anchor = anchor
         let limit = horizon.configuration.fundingQueueLimit
-        friendbot = FundingDesk(writer: writer, keyPair: LedgerState.rootKeyPair(network: writer.configuration.network), maxPending: limit)
-        anchorDesks = Dictionary(uniqueKeysWithValues: anchor.currencies.map { ($0.code, FundingDesk(writer: writer, keyPair: $0.keyPair, maxPending: limit)) })
+        friendbot = LedgerDesk(writer: writer, keyPair: LedgerState.rootKeyPair(network: writer.configuration.network), maxPending: limit)
+        anchorDesks = Dictionary(uniqueKeysWithValues: anchor.currencies.map { ($0.code, LedgerDesk(writer: writer, keyPair: $0.keyPair, maxPending: limit)) })
     }
 
     func register(on router: Router<BasicRequestContext>) {

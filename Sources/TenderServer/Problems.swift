@@ -1,3 +1,4 @@
+import GatewayCore
 import Hummingbird
 import LedgerService
 import Logging

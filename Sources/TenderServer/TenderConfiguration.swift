@@ -1,4 +1,5 @@
 import Gateway
+import GatewayCore
 import Ledger
 import StellarBase
 

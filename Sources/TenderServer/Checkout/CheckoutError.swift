@@ -1,5 +1,6 @@
 import Checkout
 import Foundation
+import GatewayCore
 import Hummingbird
 import Logging
 import NIOCore
@@ -45,9 +46,12 @@ struct CheckoutError: Error, Sendable {
 struct CheckoutErrorShape: APIErrorShape {
     var area: String { "checkout" }
 
-    func answer(_ error: any Error) -> Response? {
+    func answer(_ error: any Error, to request: Request) -> Response? {
         if let error = error as? CheckoutError { return error.response }
         if let error = error as? StripeError { return CheckoutError(status: error.status, code: error.code ?? "invalid_request", message: error.message).response }
+        if let failure = error as? GatewayFailure, failure.category != .internal {
+            return CheckoutError(status: failure.httpStatus, code: failure.code?.rawValue ?? "invalid_request", message: failure.message).response
+        }
         return nil
     }
 

@@ -1,6 +1,7 @@
 import Checkout
 import Foundation
 import Gateway
+import GatewayCore
 import Ledger
 import Logging
 import ServiceLifecycle

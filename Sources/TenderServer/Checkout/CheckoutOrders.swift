@@ -1,6 +1,7 @@
 import Checkout
 import Foundation
 import Gateway
+import GatewayCore
 import Hummingbird
 import Ledger
 import StellarBase
@@ -323,7 +324,7 @@ extension CheckoutRoutes {
         let caller = try await service.authenticateUser(request)
         struct Body: Decodable { var payment_method: String?; var card: String?; var return_url: String }
         let body = try await decode(Body.self, request)
-        let paid = try await pay(caller, orderID: orderID, method: body.payment_method, card: body.card, returnURL: try GatewayRoutes.checkedURL(body.return_url), request)
+        let paid = try await pay(caller, orderID: orderID, method: body.payment_method, card: body.card, returnURL: try GatewayService.checkedURL(body.return_url), request)
         var fields: [(String, JSONValue)] = [
             ("order", CheckoutObjects.order(paid.order)),
             ("next_action", paid.redirect.map { .object([("type", "redirect"), ("url", .string($0))]) } ?? .null),
@@ -362,7 +363,7 @@ extension CheckoutRoutes {
             guard saved.customer == caller.user.customer, saved.type == .card else { throw CheckoutError.notFound("card") }
             paymentMethodID = saved.id
         } else {
-            paymentMethodID = try await routes.createPaymentMethodID(type: method.rawValue, merchant: merchant)
+            paymentMethodID = try await service.gateway.createPaymentMethod(NewPaymentMethod(type: PaymentMethodType(rawValue: method.rawValue)!), merchant: merchant).id
         }
         // The intent: the last one if it can still take this payment, else a new one (the old
         // one canceled, so it can never be paid as well).
@@ -379,21 +380,21 @@ extension CheckoutRoutes {
             }
         }
         if intentID == nil {
-            let form = try StripeForm(body: "amount=\(order.totals.total)&currency=eur&payment_method_types[]=\(method.rawValue)&customer=\(caller.user.customer)&metadata[order]=\(order.id)")
-            let created = try await routes.createPaymentIntent(form, merchant, request, feeAtRelease: true)
-            guard case .object(let fields) = created, case .string(let id)? = fields.first(where: { $0.0 == "id" })?.1 else {
-                throw CheckoutError(status: .internalServerError, code: "internal_error", message: "The gateway made no intent.")
-            }
-            intentID = id
+            let new = NewPaymentIntent(
+                amount: order.totals.total, currency: CheckoutService.euro, paymentMethodTypes: [PaymentMethodType(rawValue: method.rawValue)!],
+                fields: IntentFields(customer: caller.user.customer, metadata: ["order": order.id]), feeAtRelease: true)
+            intentID = try await service.gateway.createPaymentIntent(new, merchant: merchant, idempotency: nil, base: request.baseURL).id
         }
         order.paymentIntent = intentID
         do { try order.machine.paymentStarted() } catch { throw CheckoutError.state(error) }
         stored = try await service.save(order, over: stored)
         var declined: String?
         do {
-            let confirmForm = try StripeForm(body: "payment_method=\(paymentMethodID)&return_url=\(Self.formEncoded(returnURL))")
-            _ = try await routes.confirmPaymentIntent(intentID!, confirmForm, merchant, .secret, request)
-        } catch let error as StripeError where error.kind == .card {
+            _ = try await service.gateway.confirmPaymentIntent(
+                intentID!, IntentConfirmation(paymentMethod: paymentMethodID, returnURL: returnURL), merchant: merchant, key: .secret, base: request.baseURL)
+        } catch {
+            // A decline leaves the order payable; any other failure is the request's.
+            guard error.category == .card else { throw error }
             declined = error.message
         }
         (order, stored) = try await sync(order, stored, caller)
@@ -422,7 +423,7 @@ extension CheckoutRoutes {
         let claimed = try await service.save(order, over: stored, attentionAt: .some(service.gateway.now() + CheckoutService.pendingMoveSeconds))
         do {
             order = try await service.finishRefund(order, claimed, caller.market, refunder: refunder).0
-        } catch let error as StripeError where error.status == .badRequest {
+        } catch let failure as GatewayFailure where failure.category == .invalidRequest {
             // The refund was refused (the balance moved meanwhile): the money goes back into
             // escrow and the order is paid again.
             _ = try await service.hold(order, marketplace: caller.marketplace, merchant: caller.merchant)
@@ -438,14 +439,11 @@ extension CheckoutRoutes {
 
     /// The gateway's refund of an intent, for the checkout (its own id, reason and metadata).
     var refunder: CheckoutService.Refunder {
-        let routes = routes
+        let gateway = service.gateway
         return { intentID, amount, refundID, order, merchant in
-            _ = try await routes.refund(intentID, amount: amount, id: refundID, reason: "requested_by_customer", metadata: ["order": order], merchant: merchant)
+            _ = try await gateway.refund(
+                NewRefund(paymentIntent: intentID, amount: amount, reason: "requested_by_customer", metadata: ["order": order]), id: refundID, merchant: merchant)
         }
-    }
-
-    static func formEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? ""
     }
 
     func ship(_ request: Request, orderID: String) async throws -> Response {

@@ -2,6 +2,7 @@ import Checkout
 import Crypto
 import Foundation
 import Gateway
+import GatewayCore
 import Hummingbird
 import JWTKit
 import Ledger
@@ -15,7 +16,6 @@ import Synchronization
 struct CheckoutService: Sendable {
     let gateway: GatewayService
     let keys: JWTKeyCollection
-    let escrowDesks = EscrowDesks()
     /// Tokens already verified, and marketplaces (with their merchants) already read: neither
     /// changes once made, so every request after the first skips the signature check and two
     /// reads. Bounded: cleared when full.
@@ -109,7 +109,7 @@ struct CheckoutService: Sendable {
         if beforeServing {
             result = try await gateway.applyBeforeServing(operations, from: try KeyPair(seed: try gateway.secrets.open(marketplace.sealedEscrowSeed)), memo: memo)
         } else {
-            result = try await escrowDesks.desk(for: marketplace, secrets: gateway.secrets, writer: gateway.writer).submit(operations, memo: memo)
+            result = try await escrowDesk(marketplace).submit(operations, memo: memo)
         }
         guard case .applied(let stored) = result, stored.result.isSuccess else {
             throw GatewayError(code: "release_failed", message: "the release of \(order.id) failed: \(result.result.code.name)")
@@ -126,13 +126,18 @@ struct CheckoutService: Sendable {
         let operation = StellarBase.Operation(.payment(PaymentOperation(
             destination: .ed25519(try AccountID(merchant.settlementAccount)), asset: asset,
             amount: try FiatConversion.stroops(minorUnits: order.totals.total, exponent: Self.euro.exponent))))
-        let desk = try await escrowDesks.desk(for: marketplace, secrets: gateway.secrets, writer: gateway.writer)
+        let desk = try await escrowDesk(marketplace)
         let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array("tender escrow return \(order.id)".utf8)))))
         let result = try await desk.submit([operation], memo: memo)
         guard case .applied(let stored) = result, stored.result.isSuccess else {
             throw GatewayError(code: "return_failed", message: "the escrow could not return \(order.id): \(result.result.code.name)")
         }
         return stored.hash.hex
+    }
+
+    /// The desk of the marketplace's escrow account (one of the gateway's ledger desks).
+    func escrowDesk(_ marketplace: MarketplaceRecord) async throws -> LedgerDesk {
+        try await gateway.desks.desk(for: marketplace.escrowAccount, sealedSeed: marketplace.sealedEscrowSeed)
     }
 
     // MARK: Who is asking
@@ -219,21 +224,9 @@ struct CheckoutService: Sendable {
     func save(_ record: some Encodable, over stored: StoredObject, attentionAt: Int64?? = nil) async throws -> StoredObject {
         do {
             return try await gateway.save(record, over: stored, attentionAt: attentionAt)
-        } catch let error as StripeError where error.code == "lock_timeout" {
+        } catch let failure as GatewayFailure where failure.code == .lockTimeout {
             throw CheckoutError.conflict("conflict", "Someone else changed this at the same moment; try again.")
         }
-    }
-}
-
-/// One desk per marketplace's escrow account, made on first use with its unsealed seed.
-actor EscrowDesks {
-    private var desks: [String: FundingDesk] = [:]
-
-    func desk(for marketplace: MarketplaceRecord, secrets: ServerSecrets, writer: LedgerWriter) throws -> FundingDesk {
-        if let desk = desks[marketplace.id] { return desk }
-        let desk = FundingDesk(writer: writer, keyPair: try KeyPair(seed: try secrets.open(marketplace.sealedEscrowSeed)), maxPending: 1_000)
-        desks[marketplace.id] = desk
-        return desk
     }
 }
 

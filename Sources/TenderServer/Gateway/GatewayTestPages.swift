@@ -1,5 +1,6 @@
 import Foundation
 import Gateway
+import GatewayCore
 import Hummingbird
 import TenderJSON
 
@@ -28,8 +29,8 @@ struct GatewayTestPages: Sendable {
                     return html(message("This payment is no longer waiting for you (\(intent.machine.status.rawValue)).", title: "Nothing to do"), status: .conflict)
                 }
                 do {
-                    _ = try await routes.perform(action, on: next, over: stored, merchant, request)
-                } catch let error as StripeError where error.kind == .card {
+                    _ = try await service.perform(action, on: next, over: stored, merchant, base: request.baseURL)
+                } catch let failure as GatewayFailure where failure.category == .card {
                     // A declined payment still returns the customer to the shop, which reads the
                     // intent's status.
                 }
@@ -64,7 +65,7 @@ struct GatewayTestPages: Sendable {
             throw StripeError.notFound("payment_intent", id)
         }
         let intent = try service.records.decode(PaymentIntentRecord.self, stored)
-        try routes.checkClientSecret(form, intent)
+        try GatewayService.checkClientSecret(try form.string("client_secret", maxLength: 255), of: intent)
         return (intent, stored, merchant)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Gateway
+import GatewayCore
 import Hummingbird
 import TenderJSON
 
@@ -39,10 +40,9 @@ struct PaylikeMerchantAPI: Sendable {
             _ = try await transaction(id, merchant)
             let amount = try Self.amount(fields)
             do {
-                _ = try await routes.refund(
-                    id, amount: amount, id: GatewayIDs.make("re", random: service.random), reason: nil, metadata: [:],
-                    descriptor: fields.descriptor, merchant: merchant)
-            } catch let error as StripeError where error.status == .badRequest {
+                _ = try await service.refund(
+                    NewRefund(paymentIntent: id, amount: amount, descriptor: fields.descriptor), id: GatewayIDs.make("re", random: service.random), merchant: merchant)
+            } catch let error as GatewayFailure where error.category == .invalidRequest {
                 throw PaylikeProblem(status: .badRequest, code: PaylikeCode.requestInvalid.rawValue, message: error.message)
             }
             return try await answer(try await transaction(id, merchant).0, merchant, status: .created)

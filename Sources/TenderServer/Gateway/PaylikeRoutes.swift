@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Gateway
+import GatewayCore
 import Hummingbird
 import Logging
 import NIOCore
@@ -45,10 +46,13 @@ struct PaylikeProblem: Error, Sendable {
 struct PaylikeErrorShape: APIErrorShape {
     var area: String { "paylike" }
 
-    func answer(_ error: any Error) -> Response? {
+    func answer(_ error: any Error, to request: Request) -> Response? {
         if let problem = error as? PaylikeProblem { return problem.response }
         if let error = error as? StripeError {
             return PaylikeProblem(status: error.status, code: (error.code ?? "REQUEST_INVALID").uppercased(), message: error.message).response
+        }
+        if let failure = error as? GatewayFailure, failure.category != .internal {
+            return PaylikeProblem(status: failure.httpStatus, code: (failure.code?.rawValue ?? "REQUEST_INVALID").uppercased(), message: failure.message).response
         }
         return nil
     }
@@ -338,7 +342,7 @@ struct PaylikeRoutes: Sendable {
         guard hints.count <= slots.count else { throw PaylikeProblem.invalid("hints", "There are more hints than this payment has.") }
         return try hints.enumerated().map { position, hint in
             guard let dot = hint.lastIndex(of: "."), case let name = String(hint[..<dot]), slots[position].contains(name),
-                  GatewayRoutes.constantTimeEqual(hint, self.hint(name, at: position, digest: digest)) else {
+                  GatewayService.constantTimeEqual(hint, self.hint(name, at: position, digest: digest)) else {
                 throw PaylikeProblem.invalid("hints", "Hint \(position + 1) does not belong to this payment.")
             }
             return name
@@ -520,7 +524,7 @@ struct PaylikeRoutes: Sendable {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, let digest = Self.unbase64url(parts[0]), digest.count == 32,
               let fingerprint = PaylikeTest.TDSFingerprint(rawValue: parts[1]),
-              GatewayRoutes.constantTimeEqual(parts[2], Self.base64url(mac("paylike frame \(parts[0]) \(parts[1])"))) else {
+              GatewayService.constantTimeEqual(parts[2], Self.base64url(mac("paylike frame \(parts[0]) \(parts[1])"))) else {
             throw PaylikeProblem(.tdsParesInvalid, "This frame was not started by this server.")
         }
         return (digest, fingerprint)

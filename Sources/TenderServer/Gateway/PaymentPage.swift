@@ -1,5 +1,6 @@
 import Foundation
 import Gateway
+import GatewayCore
 import Hummingbird
 import Mustache
 import TenderJSON
@@ -109,7 +110,7 @@ struct PaymentPage: Sendable {
             throw StripeError.notFound("payment page", String(token.prefix(40)))
         }
         let intent = try service.records.decode(PaymentIntentRecord.self, stored)
-        guard GatewayRoutes.constantTimeEqual(token, intent.clientSecret) else { throw StripeError.notFound("payment page", String(token.prefix(40))) }
+        guard GatewayService.constantTimeEqual(token, intent.clientSecret) else { throw StripeError.notFound("payment page", String(token.prefix(40))) }
         return (merchant, intent, nil)
     }
 
@@ -131,7 +132,7 @@ struct PaymentPage: Sendable {
         let currency = intent?.currency ?? link?.currency ?? "eur"
         let types = intent?.paymentMethodTypes ?? (currency == "eur" ? [.card, .ideal, .bancontact] : [.card])
         let text = PageText.texts(locale)
-        let today = routes.today()
+        let today = service.today()
         let prefixes: [JSONValue] = CardBrand.prefixes.map { entry in
             .array([.number(Int64(entry.digits)), .number(Int64(entry.low)), .number(Int64(entry.high)), .string(entry.brand.rawValue)])
         }

@@ -1,4 +1,5 @@
 import Gateway
+import GatewayCore
 import Hummingbird
 import Logging
 import NIOCore
@@ -71,13 +72,35 @@ struct StripeError: Error, Sendable {
     }
 }
 
+extension StripeError {
+    /// The core's failure in Stripe's shape: the one place a gateway failure gets its HTTP
+    /// status and Stripe's error type. `base` is the server's URL, for the intent it carries.
+    init(_ failure: GatewayFailure, base: String) {
+        let kind: Kind = switch failure.category {
+        case .invalidRequest, .notFound, .conflict: .invalidRequest
+        case .card: .card
+        case .authentication: .authentication
+        case .permission: .permission
+        case .idempotency, .idempotencyInUse: .idempotency
+        case .internal: .api
+        }
+        self.init(
+            status: failure.httpStatus, kind: kind, code: failure.code?.rawValue, message: failure.message, parameter: failure.parameter,
+            declineCode: failure.declineCode, paymentIntent: failure.paymentIntent.map { GatewayObjects.paymentIntent($0, base: base) })
+    }
+}
+
 /// Failures under `/v1` in Stripe's shape: a ``StripeError`` as it is, Hummingbird's own errors
 /// (an unknown route, a body too large) as invalid_request_error, and anything else as a 500
 /// api_error.
 struct StripeErrorShape: APIErrorShape {
     var area: String { "gateway" }
 
-    func answer(_ error: any Error) -> Response? { (error as? StripeError)?.response }
+    func answer(_ error: any Error, to request: Request) -> Response? {
+        if let error = error as? StripeError { return error.response }
+        if let failure = error as? GatewayFailure, failure.category != .internal { return StripeError(failure, base: request.baseURL).response }
+        return nil
+    }
 
     func tooLarge() -> Response {
         StripeError(status: .contentTooLarge, kind: .invalidRequest, code: "request_too_large", message: "The request body is larger than \(GatewayRoutes.maxBodyBytes) bytes.").response
@@ -94,6 +117,28 @@ struct StripeErrorShape: APIErrorShape {
     func unexpected() -> Response {
         StripeError(status: .internalServerError, kind: .api, code: nil, message: "An error occurred on Tender's side; the request can be retried with the same Idempotency-Key.").response
     }
+}
+
+extension GatewayFailure {
+    /// The HTTP status every API of the gateway answers this failure with: the one mapping
+    /// from the core's categories to HTTP (Stripe's, which Paylike's and the checkout's shapes
+    /// share).
+    var httpStatus: HTTPResponse.Status {
+        switch category {
+        case .invalidRequest, .idempotency: .badRequest
+        case .notFound: .notFound
+        case .conflict, .idempotencyInUse: .conflict
+        case .card: .init(code: 402, reasonPhrase: "Payment Required")
+        case .authentication: .unauthorized
+        case .permission: .forbidden
+        case .internal: .internalServerError
+        }
+    }
+}
+
+extension Request {
+    /// The server's URL as this request reached it, for the links in answers and events.
+    var baseURL: String { "http://\(head.authority ?? "127.0.0.1")" }
 }
 
 extension HTTPFields {

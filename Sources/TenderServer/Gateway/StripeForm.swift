@@ -177,6 +177,11 @@ struct StripeForm: Sendable {
         return metadata
     }
 
+    /// Metadata for a new object: its keys with values (an empty value sets nothing).
+    func setMetadata() throws(StripeError) -> [String: String] {
+        (try metadata() ?? [:]).compactMapValues { $0 }
+    }
+
     /// Every parameter name outside `known` is refused, as Stripe refuses unknown parameters.
     func refuseUnknown(_ known: Set<String>) throws(StripeError) {
         if let unknown = root.keys.sorted().first(where: { !known.contains($0) }) {

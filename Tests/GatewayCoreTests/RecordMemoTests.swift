@@ -1,5 +1,6 @@
 import Foundation
 import Gateway
+import GatewayCore
 import Synchronization
 import Testing
 

@@ -1,3 +1,4 @@
+import Gateway
 import Synchronization
 
 /// A ``GatewayStore`` that keeps in memory the objects, lists and merchants it has read, so a

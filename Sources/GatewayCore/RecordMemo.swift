@@ -1,3 +1,4 @@
+import Gateway
 import Foundation
 import Synchronization
 

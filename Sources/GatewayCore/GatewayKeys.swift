@@ -6,16 +6,16 @@ import StellarBase
 /// The server's own secret, kept in `server.key` in the data directory (created on first run,
 /// readable by its owner only), and the keys derived from it: one seals the merchants'
 /// settlement seeds, one keys the card fingerprints.
-struct ServerSecrets: Sendable {
+package struct ServerSecrets: Sendable {
     // SymmetricKey is not Sendable; its bytes are kept and the key made where it is used.
     private let sealingKeyBytes: [UInt8]
     private let fingerprintKeyBytes: [UInt8]
     /// Keys the ids derived from idempotency keys.
-    let idKeyBytes: [UInt8]
+    package let idKeyBytes: [UInt8]
     private var sealingKey: SymmetricKey { SymmetricKey(data: sealingKeyBytes) }
     private var fingerprintKey: SymmetricKey { SymmetricKey(data: fingerprintKeyBytes) }
 
-    init(master: [UInt8]) {
+    package init(master: [UInt8]) {
         precondition(master.count == 32, "the server key is 32 bytes")
         let key = SymmetricKey(data: master)
         func derive(_ info: String) -> [UInt8] {
@@ -28,7 +28,7 @@ struct ServerSecrets: Sendable {
 
     /// Reads the key file under `directory`, or creates it with fresh random bytes.
     /// - Throws: when the file cannot be read or written, or holds something else than 32 bytes.
-    static func load(directory: String) throws -> ServerSecrets {
+    package static func load(directory: String) throws -> ServerSecrets {
         let path = (directory as NSString).appendingPathComponent("server.key")
         if let data = FileManager.default.contents(atPath: path) {
             guard data.count == 32 else { throw GatewayError(code: "server_key_invalid", message: "\(path) does not hold a 32-byte key") }
@@ -43,36 +43,41 @@ struct ServerSecrets: Sendable {
         return ServerSecrets(master: bytes)
     }
 
-    func seal(_ secret: [UInt8]) throws -> [UInt8] {
+    package func seal(_ secret: [UInt8]) throws -> [UInt8] {
         Array(try ChaChaPoly.seal(secret, using: sealingKey).combined)
     }
 
-    func open(_ sealed: [UInt8]) throws -> [UInt8] {
+    package func open(_ sealed: [UInt8]) throws -> [UInt8] {
         Array(try ChaChaPoly.open(ChaChaPoly.SealedBox(combined: sealed), using: sealingKey))
     }
 
     /// A card's fingerprint: the same number gives the same fingerprint on this server, and the
     /// fingerprint tells nothing of the number without the server's key.
-    func fingerprint(cardDigits: String) -> String {
+    package func fingerprint(cardDigits: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Array(cardDigits.utf8), using: fingerprintKey)
         return Hex.encode(Array(mac).prefix(8))
     }
 }
 
 /// A failure of the gateway's own set-up (not of a request).
-struct GatewayError: Error, Sendable, CustomStringConvertible {
-    let code: String
-    let message: String
-    var description: String { message }
+package struct GatewayError: Error, Sendable, CustomStringConvertible {
+    package let code: String
+    package let message: String
+    package var description: String { message }
+
+    package init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
 }
 
 /// Ids and keys: a prefix and random characters, from the injected random source.
-enum GatewayIDs {
-    static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+package enum GatewayIDs {
+    package static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
 
     /// `prefix_` and `length` characters drawn evenly from 62 (bytes of 248 and above are
     /// skipped, so no character is likelier than another).
-    static func make(_ prefix: String, random: @Sendable (Int) -> [UInt8], length: Int = 24) -> String {
+    package static func make(_ prefix: String, random: @Sendable (Int) -> [UInt8], length: Int = 24) -> String {
         var characters: [UInt8] = []
         while characters.count < length {
             for byte in random(length) where byte < 248 && characters.count < length {
@@ -84,7 +89,7 @@ enum GatewayIDs {
 
     /// A secret key's SHA-256: keys are long random strings, so a plain hash is enough to make
     /// the stored form useless to a thief.
-    static func hash(key: String) -> [UInt8] {
+    package static func hash(key: String) -> [UInt8] {
         Array(SHA256.hash(data: Array(key.utf8)))
     }
 }

@@ -9,30 +9,53 @@ import TenderJSON
 
 /// The gateway's work behind the routes: merchants with their settlement accounts, payment
 /// methods, payment intents moved by their state machine, and the settlement of captured money
-/// on the ledger. Time and randomness are injected.
-struct GatewayService: Sendable {
-    let store: any GatewayStore
-    let writer: LedgerWriter
-    let anchor: TestAnchor
-    let secrets: ServerSecrets
-    let fees: FeeSchedule
-    let expiries: GatewayExpiries
+/// on the ledger. Time and randomness are injected. No HTTP: the routes, pages and the other
+/// cores call it with typed commands and get typed records back.
+package struct GatewayService: Sendable {
+    package let store: any GatewayStore
+    package let writer: LedgerWriter
+    package let anchor: TestAnchor
+    package let secrets: ServerSecrets
+    package let fees: FeeSchedule
+    package let expiries: GatewayExpiries
     /// The root account's desk (creates settlement accounts) and each anchor issuer's (settles).
-    let rootDesk: FundingDesk
-    let issuerDesks: [String: FundingDesk]
-    let feeAccount: KeyPair
-    /// One desk per merchant's settlement account, for refunds (made on first use).
-    let settlementDesks: SettlementDesks
+    package let rootDesk: LedgerDesk
+    package let issuerDesks: [String: LedgerDesk]
+    package let feeAccount: KeyPair
+    /// One desk per account a product pays from: merchants' settlement accounts (refunds,
+    /// payouts, holds), marketplaces' escrow accounts (made on first use).
+    package let desks: LedgerDesks
     /// Wakes the webhook deliverer when an event is stored.
-    let webhookWakeup: WakeupSignal
-    let now: @Sendable () -> Int64
-    let random: @Sendable (Int) -> [UInt8]
-    let logger: Logger
+    package let webhookWakeup: WakeupSignal
+    package let now: @Sendable () -> Int64
+    package let random: @Sendable (Int) -> [UInt8]
+    package let logger: Logger
     /// Stored objects' records decoded once per body.
-    let records = RecordMemo()
+    package let records = RecordMemo()
+
+    package init(
+        store: any GatewayStore, writer: LedgerWriter, anchor: TestAnchor, secrets: ServerSecrets, fees: FeeSchedule, expiries: GatewayExpiries,
+        rootDesk: LedgerDesk, issuerDesks: [String: LedgerDesk], feeAccount: KeyPair, desks: LedgerDesks, webhookWakeup: WakeupSignal,
+        now: @escaping @Sendable () -> Int64, random: @escaping @Sendable (Int) -> [UInt8], logger: Logger
+    ) {
+        self.store = store
+        self.writer = writer
+        self.anchor = anchor
+        self.secrets = secrets
+        self.fees = fees
+        self.expiries = expiries
+        self.rootDesk = rootDesk
+        self.issuerDesks = issuerDesks
+        self.feeAccount = feeAccount
+        self.desks = desks
+        self.webhookWakeup = webhookWakeup
+        self.now = now
+        self.random = random
+        self.logger = logger
+    }
 
     /// Random bytes from the system's generator (cryptographically secure on Linux and macOS).
-    static let systemRandom: @Sendable (Int) -> [UInt8] = { count in
+    package static let systemRandom: @Sendable (Int) -> [UInt8] = { count in
         // Eight bytes from each 64-bit draw: each draw is a system call.
         var generator = SystemRandomNumberGenerator()
         var bytes: [UInt8] = []
@@ -43,7 +66,7 @@ struct GatewayService: Sendable {
 
     /// The admin routes' bearer token, from `admin.key` in the data directory (created on first
     /// run, readable by its owner only): whoever can read the data directory may make merchants.
-    static func loadAdminKey(directory: String) throws -> String {
+    package static func loadAdminKey(directory: String) throws -> String {
         let path = (directory as NSString).appendingPathComponent("admin.key")
         if let data = FileManager.default.contents(atPath: path) {
             return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -55,15 +78,15 @@ struct GatewayService: Sendable {
         return key
     }
 
-    static let settlementStartingBalance: Int64 = 10 * Amount.stroopsPerUnit
+    package static let settlementStartingBalance: Int64 = 10 * Amount.stroopsPerUnit
 
     /// The account that collects Tender's fees, derived from the anchor's seed.
-    static func feeAccount(anchorSeed: String) -> KeyPair {
+    package static func feeAccount(anchorSeed: String) -> KeyPair {
         try! KeyPair(seed: Array(SHA256.hash(data: Array("tender gateway fees \(anchorSeed)".utf8))))
     }
 
     /// Trustlines to every currency the gateway settles in, each operation sourced by `account`.
-    static func trustOperations(for account: AccountID, anchor: TestAnchor) -> [StellarBase.Operation] {
+    package static func trustOperations(for account: AccountID, anchor: TestAnchor) -> [StellarBase.Operation] {
         GatewayCurrency.supported.compactMap { currency in
             anchor.currency(code: currency.assetCode).map { anchorCurrency in
                 StellarBase.Operation(sourceAccount: .ed25519(account), .changeTrust(ChangeTrustOperation(asset: anchorCurrency.asset)))
@@ -73,15 +96,15 @@ struct GatewayService: Sendable {
 
     // MARK: Merchants
 
-    struct NewMerchant: Sendable {
-        let record: MerchantRecord
-        let secretKey: String
-        let publishableKey: String
+    package struct NewMerchant: Sendable {
+        package let record: MerchantRecord
+        package let secretKey: String
+        package let publishableKey: String
     }
 
     /// Makes a merchant: two keys (returned once; only their hashes are kept) and a settlement
     /// account on the ledger that trusts the anchor's currencies, its seed sealed.
-    func createMerchant(name: String) async throws -> NewMerchant {
+    package func createMerchant(name: String) async throws -> NewMerchant {
         let id = GatewayIDs.make("acct", random: random, length: 16)
         let secretKey = GatewayIDs.make("sk_test", random: random, length: 32)
         let publishableKey = derivedPublishableKey(merchantID: id)
@@ -105,36 +128,36 @@ struct GatewayService: Sendable {
     /// A merchant's publishable key, derived from its id under the server's key: publishable
     /// keys are public (a payment page shows its own), so the server can give one back without
     /// storing it. Only its hash is stored, as for every key.
-    func derivedPublishableKey(merchantID: String) -> String {
+    package func derivedPublishableKey(merchantID: String) -> String {
         let bytes = Array(HMAC<SHA256>.authenticationCode(for: Array("publishable key \(merchantID)".utf8), using: SymmetricKey(data: secrets.idKeyBytes)))
         return GatewayIDs.make("pk_test", random: { count in Array((bytes + bytes).prefix(count)) }, length: 32)
     }
 
     /// The merchant's publishable key, for its payment pages; nil for a merchant made before
     /// keys were derived (its key was random and is not kept).
-    func publishableKey(of merchant: MerchantRecord) -> String? {
+    package func publishableKey(of merchant: MerchantRecord) -> String? {
         let key = derivedPublishableKey(merchantID: merchant.id)
         return GatewayIDs.hash(key: key) == merchant.publishableKeyHash ? key : nil
     }
 
     // MARK: Objects
 
-    static let encoder: JSONEncoder = {
+    package static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return encoder
     }()
 
-    func load<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, merchant: MerchantRecord, parameter: String = "id") async throws -> (Record, StoredObject) {
+    package func load<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, merchant: MerchantRecord, parameter: String = "id") async throws -> (Record, StoredObject) {
         guard id.utf8.count <= 255, let stored = try await store.object(id: id, kind: kind, merchant: merchant.id) else {
-            throw StripeError.notFound(kind, id, parameter: parameter)
+            throw GatewayFailure.notFound(kind, id, parameter: parameter)
         }
         return (try records.decode(Record.self, stored), stored)
     }
 
     /// Stores a new object; returns it as stored (version 0), for an update that follows.
     @discardableResult
-    func insert(_ record: some Encodable, id: String, kind: String, merchant: MerchantRecord, customer: String? = nil) async throws -> StoredObject {
+    package func insert(_ record: some Encodable, id: String, kind: String, merchant: MerchantRecord, customer: String? = nil) async throws -> StoredObject {
         let object = StoredObject(id: id, merchant: merchant.id, kind: kind, customer: customer, created: now(), body: Array(try Self.encoder.encode(record)))
         try await store.insert(object)
         return object
@@ -142,8 +165,8 @@ struct GatewayService: Sendable {
 
     /// Writes `record` over `stored` if nobody changed it since it was read (or, `isNew`, as a new
     /// object), with `events` in the same write; wakes the deliverer when they have deliveries.
-    /// - Throws: ``StripeError`` 409 `lock_timeout` when another request moved it first.
-    func save(
+    /// - Throws: ``GatewayFailure`` `lock_timeout` (a conflict) when another request moved it first.
+    package func save(
         _ record: some Encodable, over stored: StoredObject, customer: String?? = nil, attentionAt: Int64?? = nil,
         isNew: Bool = false, events: [StoredEvent] = []
     ) async throws -> StoredObject {
@@ -153,7 +176,7 @@ struct GatewayService: Sendable {
         if let attentionAt { updated.attentionAt = attentionAt }
         let written = events.isEmpty && !isNew ? try await store.update(updated) : try await store.write(updated, isNew: isNew, events: events)
         guard written else {
-            throw StripeError(status: .conflict, kind: .invalidRequest, code: "lock_timeout", message: "This object was changed by another request at the same time; retry the request.")
+            throw GatewayFailure.changedMeanwhile
         }
         if events.contains(where: { !$0.deliveries.isEmpty }) { webhookWakeup.signal() }
         if !isNew { updated.version += 1 }
@@ -162,7 +185,7 @@ struct GatewayService: Sendable {
 
     /// An id derived from an idempotency key (and when it was claimed, so a key reused after
     /// its 24 hours makes a new object), keyed by the server's secret.
-    func derivedID(_ prefix: String, from scope: IdempotencyScope) -> String {
+    package func derivedID(_ prefix: String, from scope: Idempotency) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Array("\(prefix) \(scope.merchant) \(scope.created) \(scope.key)".utf8), using: SymmetricKey(data: secrets.idKeyBytes))
         let bytes = Array(mac)
         return GatewayIDs.make(prefix, random: { count in Array((bytes + bytes).prefix(count)) })
@@ -174,7 +197,7 @@ struct GatewayService: Sendable {
     /// the ledger (by its memo, in the latest transactions of the account it paid) or made now,
     /// so each captured payment is settled exactly once; keys of requests that were running are
     /// marked so their retries finish them.
-    func recover(reader: any LedgerReader) async throws {
+    package func recover(reader: any LedgerReader) async throws {
         try await store.markInterruptedIdempotencyKeys()
         for stored in try await store.dueObjects(kind: "payment_intent", now: .max, limit: 10_000) {
             var intent = try records.decode(PaymentIntentRecord.self, stored)
@@ -205,7 +228,7 @@ struct GatewayService: Sendable {
                     refund.ledgerTransaction = try await payBack(refund, merchant: merchant, beforeServing: true)
                     refund.status = .succeeded
                     _ = try await save(refund, over: stored, attentionAt: .some(nil))
-                } catch is StripeError {
+                } catch is GatewayFailure {
                     try await failRefund(refund, over: stored, merchant: merchant)
                 }
             }
@@ -233,8 +256,8 @@ struct GatewayService: Sendable {
     /// A capture that is not the intent's last: the intent (its captured amount raised) and the
     /// pending capture are written together, then the capture is settled on the ledger under
     /// its own memo and marked succeeded. Returns the intent as it stands after.
-    /// - Throws: ``StripeError`` 409 `lock_timeout` when the intent changed meanwhile.
-    func capturePart(_ amount: Int64, of intent: PaymentIntentRecord, over stored: StoredObject, merchant: MerchantRecord, base: String) async throws -> PaymentIntentRecord {
+    /// - Throws: ``GatewayFailure`` `lock_timeout` when the intent changed meanwhile.
+    package func capturePart(_ amount: Int64, of intent: PaymentIntentRecord, over stored: StoredObject, merchant: MerchantRecord, base: String) async throws -> PaymentIntentRecord {
         var capture = CaptureRecord(
             id: GatewayIDs.make("cap", random: random), paymentIntent: intent.id, amount: amount, currency: intent.currency,
             created: now(), status: .pending)
@@ -245,7 +268,7 @@ struct GatewayService: Sendable {
             id: capture.id, merchant: merchant.id, kind: "capture", created: capture.created,
             body: Array(try Self.encoder.encode(capture)), attentionAt: now() + 86_400)
         guard try await store.update(updated, inserting: record) else {
-            throw StripeError(status: .conflict, kind: .invalidRequest, code: "lock_timeout", message: "This object was changed by another request at the same time; retry the request.")
+            throw GatewayFailure.changedMeanwhile
         }
         capture.ledgerTransaction = try await settle(intent, amount: amount, merchant: merchant, memo: "tender capture \(capture.id)")
         capture.status = .succeeded
@@ -258,7 +281,7 @@ struct GatewayService: Sendable {
     }
 
     /// The transaction with this memo among the latest 10,000 of `account`, if any.
-    func findOnLedger(memo text: String, account: AccountID, reader: any LedgerReader) async throws -> StoredTransaction? {
+    package func findOnLedger(memo text: String, account: AccountID, reader: any LedgerReader) async throws -> StoredTransaction? {
         let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array(text.utf8)))))
         var cursor: Int64?
         for _ in 0..<50 {
@@ -273,22 +296,22 @@ struct GatewayService: Sendable {
     // MARK: Refunds
 
     /// Writes the intent (its refunded amount raised) and the pending refund in one write.
-    /// - Throws: ``StripeError`` 409 `lock_timeout` when the intent changed meanwhile.
-    func recordRefund(_ refund: RefundRecord, intent: PaymentIntentRecord, over stored: StoredObject, merchant: MerchantRecord) async throws -> StoredObject {
+    /// - Throws: ``GatewayFailure`` `lock_timeout` when the intent changed meanwhile.
+    package func recordRefund(_ refund: RefundRecord, intent: PaymentIntentRecord, over stored: StoredObject, merchant: MerchantRecord) async throws -> StoredObject {
         var updated = stored
         updated.body = Array(try Self.encoder.encode(intent))
         let record = StoredObject(
             id: refund.id, merchant: merchant.id, kind: "refund", created: refund.created,
             body: Array(try Self.encoder.encode(refund)), attentionAt: now() + 86_400)
         guard try await store.update(updated, inserting: record) else {
-            throw StripeError(status: .conflict, kind: .invalidRequest, code: "lock_timeout", message: "This object was changed by another request at the same time; retry the request.")
+            throw GatewayFailure.changedMeanwhile
         }
         updated.version += 1
         return updated
     }
 
     /// A refund the ledger refused: its amount goes back to the intent, and it is kept as failed.
-    func failRefund(_ refund: RefundRecord, over stored: StoredObject, merchant: MerchantRecord) async throws {
+    package func failRefund(_ refund: RefundRecord, over stored: StoredObject, merchant: MerchantRecord) async throws {
         for _ in 0..<100 {
             let (loaded, loadedStored) = try await load(PaymentIntentRecord.self, id: refund.paymentIntent, kind: "payment_intent", merchant: merchant)
             var current = loaded
@@ -308,13 +331,16 @@ struct GatewayService: Sendable {
 
     /// Stores an intent's new state and does what its state machine asked: settle on the ledger
     /// (stored as pending first, answered once its ledger committed), emit the event, or answer
-    /// a decline as Stripe's 402 card_error with the intent. `base` is the server's URL.
-    /// `stored` is the intent as read; with `isNew` it is not stored yet and is inserted (with
-    /// `events`, its `payment_intent.created`) in the same write as its new state.
-    func perform(
+    /// a decline as a card failure with the intent. `base` is the server's URL (for the links in
+    /// the events). `stored` is the intent as read; with `isNew` it is not stored yet and is
+    /// inserted (with `events`, its `payment_intent.created`) in the same write as its new state.
+    /// Returns the intent as it stands after.
+    /// - Throws: ``GatewayFailure``: a card failure for a decline (the intent stored as declined),
+    ///   `lock_timeout` when another request moved the intent first.
+    package func perform(
         _ action: PaymentIntentStateMachine.Action, on intent: PaymentIntentRecord, over stored: StoredObject, _ merchant: MerchantRecord, base: String,
         isNew: Bool = false, events: [StoredEvent] = []
-    ) async throws -> JSONValue {
+    ) async throws -> PaymentIntentRecord {
         var intent = intent
         let now = now()
         if intent.machine.status == .requiresAction, intent.actionSince == nil { intent.actionSince = now }
@@ -344,18 +370,17 @@ struct GatewayService: Sendable {
             intent.settlement = .settled
             _ = try await save(intent, over: saved, attentionAt: .some(nil), events: [try await event(.paymentIntentSucceeded, json(intent), merchant: merchant)])
         case .failed(let failure):
-            throw StripeError(
-                status: .init(code: 402, reasonPhrase: "Payment Required"), kind: .card, code: failure.code, message: failure.message,
-                parameter: nil, declineCode: failure.declineCode, paymentIntent: json(intent))
+            throw GatewayFailure(
+                .card, code: GatewayFailure.Code(rawValue: failure.code), message: failure.message, declineCode: failure.declineCode, paymentIntent: intent)
         case .requiresAction, .authorized, .release, .canceled, .none, .askAcquirerLater, .refund:
             break
         }
-        return json(intent)
+        return intent
     }
 
     /// When the janitor must look at an intent next: a redirect's expiry, an authorisation's
     /// expiry, the next question to an acquirer that did not answer; nil when nothing waits.
-    func attentionTime(_ intent: PaymentIntentRecord) -> Int64? {
+    package func attentionTime(_ intent: PaymentIntentRecord) -> Int64? {
         switch intent.machine.status {
         case .requiresAction: (intent.actionSince ?? now()) + expiries.redirectSeconds
         case .requiresCapture: (intent.authorizedAt ?? now()) + expiries.authorizationSeconds
@@ -368,7 +393,7 @@ struct GatewayService: Sendable {
 
     /// An event about `object` with a delivery to each of the merchant's endpoints that wants
     /// it, to be stored with the change it reports.
-    func event(_ type: GatewayEventType, _ object: JSONValue, merchant: MerchantRecord) async throws -> StoredEvent {
+    package func event(_ type: GatewayEventType, _ object: JSONValue, merchant: MerchantRecord) async throws -> StoredEvent {
         let endpoints = try await store.list(kind: "webhook_endpoint", merchant: merchant.id, ListRequest(limit: 100)).objects
             .map { try records.decode(WebhookEndpointRecord.self, $0) }
             .filter { $0.wants(type.rawValue) }
@@ -388,7 +413,7 @@ struct GatewayService: Sendable {
     /// Stores an event about a change already stored, and wakes the deliverer. An event that
     /// cannot be stored is logged, never turned into a failure of the payment it reports (that
     /// is already done).
-    func emit(_ type: GatewayEventType, _ object: JSONValue, merchant: MerchantRecord) async {
+    package func emit(_ type: GatewayEventType, _ object: JSONValue, merchant: MerchantRecord) async {
         do {
             let event = try await event(type, object, merchant: merchant)
             try await store.insertEvent(event.object, deliveries: event.deliveries)
@@ -404,7 +429,7 @@ struct GatewayService: Sendable {
     /// its currency, less the fee, which goes to the fee account: one ledger transaction, with a
     /// memo naming the intent so that the settlement can be found again. Returns once its
     /// ledger has committed.
-    func settle(_ intent: PaymentIntentRecord, amount: Int64, merchant: MerchantRecord, memo memoText: String? = nil, beforeServing: Bool = false) async throws -> String {
+    package func settle(_ intent: PaymentIntentRecord, amount: Int64, merchant: MerchantRecord, memo memoText: String? = nil, beforeServing: Bool = false) async throws -> String {
         guard let currency = GatewayCurrency.named(intent.currency), let anchorCurrency = anchor.currency(code: currency.assetCode),
               let desk = issuerDesks[anchorCurrency.code], let method = intent.machine.paymentMethodType else {
             throw GatewayError(code: "settlement_impossible", message: "intent \(intent.id) cannot be settled in \(intent.currency)")
@@ -433,16 +458,16 @@ struct GatewayService: Sendable {
 
     /// The fee taken when `amount` of `intent` settles: none for a marketplace order's payment
     /// (taken when its escrow releases it), else the schedule's.
-    func settlementFee(_ intent: PaymentIntentRecord, amount: Int64, method: PaymentMethodType) -> Int64 {
+    package func settlementFee(_ intent: PaymentIntentRecord, amount: Int64, method: PaymentMethodType) -> Int64 {
         intent.feeAtRelease == true ? 0 : fees.fee(on: amount, method: method)
     }
 
     /// Pays `amount` of a refund back from the merchant's settlement account to the issuer of
     /// its currency (which takes the money out of circulation, as the card network's refund
     /// leaves the merchant's balance). Returns once its ledger has committed.
-    /// - Throws: ``StripeError`` 400 `balance_insufficient` when the settlement account cannot
+    /// - Throws: ``GatewayFailure`` `balance_insufficient` when the settlement account cannot
     ///   cover it (nothing moved).
-    func payBack(_ refund: RefundRecord, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
+    package func payBack(_ refund: RefundRecord, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
         guard let currency = GatewayCurrency.named(refund.currency), let anchorCurrency = anchor.currency(code: currency.assetCode) else {
             throw GatewayError(code: "refund_impossible", message: "refund \(refund.id) cannot be paid in \(refund.currency)")
         }
@@ -455,10 +480,10 @@ struct GatewayService: Sendable {
 
     /// Pays `amount` minor units of `currency` from the merchant's settlement account to
     /// `destination`, with a memo hash of `memo`, and returns once its ledger has committed.
-    /// - Throws: ``StripeError`` 400: `balance_insufficient` when the account cannot cover it,
+    /// - Throws: ``GatewayFailure``: `balance_insufficient` when the account cannot cover it,
     ///   `payout_destination_invalid` when the destination does not exist or does not trust the
     ///   asset (nothing moved either way).
-    func payFromSettlement(_ amount: Int64, of currency: GatewayCurrency, to destination: AccountID, memo: String, merchant: MerchantRecord, parameter: String, beforeServing: Bool = false) async throws -> StoredTransaction {
+    package func payFromSettlement(_ amount: Int64, of currency: GatewayCurrency, to destination: AccountID, memo: String, merchant: MerchantRecord, parameter: String, beforeServing: Bool = false) async throws -> StoredTransaction {
         guard let anchorCurrency = anchor.currency(code: currency.assetCode) else {
             throw GatewayError(code: "currency_unsettled", message: "\(currency.code) has no ledger asset")
         }
@@ -471,15 +496,15 @@ struct GatewayService: Sendable {
             let account = try KeyPair(seed: try secrets.open(merchant.sealedSettlementSeed))
             result = try await applyBeforeServing([operation], from: account, memo: memoHash)
         } else {
-            let desk = try await settlementDesks.desk(for: merchant, secrets: secrets, writer: writer)
+            let desk = try await desks.desk(for: merchant.settlementAccount, sealedSeed: merchant.sealedSettlementSeed)
             result = try await desk.submit([operation], memo: memoHash)
         }
         guard case .applied(let stored) = result, stored.result.isSuccess else {
             let codes = result.result.outcome.operationResults?.map(\.name) ?? [result.result.code.name]
             if codes.contains(where: { ["op_no_destination", "op_no_trust", "op_not_authorized", "op_line_full"].contains($0) }) {
-                throw StripeError.invalid("destination", "The destination cannot receive \(anchorCurrency.code) (\(codes.joined(separator: ", "))): it must exist and trust \(anchorCurrency.code):\(anchorCurrency.keyPair.accountID.strKey).", code: "payout_destination_invalid")
+                throw GatewayFailure.invalid("destination", "The destination cannot receive \(anchorCurrency.code) (\(codes.joined(separator: ", "))): it must exist and trust \(anchorCurrency.code):\(anchorCurrency.keyPair.accountID.strKey).", code: .payoutDestinationInvalid)
             }
-            throw StripeError.invalid(parameter, "The merchant's balance cannot cover this (\(codes.joined(separator: ", "))).", code: "balance_insufficient")
+            throw GatewayFailure.invalid(parameter, "The merchant's balance cannot cover this (\(codes.joined(separator: ", "))).", code: .balanceInsufficient)
         }
         return stored
     }
@@ -487,7 +512,7 @@ struct GatewayService: Sendable {
     /// At start-up, before the writer's loop runs (the recovery): `operations` in one transaction
     /// from `source`, at its next sequence number, closed into a ledger directly, as the test
     /// anchor's genesis transaction is.
-    func applyBeforeServing(_ operations: [StellarBase.Operation], from source: KeyPair, memo: Memo) async throws -> SubmissionResult {
+    package func applyBeforeServing(_ operations: [StellarBase.Operation], from source: KeyPair, memo: Memo) async throws -> SubmissionResult {
         let (sequence, baseFee) = await writer.read { state in (state.account(source.accountID)?.sequenceNumber ?? 0, state.header.baseFee) }
         var envelope = TransactionEnvelope.v1(Transaction(
             sourceAccount: .ed25519(source.accountID), fee: baseFee * UInt32(operations.count), sequenceNumber: sequence + 1,
@@ -497,7 +522,7 @@ struct GatewayService: Sendable {
     }
 
     /// The merchant's settlement balances on the ledger, in minor units per currency.
-    func balances(_ merchant: MerchantRecord) async throws -> [(GatewayCurrency, Int64)] {
+    package func balances(_ merchant: MerchantRecord) async throws -> [(GatewayCurrency, Int64)] {
         let account = try AccountID(merchant.settlementAccount)
         let assets = GatewayCurrency.supported.compactMap { currency in anchor.currency(code: currency.assetCode).map { (currency, $0.asset) } }
         return await writer.read { state in
@@ -523,19 +548,26 @@ public struct GatewayExpiries: Sendable, Equatable {
     }
 }
 
-/// The desks of the merchants' settlement accounts, each made once with the unsealed seed, so
-/// that one account's transactions take consecutive sequence numbers.
-actor SettlementDesks {
-    private var desks: [String: FundingDesk] = [:]
+/// The desks of the accounts the gateway's products pay from (the merchants' settlement
+/// accounts, the marketplaces' escrow accounts), each made once with its unsealed seed, so that
+/// one account's transactions take consecutive sequence numbers.
+package actor LedgerDesks {
+    private var desks: [String: LedgerDesk] = [:]
+    private let writer: LedgerWriter
+    private let secrets: ServerSecrets
     private let maxPending: Int
 
-    init(maxPending: Int) { self.maxPending = maxPending }
+    package init(writer: LedgerWriter, secrets: ServerSecrets, maxPending: Int) {
+        self.writer = writer
+        self.secrets = secrets
+        self.maxPending = maxPending
+    }
 
-    func desk(for merchant: MerchantRecord, secrets: ServerSecrets, writer: LedgerWriter) throws -> FundingDesk {
-        if let desk = desks[merchant.id] { return desk }
-        let keyPair = try KeyPair(seed: try secrets.open(merchant.sealedSettlementSeed))
-        let desk = FundingDesk(writer: writer, keyPair: keyPair, maxPending: maxPending)
-        desks[merchant.id] = desk
+    /// The desk of `account`, whose seed `sealedSeed` holds sealed by the server's key.
+    package func desk(for account: String, sealedSeed: [UInt8]) throws -> LedgerDesk {
+        if let desk = desks[account] { return desk }
+        let desk = LedgerDesk(writer: writer, keyPair: try KeyPair(seed: try secrets.open(sealedSeed)), maxPending: maxPending)
+        desks[account] = desk
         return desk
     }
 }

@@ -5,7 +5,7 @@ import Store
 import TenderJSON
 import TenderTesting
 import Testing
-@testable import TenderServer
+import GatewayCore
 
 /// The sender the deliverer uses, scripted: answers with the next status and keeps each request.
 final class ScriptedSender: @unchecked Sendable {

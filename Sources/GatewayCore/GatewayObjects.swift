@@ -2,15 +2,15 @@ import Gateway
 import TenderJSON
 
 /// Stripe's JSON shapes for the gateway's objects.
-enum GatewayObjects {
-    static func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
-    static func optional(_ number: Int64?) -> JSONValue { number.map(JSONValue.number) ?? .null }
+package enum GatewayObjects {
+    package static func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
+    package static func optional(_ number: Int64?) -> JSONValue { number.map(JSONValue.number) ?? .null }
 
-    static func metadata(_ metadata: [String: String]) -> JSONValue {
+    package static func metadata(_ metadata: [String: String]) -> JSONValue {
         .object(metadata.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
     }
 
-    static func paymentMethod(_ method: PaymentMethodRecord) -> JSONValue {
+    package static func paymentMethod(_ method: PaymentMethodRecord) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("id", .string(method.id)), ("object", "payment_method"), ("type", .string(method.type.rawValue)),
             ("created", .number(method.created)), ("customer", optional(method.customer)), ("livemode", false),
@@ -35,17 +35,17 @@ enum GatewayObjects {
     }
 
     /// The intent as Stripe shows it; `base` is the server's URL, for the test pages.
-    static func paymentIntent(_ intent: PaymentIntentRecord, base: String) -> JSONValue {
+    package static func paymentIntent(_ intent: PaymentIntentRecord, base: String) -> JSONValue {
         paymentIntent(intent, nextActionURL: actionPage(intent, base: base))
     }
 
     /// The test page an intent waiting for the customer sends them to (3-D Secure or the bank).
-    static func actionPage(_ intent: PaymentIntentRecord, base: String) -> String {
+    package static func actionPage(_ intent: PaymentIntentRecord, base: String) -> String {
         let page = intent.machine.pendingAction == .bankRedirect ? "bank" : "3ds"
         return "\(base)/v1/test/\(page)/\(intent.id)?client_secret=\(intent.clientSecret)"
     }
 
-    static func paymentIntent(_ intent: PaymentIntentRecord, nextActionURL: String?) -> JSONValue {
+    package static func paymentIntent(_ intent: PaymentIntentRecord, nextActionURL: String?) -> JSONValue {
         let machine = intent.machine
         var nextAction: JSONValue = .null
         if machine.status == .requiresAction, let nextActionURL {
@@ -80,7 +80,7 @@ enum GatewayObjects {
         ])
     }
 
-    static func customer(_ customer: CustomerRecord) -> JSONValue {
+    package static func customer(_ customer: CustomerRecord) -> JSONValue {
         .object([
             ("id", .string(customer.id)), ("object", "customer"), ("created", .number(customer.created)),
             ("email", optional(customer.email)), ("name", optional(customer.name)), ("description", optional(customer.description)),
@@ -88,7 +88,7 @@ enum GatewayObjects {
         ])
     }
 
-    static func refund(_ refund: RefundRecord) -> JSONValue {
+    package static func refund(_ refund: RefundRecord) -> JSONValue {
         .object([
             ("id", .string(refund.id)), ("object", "refund"), ("amount", .number(refund.amount)), ("currency", .string(refund.currency)),
             ("created", .number(refund.created)), ("payment_intent", .string(refund.paymentIntent)), ("status", .string(refund.status.rawValue)),
@@ -99,7 +99,7 @@ enum GatewayObjects {
 
     /// The charge Stripe would show for a captured intent (Tender keeps no charges of its own:
     /// the charge's id is derived from the intent's).
-    static func charge(_ intent: PaymentIntentRecord) -> JSONValue {
+    package static func charge(_ intent: PaymentIntentRecord) -> JSONValue {
         let machine = intent.machine
         return .object([
             ("id", .string("ch_" + intent.id.dropFirst(3))), ("object", "charge"), ("amount", .number(machine.amount)),
@@ -111,7 +111,7 @@ enum GatewayObjects {
         ])
     }
 
-    static func webhookEndpoint(_ endpoint: WebhookEndpointRecord, secret: String?) -> JSONValue {
+    package static func webhookEndpoint(_ endpoint: WebhookEndpointRecord, secret: String?) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("id", .string(endpoint.id)), ("object", "webhook_endpoint"), ("url", .string(endpoint.url)),
             ("enabled_events", .array(endpoint.enabledEvents.map(JSONValue.string))), ("created", .number(endpoint.created)),
@@ -121,7 +121,7 @@ enum GatewayObjects {
         return .object(fields)
     }
 
-    static func payout(_ payout: PayoutRecord) -> JSONValue {
+    package static func payout(_ payout: PayoutRecord) -> JSONValue {
         .object([
             ("id", .string(payout.id)), ("object", "payout"), ("amount", .number(payout.amount)), ("currency", .string(payout.currency)),
             ("arrival_date", .number(payout.created)), ("created", .number(payout.created)), ("destination", .string(payout.destination)),
@@ -130,7 +130,7 @@ enum GatewayObjects {
         ])
     }
 
-    static func list(_ data: [JSONValue], hasMore: Bool, url: String) -> JSONValue {
+    package static func list(_ data: [JSONValue], hasMore: Bool, url: String) -> JSONValue {
         .object([("object", "list"), ("data", .array(data)), ("has_more", .bool(hasMore)), ("url", .string(url))])
     }
 }

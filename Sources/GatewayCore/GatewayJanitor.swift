@@ -8,15 +8,23 @@ import ServiceLifecycle
 /// once through the state machine), cancels intents whose customer never came back from a
 /// redirect (`abandoned`), and releases authorisations never captured (`automatic`). It looks
 /// at what is due every `interval`.
-struct GatewayJanitor: Service {
-    let service: GatewayService
+package struct GatewayJanitor: Service {
+    package let service: GatewayService
     /// The server's URL, for the test-page links in the events it emits.
-    let base: String
-    let clock: any Clock<Duration>
-    let interval: Duration
-    let logger: Logger
+    package let base: String
+    package let clock: any Clock<Duration>
+    package let interval: Duration
+    package let logger: Logger
 
-    func run() async throws {
+    package init(service: GatewayService, base: String, clock: any Clock<Duration>, interval: Duration, logger: Logger) {
+        self.service = service
+        self.base = base
+        self.clock = clock
+        self.interval = interval
+        self.logger = logger
+    }
+
+    package func run() async throws {
         try await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await sweep()
@@ -26,7 +34,7 @@ struct GatewayJanitor: Service {
     }
 
     /// One pass over everything due now.
-    func sweep() async {
+    package func sweep() async {
         do {
             for stored in try await service.store.dueObjects(kind: "payment_intent", now: service.now(), limit: 100) {
                 await attend(stored)
@@ -38,7 +46,7 @@ struct GatewayJanitor: Service {
         }
     }
 
-    func attend(_ stored: StoredObject) async {
+    package func attend(_ stored: StoredObject) async {
         do {
             guard let merchant = try await service.store.merchant(id: stored.merchant) else { return }
             var intent = try service.records.decode(PaymentIntentRecord.self, stored)
@@ -68,7 +76,7 @@ struct GatewayJanitor: Service {
                 return
             }
             _ = try await service.perform(action, on: intent, over: stored, merchant, base: base)
-        } catch let error as StripeError where error.kind == .card {
+        } catch let error as GatewayFailure where error.category == .card {
             // A declined answer: the intent went back to requires_payment_method and its event
             // was emitted; nobody waits for this answer.
         } catch {

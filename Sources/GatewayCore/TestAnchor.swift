@@ -20,9 +20,9 @@ public struct TestAnchor: Sendable {
     /// What the test anchor hands out per request, in stroops (1,000 units).
     public static let grant: Int64 = 1_000 * Amount.stroopsPerUnit
     /// The XLM each issuer starts with, for its fees.
-    static let issuerStartingBalance: Int64 = 1_000 * Amount.stroopsPerUnit
+    package static let issuerStartingBalance: Int64 = 1_000 * Amount.stroopsPerUnit
     /// The XLM an account made to trust the anchor starts with: reserves for its trustlines.
-    static let trustingStartingBalance: Int64 = 10 * Amount.stroopsPerUnit
+    package static let trustingStartingBalance: Int64 = 10 * Amount.stroopsPerUnit
 
     public init(seed: String, homeDomain: String) {
         self.homeDomain = homeDomain
@@ -40,7 +40,7 @@ public struct TestAnchor: Sendable {
     /// with 10 XLM and a trustline to every anchor currency: the gateway's fee account), in one
     /// transaction from the root account, and waits for its ledger.
     /// - Throws: ``LedgerWriterError`` or a description of the failed setup.
-    func install(on writer: LedgerWriter, trusting: [KeyPair] = []) async throws {
+    package func install(on writer: LedgerWriter, trusting: [KeyPair] = []) async throws {
         let network = writer.configuration.network
         let root = LedgerState.rootKeyPair(network: network)
         let (missing, missingTrusting, rootSequence, baseFee) = await writer.read { state in
@@ -75,7 +75,7 @@ public struct TestAnchor: Sendable {
     }
 
     /// SEP-1's stellar.toml for the local network and its test anchor.
-    func stellarToml(network: Network, horizonURL: String) -> String {
+    package func stellarToml(network: Network, horizonURL: String) -> String {
         var lines = [
             "# The local Tender network and its test anchor (SEP-1).",
             "VERSION=\"2.7.0\"",
@@ -111,7 +111,7 @@ public struct TestAnchor: Sendable {
 /// Submits transactions from one account of the server's own (the root for friendbot, an
 /// issuer for the test anchor): requests that arrive together share consecutive sequence
 /// numbers and are queued in order, so many fundings fit in one ledger.
-actor FundingDesk {
+package actor LedgerDesk {
     private struct Request {
         let operations: [StellarBase.Operation]
         let memo: Memo
@@ -127,20 +127,20 @@ actor FundingDesk {
     /// The most fundings waiting for a ledger; past it a request is refused as busy.
     private let maxPending: Int
 
-    init(writer: LedgerWriter, keyPair: KeyPair, maxPending: Int) {
+    package init(writer: LedgerWriter, keyPair: KeyPair, maxPending: Int) {
         self.writer = writer
         self.keyPair = keyPair
         self.maxPending = maxPending
     }
 
     /// Submits `operation` in a transaction of its own from the desk's account.
-    func submit(_ operation: StellarBase.Operation) async throws -> SubmissionResult {
+    package func submit(_ operation: StellarBase.Operation) async throws -> SubmissionResult {
         try await submit([operation])
     }
 
     /// Submits `operations` in one transaction of its own from the desk's account, with
     /// `memo`, signed also by `cosigners` (the sources of operations that are not the desk's).
-    func submit(_ operations: [StellarBase.Operation], memo: Memo = .none, cosigners: [KeyPair] = []) async throws -> SubmissionResult {
+    package func submit(_ operations: [StellarBase.Operation], memo: Memo = .none, cosigners: [KeyPair] = []) async throws -> SubmissionResult {
         precondition((1...100).contains(operations.count), "a transaction has 1 to 100 operations")
         guard pending.count < maxPending else {
             throw FundingError(code: .busy, message: "\(maxPending) fundings are already waiting; try again in a moment")
@@ -189,15 +189,15 @@ actor FundingDesk {
 }
 
 /// Why friendbot or the test anchor could not fund an account.
-struct FundingError: Error, Sendable, CustomStringConvertible {
-    enum Code: String, Sendable {
+package struct FundingError: Error, Sendable, CustomStringConvertible {
+    package enum Code: String, Sendable {
         case issuersNotCreated = "anchor_issuers_not_created"
         case fundingAccountMissing = "funding_account_missing"
         /// The queue of fundings is full.
         case busy = "funding_busy"
     }
 
-    let code: Code
-    let message: String
-    var description: String { "\(code.rawValue): \(message)" }
+    package let code: Code
+    package let message: String
+    package var description: String { "\(code.rawValue): \(message)" }
 }

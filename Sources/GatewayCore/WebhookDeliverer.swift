@@ -7,12 +7,14 @@ import FoundationNetworking
 #endif
 
 /// Wakes a waiting loop: a signal given while nobody waits is kept for the next wait.
-final class WakeupSignal: @unchecked Sendable {
+package final class WakeupSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var pending = false
     private var waiter: CheckedContinuation<Void, Never>?
 
-    func signal() {
+    package init() {}
+
+    package func signal() {
         let waiter: CheckedContinuation<Void, Never>? = lock.withLock {
             if let waiter = self.waiter {
                 self.waiter = nil
@@ -25,7 +27,7 @@ final class WakeupSignal: @unchecked Sendable {
     }
 
     /// Returns at the next signal (or at once if one is pending), or when the task is cancelled.
-    func wait() async {
+    package func wait() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let resumeNow: Bool = lock.withLock {
@@ -52,20 +54,34 @@ final class WakeupSignal: @unchecked Sendable {
 /// Deliveries are rows of the store, so a restart loses none; each failed one is tried again
 /// by the retry policy. Woken when an event is stored, and otherwise at the next due time (at
 /// most a second later).
-struct WebhookDeliverer: Service {
-    let store: any GatewayStore
-    let secrets: ServerSecrets
-    let policy: WebhookRetryPolicy
-    let wakeup: WakeupSignal
-    let now: @Sendable () -> Int64
-    let clock: any Clock<Duration>
+package struct WebhookDeliverer: Service {
+    package let store: any GatewayStore
+    package let secrets: ServerSecrets
+    package let policy: WebhookRetryPolicy
+    package let wakeup: WakeupSignal
+    package let now: @Sendable () -> Int64
+    package let clock: any Clock<Duration>
     /// Sends one delivery; the HTTP status of the answer, 0 when there was none.
-    let send: @Sendable (_ url: String, _ body: [UInt8], _ signature: String) async -> Int
-    let logger: Logger
-    /// The most deliveries in flight at once.
-    static let concurrency = 16
+    package let send: @Sendable (_ url: String, _ body: [UInt8], _ signature: String) async -> Int
+    package let logger: Logger
 
-    func run() async throws {
+    package init(
+        store: any GatewayStore, secrets: ServerSecrets, policy: WebhookRetryPolicy, wakeup: WakeupSignal, now: @escaping @Sendable () -> Int64,
+        clock: any Clock<Duration>, send: @escaping @Sendable (_ url: String, _ body: [UInt8], _ signature: String) async -> Int, logger: Logger
+    ) {
+        self.store = store
+        self.secrets = secrets
+        self.policy = policy
+        self.wakeup = wakeup
+        self.now = now
+        self.clock = clock
+        self.send = send
+        self.logger = logger
+    }
+    /// The most deliveries in flight at once.
+    package static let concurrency = 16
+
+    package func run() async throws {
         try await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 let due: [WebhookDelivery]
@@ -99,7 +115,7 @@ struct WebhookDeliverer: Service {
         }
     }
 
-    func deliver(_ delivery: WebhookDelivery) async {
+    package func deliver(_ delivery: WebhookDelivery) async {
         do {
             guard let endpointObject = try await store.object(id: delivery.endpoint, kind: "webhook_endpoint", merchant: delivery.merchant),
                   let eventObject = try await store.object(id: delivery.event, kind: "event", merchant: delivery.merchant) else {
@@ -125,7 +141,7 @@ struct WebhookDeliverer: Service {
 
     /// POSTs over URLSession (FoundationNetworking on Linux), through a completion handler (see
     /// WalletKit's transport for why), with a 10-second timeout.
-    static let urlSessionSend: @Sendable (String, [UInt8], String) async -> Int = { url, body, signature in
+    package static let urlSessionSend: @Sendable (String, [UInt8], String) async -> Int = { url, body, signature in
         guard let target = URL(string: url) else { return 0 }
         var request = URLRequest(url: target, timeoutInterval: 10)
         request.httpMethod = "POST"

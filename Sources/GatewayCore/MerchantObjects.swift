@@ -1,0 +1,183 @@
+import Foundation
+import Gateway
+import StellarBase
+
+/// A card as a merchant's form gives it: the number and expiry as typed, the security code if
+/// asked. Never stored: only what ``CardRules`` derives from it (brand, last four, expiry, a
+/// keyed fingerprint).
+package struct CardDetails: Sendable {
+    package var number: String
+    package var expMonth: String
+    package var expYear: String
+    package var cvc: String?
+
+    package init(number: String, expMonth: String, expYear: String, cvc: String?) {
+        self.number = number
+        self.expMonth = expMonth
+        self.expYear = expYear
+        self.cvc = cvc
+    }
+}
+
+/// A payment method to make.
+package struct NewPaymentMethod: Sendable {
+    package var type: PaymentMethodType
+    /// For a card: required.
+    package var card: CardDetails?
+    /// For iDEAL: the customer's bank, if given.
+    package var bank: String?
+    package var metadata: [String: String]
+
+    package init(type: PaymentMethodType, card: CardDetails? = nil, bank: String? = nil, metadata: [String: String] = [:]) {
+        self.type = type
+        self.card = card
+        self.bank = bank
+        self.metadata = metadata
+    }
+}
+
+/// A customer to make.
+package struct NewCustomer: Sendable {
+    package var email: String?
+    package var name: String?
+    package var description: String?
+    package var metadata: [String: String]
+
+    package init(email: String? = nil, name: String? = nil, description: String? = nil, metadata: [String: String] = [:]) {
+        self.email = email
+        self.name = name
+        self.description = description
+        self.metadata = metadata
+    }
+}
+
+/// Payment methods, customers and webhook endpoints: the merchant's objects that move no money.
+extension GatewayService {
+    /// The month it is now, in UTC, for card expiries.
+    package func today() -> YearMonth {
+        let components = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date(timeIntervalSince1970: TimeInterval(now())))
+        return YearMonth(year: components.year!, month: components.month!)
+    }
+
+    /// Makes a payment method; a card checked by ``CardRules`` (its number, expiry and code
+    /// never kept).
+    /// - Throws: ``GatewayFailure``: a card failure for a number, expiry or code the rules refuse
+    ///   (its parameter named `card[...]`), `parameter_missing` for a card without details.
+    package func createPaymentMethod(_ new: NewPaymentMethod, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentMethodRecord {
+        try await failing { () async throws -> PaymentMethodRecord in
+            let id = GatewayIDs.make("pm", random: random)
+            var record = PaymentMethodRecord(id: id, type: new.type, created: now())
+            record.metadata = new.metadata
+            switch new.type {
+            case .card:
+                guard let card = new.card else { throw GatewayFailure.missing("card") }
+                do {
+                    let (digits, brand) = try CardRules.checkNumber(card.number)
+                    let month = try Self.cardInteger(card.expMonth, name: "exp_month")
+                    let year = try Self.cardInteger(card.expYear, name: "exp_year")
+                    let expiry = try CardRules.checkExpiry(month: month, year: year, today: today())
+                    if let cvc = card.cvc { try CardRules.checkSecurityCode(cvc, brand: brand) }
+                    record.card = .init(
+                        brand: brand, last4: String(digits.suffix(4)), expMonth: expiry.month, expYear: expiry.year, country: "NL",
+                        fingerprint: secrets.fingerprint(cardDigits: digits), outcome: TestAcquirer.outcome(forCardDigits: digits))
+                } catch let error as CardCheckError {
+                    throw GatewayFailure.card(error)
+                }
+            case .ideal:
+                record.bank = new.bank
+            case .bancontact:
+                break
+            }
+            try await insert(record, id: id, kind: "payment_method", merchant: merchant)
+            return record
+        }
+    }
+
+    /// A card's month or year as an integer.
+    /// - Throws: ``GatewayFailure`` naming `card[name]` for text that is not one.
+    static func cardInteger(_ text: String, name: String) throws(GatewayFailure) -> Int {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.utf8.count <= 18, digits.utf8.allSatisfy({ (48...57).contains($0) }), let value = Int(text) else {
+            throw GatewayFailure.invalid("card[\(name)]", "Invalid integer: \(text.prefix(100))")
+        }
+        return value
+    }
+
+    /// Makes a customer.
+    package func createCustomer(_ new: NewCustomer, merchant: MerchantRecord) async throws(GatewayFailure) -> CustomerRecord {
+        try await failing { () async throws -> CustomerRecord in
+            let id = GatewayIDs.make("cus", random: random, length: 14)
+            let customer = CustomerRecord(id: id, created: now(), email: new.email, name: new.name, description: new.description, metadata: new.metadata)
+            try await insert(customer, id: id, kind: "customer", merchant: merchant)
+            return customer
+        }
+    }
+
+    /// Saves a payment method for a customer of the merchant's.
+    /// - Throws: ``GatewayFailure``: an unknown customer or method, a method saved for another
+    ///   customer already (`payment_method_unexpected_state`).
+    package func attachPaymentMethod(_ id: String, customer customerID: String, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentMethodRecord {
+        try await failing { () async throws -> PaymentMethodRecord in
+            _ = try await load(CustomerRecord.self, id: customerID, kind: "customer", merchant: merchant, parameter: "customer")
+            var (method, stored) = try await load(PaymentMethodRecord.self, id: id, kind: "payment_method", merchant: merchant)
+            if let current = method.customer, current != customerID {
+                throw GatewayFailure.invalid("customer", "The payment method you provided is already attached to a customer; detach it first.", code: .paymentMethodUnexpectedState)
+            }
+            method.customer = customerID
+            _ = try await save(method, over: stored, customer: .some(customerID))
+            return method
+        }
+    }
+
+    /// Forgets a saved payment method's customer.
+    package func detachPaymentMethod(_ id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentMethodRecord {
+        try await failing { () async throws -> PaymentMethodRecord in
+            var (method, stored) = try await load(PaymentMethodRecord.self, id: id, kind: "payment_method", merchant: merchant)
+            guard method.customer != nil else {
+                throw GatewayFailure.invalid(nil, "The payment method you provided is not attached to a customer so detachment is impossible.", code: .paymentMethodUnexpectedState)
+            }
+            method.customer = nil
+            _ = try await save(method, over: stored, customer: .some(nil))
+            return method
+        }
+    }
+
+    /// Makes a webhook endpoint for `events` (`*` for all) and its signing secret, returned
+    /// once (only its sealed form is kept). At most 16 per merchant.
+    package func createWebhookEndpoint(url: String, events: [String], merchant: MerchantRecord) async throws(GatewayFailure) -> (endpoint: WebhookEndpointRecord, secret: String) {
+        try await failing { () async throws -> (endpoint: WebhookEndpointRecord, secret: String) in
+            _ = try Self.checkedURL(url, parameter: "url")
+            guard !events.isEmpty, events.count <= 50 else { throw GatewayFailure.missing("enabled_events") }
+            for event in events where event != "*" && GatewayEventType(rawValue: event) == nil {
+                throw GatewayFailure.invalid("enabled_events", "Invalid event type: \(event.prefix(100)). Tender emits \(GatewayEventType.allCases.map(\.rawValue).joined(separator: ", ")), or * for all.")
+            }
+            let existing = try await store.list(kind: "webhook_endpoint", merchant: merchant.id, ListRequest(limit: 16))
+            guard existing.objects.count < 16 else { throw GatewayFailure.invalid(nil, "A merchant may have at most 16 webhook endpoints.") }
+            let secret = GatewayIDs.make("whsec", random: random, length: 32)
+            let id = GatewayIDs.make("we", random: random)
+            let endpoint = WebhookEndpointRecord(id: id, url: url, enabledEvents: events, created: now(), sealedSecret: try secrets.seal(Array(secret.utf8)))
+            try await insert(endpoint, id: id, kind: "webhook_endpoint", merchant: merchant)
+            return (endpoint, secret)
+        }
+    }
+
+    /// One of the merchant's objects of `kind`.
+    /// - Throws: ``GatewayFailure`` `resource_missing` when the merchant has none with that id.
+    package func retrieve<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, merchant: MerchantRecord) async throws(GatewayFailure) -> Record {
+        try await failing { try await load(type, id: id, kind: kind, merchant: merchant).0 }
+    }
+
+    /// A page of the merchant's objects of `kind`, newest first, and whether there are more.
+    package func list<Record: Decodable & Sendable>(_ type: Record.Type, kind: String, merchant: MerchantRecord, _ page: ListRequest) async throws(GatewayFailure) -> (records: [Record], hasMore: Bool) {
+        try await failing { () async throws -> (records: [Record], hasMore: Bool) in
+            let (objects, hasMore) = try await store.list(kind: kind, merchant: merchant.id, page)
+            return (try objects.map { try records.decode(type, $0) }, hasMore)
+        }
+    }
+
+    /// The merchant whose key this is, and which key it is; nil for a key nobody has.
+    package func merchant(key: String) async throws(GatewayFailure) -> (MerchantRecord, KeyKind)? {
+        guard key.utf8.count <= 255 else { return nil }
+        return try await failing { try await store.merchant(keyHash: GatewayIDs.hash(key: key)) }
+    }
+}
