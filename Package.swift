@@ -200,7 +200,8 @@ let package = Package(
         .testTarget(
             name: "GatewayCoreTests",
             dependencies: [
-                "GatewayCore", "Gateway", "Store", "TenderTesting", "TenderJSON",
+                "GatewayCore", "Gateway", "Store", "TenderTesting", "TenderJSON", "Ledger", "LedgerService", "StellarBase",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -42,6 +42,13 @@ struct CheckoutError: Error, Sendable {
     }
 }
 
+extension CheckoutError {
+    /// The gateway core's failure in the checkout's shape.
+    init(_ failure: GatewayFailure) {
+        self.init(status: failure.httpStatus, code: failure.code?.rawValue ?? "invalid_request", message: failure.message)
+    }
+}
+
 /// Failures under `/checkout/v1` and `/shop` in the checkout's shape.
 struct CheckoutErrorShape: APIErrorShape {
     var area: String { "checkout" }
@@ -49,9 +56,7 @@ struct CheckoutErrorShape: APIErrorShape {
     func answer(_ error: any Error, to request: Request) -> Response? {
         if let error = error as? CheckoutError { return error.response }
         if let error = error as? StripeError { return CheckoutError(status: error.status, code: error.code ?? "invalid_request", message: error.message).response }
-        if let failure = error as? GatewayFailure, failure.category != .internal {
-            return CheckoutError(status: failure.httpStatus, code: failure.code?.rawValue ?? "invalid_request", message: failure.message).response
-        }
+        if let failure = error as? GatewayFailure, failure.category != .internal { return CheckoutError(failure).response }
         return nil
     }
 

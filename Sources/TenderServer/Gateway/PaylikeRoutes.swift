@@ -28,6 +28,12 @@ struct PaylikeProblem: Error, Sendable {
         self.message = message
     }
 
+    /// The gateway core's failure in Paylike's shape: its status, its code in capitals.
+    init(_ failure: GatewayFailure) {
+        self.init(status: failure.httpStatus, code: (failure.code?.rawValue ?? PaylikeCode.requestInvalid.rawValue).uppercased(), message: failure.message)
+        if let parameter = failure.parameter { errors = [parameter] }
+    }
+
     static func invalid(_ field: String, _ message: String) -> PaylikeProblem {
         PaylikeProblem(.requestInvalid, message, errors: [field])
     }
@@ -51,9 +57,7 @@ struct PaylikeErrorShape: APIErrorShape {
         if let error = error as? StripeError {
             return PaylikeProblem(status: error.status, code: (error.code ?? "REQUEST_INVALID").uppercased(), message: error.message).response
         }
-        if let failure = error as? GatewayFailure, failure.category != .internal {
-            return PaylikeProblem(status: failure.httpStatus, code: (failure.code?.rawValue ?? "REQUEST_INVALID").uppercased(), message: failure.message).response
-        }
+        if let failure = error as? GatewayFailure, failure.category != .internal { return PaylikeProblem(failure).response }
         return nil
     }
 
