@@ -118,10 +118,30 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The marketplace checkout's application core: marketplaces, users, listings, bids and
+        // orders moved by their state machines, escrow on the ledger, its janitor, its one
+        // failure type. No HTTP.
+        .target(
+            name: "CheckoutCore",
+            dependencies: [
+                "Checkout",
+                "Gateway",
+                "GatewayCore",
+                "Ledger",
+                "LedgerService",
+                "StellarBase",
+                "TenderJSON",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "TenderServer",
             dependencies: [
                 "GatewayCore",
+                "CheckoutCore",
                 "StellarBase",
                 "Ledger",
                 "LedgerService",
@@ -198,9 +218,9 @@ let package = Package(
             dependencies: ["Gateway", "TenderTesting"]
         ),
         .testTarget(
-            name: "GatewayCoreTests",
+            name: "CoreTests",
             dependencies: [
-                "GatewayCore", "Gateway", "Store", "TenderTesting", "TenderJSON", "Ledger", "LedgerService", "StellarBase",
+                "GatewayCore", "CheckoutCore", "Checkout", "Gateway", "Store", "TenderTesting", "TenderJSON", "Ledger", "LedgerService", "StellarBase",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
             ]

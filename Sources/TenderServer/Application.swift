@@ -1,6 +1,7 @@
 import TenderJSON
 import Foundation
 import Gateway
+import CheckoutCore
 import GatewayCore
 import Hummingbird
 import Ledger
@@ -256,7 +257,7 @@ struct LeaderParts {
             services: [
                 LedgerWriterService(writer: writer),
                 GatewayJanitor(service: gateway, base: base, clock: clock, interval: .seconds(1), logger: logger),
-                CheckoutJanitor(service: checkout, reader: store, refunder: checkoutRoutes.refunder, base: base, clock: clock, interval: .seconds(1), logger: logger),
+                CheckoutJanitor(service: checkout, reader: store, refunder: checkout.refunder, base: base, clock: clock, interval: .seconds(1), logger: logger),
                 WebhookDeliverer(
                     store: gatewayStore, secrets: secrets, policy: configuration.webhookRetry, wakeup: webhookWakeup,
                     now: now, clock: clock, send: WebhookDeliverer.urlSessionSend, logger: logger),

@@ -1,4 +1,5 @@
 import Checkout
+import CheckoutCore
 import Foundation
 import Gateway
 import GatewayCore
@@ -33,7 +34,7 @@ struct ShopPages: Sendable {
         shop.get("listings/:id") { request, context in try await listing(request, id: try context.parameters.require("id")) }
         shop.post("listings/:id/buy") { request, context in
             let caller = try await caller(request)
-            let bid = try await routes.buyNow(caller, listingID: try context.parameters.require("id"))
+            let bid = try await service.buyNow(try context.parameters.require("id"), by: caller)
             return Self.redirect("/shop/bids/\(bid.id)")
         }
         shop.get("bids/:id") { request, context in try await screen(request, bidID: try context.parameters.require("id")) }
@@ -45,7 +46,7 @@ struct ShopPages: Sendable {
     func caller(_ request: Request) async throws -> CheckoutService.Caller {
         let cookies = request.headers[values: .cookie].flatMap { $0.split(separator: ";") }
         guard let pair = cookies.map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix(Self.cookie + "=") }) else {
-            throw CheckoutError.unauthorized
+            throw CheckoutFailure.unauthorized
         }
         return try await service.authenticateUser(token: String(pair.dropFirst(Self.cookie.count + 1)))
     }
@@ -66,8 +67,7 @@ struct ShopPages: Sendable {
 
     func listings(_ request: Request) async throws -> Response {
         let caller = try await caller(request)
-        let page = try await service.gateway.store.list(kind: "listing", merchant: caller.merchant.id, ListRequest(limit: 100))
-        let listings = try page.objects.map { try routes.service.gateway.records.decode(ListingRecord.self, $0) }.filter { $0.status == .available }
+        let listings = try await service.listingsOnSale(caller)
         return self.page(Self.listingsTemplate, [
             "user": caller.user.name, "marketplace": caller.marketplace.name,
             "listings": listings.map { ["id": $0.id, "title": $0.title, "price": Self.money($0.price)] },
@@ -76,7 +76,7 @@ struct ShopPages: Sendable {
 
     func listing(_ request: Request, id: String) async throws -> Response {
         let caller = try await caller(request)
-        let (listing, _) = try await service.load(ListingRecord.self, id: id, kind: "listing", in: caller, what: "listing")
+        let listing = try await service.listing(id, caller)
         return page(Self.listingTemplate, [
             "user": caller.user.name, "id": listing.id, "title": listing.title, "price": Self.money(listing.price),
             "available": listing.status == .available && listing.buyNow && listing.seller != caller.user.id, "status": listing.status.rawValue,
@@ -89,21 +89,19 @@ struct ShopPages: Sendable {
     /// The payment screen: the choices from the query (or the defaults), the totals for them.
     func screen(_ request: Request, bidID: String) async throws -> Response {
         let caller = try await caller(request)
-        let (bid, _) = try await routes.visibleBid(bidID, caller)
-        guard bid.buyer == caller.user.id else { throw CheckoutError.notFound("bid") }
-        let (listing, _) = try await service.load(ListingRecord.self, id: bid.listing, kind: "listing", in: caller, what: "listing")
         let query = try StripeForm(body: request.uri.query ?? "")
-        let choices = try CheckoutRoutes.choices(
-            delivery: try query.string("delivery", maxLength: 40), address: try query.string("address", maxLength: 40),
-            payment: try query.string("payment_method", maxLength: 20), user: caller.user, listing: listing)
-        var order: OrderRecord?
-        if let orderID = bid.order {
-            let (found, stored) = try await service.load(OrderRecord.self, id: orderID, kind: "checkout_order", in: caller, what: "order")
-            order = try await service.sync(found, stored, caller.market).0
-            if let order, !order.machine.isPayable { return Self.redirect("/shop/orders/\(order.id)") }
+        let screen: Screen
+        do {
+            screen = try await service.screen(
+                bid: bidID, delivery: try query.string("delivery", maxLength: 40), address: try query.string("address", maxLength: 40),
+                payment: try query.string("payment_method", maxLength: 20), caller)
+        } catch let failure as CheckoutFailure where failure.category == .forbidden {
+            // Another's bid: the shop shows nothing of it.
+            throw CheckoutFailure.notFound("bid")
         }
-        let cards = try await service.gateway.store.list(kind: "payment_method", merchant: caller.merchant.id, ListRequest(limit: 100, customer: caller.user.customer)).objects
-            .map { try routes.service.gateway.records.decode(PaymentMethodRecord.self, $0) }.compactMap { method in method.card.map { (method.id, $0) } }
+        let (bid, listing, choices, order) = (screen.bid, screen.listing, screen.choices, screen.order)
+        if let order, !order.machine.isPayable { return Self.redirect("/shop/orders/\(order.id)") }
+        let cards = screen.cards.compactMap { method in method.card.map { (method.id, $0) } }
         let chosenDelivery: String
         switch choices.delivery {
         case .pickup: chosenDelivery = "pickup"
@@ -118,12 +116,12 @@ struct ShopPages: Sendable {
             "cards": cards.map { ["id": $0.0, "label": "\($0.1.brand.displayName) •••• \($0.1.last4)"] },
             "card": choices.payment == .card, "pending": order?.machine.status == .paymentPending,
         ]
-        do {
-            let totals = try CheckoutRoutes.totals(bid, listing, caller.user, choices, caller.marketplace)
+        switch screen.totals {
+        case .success(let totals):
             values["lines"] = totals.lines.map { ["kind": ["item": "Item", "shipping": "Shipping", "payment_fee": "Payment fee", "vat": "of which VAT"][$0.kind.rawValue]!, "amount": Self.money($0.amount)] }
             values["total"] = Self.money(totals.total)
-        } catch {
-            values["problem"] = CheckoutError.totals(error).message
+        case .failure(let problem):
+            values["problem"] = problem.message
         }
         return page(Self.screenTemplate, values)
     }
@@ -136,19 +134,18 @@ struct ShopPages: Sendable {
         let buffer = try await request.collectBody(upTo: CheckoutRoutes.maxBodyBytes)
         let form = try StripeForm(body: String(decoding: buffer.readableBytesView, as: UTF8.self))
         let payment = try form.string("payment_method", maxLength: 20)
-        let order = try await routes.order(
-            caller, bid: bidID, delivery: try form.string("delivery", maxLength: 40), address: try form.string("address", maxLength: 40), payment: payment, request)
-        let back = routes.baseURL(request) + "/shop/orders/\(order.id)"
-        let paid = try await routes.pay(caller, orderID: order.id, method: payment, card: try form.string("card", maxLength: 255), returnURL: back, request)
+        let order = try await service.order(
+            caller, bid: bidID, delivery: try form.string("delivery", maxLength: 40), address: try form.string("address", maxLength: 40), payment: payment, base: request.baseURL)
+        let back = request.baseURL + "/shop/orders/\(order.id)"
+        let paid = try await service.pay(caller, orderID: order.id, method: payment, card: try form.string("card", maxLength: 255), returnURL: back, base: request.baseURL)
         if let redirect = paid.redirect { return Self.redirect(redirect) }
         return Self.redirect("/shop/orders/\(order.id)")
     }
 
     func order(_ request: Request, id: String) async throws -> Response {
         let caller = try await caller(request)
-        var (order, stored) = try await routes.visibleOrder(id, caller)
-        (order, stored) = try await service.sync(order, stored, caller.market)
-        let (listing, _) = try await service.load(ListingRecord.self, id: order.listing, kind: "listing", in: caller, what: "listing")
+        let order = try await service.currentOrder(caller, orderID: id)
+        let listing = try await service.listing(order.listing, caller)
         let words = [
             "awaiting_payment": "Not paid yet", "payment_pending": "Waiting for the payment", "paid": "Paid", "shipped": "Shipped",
             "completed": "Completed", "cancelled": "Cancelled", "expired": "Expired",

@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 import Gateway
 import GatewayCore
-import Hummingbird
+import GatewayCore
 import JWTKit
 import Ledger
 import LedgerService
@@ -13,38 +13,43 @@ import Synchronization
 /// The checkout's work behind its routes: marketplaces (gateway merchants with an escrow
 /// account on the ledger), users and their tokens, and the objects of the checkout kept in the
 /// gateway's store (one store, the same versioned writes).
-struct CheckoutService: Sendable {
-    let gateway: GatewayService
-    let keys: JWTKeyCollection
+package struct CheckoutService: Sendable {
+    package let gateway: GatewayService
+    package let keys: JWTKeyCollection
     /// Tokens already verified, and marketplaces (with their merchants) already read: neither
     /// changes once made, so every request after the first skips the signature check and two
     /// reads. Bounded: cleared when full.
-    let verified = VerifiedCache()
+    package let verified = VerifiedCache()
+
+    package init(gateway: GatewayService, keys: JWTKeyCollection) {
+        self.gateway = gateway
+        self.keys = keys
+    }
 
     /// A user's access token: a JWT (HS256, under a key derived from the server's secret)
     /// naming the user and the marketplace.
-    struct TokenPayload: JWTPayload {
-        var sub: SubjectClaim
-        var mkt: String
-        var iat: IssuedAtClaim
-        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    package struct TokenPayload: JWTPayload {
+        package var sub: SubjectClaim
+        package var mkt: String
+        package var iat: IssuedAtClaim
+        package func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
-    static func tokenKeys(_ secrets: ServerSecrets) async -> JWTKeyCollection {
+    package static func tokenKeys(_ secrets: ServerSecrets) async -> JWTKeyCollection {
         let key = Array(HMAC<SHA256>.authenticationCode(for: Array("checkout tokens".utf8), using: SymmetricKey(data: secrets.idKeyBytes)))
         return await JWTKeyCollection().add(hmac: HMACKey(from: key), digestAlgorithm: .sha256)
     }
 
     // MARK: Marketplaces
 
-    struct NewMarketplace: Sendable {
-        let record: MarketplaceRecord
-        let merchant: GatewayService.NewMerchant
+    package struct NewMarketplace: Sendable {
+        package let record: MarketplaceRecord
+        package let merchant: GatewayService.NewMerchant
     }
 
     /// A gateway merchant (its keys, its settlement account) and an escrow account that trusts
     /// the anchor's currencies, its seed sealed.
-    func createMarketplace(name: String, charges: MarketplaceCharges, orderExpirySeconds: Int64, releaseAfterSeconds: Int64) async throws -> NewMarketplace {
+    func makeMarketplace(name: String, charges: MarketplaceCharges, orderExpirySeconds: Int64, releaseAfterSeconds: Int64) async throws -> NewMarketplace {
         let merchant = try await gateway.createMerchant(name: name)
         let escrow = try await createLedgerAccount()
         let record = MarketplaceRecord(
@@ -55,15 +60,15 @@ struct CheckoutService: Sendable {
         return NewMarketplace(record: record, merchant: merchant)
     }
 
-    func marketplace(_ merchant: MerchantRecord) async throws -> MarketplaceRecord {
+    package func marketplace(_ merchant: MerchantRecord) async throws -> MarketplaceRecord {
         guard let stored = try await gateway.store.object(id: merchant.id, kind: "marketplace", merchant: merchant.id) else {
-            throw CheckoutError.forbidden("This key's merchant is not a marketplace.")
+            throw CheckoutFailure.forbidden("This key's merchant is not a marketplace.")
         }
         return try gateway.records.decode(MarketplaceRecord.self, stored)
     }
 
     /// A new account on the ledger that trusts the anchor's currencies; its seed sealed.
-    func createLedgerAccount() async throws -> (address: String, sealedSeed: [UInt8]) {
+    package func createLedgerAccount() async throws -> (address: String, sealedSeed: [UInt8]) {
         let seed = gateway.random(32)
         let account = try KeyPair(seed: seed)
         let operations = [StellarBase.Operation(.createAccount(CreateAccountOperation(destination: account.accountID, startingBalance: GatewayService.settlementStartingBalance)))]
@@ -77,12 +82,12 @@ struct CheckoutService: Sendable {
 
     // MARK: Escrow
 
-    static let euro = GatewayCurrency.named("eur")!
+    package static let euro = GatewayCurrency.named("eur")!
 
     /// Moves the buyer's whole payment for an order from the marketplace's settlement account
     /// (where the gateway settled it, no fee taken) into the escrow account. Returns the
     /// transaction's hash.
-    func hold(_ order: OrderRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
+    package func hold(_ order: OrderRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
         let stored = try await gateway.payFromSettlement(
             order.totals.total, of: Self.euro, to: try AccountID(marketplace.escrowAccount),
             memo: "tender escrow hold \(order.id)", merchant: merchant, parameter: "order", beforeServing: beforeServing)
@@ -92,7 +97,7 @@ struct CheckoutService: Sendable {
     /// Pays an order out of escrow in one ledger transaction: the seller's part to the seller's
     /// account, the marketplace's to its settlement account, the gateway's fee to the fee account
     /// (``CheckoutRules/release(_:charges:gatewayFee:)``).
-    func release(_ order: OrderRecord, seller: CheckoutUserRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
+    package func release(_ order: OrderRecord, seller: CheckoutUserRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
         guard let sellerAccount = seller.account, let asset = gateway.anchor.currency(code: Self.euro.assetCode)?.asset else {
             throw GatewayError(code: "release_impossible", message: "the seller of \(order.id) has no ledger account")
         }
@@ -119,7 +124,7 @@ struct CheckoutService: Sendable {
 
     /// Returns an order's held money from the escrow to the marketplace's settlement account
     /// (before the gateway refunds the buyer from there).
-    func returnFromEscrow(_ order: OrderRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord) async throws -> String {
+    package func returnFromEscrow(_ order: OrderRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord) async throws -> String {
         guard let asset = gateway.anchor.currency(code: Self.euro.assetCode)?.asset else {
             throw GatewayError(code: "return_impossible", message: "no EUR asset")
         }
@@ -136,53 +141,50 @@ struct CheckoutService: Sendable {
     }
 
     /// The desk of the marketplace's escrow account (one of the gateway's ledger desks).
-    func escrowDesk(_ marketplace: MarketplaceRecord) async throws -> LedgerDesk {
+    package func escrowDesk(_ marketplace: MarketplaceRecord) async throws -> LedgerDesk {
         try await gateway.desks.desk(for: marketplace.escrowAccount, sealedSeed: marketplace.sealedEscrowSeed)
     }
 
     // MARK: Who is asking
 
-    static func bearer(_ request: Request) -> String? {
-        guard let header = request.headers[.authorization], let token = bearerToken(header) else { return nil }
-        return token.isEmpty || token.utf8.count > 2_048 ? nil : token
-    }
-
-    /// The marketplace whose secret key the request presents.
-    func authenticateMarketplace(_ request: Request) async throws -> (MerchantRecord, MarketplaceRecord) {
-        guard let key = Self.bearer(request), let (merchant, kind) = try await gateway.store.merchant(keyHash: GatewayIDs.hash(key: key)), kind == .secret else {
-            throw CheckoutError.unauthorized
+    /// The marketplace whose secret key this is.
+    /// - Throws: ``CheckoutFailure/unauthorized`` for any other key; `forbidden` for a merchant
+    ///   that is not a marketplace.
+    package func authenticateMarketplace(key: String) async throws -> (MerchantRecord, MarketplaceRecord) {
+        guard let (merchant, kind) = try await gateway.merchant(key: key), kind == .secret else {
+            throw CheckoutFailure.unauthorized
         }
         return (merchant, try await marketplace(merchant))
     }
 
     /// A marketplace and its gateway merchant: where the checkout's objects live.
-    struct Market: Sendable {
-        let merchant: MerchantRecord
-        let marketplace: MarketplaceRecord
+    package struct Market: Sendable {
+        package let merchant: MerchantRecord
+        package let marketplace: MarketplaceRecord
+
+        package init(merchant: MerchantRecord, marketplace: MarketplaceRecord) {
+            self.merchant = merchant
+            self.marketplace = marketplace
+        }
     }
 
-    struct Caller: Sendable {
-        let merchant: MerchantRecord
-        let marketplace: MarketplaceRecord
-        let user: CheckoutUserRecord
-        let stored: StoredObject
-        var market: Market { Market(merchant: merchant, marketplace: marketplace) }
-    }
-
-    /// The user whose token the request presents.
-    func authenticateUser(_ request: Request) async throws -> Caller {
-        guard let token = Self.bearer(request) else { throw CheckoutError.unauthorized }
-        return try await authenticateUser(token: token)
+    /// A user with a valid token, and where they are.
+    package struct Caller: Sendable {
+        package let merchant: MerchantRecord
+        package let marketplace: MarketplaceRecord
+        package let user: CheckoutUserRecord
+        package let stored: StoredObject
+        package var market: Market { Market(merchant: merchant, marketplace: marketplace) }
     }
 
     /// The user a token names.
-    func authenticateUser(token: String) async throws -> Caller {
-        guard token.utf8.count <= 2_048 else { throw CheckoutError.unauthorized }
+    package func authenticateUser(token: String) async throws -> Caller {
+        guard token.utf8.count <= 2_048 else { throw CheckoutFailure.unauthorized }
         let names: (user: String, marketplace: String)
         if let known = verified.token(token) {
             names = known
         } else {
-            guard let payload = try? await keys.verify(token, as: TokenPayload.self) else { throw CheckoutError.unauthorized }
+            guard let payload = try? await keys.verify(token, as: TokenPayload.self) else { throw CheckoutFailure.unauthorized }
             names = (payload.sub.value, payload.mkt)
             verified.remember(token: token, user: names.user, marketplace: names.marketplace)
         }
@@ -190,30 +192,30 @@ struct CheckoutService: Sendable {
         if let known = verified.market(names.marketplace) {
             market = known
         } else {
-            guard let merchant = try await gateway.store.merchant(id: names.marketplace) else { throw CheckoutError.unauthorized }
+            guard let merchant = try await gateway.store.merchant(id: names.marketplace) else { throw CheckoutFailure.unauthorized }
             market = Market(merchant: merchant, marketplace: try await marketplace(merchant))
             verified.remember(market)
         }
         guard let stored = try await gateway.store.object(id: names.user, kind: "checkout_user", merchant: market.merchant.id) else {
-            throw CheckoutError.unauthorized
+            throw CheckoutFailure.unauthorized
         }
         return Caller(merchant: market.merchant, marketplace: market.marketplace,
                       user: try gateway.records.decode(CheckoutUserRecord.self, stored), stored: stored)
     }
 
-    func token(for user: CheckoutUserRecord, marketplace: MarketplaceRecord) async throws -> String {
+    package func token(for user: CheckoutUserRecord, marketplace: MarketplaceRecord) async throws -> String {
         try await keys.sign(TokenPayload(sub: SubjectClaim(value: user.id), mkt: marketplace.id, iat: IssuedAtClaim(value: Date(timeIntervalSince1970: TimeInterval(gateway.now())))))
     }
 
     // MARK: Objects
 
-    func load<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, in caller: Caller, what: String) async throws -> (Record, StoredObject) {
+    package func load<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, in caller: Caller, what: String) async throws -> (Record, StoredObject) {
         try await load(type, id: id, kind: kind, in: caller.market, what: what)
     }
 
-    func load<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, in market: Market, what: String) async throws -> (Record, StoredObject) {
+    package func load<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, in market: Market, what: String) async throws -> (Record, StoredObject) {
         guard id.utf8.count <= 255, let stored = try await gateway.store.object(id: id, kind: kind, merchant: market.merchant.id) else {
-            throw CheckoutError.notFound(what)
+            throw CheckoutFailure.notFound(what)
         }
         return (try gateway.records.decode(Record.self, stored), stored)
     }
@@ -221,40 +223,42 @@ struct CheckoutService: Sendable {
     /// Writes `record` over `stored` if nobody changed it since it was read (and when the
     /// janitor must look at it next, if given).
     /// - Throws: 409 `conflict` when another request changed it first.
-    func save(_ record: some Encodable, over stored: StoredObject, attentionAt: Int64?? = nil) async throws -> StoredObject {
+    package func save(_ record: some Encodable, over stored: StoredObject, attentionAt: Int64?? = nil) async throws -> StoredObject {
         do {
             return try await gateway.save(record, over: stored, attentionAt: attentionAt)
         } catch let failure as GatewayFailure where failure.code == .lockTimeout {
-            throw CheckoutError.conflict("conflict", "Someone else changed this at the same moment; try again.")
+            throw CheckoutFailure.conflict("conflict", "Someone else changed this at the same moment; try again.")
         }
     }
 }
 
 /// Verified tokens and marketplaces read, kept in memory (both immutable once made).
-final class VerifiedCache: Sendable {
+package final class VerifiedCache: Sendable {
     private struct State {
         var tokens: [String: (String, String)] = [:]
         var markets: [String: CheckoutService.Market] = [:]
     }
     private let state = Mutex(State())
-    static let limit = 100_000
+    package static let limit = 100_000
 
-    func token(_ token: String) -> (user: String, marketplace: String)? {
+    package init() {}
+
+    package func token(_ token: String) -> (user: String, marketplace: String)? {
         state.withLock { $0.tokens[token].map { (user: $0.0, marketplace: $0.1) } }
     }
 
-    func remember(token: String, user: String, marketplace: String) {
+    package func remember(token: String, user: String, marketplace: String) {
         state.withLock { state in
             if state.tokens.count >= Self.limit { state.tokens.removeAll(keepingCapacity: true) }
             state.tokens[token] = (user, marketplace)
         }
     }
 
-    func market(_ id: String) -> CheckoutService.Market? {
+    package func market(_ id: String) -> CheckoutService.Market? {
         state.withLock { $0.markets[id] }
     }
 
-    func remember(_ market: CheckoutService.Market) {
+    package func remember(_ market: CheckoutService.Market) {
         state.withLock { state in
             if state.markets.count >= Self.limit { state.markets.removeAll(keepingCapacity: true) }
             state.markets[market.merchant.id] = market

@@ -51,7 +51,15 @@ struct CoreWorld {
 
     /// The merchant's euros on the ledger.
     func euros() async throws -> Int64 {
-        try await gateway.balances(merchant).first { $0.0.code == "eur" }?.1 ?? -1
+        try await euros(of: merchant.settlementAccount)
+    }
+
+    /// An account's euros on the ledger, in cents.
+    func euros(of account: String) async throws -> Int64 {
+        let asset = gateway.anchor.currency(code: "EUR")!.asset
+        let id = try AccountID(account)
+        let stroops = await writer.read { $0.trustLine(id, asset)?.balance ?? 0 }
+        return stroops / 100_000
     }
 }
 

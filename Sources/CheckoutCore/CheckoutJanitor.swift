@@ -2,6 +2,7 @@ import Checkout
 import Foundation
 import Gateway
 import GatewayCore
+import GatewayCore
 import Ledger
 import Logging
 import ServiceLifecycle
@@ -10,7 +11,7 @@ import ServiceLifecycle
 /// expiry are ended (their intents canceled first, after asking the gateway whether they were
 /// paid meanwhile; an abandoned buy-now's bid withdrawn so others can buy), and shipped orders
 /// the buyer never confirmed are released when the marketplace's time passes.
-struct CheckoutJanitor: Service {
+package struct CheckoutJanitor: Service {
     let service: CheckoutService
     let reader: any LedgerReader
     let refunder: CheckoutService.Refunder
@@ -19,7 +20,17 @@ struct CheckoutJanitor: Service {
     let interval: Duration
     let logger: Logger
 
-    func run() async throws {
+    package init(service: CheckoutService, reader: any LedgerReader, refunder: @escaping CheckoutService.Refunder, base: String, clock: any Clock<Duration>, interval: Duration, logger: Logger) {
+        self.service = service
+        self.reader = reader
+        self.refunder = refunder
+        self.base = base
+        self.clock = clock
+        self.interval = interval
+        self.logger = logger
+    }
+
+    package func run() async throws {
         try await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await sweep()
