@@ -201,6 +201,38 @@ public final class PostgresLedgerFollower: Sendable {
         }
     }
 
+    /// The latest committed ledger, waiting up to `timeout` for the first one (the leader's
+    /// genesis, on a new database): heard by `NOTIFY` on a primary (listening starts before the
+    /// first look, so a genesis committed in between is not missed); a hot standby, which
+    /// cannot LISTEN, is asked every `poll`. Nil when none came in time.
+    public func firstLedger(listen: Bool, poll: Duration = .milliseconds(100), timeout: Duration) async throws -> (LedgerHeader, [LedgerOffer])? {
+        let url = self.url, logger = self.logger
+        return try await withThrowingTaskGroup(of: (LedgerHeader, [LedgerOffer])?.self) { group in
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            group.addTask {
+                if listen {
+                    let connection = try await PostgresDatabase.connect(url: url, id: 3, logger: logger)
+                    defer { Task { try? await connection.close() } }
+                    let notifications = try await connection.listen(PostgresCluster.ledgerChannel)
+                    if let latest = try await self.latest() { return latest }
+                    for try await _ in notifications {
+                        if let latest = try await self.latest() { return latest }
+                    }
+                    return nil
+                }
+                while true {
+                    if let latest = try await self.latest() { return latest }
+                    try await Task.sleep(for: poll)
+                }
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
+        }
+    }
+
     /// The latest committed ledger's sequence (a cheap check before ``latest()``).
     public func latestSequence() async throws -> UInt32? {
         try await database.rows("SELECT MAX(sequence) FROM ledger_headers") { try $0.decode(Int64?.self) }.first.flatMap { $0 }.map(UInt32.init)

@@ -42,8 +42,13 @@ final class ClusterNode: Sendable {
         var leader: AnyResponder?
         var leaderServices: [any Service] = []
         var fence: LeaderFence?
-        var port: Int?
+        /// The fence a probe won, until the loop leads with it.
+        var won: LeaderFence?
     }
+    /// What moves the node's leadership (``LeadershipStateMachine``), in the order it happens:
+    /// the probes' answers, the session's loss, the server listening, the shutdown.
+    private let events: AsyncStream<LeadershipStateMachine.Event>
+    private let report: AsyncStream<LeadershipStateMachine.Event>.Continuation
 
     struct Following: Sendable {
         let follower: PostgresLedgerFollower
@@ -129,6 +134,7 @@ final class ClusterNode: Sendable {
         self.following = following
         forwarder = LeaderForwarder(database: database, retryWindow: configuration.submissionTimeout + configuration.failoverInterval * 10, logger: logger)
         state = Mutex(State())
+        (events, report) = AsyncStream.makeStream(of: LeadershipStateMachine.Event.self)
     }
 
     /// A follower's reads: the latest ledger (waiting for the leader's genesis on a new
@@ -137,13 +143,7 @@ final class ClusterNode: Sendable {
         _ configuration: TenderConfiguration, database: PostgresDatabase, reader: PostgresLedgerStore, url: String, listens: Bool, logger: Logger
     ) async throws -> Following {
         let follower = PostgresLedgerFollower(database, url: url, logger: logger)
-        var latest = try await follower.latest()
-        let deadline = ContinuousClock.now + .seconds(60)
-        while latest == nil, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            latest = try await follower.latest()
-        }
-        guard let (header, offers) = latest else { throw LeadershipLost(reason: "no leader created the ledger within 60 seconds") }
+        guard let (header, offers) = try await follower.firstLedger(listen: listens, timeout: .seconds(60)) else { throw LeadershipLost(reason: "no leader created the ledger within 60 seconds") }
         let commits = LedgerCommits(header: header, orderBook: Following.orderBook(header, offers))
         let reads = ReadParts(configuration, reader: reader, commits: commits, metrics: ServerMetrics(), logger: logger)
         return Following(follower: follower, reader: reader, commits: commits, responder: reads.responder(), listens: listens)
@@ -167,7 +167,7 @@ final class ClusterNode: Sendable {
 
     /// The server is listening on `port`.
     func serving(port: Int) {
-        state.withLock { $0.port = port }
+        report.yield(.listening(port: port))
     }
 
     var responder: AnyResponder {
@@ -225,7 +225,7 @@ final class ClusterNode: Sendable {
                             onBeat: { following.commits.heartbeat() })
                     }
                 }
-                group.addTask { try await node.leadWhenAble() }
+                group.addTask { try await node.drive() }
                 // The leader's part ends the node: on shutdown it returns, on a lost lead it throws.
                 try await group.next()
                 group.cancelAll()
@@ -233,61 +233,95 @@ final class ClusterNode: Sendable {
         }
     }
 
-    private func leadWhenAble() async throws {
-        var fence = state.withLock { $0.fence }
-        while fence == nil {
-            if Task.isShuttingDownGracefully || Task.isCancelled { return }
-            try? await Task.sleep(for: configuration.failoverInterval)
-            if Task.isShuttingDownGracefully || Task.isCancelled { return }
-            do {
-                if let taken = try await session.tryLead() {
-                    try await lead(taken)
-                    fence = taken
-                }
-            } catch {
-                // Taking the lead half-way is not safe to leave: stop, and let a supervisor restart.
-                logger.error("taking the lead failed", metadata: ["error": "\(error)"])
-                throw error
-            }
-        }
-        guard let fence else { return }
-        let services = state.withLock { $0.leaderServices }
-        let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [], logger: logger))
+    /// The one loop that moves the node's leadership: each event reported goes through the
+    /// state machine, and the loop does what it answers (probe again later, lead, advertise,
+    /// stop leading, or fail). Returns on graceful shutdown; throws when the lead is lost or
+    /// cannot be taken, which stops the server.
+    func drive() async throws {
+        let started = state.withLock { $0.fence }
+        var machine = LeadershipStateMachine(leadingAt: started?.epoch)
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                tasks.addTask {
-                    do {
-                        try await self.session.watch(fence, every: self.configuration.failoverInterval)
-                    } catch let lost as LeadershipLost {
-                        self.logger.critical("this node stops: \(lost)")
-                        self.configuration.onLostLead?(lost.description)
-                        throw lost
+                var leading: (fence: LeaderFence, run: Task<Void, any Error>, group: ServiceGroup)?
+                func perform(_ actions: [LeadershipStateMachine.Action]) async throws {
+                    for action in actions {
+                        switch action {
+                        case .probeLater:
+                            tasks.addTask { [self] in
+                                try await Task.sleep(for: configuration.failoverInterval)
+                                await probe()
+                            }
+                        case .lead(let epoch):
+                            let fence = try await takeLead(epoch: epoch)
+                            let group = ServiceGroup(configuration: .init(
+                                services: state.withLock { $0.leaderServices }.map { .init(service: $0) }, gracefulShutdownSignals: [], logger: logger))
+                            let run = Task { try await group.run() }
+                            leading = (fence, run, group)
+                            tasks.addTask { [report] in
+                                do { try await run.value } catch { report.yield(.servicesFailed(reason: "the leader's services failed: \(error)")) }
+                            }
+                            tasks.addTask { [self] in
+                                do {
+                                    try await session.watch(fence, every: configuration.failoverInterval)
+                                } catch let lost as LeadershipLost {
+                                    report.yield(.fenceLost(reason: lost.reason))
+                                }
+                            }
+                        case .advertise(let port):
+                            guard let fence = leading?.fence else { continue }
+                            let address = configuration.advertiseURL ?? "http://\(configuration.host):\(port)"
+                            try await session.advertise(address, fence: fence)
+                            logger.info("the leader's address is advertised", metadata: ["url": "\(address)"])
+                        case .stopLeading:
+                            if let leading {
+                                await leading.group.triggerGracefulShutdown()
+                                try await leading.run.value
+                            }
+                        case .fail(let reason):
+                            let lost = LeadershipLost(reason: reason)
+                            logger.critical("this node stops: \(lost)")
+                            configuration.onLostLead?(lost.description)
+                            leading?.run.cancel()
+                            throw lost
+                        }
                     }
                 }
-                tasks.addTask { try await self.advertise(fence) }
-                // The services end on shutdown; the watch only by losing the lead (it throws).
-                while let _ = try await tasks.next() {
-                    if Task.isShuttingDownGracefully || Task.isCancelled { break }
+                try await perform(started.map { [.lead(epoch: $0.epoch)] } ?? [.probeLater])
+                for await event in events {
+                    try await perform(machine.handle(event))
+                    if machine.phase == .stopped { break }
                 }
                 tasks.cancelAll()
             }
-        } onGracefulShutdown: {
-            Task { await group.triggerGracefulShutdown() }
+        } onGracefulShutdown: { [report] in
+            report.yield(.stop)
         }
     }
 
-    /// Writes this leader's address once the server listens.
-    private func advertise(_ fence: LeaderFence) async throws {
-        while true {
-            if let port = state.withLock({ $0.port }) {
-                let address = configuration.advertiseURL ?? "http://\(configuration.host):\(port)"
-                try await session.advertise(address, fence: fence)
-                logger.info("the leader's address is advertised", metadata: ["url": "\(address)"])
-                return
+    /// Tries the leader's lock once and reports what it found.
+    private func probe() async {
+        do {
+            if let fence = try await session.tryLead() {
+                state.withLock { $0.won = fence }
+                report.yield(.lockWon(epoch: fence.epoch))
+            } else {
+                report.yield(.probeAnswered)
             }
-            try await Task.sleep(for: .milliseconds(20))
+        } catch {
+            // Taking the lead half-way is not safe to leave: the machine stops the node.
+            logger.error("taking the lead failed", metadata: ["error": "\(error)"])
+            report.yield(.probeFailed(reason: "taking the lead failed: \(error)"))
         }
+    }
+
+    /// The fence of `epoch`, the leader's parts built with it unless they were at start-up.
+    private func takeLead(epoch: Int64) async throws -> LeaderFence {
+        if let fence = state.withLock({ $0.fence }), fence.epoch == epoch { return fence }
+        guard let won = state.withLock({ $0.won }), won.epoch == epoch else {
+            preconditionFailure("the machine leads only with the fence a probe won")
+        }
+        try await lead(won)
+        return won
     }
 }
 
