@@ -3,7 +3,10 @@ import PackageDescription
 
 let package = Package(
     name: "Tender",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // What the code needs: Synchronization's Mutex (the ledger's own-signature memo, the cores'
+    // caches, the cluster) is macOS 15 and iOS 18. The client libraries (WalletKit,
+    // PaymentEngine, CheckoutKit, Intents) use one lock type of Foundation's and build there too.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "StellarBase", targets: ["StellarBase"]),
         .library(name: "Ledger", targets: ["Ledger"]),
