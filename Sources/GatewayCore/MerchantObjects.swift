@@ -167,6 +167,15 @@ extension GatewayService {
         try await failing { try await load(type, id: id, kind: kind, merchant: merchant).0 }
     }
 
+    /// One of the merchant's objects of `kind`, or nil when it has none with that id.
+    package func find<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, merchant: MerchantRecord) async throws(GatewayFailure) -> Record? {
+        guard id.utf8.count <= 255 else { return nil }
+        return try await failing { () async throws -> Record? in
+            guard let stored = try await store.object(id: id, kind: kind, merchant: merchant.id) else { return nil }
+            return try records.decode(type, stored)
+        }
+    }
+
     /// A page of the merchant's objects of `kind`, newest first, and whether there are more.
     package func list<Record: Decodable & Sendable>(_ type: Record.Type, kind: String, merchant: MerchantRecord, _ page: ListRequest) async throws(GatewayFailure) -> (records: [Record], hasMore: Bool) {
         try await failing { () async throws -> (records: [Record], hasMore: Bool) in

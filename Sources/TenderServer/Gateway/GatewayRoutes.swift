@@ -119,16 +119,12 @@ struct GatewayRoutes: Sendable {
             let merchant = try await authenticate(request, allowPublishable: false).0
             let form = try StripeForm(body: request.uri.query ?? "")
             let page = try listRequest(form, known: [])
-            let (objects, hasMore) = try await service.store.list(kind: "event", merchant: merchant.id, page)
-            return json(GatewayObjects.list(objects.map(Self.rawJSON), hasMore: hasMore, url: "/v1/events"))
+            let (events, hasMore) = try await service.events(merchant: merchant, page)
+            return json(GatewayObjects.list(events, hasMore: hasMore, url: "/v1/events"))
         }
         v1.get("events/:id") { request, context in
             let merchant = try await authenticate(request, allowPublishable: false).0
-            let id = try context.parameters.require("id")
-            guard id.utf8.count <= 255, let event = try await service.store.object(id: id, kind: "event", merchant: merchant.id) else {
-                throw StripeError.notFound("event", id)
-            }
-            return json(Self.rawJSON(event))
+            return json(try await service.event(try context.parameters.require("id"), merchant: merchant))
         }
         v1.get("payment_intents") { request, _ in
             try await list(request, PaymentIntentRecord.self, kind: "payment_intent", path: "/v1/payment_intents") { intents in
@@ -357,7 +353,7 @@ struct GatewayRoutes: Sendable {
 
     func listMerchants(_ request: Request) async throws -> Response {
         try checkAdmin(request)
-        let merchants = try await service.store.merchants()
+        let merchants = try await service.merchants()
         return json(GatewayObjects.list(merchants.map { merchant in
             .object([
                 ("id", .string(merchant.id)), ("object", "merchant"), ("name", .string(merchant.name)),
@@ -441,9 +437,4 @@ struct GatewayRoutes: Sendable {
             description: try form.string("description", maxLength: 1000), statementDescriptor: try form.string("statement_descriptor", maxLength: 22),
             returnURL: try form.string("return_url", maxLength: 2048), customer: try form.string("customer", maxLength: 255), metadata: try form.metadata())
     }
-
-    // MARK: Events
-
-    /// A stored event's JSON, as it was when it happened.
-    static func rawJSON(_ object: StoredObject) -> JSONValue { .raw(object.body) }
 }

@@ -50,16 +50,13 @@ struct PaylikeMerchantAPI: Sendable {
         api.post("transactions/:id/voids") { request, context in
             let merchant = try await authenticate(request)
             let fields = try await body(request)
-            var (intent, stored) = try await transaction(try context.parameters.require("id"), merchant)
+            let (intent, _) = try await transaction(try context.parameters.require("id"), merchant)
             let amount = try Self.amount(fields)
-            do throws(PaymentIntentStateError) { _ = try intent.machine.void(amount) } catch { throw Self.problem(error) }
-            intent.trail = (intent.trail ?? []) + [TrailEntry(kind: .void, amount: amount, created: service.now())]
-            if intent.machine.status == .canceled, intent.canceledAt == nil { intent.canceledAt = service.now() }
-            _ = try await service.save(intent, over: stored, attentionAt: .some(service.attentionTime(intent)))
-            if intent.machine.status == .canceled {
-                await service.emit(.paymentIntentCanceled, GatewayObjects.paymentIntent(intent, base: routes.baseURL(request)), merchant: merchant)
+            do {
+                return try await answer(try await service.void(amount, of: intent.id, merchant: merchant, base: request.baseURL), merchant, status: .created)
+            } catch let failure as GatewayFailure where failure.category == .invalidRequest {
+                throw PaylikeProblem.invalid(failure.parameter ?? "amount", failure.message)
             }
-            return try await answer(intent, merchant, status: .created)
         }
         api.get("merchants/:merchant/transactions") { request, context in
             let merchant = try await authenticate(request)
@@ -76,12 +73,11 @@ struct PaylikeMerchantAPI: Sendable {
             var found: [JSONValue] = []
             var cursor = before
             while found.count < limit {
-                let page = try await service.store.list(kind: "payment_intent", merchant: merchant.id, ListRequest(limit: 100, startingAfter: cursor))
-                for object in page.objects {
-                    let intent = try service.records.decode(PaymentIntentRecord.self, object)
-                    if Self.isTransaction(intent), found.count < limit { found.append(try await transactionJSON(intent, merchant)) }
+                let page = try await service.list(PaymentIntentRecord.self, kind: "payment_intent", merchant: merchant, ListRequest(limit: 100, startingAfter: cursor))
+                for intent in page.records where Self.isTransaction(intent) && found.count < limit {
+                    found.append(try await transactionJSON(intent, merchant))
                 }
-                guard page.hasMore, let last = page.objects.last else { break }
+                guard page.hasMore, let last = page.records.last else { break }
                 cursor = last.id
             }
             var headers = HTTPFields()
@@ -98,7 +94,7 @@ struct PaylikeMerchantAPI: Sendable {
         }
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let key = parts.count == 2 && !parts[1].isEmpty ? parts[1] : parts[0]
-        guard key.utf8.count <= 255, let (merchant, kind) = try await service.store.merchant(keyHash: GatewayIDs.hash(key: key)), kind == .secret else {
+        guard let (merchant, kind) = try await service.merchant(key: key), kind == .secret else {
             throw PaylikeProblem(status: .unauthorized, code: "UNAUTHORIZED", message: "Unknown API key.")
         }
         return merchant
@@ -141,11 +137,16 @@ struct PaylikeMerchantAPI: Sendable {
     }
 
     func transaction(_ id: String, _ merchant: MerchantRecord) async throws -> (PaymentIntentRecord, StoredObject) {
-        guard id.utf8.count <= 255, let stored = try await service.store.object(id: id, kind: "payment_intent", merchant: merchant.id),
-              case let intent = try service.records.decode(PaymentIntentRecord.self, stored), Self.isTransaction(intent) else {
-            throw PaylikeProblem(status: .notFound, code: "NOT_FOUND", message: "No such transaction.")
+        let notFound = PaylikeProblem(status: .notFound, code: "NOT_FOUND", message: "No such transaction.")
+        let found: (PaymentIntentRecord, StoredObject)
+        do {
+            found = try await service.intent(id, merchant: merchant)
+        } catch {
+            guard error.category == .notFound else { throw error }
+            throw notFound
         }
-        return (intent, stored)
+        guard Self.isTransaction(found.0) else { throw notFound }
+        return found
     }
 
     func answer(_ intent: PaymentIntentRecord, _ merchant: MerchantRecord, status: HTTPResponse.Status) async throws -> Response {
@@ -174,8 +175,7 @@ struct PaylikeMerchantAPI: Sendable {
         if let plan = intent.plan { fields.append(("plan", .raw(Array(plan.utf8)))) }
         if let unplanned = intent.unplanned { fields.append(("unplanned", .object(unplanned.map { ($0, .bool(true)) }))) }
         if let methodID = machine.paymentMethod,
-           let method = try await service.store.object(id: methodID, kind: "payment_method", merchant: merchant.id),
-           let card = try service.records.decode(PaymentMethodRecord.self, method).card {
+           let card = try await service.find(PaymentMethodRecord.self, id: methodID, kind: "payment_method", merchant: merchant)?.card {
             fields.append(("card", .object([
                 ("last4", .string(card.last4)), ("scheme", .string(card.brand.rawValue)),
                 ("expiry", .string(String(format: "%04d-%02d", card.expYear, card.expMonth))), ("code", .object([("present", true)])),

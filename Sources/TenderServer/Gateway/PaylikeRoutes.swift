@@ -28,9 +28,14 @@ struct PaylikeProblem: Error, Sendable {
         self.message = message
     }
 
-    /// The gateway core's failure in Paylike's shape: its status, its code in capitals.
+    /// The gateway core's failure in Paylike's shape: a code of Paylike's own (a refused
+    /// payment) with its status, any other with the core's status and its code in capitals.
     init(_ failure: GatewayFailure) {
-        self.init(status: failure.httpStatus, code: (failure.code?.rawValue ?? PaylikeCode.requestInvalid.rawValue).uppercased(), message: failure.message)
+        if let code = failure.code.flatMap({ PaylikeCode(rawValue: $0.rawValue) }) {
+            self.init(code, failure.message)
+        } else {
+            self.init(status: failure.httpStatus, code: (failure.code?.rawValue ?? PaylikeCode.requestInvalid.rawValue).uppercased(), message: failure.message)
+        }
         if let parameter = failure.parameter { errors = [parameter] }
     }
 
@@ -408,7 +413,7 @@ struct PaylikeRoutes: Sendable {
     func payment(_ request: Request, challenge: PaylikeFlow.Challenge?) async throws -> Response {
         try checkVersion(request)
         let payment = try PaylikePaymentRequest(body: try await body(request), now: service.now())
-        guard let (merchant, kind) = try await service.store.merchant(keyHash: GatewayIDs.hash(key: payment.key)), kind == .publishable else {
+        guard let (merchant, kind) = try await service.merchant(key: payment.key), kind == .publishable else {
             throw PaylikeProblem(.integrationKeyUnknown, "No such integration key.", errors: ["integration.key"])
         }
         // Every key of Tender's is a test key: a payment without the test object is a live
@@ -461,58 +466,17 @@ struct PaylikeRoutes: Sendable {
         case .challenge(let next):
             return json(.object([("challenges", .array([.object([("name", .string(next.rawValue)), ("type", .string(next.type)), ("path", .string("/payments/challenges/\(next.rawValue)"))])]))]))
         case .authorize:
-            let id = try await authorize(
-                payment, flow: flow, names: names, merchant: merchant, minor: minor, currency: currency,
+            let intentID = derivedID("pi", payment.digest)
+            let authorization = PaylikeAuthorization(
+                intentID: intentID, methodID: derivedID("pm", payment.digest), clientSecret: intentID + "_secret_" + String(derivedID("s", payment.digest).dropFirst(2)),
+                amount: minor, currency: currency,
                 card: PaymentMethodRecord.Card(
                     brand: brand, last4: String(digits.suffix(4)), expMonth: expiry.month, expYear: expiry.year, country: "NL",
                     fingerprint: service.secrets.fingerprint(cardDigits: digits), outcome: TestAcquirer.outcome(forCardDigits: digits)),
-                base: routes.baseURL(request))
-            return json(.object([("authorizationId", .string(id))]))
+                text: payment.text, custom: payment.custom, plan: payment.plan, unplanned: payment.unplanned, flow: flow,
+                challengeAnswer: names.count > 7 ? names[7] : nil)
+            return json(.object([("authorizationId", .string(try await service.authorize(authorization, merchant: merchant, base: request.baseURL)))]))
         }
-    }
-
-    /// The authorization: a payment intent with manual capture, walked through the gateway's
-    /// state machine as the flow decided, stored only when authorized (a refusal is recomputed
-    /// the same way if the payment is sent again). Its id comes from the payment, so the same
-    /// payment sent again finds it instead of authorizing twice.
-    func authorize(_ payment: PaylikePaymentRequest, flow: PaylikeFlow, names: [String], merchant: MerchantRecord, minor: Int64, currency: GatewayCurrency, card: PaymentMethodRecord.Card, base: String) async throws -> String {
-        let id = derivedID("pi", payment.digest)
-        if try await service.store.object(id: id, kind: "payment_intent", merchant: merchant.id) != nil { return id }
-        let method = PaymentMethodRecord(id: derivedID("pm", payment.digest), type: .card, created: service.now(), card: card)
-        var intent = PaymentIntentRecord(
-            id: id, clientSecret: id + "_secret_" + String(derivedID("s", payment.digest).dropFirst(2)), currency: currency.code,
-            created: service.now(), machine: PaymentIntentStateMachine(amount: minor, captureMethod: .manual), paymentMethodTypes: [.card])
-        intent.description = payment.text
-        intent.custom = payment.custom
-        intent.plan = payment.plan
-        intent.unplanned = payment.unplanned
-        intent.metadata["paylike_integration"] = "client"
-        try intent.machine.attach(paymentMethod: method.id, type: .card)
-        var walked = intent
-        let action = try flow.authorize(&walked.machine, challengeAnswer: names.count > 7 ? names[7] : nil)
-        if case .failed(let failure) = action {
-            let code = PaylikeFlow.code(for: failure)
-            throw PaylikeProblem(code, failure.message)
-        }
-        // The same payment sent twice at once: both make the same payment method (the second
-        // insert finds it there) and the intent's insert decides which one authorizes.
-        if try await service.store.object(id: method.id, kind: "payment_method", merchant: merchant.id) == nil {
-            do {
-                try await service.insert(method, id: method.id, kind: "payment_method", merchant: merchant)
-            } catch {
-                guard try await service.store.object(id: method.id, kind: "payment_method", merchant: merchant.id) != nil else { throw error }
-            }
-        }
-        let stored: StoredObject
-        do {
-            stored = try await service.insert(intent, id: id, kind: "payment_intent", merchant: merchant)
-        } catch {
-            if try await service.store.object(id: id, kind: "payment_intent", merchant: merchant.id) != nil { return id }
-            throw error
-        }
-        _ = try await service.perform(action, on: walked, over: stored, merchant, base: base)
-        logger.info("paylike payment authorized", metadata: ["payment.intent.id": "\(id)", "merchant.id": "\(merchant.id)"])
-        return id
     }
 
     // MARK: Frames

@@ -54,14 +54,11 @@ struct PaymentPage: Sendable {
                 theme.radius = Int(radius)
             }
         }
-        guard service.publishableKey(of: merchant) != nil else {
-            throw StripeError.invalid(nil, "This merchant was made before payment pages existed; make a new merchant for them.", code: "merchant_too_old")
-        }
         let link = PaymentLinkRecord(
             id: GatewayIDs.make("plink", random: service.random), created: service.now(), amount: amount, currency: currency.code,
             description: try form.string("description", maxLength: 500).flatMap { $0.isEmpty ? nil : $0 }, theme: theme,
             metadata: try (form.metadata() ?? [:]).compactMapValues { $0 })
-        try await service.insert(link, id: link.id, kind: "payment_link", merchant: merchant)
+        try await service.createPaymentLink(link, merchant: merchant)
         return Self.linkJSON(link, base: base)
     }
 
@@ -77,21 +74,9 @@ struct PaymentPage: Sendable {
     /// A payment through a link: a new intent of the link's merchant (card, and iDEAL and
     /// Bancontact for euros), whose id and client secret the page pays with.
     func startLinkPayment(_ request: Request, linkID: String) async throws -> Response {
-        guard linkID.hasPrefix("plink_"), linkID.utf8.count <= 255, let stored = try await service.store.object(id: linkID, kind: "payment_link"),
-              let merchant = try await service.store.merchant(id: stored.merchant) else {
-            throw StripeError.notFound("payment_link", linkID)
-        }
-        let link = try service.records.decode(PaymentLinkRecord.self, stored)
-        guard link.active else { throw StripeError.invalid(nil, "This payment link is no longer active.", code: "payment_link_inactive") }
-        let id = GatewayIDs.make("pi", random: service.random)
-        var intent = PaymentIntentRecord(
-            id: id, clientSecret: id + "_secret_" + String(GatewayIDs.make("s", random: service.random).dropFirst(2)), currency: link.currency,
-            created: service.now(), machine: PaymentIntentStateMachine(amount: link.amount, captureMethod: .automatic),
-            paymentMethodTypes: link.currency == "eur" ? [.card, .ideal, .bancontact] : [.card], metadata: ["payment_link": link.id])
-        intent.description = link.description
-        try await service.insert(intent, id: id, kind: "payment_intent", merchant: merchant)
-        await service.emit(.paymentIntentCreated, routes.intentJSON(intent, request), merchant: merchant)
-        return routes.json(.object([("id", .string(id)), ("client_secret", .string(intent.clientSecret))]))
+        guard let (link, merchant) = try await service.paymentLink(linkID) else { throw StripeError.notFound("payment_link", linkID) }
+        let intent = try await service.startPayment(from: link, merchant: merchant, base: request.baseURL)
+        return routes.json(.object([("id", .string(intent.id)), ("client_secret", .string(intent.clientSecret))]))
     }
 
     // MARK: The page
@@ -100,17 +85,12 @@ struct PaymentPage: Sendable {
     func resolve(_ token: String) async throws -> (merchant: MerchantRecord, intent: PaymentIntentRecord?, link: PaymentLinkRecord?) {
         guard token.utf8.count <= 255 else { throw StripeError.notFound("payment page", String(token.prefix(40))) }
         if token.hasPrefix("plink_") {
-            guard let stored = try await service.store.object(id: token, kind: "payment_link"), let merchant = try await service.store.merchant(id: stored.merchant) else {
-                throw StripeError.notFound("payment_link", token)
-            }
-            return (merchant, nil, try service.records.decode(PaymentLinkRecord.self, stored))
+            guard let (link, merchant) = try await service.paymentLink(token) else { throw StripeError.notFound("payment_link", token) }
+            return (merchant, nil, link)
         }
-        guard let range = token.range(of: "_secret_"), case let id = String(token[..<range.lowerBound]),
-              let stored = try await service.store.object(id: id, kind: "payment_intent"), let merchant = try await service.store.merchant(id: stored.merchant) else {
+        guard let (intent, _, merchant) = try await service.intent(clientSecret: token) else {
             throw StripeError.notFound("payment page", String(token.prefix(40)))
         }
-        let intent = try service.records.decode(PaymentIntentRecord.self, stored)
-        guard GatewayService.constantTimeEqual(token, intent.clientSecret) else { throw StripeError.notFound("payment page", String(token.prefix(40))) }
         return (merchant, intent, nil)
     }
 
