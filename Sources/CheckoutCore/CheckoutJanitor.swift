@@ -41,7 +41,7 @@ package struct CheckoutJanitor: Service {
 
     func sweep() async {
         do {
-            for stored in try await service.gateway.store.dueObjects(kind: "checkout_order", now: service.gateway.now(), limit: 100) {
+            for stored in try await service.gateway.store.dueObjects(kind: .checkoutOrder, now: service.gateway.now(), limit: 100) {
                 await attend(stored)
             }
         } catch is CancellationError {

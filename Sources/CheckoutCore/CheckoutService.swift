@@ -56,12 +56,12 @@ package struct CheckoutService: Sendable {
             id: merchant.record.id, name: name, charges: charges, escrowAccount: escrow.address,
             sealedEscrowSeed: escrow.sealedSeed, orderExpirySeconds: orderExpirySeconds,
             releaseAfterSeconds: releaseAfterSeconds, created: gateway.now())
-        try await gateway.insert(record, id: record.id, kind: "marketplace", merchant: merchant.record)
+        try await gateway.insert(record, id: record.id, merchant: merchant.record)
         return NewMarketplace(record: record, merchant: merchant)
     }
 
     package func marketplace(_ merchant: MerchantRecord) async throws -> MarketplaceRecord {
-        guard let stored = try await gateway.store.object(id: merchant.id, kind: "marketplace", merchant: merchant.id) else {
+        guard let stored = try await gateway.store.object(id: merchant.id, kind: .marketplace, merchant: merchant.id) else {
             throw CheckoutFailure.forbidden("This key's merchant is not a marketplace.")
         }
         return try gateway.records.decode(MarketplaceRecord.self, stored)
@@ -196,7 +196,7 @@ package struct CheckoutService: Sendable {
             market = Market(merchant: merchant, marketplace: try await marketplace(merchant))
             verified.remember(market)
         }
-        guard let stored = try await gateway.store.object(id: names.user, kind: "checkout_user", merchant: market.merchant.id) else {
+        guard let stored = try await gateway.store.object(id: names.user, kind: .checkoutUser, merchant: market.merchant.id) else {
             throw CheckoutFailure.unauthorized
         }
         return Caller(merchant: market.merchant, marketplace: market.marketplace,
@@ -209,12 +209,14 @@ package struct CheckoutService: Sendable {
 
     // MARK: Objects
 
-    package func load<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, in caller: Caller, what: String) async throws -> (Record, StoredObject) {
-        try await load(type, id: id, kind: kind, in: caller.market, what: what)
+    /// The marketplace's record `id` of its type's kind, as read.
+    /// - Throws: ``CheckoutFailure`` not found (as `what`).
+    package func load<Record: StoredRecord>(_ type: Record.Type, id: String, in caller: Caller, what: String) async throws -> (Record, StoredObject) {
+        try await load(type, id: id, in: caller.market, what: what)
     }
 
-    package func load<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, in market: Market, what: String) async throws -> (Record, StoredObject) {
-        guard id.utf8.count <= 255, let stored = try await gateway.store.object(id: id, kind: kind, merchant: market.merchant.id) else {
+    package func load<Record: StoredRecord>(_ type: Record.Type, id: String, in market: Market, what: String) async throws -> (Record, StoredObject) {
+        guard id.utf8.count <= 255, let stored = try await gateway.store.object(id: id, kind: Record.kind, merchant: market.merchant.id) else {
             throw CheckoutFailure.notFound(what)
         }
         return (try gateway.records.decode(Record.self, stored), stored)

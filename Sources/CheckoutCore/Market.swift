@@ -99,7 +99,7 @@ extension CheckoutService {
             id: GatewayIDs.make("usr", random: gateway.random, length: 16), name: name,
             business: business, addresses: checked, customer: customer.id, created: gateway.now())
         (user.account, user.sealedSeed) = try await createLedgerAccount()
-        try await gateway.insert(user, id: user.id, kind: "checkout_user", merchant: market.merchant)
+        try await gateway.insert(user, id: user.id, merchant: market.merchant)
         return (user, try await token(for: user, marketplace: market.marketplace))
     }
 
@@ -119,23 +119,23 @@ extension CheckoutService {
             id: GatewayIDs.make("lst", random: gateway.random, length: 16), seller: caller.user.id, title: try Self.text(new.title, "title"),
             price: try Self.amount(new.price, "price"), currency: "eur", buyNow: new.buyNow, pickup: new.pickup,
             delivery: methods, country: new.country, created: gateway.now())
-        try await gateway.insert(listing, id: listing.id, kind: "listing", merchant: caller.merchant, customer: caller.user.id)
+        try await gateway.insert(listing, id: listing.id, merchant: caller.merchant, customer: caller.user.id)
         return listing
     }
 
     /// A listing of the caller's marketplace.
     package func listing(_ id: String, _ caller: Caller) async throws -> ListingRecord {
-        try await load(ListingRecord.self, id: id, kind: "listing", in: caller, what: "listing").0
+        try await load(ListingRecord.self, id: id, in: caller, what: "listing").0
     }
 
     /// The newest 100 listings on sale.
     package func listingsOnSale(_ caller: Caller) async throws -> [ListingRecord] {
-        try await gateway.list(ListingRecord.self, kind: "listing", merchant: caller.merchant, ListRequest(limit: 100)).records.filter { $0.status == .available }
+        try await gateway.list(ListingRecord.self, merchant: caller.merchant, ListRequest(limit: 100)).records.filter { $0.status == .available }
     }
 
     /// A bid the caller may see: their own, or one on their listing.
     package func visibleBid(_ id: String, _ caller: Caller) async throws -> (BidRecord, StoredObject) {
-        let (bid, stored) = try await load(BidRecord.self, id: id, kind: "bid", in: caller, what: "bid")
+        let (bid, stored) = try await load(BidRecord.self, id: id, in: caller, what: "bid")
         guard bid.buyer == caller.user.id || bid.seller == caller.user.id else { throw CheckoutFailure.notFound("bid") }
         return (bid, stored)
     }
@@ -149,14 +149,14 @@ extension CheckoutService {
         let bid = BidRecord(
             id: GatewayIDs.make("bid", random: gateway.random, length: 16), listing: listing.id, buyer: caller.user.id, seller: listing.seller,
             amount: amount, currency: listing.currency, machine: BidMachine(buyNow: false), created: gateway.now())
-        try await gateway.insert(bid, id: bid.id, kind: "bid", merchant: caller.merchant, customer: listing.id)
+        try await gateway.insert(bid, id: bid.id, merchant: caller.merchant, customer: listing.id)
         return bid
     }
 
     /// Buy now: a bid at the asking price, accepted at once, reserving the listing in the same
     /// write; of two buyers at the same moment exactly one gets it, the other a conflict.
     package func buyNow(_ listingID: String, by caller: Caller) async throws -> BidRecord {
-        var (listing, stored) = try await load(ListingRecord.self, id: listingID, kind: "listing", in: caller, what: "listing")
+        var (listing, stored) = try await load(ListingRecord.self, id: listingID, in: caller, what: "listing")
         guard listing.seller != caller.user.id else { throw CheckoutFailure.forbidden("A seller does not buy their own listing.") }
         guard listing.buyNow else { throw CheckoutFailure.invalid("buy_now_not_offered", "This listing takes bids only.") }
         guard listing.status == .available else { throw CheckoutFailure.conflict("listing_unavailable", "This listing is \(listing.status.rawValue).") }
@@ -167,7 +167,7 @@ extension CheckoutService {
         listing.bid = bid.id
         var updated = stored
         updated.body = Array(try GatewayService.encoder.encode(listing))
-        let bidObject = StoredObject(id: bid.id, merchant: caller.merchant.id, kind: "bid", customer: listing.id, created: bid.created, body: Array(try GatewayService.encoder.encode(bid)))
+        let bidObject = StoredObject(id: bid.id, merchant: caller.merchant.id, kind: .bid, customer: listing.id, created: bid.created, body: Array(try GatewayService.encoder.encode(bid)))
         guard try await gateway.store.update(updated, inserting: bidObject) else {
             throw CheckoutFailure.conflict("listing_unavailable", "Someone else bought this listing first.")
         }
@@ -192,7 +192,7 @@ extension CheckoutService {
             switch action {
             case .accept:
                 try bid.machine.accept()
-                let (loaded, storedListing) = try await load(ListingRecord.self, id: bid.listing, kind: "listing", in: caller, what: "listing")
+                let (loaded, storedListing) = try await load(ListingRecord.self, id: bid.listing, in: caller, what: "listing")
                 var listing = loaded
                 guard listing.status == .available else { throw CheckoutFailure.conflict("listing_unavailable", "This listing is \(listing.status.rawValue).") }
                 listing.status = .reserved
@@ -227,13 +227,13 @@ extension CheckoutService {
     /// gateway first), the bid is withdrawn and the listing free for others.
     func backOut(_ bid: BidRecord, _ stored: StoredObject, _ caller: Caller, base: String) async throws -> BidRecord {
         if let orderID = bid.order {
-            var (order, orderObject) = try await load(OrderRecord.self, id: orderID, kind: "checkout_order", in: caller, what: "order")
+            var (order, orderObject) = try await load(OrderRecord.self, id: orderID, in: caller, what: "order")
             (order, orderObject) = try await sync(order, orderObject, caller.market)
             guard order.machine.isPayable else {
                 throw CheckoutFailure.conflict("bid_unexpected_state", "This bid's order is \(order.machine.status.rawValue); it can no longer be withdrawn.")
             }
             _ = try await endUnpaid(order, orderObject, caller.market, expire: false, base: base)
-            return try await load(BidRecord.self, id: bid.id, kind: "bid", in: caller, what: "bid").0
+            return try await load(BidRecord.self, id: bid.id, in: caller, what: "bid").0
         }
         var bid = bid
         do { try bid.machine.withdraw(by: .buyer) } catch { throw CheckoutFailure.state(error) }
@@ -293,11 +293,11 @@ extension CheckoutService {
         guard bid.buyer == caller.user.id else { throw CheckoutFailure.forbidden("The payment screen is the buyer's.") }
         let listing = try await listing(bid.listing, caller)
         let choices = try Self.choices(delivery: delivery, address: address, payment: payment, user: caller.user, listing: listing)
-        let cards = try await gateway.list(PaymentMethodRecord.self, kind: "payment_method", merchant: caller.merchant, ListRequest(limit: 100, customer: caller.user.customer))
+        let cards = try await gateway.list(PaymentMethodRecord.self, merchant: caller.merchant, ListRequest(limit: 100, customer: caller.user.customer))
             .records.filter { $0.type == .card }
         var order: OrderRecord?
         if let orderID = bid.order {
-            let (pending, stored) = try await load(OrderRecord.self, id: orderID, kind: "checkout_order", in: caller, what: "order")
+            let (pending, stored) = try await load(OrderRecord.self, id: orderID, in: caller, what: "order")
             order = try await sync(pending, stored, caller.market).0
         }
         let totals: Result<Totals, CheckoutFailure>

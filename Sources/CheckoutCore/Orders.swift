@@ -12,7 +12,7 @@ import StellarBase
 extension CheckoutService {
     /// An order the caller may see: the buyer's or the seller's.
     package func visibleOrder(_ id: String, _ caller: Caller) async throws -> (OrderRecord, StoredObject) {
-        let (order, stored) = try await load(OrderRecord.self, id: id, kind: "checkout_order", in: caller, what: "order")
+        let (order, stored) = try await load(OrderRecord.self, id: id, in: caller, what: "order")
         guard order.buyer == caller.user.id || order.seller == caller.user.id else { throw CheckoutFailure.notFound("order") }
         return (order, stored)
     }
@@ -21,12 +21,12 @@ extension CheckoutService {
     package func order(_ caller: Caller, bid bidID: String, delivery: String?, address: String?, payment: String?, base: String) async throws -> OrderRecord {
         var (bid, storedBid) = try await visibleBid(bidID, caller)
         guard bid.buyer == caller.user.id else { throw CheckoutFailure.forbidden("Only the buyer orders.") }
-        let (listing, _) = try await load(ListingRecord.self, id: bid.listing, kind: "listing", in: caller, what: "listing")
+        let (listing, _) = try await load(ListingRecord.self, id: bid.listing, in: caller, what: "listing")
         let choices = try Self.choices(delivery: delivery, address: address, payment: payment, user: caller.user, listing: listing)
         let totals: Totals
         do { totals = try Self.totals(bid, listing, caller.user, choices, caller.marketplace) } catch { throw CheckoutFailure.totals(error) }
         if let existing = bid.order {
-            var (order, stored) = try await load(OrderRecord.self, id: existing, kind: "checkout_order", in: caller, what: "order")
+            var (order, stored) = try await load(OrderRecord.self, id: existing, in: caller, what: "order")
             (order, stored) = try await sync(order, stored, caller.market)
             guard order.machine.isPayable else { return order }
             guard totals != order.totals || choices.payment != order.machine.paymentMethod || choices.delivery != order.delivery || choices.address != order.address else {
@@ -56,14 +56,14 @@ extension CheckoutService {
         updated.body = Array(try GatewayService.encoder.encode(bid))
         // Due for the janitor when it expires unpaid.
         let object = StoredObject(
-            id: order.id, merchant: caller.merchant.id, kind: "checkout_order", customer: bid.buyer, created: order.created,
+            id: order.id, merchant: caller.merchant.id, kind: .checkoutOrder, customer: bid.buyer, created: order.created,
             body: Array(try GatewayService.encoder.encode(order)), attentionAt: order.created + caller.marketplace.orderExpirySeconds)
         guard try await gateway.store.update(updated, inserting: object) else {
             // Another request made it first: answer that order.
-            storedBid = try await load(BidRecord.self, id: bid.id, kind: "bid", in: caller, what: "bid").1
+            storedBid = try await load(BidRecord.self, id: bid.id, in: caller, what: "bid").1
             let current = try gateway.records.decode(BidRecord.self, storedBid)
             guard let made = current.order else { throw CheckoutFailure.conflict("conflict", "The bid changed meanwhile; try again.") }
-            return try await load(OrderRecord.self, id: made, kind: "checkout_order", in: caller, what: "order").0
+            return try await load(OrderRecord.self, id: made, in: caller, what: "order").0
         }
         return order
     }
@@ -74,7 +74,7 @@ extension CheckoutService {
     /// failure or a bank page left, or unchanged while the buyer may still come back.
     package func sync(_ order: OrderRecord, _ stored: StoredObject, _ market: Market) async throws -> (OrderRecord, StoredObject) {
         guard order.machine.isPayable, let intentID = order.paymentIntent else { return (order, stored) }
-        let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: intentID, kind: "payment_intent", merchant: market.merchant)
+        let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: intentID, merchant: market.merchant)
         var order = order
         switch intent.machine.status {
         case .succeeded:
@@ -113,13 +113,13 @@ extension CheckoutService {
     /// The bid is paid and the listing sold.
     package func markSold(_ order: OrderRecord, _ market: Market) async throws {
         for _ in 0..<10 {
-            var (bid, stored) = try await load(BidRecord.self, id: order.bid, kind: "bid", in: market, what: "bid")
+            var (bid, stored) = try await load(BidRecord.self, id: order.bid, in: market, what: "bid")
             guard bid.machine.status == .accepted else { break }
             try? bid.machine.paid()
             if (try? await save(bid, over: stored)) != nil { break }
         }
         for _ in 0..<10 {
-            var (listing, stored) = try await load(ListingRecord.self, id: order.listing, kind: "listing", in: market, what: "listing")
+            var (listing, stored) = try await load(ListingRecord.self, id: order.listing, in: market, what: "listing")
             guard listing.status != .sold else { break }
             listing.status = .sold
             if (try? await save(listing, over: stored)) != nil { break }
@@ -135,7 +135,7 @@ extension CheckoutService {
         }
         do { _ = try order.machine.complete(by: actor) } catch { throw CheckoutFailure.state(error) }
         let saved = try await save(order, over: stored, attentionAt: .some(gateway.now() + Self.pendingMoveSeconds))
-        let (seller, _) = try await load(CheckoutUserRecord.self, id: order.seller, kind: "checkout_user", in: market, what: "user")
+        let (seller, _) = try await load(CheckoutUserRecord.self, id: order.seller, in: market, what: "user")
         order.releaseTransaction = try await release(order, seller: seller, marketplace: market.marketplace, merchant: market.merchant)
         _ = try await save(order, over: saved, attentionAt: .some(nil))
         return order
@@ -162,7 +162,7 @@ extension CheckoutService {
             }
             saved = try await save(order, over: saved)
         }
-        if try await gateway.store.object(id: refundID, kind: "refund", merchant: market.merchant.id) == nil {
+        if try await gateway.store.object(id: refundID, kind: .refund, merchant: market.merchant.id) == nil {
             try await refunder(intentID, order.totals.total, refundID, order.id, market.merchant)
         }
         saved = try await save(order, over: saved, attentionAt: .some(nil))
@@ -179,7 +179,7 @@ extension CheckoutService {
     /// release) was not recorded is found on the ledger by its memo, or moved now, so each
     /// order's money moves into and out of escrow exactly once.
     package func recover(reader: any LedgerReader) async throws {
-        for stored in try await gateway.store.dueObjects(kind: "checkout_order", now: .max, limit: 10_000) {
+        for stored in try await gateway.store.dueObjects(kind: .checkoutOrder, now: .max, limit: 10_000) {
             let order = try gateway.records.decode(OrderRecord.self, stored)
             guard let merchant = try await gateway.store.merchant(id: stored.merchant) else { continue }
             let market = Market(merchant: merchant, marketplace: try await marketplace(merchant))
@@ -211,7 +211,7 @@ extension CheckoutService {
             if let found = try await gateway.findOnLedger(memo: "tender escrow release \(order.id)", account: escrow, reader: reader) {
                 order.releaseTransaction = found.hash.hex
             } else {
-                let (seller, _) = try await load(CheckoutUserRecord.self, id: order.seller, kind: "checkout_user", in: market, what: "user")
+                let (seller, _) = try await load(CheckoutUserRecord.self, id: order.seller, in: market, what: "user")
                 order.releaseTransaction = try await release(order, seller: seller, marketplace: market.marketplace, merchant: market.merchant, beforeServing: beforeServing)
             }
             gateway.logger.notice("checkout release recovered", metadata: ["order.id": "\(order.id)"])
@@ -227,7 +227,7 @@ extension CheckoutService {
     /// - Returns: false when the intent was paid (or is being paid) instead.
     package func cancelOutstandingIntent(_ order: OrderRecord, _ market: Market, base: String) async throws -> Bool {
         guard let intentID = order.paymentIntent else { return true }
-        var (intent, intentObject) = try await gateway.load(PaymentIntentRecord.self, id: intentID, kind: "payment_intent", merchant: market.merchant)
+        var (intent, intentObject) = try await gateway.load(PaymentIntentRecord.self, id: intentID, merchant: market.merchant)
         switch intent.machine.status {
         case .requiresPaymentMethod, .requiresConfirmation, .requiresAction:
             let action = try intent.machine.cancel(.abandoned)
@@ -254,7 +254,7 @@ extension CheckoutService {
         do { _ = expire ? try order.machine.expire() : try order.machine.cancel() } catch { throw CheckoutFailure.state(error) }
         _ = try await save(order, over: stored, attentionAt: .some(nil))
         for _ in 0..<10 {
-            var (bid, bidObject) = try await load(BidRecord.self, id: order.bid, kind: "bid", in: market, what: "bid")
+            var (bid, bidObject) = try await load(BidRecord.self, id: order.bid, in: market, what: "bid")
             guard bid.machine.status == .accepted else { break }
             try? bid.machine.withdraw(by: .marketplace)
             if (try? await save(bid, over: bidObject)) != nil { break }
@@ -266,7 +266,7 @@ extension CheckoutService {
     /// The listing on sale again, if it is still reserved for (or sold to) `bid`.
     package func freeListing(_ id: String, reservedFor bid: String, _ market: Market) async throws {
         for _ in 0..<10 {
-            var (listing, stored) = try await load(ListingRecord.self, id: id, kind: "listing", in: market, what: "listing")
+            var (listing, stored) = try await load(ListingRecord.self, id: id, in: market, what: "listing")
             guard listing.status != .available, listing.bid == bid else { return }
             listing.status = .available
             listing.bid = nil
@@ -286,7 +286,7 @@ extension CheckoutService {
         if let name = requested, name != order.machine.paymentMethod.rawValue {
             guard let method = CheckoutPaymentMethod(rawValue: name) else { throw CheckoutFailure.invalid("payment_method_invalid", "payment_method is card, ideal or bancontact.") }
             let (bid, _) = try await visibleBid(order.bid, caller)
-            let (listing, _) = try await load(ListingRecord.self, id: order.listing, kind: "listing", in: caller, what: "listing")
+            let (listing, _) = try await load(ListingRecord.self, id: order.listing, in: caller, what: "listing")
             do {
                 try order.machine.choose(method)
                 order.totals = try Self.totals(bid, listing, caller.user, Choices(delivery: order.delivery, address: order.address, payment: method), caller.marketplace)
@@ -302,7 +302,7 @@ extension CheckoutService {
         let paymentMethodID: String
         if method == .card {
             guard let card else { throw CheckoutFailure.invalid("card_missing", "Paying by card needs one of the buyer's saved cards (card: pm_...).") }
-            let (saved, _) = try await gateway.load(PaymentMethodRecord.self, id: card, kind: "payment_method", merchant: merchant)
+            let (saved, _) = try await gateway.load(PaymentMethodRecord.self, id: card, merchant: merchant)
             guard saved.customer == caller.user.customer, saved.type == .card else { throw CheckoutFailure.notFound("card") }
             paymentMethodID = saved.id
         } else {
@@ -312,7 +312,7 @@ extension CheckoutService {
         // one canceled, so it can never be paid as well).
         var intentID: String?
         if let last = order.paymentIntent {
-            let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: last, kind: "payment_intent", merchant: merchant)
+            let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: last, merchant: merchant)
             let reusable = intent.machine.amount == order.totals.total && intent.paymentMethodTypes.contains(PaymentMethodType(rawValue: method.rawValue)!)
                 && (intent.machine.status == .requiresPaymentMethod || intent.machine.status == .requiresConfirmation)
             if reusable {
@@ -341,7 +341,7 @@ extension CheckoutService {
             declined = error.message
         }
         (order, stored) = try await sync(order, stored, caller.market)
-        let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: intentID!, kind: "payment_intent", merchant: merchant)
+        let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: intentID!, merchant: merchant)
         let redirect = intent.machine.status == .requiresAction ? GatewayObjects.actionPage(intent, base: base) : nil
         return (order, redirect, declined)
     }
@@ -370,7 +370,7 @@ extension CheckoutService {
             // The refund was refused (the balance moved meanwhile): the money goes back into
             // escrow and the order is paid again.
             _ = try await hold(order, marketplace: caller.marketplace, merchant: caller.merchant)
-            var (current, currentStored) = try await load(OrderRecord.self, id: order.id, kind: "checkout_order", in: caller, what: "order")
+            var (current, currentStored) = try await load(OrderRecord.self, id: order.id, in: caller, what: "order")
             current.machine = paid
             current.refund = nil
             current.returnTransaction = nil

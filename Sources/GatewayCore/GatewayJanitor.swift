@@ -36,7 +36,7 @@ package struct GatewayJanitor: Service {
     /// One pass over everything due now.
     package func sweep() async {
         do {
-            for stored in try await service.store.dueObjects(kind: "payment_intent", now: service.now(), limit: 100) {
+            for stored in try await service.store.dueObjects(kind: .paymentIntent, now: service.now(), limit: 100) {
                 await attend(stored)
             }
         } catch is CancellationError {
@@ -56,7 +56,7 @@ package struct GatewayJanitor: Service {
                 let attempt = intent.reconcileAttempts + 1
                 var outcome = AcquirerOutcome.noAnswer
                 if let methodID = intent.machine.paymentMethod,
-                   let methodObject = try await service.store.object(id: methodID, kind: "payment_method", merchant: merchant.id),
+                   let methodObject = try await service.store.object(id: methodID, kind: .paymentMethod, merchant: merchant.id),
                    let card = try service.records.decode(PaymentMethodRecord.self, methodObject).card {
                     outcome = TestAcquirer.inquiry(card.outcome, attempt: attempt)
                 }

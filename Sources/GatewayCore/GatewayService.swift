@@ -148,17 +148,19 @@ package struct GatewayService: Sendable {
         return encoder
     }()
 
-    package func load<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, merchant: MerchantRecord, parameter: String = "id") async throws -> (Record, StoredObject) {
-        guard id.utf8.count <= 255, let stored = try await store.object(id: id, kind: kind, merchant: merchant.id) else {
-            throw GatewayFailure.notFound(kind, id, parameter: parameter)
+    /// The merchant's record `id` of its type's kind, as read.
+    /// - Throws: ``GatewayFailure`` `resource_missing` (naming `parameter`) when there is none.
+    package func load<Record: StoredRecord>(_ type: Record.Type, id: String, merchant: MerchantRecord, parameter: String = "id") async throws -> (Record, StoredObject) {
+        guard id.utf8.count <= 255, let stored = try await store.object(id: id, kind: Record.kind, merchant: merchant.id) else {
+            throw GatewayFailure.notFound(Record.kind.rawValue, id, parameter: parameter)
         }
         return (try records.decode(Record.self, stored), stored)
     }
 
     /// Stores a new object; returns it as stored (version 0), for an update that follows.
     @discardableResult
-    package func insert(_ record: some Encodable, id: String, kind: String, merchant: MerchantRecord, customer: String? = nil) async throws -> StoredObject {
-        let object = StoredObject(id: id, merchant: merchant.id, kind: kind, customer: customer, created: now(), body: Array(try Self.encoder.encode(record)))
+    package func insert<Record: StoredRecord>(_ record: Record, id: String, merchant: MerchantRecord, customer: String? = nil) async throws -> StoredObject {
+        let object = StoredObject(id: id, merchant: merchant.id, kind: Record.kind, customer: customer, created: now(), body: Array(try Self.encoder.encode(record)))
         try await store.insert(object)
         return object
     }
@@ -199,7 +201,7 @@ package struct GatewayService: Sendable {
     /// marked so their retries finish them.
     package func recover(reader: any LedgerReader) async throws {
         try await store.markInterruptedIdempotencyKeys()
-        for stored in try await store.dueObjects(kind: "payment_intent", now: .max, limit: 10_000) {
+        for stored in try await store.dueObjects(kind: .paymentIntent, now: .max, limit: 10_000) {
             var intent = try records.decode(PaymentIntentRecord.self, stored)
             guard intent.settlement == .pending, let merchant = try await store.merchant(id: stored.merchant),
                   let method = intent.machine.paymentMethodType else { continue }
@@ -215,7 +217,7 @@ package struct GatewayService: Sendable {
             _ = try await save(intent, over: stored, attentionAt: .some(nil))
             logger.notice("gateway settlement recovered", metadata: ["payment.intent.id": "\(intent.id)", "found.on.ledger": "\(found != nil)"])
         }
-        for stored in try await store.dueObjects(kind: "refund", now: .max, limit: 10_000) {
+        for stored in try await store.dueObjects(kind: .refund, now: .max, limit: 10_000) {
             var refund = try records.decode(RefundRecord.self, stored)
             guard refund.status == .pending, let merchant = try await store.merchant(id: stored.merchant) else { continue }
             let account = try AccountID(merchant.settlementAccount)
@@ -234,10 +236,10 @@ package struct GatewayService: Sendable {
             }
             logger.notice("gateway refund recovered", metadata: ["refund.id": "\(refund.id)", "refund.status": "\(refund.status.rawValue)"])
         }
-        for stored in try await store.dueObjects(kind: "capture", now: .max, limit: 10_000) {
+        for stored in try await store.dueObjects(kind: .capture, now: .max, limit: 10_000) {
             var capture = try records.decode(CaptureRecord.self, stored)
             guard capture.status == .pending, let merchant = try await store.merchant(id: stored.merchant),
-                  let intentObject = try await store.object(id: capture.paymentIntent, kind: "payment_intent", merchant: merchant.id) else { continue }
+                  let intentObject = try await store.object(id: capture.paymentIntent, kind: .paymentIntent, merchant: merchant.id) else { continue }
             let intent = try records.decode(PaymentIntentRecord.self, intentObject)
             let memo = "tender capture \(capture.id)"
             let method = intent.machine.paymentMethodType ?? .card
@@ -265,7 +267,7 @@ package struct GatewayService: Sendable {
         updated.body = Array(try Self.encoder.encode(intent))
         updated.attentionAt = attentionTime(intent)
         let record = StoredObject(
-            id: capture.id, merchant: merchant.id, kind: "capture", created: capture.created,
+            id: capture.id, merchant: merchant.id, kind: .capture, created: capture.created,
             body: Array(try Self.encoder.encode(capture)), attentionAt: now() + 86_400)
         guard try await store.update(updated, inserting: record) else {
             throw GatewayFailure.changedMeanwhile
@@ -301,7 +303,7 @@ package struct GatewayService: Sendable {
         var updated = stored
         updated.body = Array(try Self.encoder.encode(intent))
         let record = StoredObject(
-            id: refund.id, merchant: merchant.id, kind: "refund", created: refund.created,
+            id: refund.id, merchant: merchant.id, kind: .refund, created: refund.created,
             body: Array(try Self.encoder.encode(refund)), attentionAt: now() + 86_400)
         guard try await store.update(updated, inserting: record) else {
             throw GatewayFailure.changedMeanwhile
@@ -313,7 +315,7 @@ package struct GatewayService: Sendable {
     /// A refund the ledger refused: its amount goes back to the intent, and it is kept as failed.
     package func failRefund(_ refund: RefundRecord, over stored: StoredObject, merchant: MerchantRecord) async throws {
         for _ in 0..<100 {
-            let (loaded, loadedStored) = try await load(PaymentIntentRecord.self, id: refund.paymentIntent, kind: "payment_intent", merchant: merchant)
+            let (loaded, loadedStored) = try await load(PaymentIntentRecord.self, id: refund.paymentIntent, merchant: merchant)
             var current = loaded
             current.machine.refundFailed(refund.amount)
             if let index = current.trail?.lastIndex(where: { $0.kind == .refund && $0.amount == refund.amount && $0.created == refund.created }) {
@@ -394,7 +396,7 @@ package struct GatewayService: Sendable {
     /// An event about `object` with a delivery to each of the merchant's endpoints that wants
     /// it, to be stored with the change it reports.
     package func event(_ type: GatewayEventType, _ object: JSONValue, merchant: MerchantRecord) async throws -> StoredEvent {
-        let endpoints = try await store.list(kind: "webhook_endpoint", merchant: merchant.id, ListRequest(limit: 100)).objects
+        let endpoints = try await store.list(kind: .webhookEndpoint, merchant: merchant.id, ListRequest(limit: 100)).objects
             .map { try records.decode(WebhookEndpointRecord.self, $0) }
             .filter { $0.wants(type.rawValue) }
         let id = GatewayIDs.make("evt", random: random)
@@ -407,7 +409,7 @@ package struct GatewayService: Sendable {
         let deliveries = endpoints.map { endpoint in
             WebhookDelivery(id: GatewayIDs.make("whd", random: random), merchant: merchant.id, event: id, endpoint: endpoint.id, nextAttemptAt: created)
         }
-        return StoredEvent(object: StoredObject(id: id, merchant: merchant.id, kind: "event", created: created, body: event.compactBytes()), deliveries: deliveries)
+        return StoredEvent(object: StoredObject(id: id, merchant: merchant.id, kind: .event, created: created, body: event.compactBytes()), deliveries: deliveries)
     }
 
     /// Stores an event about a change already stored, and wakes the deliverer. An event that

@@ -88,7 +88,7 @@ extension GatewayService {
             case .bancontact:
                 break
             }
-            try await insert(record, id: id, kind: "payment_method", merchant: merchant)
+            try await insert(record, id: id, merchant: merchant)
             return record
         }
     }
@@ -108,7 +108,7 @@ extension GatewayService {
         try await failing { () async throws -> CustomerRecord in
             let id = GatewayIDs.make("cus", random: random, length: 14)
             let customer = CustomerRecord(id: id, created: now(), email: new.email, name: new.name, description: new.description, metadata: new.metadata)
-            try await insert(customer, id: id, kind: "customer", merchant: merchant)
+            try await insert(customer, id: id, merchant: merchant)
             return customer
         }
     }
@@ -118,8 +118,8 @@ extension GatewayService {
     ///   customer already (`payment_method_unexpected_state`).
     package func attachPaymentMethod(_ id: String, customer customerID: String, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentMethodRecord {
         try await failing { () async throws -> PaymentMethodRecord in
-            _ = try await load(CustomerRecord.self, id: customerID, kind: "customer", merchant: merchant, parameter: "customer")
-            var (method, stored) = try await load(PaymentMethodRecord.self, id: id, kind: "payment_method", merchant: merchant)
+            _ = try await load(CustomerRecord.self, id: customerID, merchant: merchant, parameter: "customer")
+            var (method, stored) = try await load(PaymentMethodRecord.self, id: id, merchant: merchant)
             if let current = method.customer, current != customerID {
                 throw GatewayFailure.invalid("customer", "The payment method you provided is already attached to a customer; detach it first.", code: .paymentMethodUnexpectedState)
             }
@@ -132,7 +132,7 @@ extension GatewayService {
     /// Forgets a saved payment method's customer.
     package func detachPaymentMethod(_ id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentMethodRecord {
         try await failing { () async throws -> PaymentMethodRecord in
-            var (method, stored) = try await load(PaymentMethodRecord.self, id: id, kind: "payment_method", merchant: merchant)
+            var (method, stored) = try await load(PaymentMethodRecord.self, id: id, merchant: merchant)
             guard method.customer != nil else {
                 throw GatewayFailure.invalid(nil, "The payment method you provided is not attached to a customer so detachment is impossible.", code: .paymentMethodUnexpectedState)
             }
@@ -151,35 +151,35 @@ extension GatewayService {
             for event in events where event != "*" && GatewayEventType(rawValue: event) == nil {
                 throw GatewayFailure.invalid("enabled_events", "Invalid event type: \(event.prefix(100)). Tender emits \(GatewayEventType.allCases.map(\.rawValue).joined(separator: ", ")), or * for all.")
             }
-            let existing = try await store.list(kind: "webhook_endpoint", merchant: merchant.id, ListRequest(limit: 16))
+            let existing = try await store.list(kind: .webhookEndpoint, merchant: merchant.id, ListRequest(limit: 16))
             guard existing.objects.count < 16 else { throw GatewayFailure.invalid(nil, "A merchant may have at most 16 webhook endpoints.") }
             let secret = GatewayIDs.make("whsec", random: random, length: 32)
             let id = GatewayIDs.make("we", random: random)
             let endpoint = WebhookEndpointRecord(id: id, url: url, enabledEvents: events, created: now(), sealedSecret: try secrets.seal(Array(secret.utf8)))
-            try await insert(endpoint, id: id, kind: "webhook_endpoint", merchant: merchant)
+            try await insert(endpoint, id: id, merchant: merchant)
             return (endpoint, secret)
         }
     }
 
-    /// One of the merchant's objects of `kind`.
+    /// One of the merchant's records of its type's kind.
     /// - Throws: ``GatewayFailure`` `resource_missing` when the merchant has none with that id.
-    package func retrieve<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, merchant: MerchantRecord) async throws(GatewayFailure) -> Record {
-        try await failing { try await load(type, id: id, kind: kind, merchant: merchant).0 }
+    package func retrieve<Record: StoredRecord>(_ type: Record.Type, id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> Record {
+        try await failing { try await load(type, id: id, merchant: merchant).0 }
     }
 
-    /// One of the merchant's objects of `kind`, or nil when it has none with that id.
-    package func find<Record: Decodable & Sendable>(_ type: Record.Type, id: String, kind: String, merchant: MerchantRecord) async throws(GatewayFailure) -> Record? {
+    /// One of the merchant's records of its type's kind, or nil when it has none with that id.
+    package func find<Record: StoredRecord>(_ type: Record.Type, id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> Record? {
         guard id.utf8.count <= 255 else { return nil }
         return try await failing { () async throws -> Record? in
-            guard let stored = try await store.object(id: id, kind: kind, merchant: merchant.id) else { return nil }
+            guard let stored = try await store.object(id: id, kind: Record.kind, merchant: merchant.id) else { return nil }
             return try records.decode(type, stored)
         }
     }
 
-    /// A page of the merchant's objects of `kind`, newest first, and whether there are more.
-    package func list<Record: Decodable & Sendable>(_ type: Record.Type, kind: String, merchant: MerchantRecord, _ page: ListRequest) async throws(GatewayFailure) -> (records: [Record], hasMore: Bool) {
+    /// A page of the merchant's records of its type's kind, newest first, and whether there are more.
+    package func list<Record: StoredRecord>(_ type: Record.Type, merchant: MerchantRecord, _ page: ListRequest) async throws(GatewayFailure) -> (records: [Record], hasMore: Bool) {
         try await failing { () async throws -> (records: [Record], hasMore: Bool) in
-            let (objects, hasMore) = try await store.list(kind: kind, merchant: merchant.id, page)
+            let (objects, hasMore) = try await store.list(kind: Record.kind, merchant: merchant.id, page)
             return (try objects.map { try records.decode(type, $0) }, hasMore)
         }
     }

@@ -52,7 +52,7 @@ extension GatewayService {
     package func authorize(_ payment: PaylikeAuthorization, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> String {
         try await failing { () async throws -> String in
             let id = payment.intentID
-            if try await store.object(id: id, kind: "payment_intent", merchant: merchant.id) != nil { return id }
+            if try await store.object(id: id, kind: .paymentIntent, merchant: merchant.id) != nil { return id }
             let method = PaymentMethodRecord(id: payment.methodID, type: .card, created: now(), card: payment.card)
             var intent = PaymentIntentRecord(
                 id: id, clientSecret: payment.clientSecret, currency: payment.currency.code,
@@ -70,18 +70,18 @@ extension GatewayService {
             }
             // The same payment sent twice at once: both make the same payment method (the second
             // insert finds it there) and the intent's insert decides which one authorizes.
-            if try await store.object(id: method.id, kind: "payment_method", merchant: merchant.id) == nil {
+            if try await store.object(id: method.id, kind: .paymentMethod, merchant: merchant.id) == nil {
                 do {
-                    try await insert(method, id: method.id, kind: "payment_method", merchant: merchant)
+                    try await insert(method, id: method.id, merchant: merchant)
                 } catch {
-                    guard try await store.object(id: method.id, kind: "payment_method", merchant: merchant.id) != nil else { throw error }
+                    guard try await store.object(id: method.id, kind: .paymentMethod, merchant: merchant.id) != nil else { throw error }
                 }
             }
             let stored: StoredObject
             do {
-                stored = try await insert(intent, id: id, kind: "payment_intent", merchant: merchant)
+                stored = try await insert(intent, id: id, merchant: merchant)
             } catch {
-                if try await store.object(id: id, kind: "payment_intent", merchant: merchant.id) != nil { return id }
+                if try await store.object(id: id, kind: .paymentIntent, merchant: merchant.id) != nil { return id }
                 throw error
             }
             _ = try await perform(action, on: walked, over: stored, merchant, base: base)
@@ -95,7 +95,7 @@ extension GatewayService {
     /// - Throws: ``GatewayFailure``: a state refusal (`amount` more than is capturable).
     package func void(_ amount: Int64, of intentID: String, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
         try await failing { () async throws -> PaymentIntentRecord in
-            var (intent, stored) = try await load(PaymentIntentRecord.self, id: intentID, kind: "payment_intent", merchant: merchant)
+            var (intent, stored) = try await load(PaymentIntentRecord.self, id: intentID, merchant: merchant)
             do { _ = try intent.machine.void(amount) } catch let error as PaymentIntentStateError { throw GatewayFailure.state(error, intent: intent) }
             intent.trail = (intent.trail ?? []) + [TrailEntry(kind: .void, amount: amount, created: now())]
             if intent.machine.status == .canceled, intent.canceledAt == nil { intent.canceledAt = now() }
@@ -109,7 +109,7 @@ extension GatewayService {
 
     /// An intent of the merchant's, as read, for an action that changes it here.
     package func intent(_ id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> (PaymentIntentRecord, StoredObject) {
-        try await failing { try await load(PaymentIntentRecord.self, id: id, kind: "payment_intent", merchant: merchant) }
+        try await failing { try await load(PaymentIntentRecord.self, id: id, merchant: merchant) }
     }
 
     // MARK: Payment pages
@@ -121,7 +121,7 @@ extension GatewayService {
         guard publishableKey(of: merchant) != nil else {
             throw GatewayFailure.invalid(nil, "This merchant was made before payment pages existed; make a new merchant for them.", code: "merchant_too_old")
         }
-        try await failing { try await insert(link, id: link.id, kind: "payment_link", merchant: merchant) }
+        try await failing { try await insert(link, id: link.id, merchant: merchant) }
     }
 
     /// A payment link and its merchant, by the link's id alone (the page's URL); nil when there
@@ -129,7 +129,7 @@ extension GatewayService {
     package func paymentLink(_ id: String) async throws(GatewayFailure) -> (PaymentLinkRecord, MerchantRecord)? {
         guard id.hasPrefix("plink_"), id.utf8.count <= 255 else { return nil }
         return try await failing { () async throws -> (PaymentLinkRecord, MerchantRecord)? in
-            guard let stored = try await store.object(id: id, kind: "payment_link"), let merchant = try await store.merchant(id: stored.merchant) else { return nil }
+            guard let stored = try await store.object(id: id, kind: .paymentLink), let merchant = try await store.merchant(id: stored.merchant) else { return nil }
             return (try records.decode(PaymentLinkRecord.self, stored), merchant)
         }
     }
@@ -146,7 +146,7 @@ extension GatewayService {
                 created: now(), machine: PaymentIntentStateMachine(amount: link.amount, captureMethod: .automatic),
                 paymentMethodTypes: link.currency == "eur" ? [.card, .ideal, .bancontact] : [.card], metadata: ["payment_link": link.id])
             intent.description = link.description
-            try await insert(intent, id: id, kind: "payment_intent", merchant: merchant)
+            try await insert(intent, id: id, merchant: merchant)
             await emit(.paymentIntentCreated, GatewayObjects.paymentIntent(intent, base: base), merchant: merchant)
             return intent
         }
@@ -163,7 +163,7 @@ extension GatewayService {
     package func intent(id: String, clientSecret: String) async throws(GatewayFailure) -> (PaymentIntentRecord, StoredObject, MerchantRecord)? {
         guard id.utf8.count <= 255 else { return nil }
         return try await failing { () async throws -> (PaymentIntentRecord, StoredObject, MerchantRecord)? in
-            guard let stored = try await store.object(id: id, kind: "payment_intent"), let merchant = try await store.merchant(id: stored.merchant) else { return nil }
+            guard let stored = try await store.object(id: id, kind: .paymentIntent), let merchant = try await store.merchant(id: stored.merchant) else { return nil }
             let intent = try records.decode(PaymentIntentRecord.self, stored)
             guard Self.constantTimeEqual(clientSecret, intent.clientSecret) else { return nil }
             return (intent, stored, merchant)
@@ -180,7 +180,7 @@ extension GatewayService {
     /// A page of the merchant's events, newest first, each as it was when it happened.
     package func events(merchant: MerchantRecord, _ page: ListRequest) async throws(GatewayFailure) -> (events: [JSONValue], hasMore: Bool) {
         try await failing { () async throws -> (events: [JSONValue], hasMore: Bool) in
-            let (objects, hasMore) = try await store.list(kind: "event", merchant: merchant.id, page)
+            let (objects, hasMore) = try await store.list(kind: .event, merchant: merchant.id, page)
             return (objects.map { JSONValue.raw($0.body) }, hasMore)
         }
     }
@@ -189,7 +189,7 @@ extension GatewayService {
     /// - Throws: ``GatewayFailure`` `resource_missing`.
     package func event(_ id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> JSONValue {
         guard id.utf8.count <= 255 else { throw GatewayFailure.notFound("event", id) }
-        let found = try await failing { try await store.object(id: id, kind: "event", merchant: merchant.id) }
+        let found = try await failing { try await store.object(id: id, kind: .event, merchant: merchant.id) }
         guard let found else { throw GatewayFailure.notFound("event", id) }
         return .raw(found.body)
     }

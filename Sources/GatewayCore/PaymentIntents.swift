@@ -100,7 +100,7 @@ extension GatewayService {
             // Under an idempotency key the id comes from the key, so a request retried after the
             // server stopped in the middle of it finds the intent it made instead of making another.
             let id = idempotency.map { derivedID("pi", from: $0) } ?? GatewayIDs.make("pi", random: random)
-            if idempotency?.resumed == true, let existing = try await store.object(id: id, kind: "payment_intent", merchant: merchant.id) {
+            if idempotency?.resumed == true, let existing = try await store.object(id: id, kind: .paymentIntent, merchant: merchant.id) {
                 let intent = try records.decode(PaymentIntentRecord.self, existing)
                 if new.confirm, intent.machine.status == .requiresConfirmation {
                     return try await confirmPaymentIntent(id, IntentConfirmation(), merchant: merchant, key: .secret, base: base)
@@ -119,7 +119,7 @@ extension GatewayService {
             }
             // Stored once, with its payment_intent.created event, and when confirmed at once, in
             // the state the confirmation leaves it in (one write instead of two).
-            let unsaved = StoredObject(id: id, merchant: merchant.id, kind: "payment_intent", created: now(), body: [])
+            let unsaved = StoredObject(id: id, merchant: merchant.id, kind: .paymentIntent, created: now(), body: [])
             let created = try await event(.paymentIntentCreated, GatewayObjects.paymentIntent(intent, base: base), merchant: merchant)
             if new.confirm {
                 let confirmed: (intent: PaymentIntentRecord, action: PaymentIntentStateMachine.Action)
@@ -142,7 +142,7 @@ extension GatewayService {
     /// - Throws: ``GatewayFailure``: not found, not updatable in its status, a rule broken.
     package func updatePaymentIntent(_ id: String, amount: Int64?, paymentMethod: String?, fields: IntentFields, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentIntentRecord {
         try await failing { () async throws -> PaymentIntentRecord in
-            var (intent, stored) = try await load(PaymentIntentRecord.self, id: id, kind: "payment_intent", merchant: merchant)
+            var (intent, stored) = try await load(PaymentIntentRecord.self, id: id, merchant: merchant)
             guard intent.machine.isUpdatable else {
                 throw GatewayFailure.state(PaymentIntentStateError(code: .unexpectedState, message: "This PaymentIntent's fields cannot be updated because it has a status of \(intent.machine.status.rawValue).", parameter: nil), intent: intent)
             }
@@ -165,7 +165,7 @@ extension GatewayService {
     ///   (card, with the intent), a state refusal.
     package func confirmPaymentIntent(_ id: String, _ confirmation: IntentConfirmation, merchant: MerchantRecord, key: KeyKind, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
         try await failing { () async throws -> PaymentIntentRecord in
-            let (intent, stored) = try await load(PaymentIntentRecord.self, id: id, kind: "payment_intent", merchant: merchant)
+            let (intent, stored) = try await load(PaymentIntentRecord.self, id: id, merchant: merchant)
             let (confirmed, action) = try await self.confirmation(of: intent, confirmation, merchant: merchant, key: key, method: nil)
             return try await perform(action, on: confirmed, over: stored, merchant, base: base)
         }
@@ -174,7 +174,7 @@ extension GatewayService {
     /// Captures an authorised intent, whole or `amount` of it.
     package func capturePaymentIntent(_ id: String, amount: Int64?, metadata: [String: String?]?, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
         try await failing { () async throws -> PaymentIntentRecord in
-            var (intent, stored) = try await load(PaymentIntentRecord.self, id: id, kind: "payment_intent", merchant: merchant)
+            var (intent, stored) = try await load(PaymentIntentRecord.self, id: id, merchant: merchant)
             let action: PaymentIntentStateMachine.Action
             do { action = try intent.machine.capture(amount) } catch let error as PaymentIntentStateError { throw GatewayFailure.state(error, intent: intent) }
             if case .settle(let captured) = action { intent.trail = (intent.trail ?? []) + [TrailEntry(kind: .capture, amount: captured, created: now())] }
@@ -186,7 +186,7 @@ extension GatewayService {
     /// Cancels an intent that has not succeeded. `reason` is one a merchant may give.
     package func cancelPaymentIntent(_ id: String, reason: CancellationReason?, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
         try await failing { () async throws -> PaymentIntentRecord in
-            var (intent, stored) = try await load(PaymentIntentRecord.self, id: id, kind: "payment_intent", merchant: merchant)
+            var (intent, stored) = try await load(PaymentIntentRecord.self, id: id, merchant: merchant)
             let action: PaymentIntentStateMachine.Action
             do { action = try intent.machine.cancel(reason) } catch let error as PaymentIntentStateError { throw GatewayFailure.state(error, intent: intent) }
             return try await perform(action, on: intent, over: stored, merchant, base: base)
@@ -209,7 +209,7 @@ extension GatewayService {
             if let known, known.id == methodID {
                 method = known
             } else {
-                method = try await load(PaymentMethodRecord.self, id: methodID, kind: "payment_method", merchant: merchant, parameter: "payment_method").0
+                method = try await load(PaymentMethodRecord.self, id: methodID, merchant: merchant, parameter: "payment_method").0
             }
             if method.type.isBankRedirect, intent.returnURL == nil { throw GatewayFailure.missing("return_url") }
             outcome = method.card?.outcome ?? .approved
@@ -222,7 +222,7 @@ extension GatewayService {
     /// Attaches one of the merchant's payment methods to an intent that allows its type.
     @discardableResult
     package func attach(_ methodID: String, to intent: inout PaymentIntentRecord, _ merchant: MerchantRecord) async throws -> PaymentMethodRecord {
-        let (method, _) = try await load(PaymentMethodRecord.self, id: methodID, kind: "payment_method", merchant: merchant, parameter: "payment_method")
+        let (method, _) = try await load(PaymentMethodRecord.self, id: methodID, merchant: merchant, parameter: "payment_method")
         guard intent.paymentMethodTypes.contains(method.type) else {
             throw GatewayFailure.invalid("payment_method", "The PaymentMethod provided (\(method.type.rawValue)) is not allowed for this PaymentIntent. Allowed: \(intent.paymentMethodTypes.map(\.rawValue).joined(separator: ", ")).", code: .incompatiblePaymentMethod)
         }

@@ -56,7 +56,7 @@ extension GatewayService {
                 throw GatewayFailure.invalid("reason", "Invalid reason: must be duplicate, fraudulent or requested_by_customer.")
             }
             let id = idempotency.map { derivedID("re", from: $0) } ?? GatewayIDs.make("re", random: random)
-            if idempotency?.resumed == true, let existing = try await store.object(id: id, kind: "refund", merchant: merchant.id) {
+            if idempotency?.resumed == true, let existing = try await store.object(id: id, kind: .refund, merchant: merchant.id) {
                 let refund = try records.decode(RefundRecord.self, existing)
                 guard refund.status != .failed else {
                     throw GatewayFailure.invalid("amount", "The merchant's balance could not cover this refund.", code: .balanceInsufficient)
@@ -75,7 +75,7 @@ extension GatewayService {
     ///   cannot cover it (the refund failed, nothing moved).
     package func refund(_ new: NewRefund, id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> RefundRecord {
         try await failing { () async throws -> RefundRecord in
-            var (intent, stored) = try await load(PaymentIntentRecord.self, id: new.paymentIntent, kind: "payment_intent", merchant: merchant, parameter: "payment_intent")
+            var (intent, stored) = try await load(PaymentIntentRecord.self, id: new.paymentIntent, merchant: merchant, parameter: "payment_intent")
             let action: PaymentIntentStateMachine.Action
             do {
                 action = try intent.machine.refund(new.amount)
@@ -90,12 +90,12 @@ extension GatewayService {
             // The intent's refunded amount and the pending refund are written together; the
             // refund is due for the start-up recovery should the server stop before it is paid back.
             stored = try await recordRefund(refund, intent: intent, over: stored, merchant: merchant)
-            let (_, storedRefund) = try await load(RefundRecord.self, id: id, kind: "refund", merchant: merchant)
+            let (_, storedRefund) = try await load(RefundRecord.self, id: id, merchant: merchant)
             do {
                 refund.ledgerTransaction = try await payBack(refund, merchant: merchant)
                 refund.status = .succeeded
                 _ = try await save(refund, over: storedRefund, attentionAt: .some(nil))
-                let refundedIntent = try await load(PaymentIntentRecord.self, id: intent.id, kind: "payment_intent", merchant: merchant).0
+                let refundedIntent = try await load(PaymentIntentRecord.self, id: intent.id, merchant: merchant).0
                 await emit(.chargeRefunded, GatewayObjects.charge(refundedIntent), merchant: merchant)
                 return refund
             } catch let failure as GatewayFailure {
@@ -123,7 +123,7 @@ extension GatewayService {
             let payout = PayoutRecord(
                 id: id, amount: new.amount, currency: new.currency.code, destination: new.destination, created: now(),
                 ledgerTransaction: stored.hash.hex, metadata: new.metadata)
-            try await insert(payout, id: id, kind: "payout", merchant: merchant)
+            try await insert(payout, id: id, merchant: merchant)
             return payout
         }
     }

@@ -117,8 +117,8 @@ package struct WebhookDeliverer: Service {
 
     package func deliver(_ delivery: WebhookDelivery) async {
         do {
-            guard let endpointObject = try await store.object(id: delivery.endpoint, kind: "webhook_endpoint", merchant: delivery.merchant),
-                  let eventObject = try await store.object(id: delivery.event, kind: "event", merchant: delivery.merchant) else {
+            guard let endpointObject = try await store.object(id: delivery.endpoint, kind: .webhookEndpoint, merchant: delivery.merchant),
+                  let eventObject = try await store.object(id: delivery.event, kind: .event, merchant: delivery.merchant) else {
                 var gone = delivery
                 gone.status = .failed
                 try await store.updateDelivery(gone)

@@ -90,7 +90,7 @@ struct GatewayServiceTests {
             let refund = try await gateway.createRefund(NewRefund(paymentIntent: made.id, amount: 2_500), merchant: world.merchant, idempotency: nil)
             #expect(refund.status == .succeeded && refund.amount == 2_500)
             #expect(try await world.euros() == 10_000 - 175 - 2_500)
-            let after = try await gateway.retrieve(PaymentIntentRecord.self, id: made.id, kind: "payment_intent", merchant: world.merchant)
+            let after = try await gateway.retrieve(PaymentIntentRecord.self, id: made.id, merchant: world.merchant)
             #expect(after.machine.amountRefunded == 2_500)
             // Refunding more than is left is refused in the core's terms, and nothing moves.
             do {
@@ -132,7 +132,7 @@ struct GatewayServiceTests {
                 #expect(error.category == .card && error.code?.rawValue == "card_declined" && error.declineCode == "insufficient_funds")
                 let intent = try #require(error.paymentIntent)
                 #expect(intent.machine.status == .requiresPaymentMethod)
-                let stored = try await gateway.retrieve(PaymentIntentRecord.self, id: intent.id, kind: "payment_intent", merchant: world.merchant)
+                let stored = try await gateway.retrieve(PaymentIntentRecord.self, id: intent.id, merchant: world.merchant)
                 #expect(stored.machine.status == .requiresPaymentMethod, "the declined intent exists")
             }
             #expect(try await world.euros() == 0, "nothing settled")

@@ -29,13 +29,13 @@ struct GatewayRoutes: Sendable {
             try await post(request, allowPublishable: true) { merchant, _, form, _ in GatewayObjects.paymentMethod(try await createPaymentMethod(form, merchant)) }
         }
         v1.get("payment_methods/:id") { request, context in
-            try await retrieve(request, context, PaymentMethodRecord.self, kind: "payment_method", render: GatewayObjects.paymentMethod)
+            try await retrieve(request, context, PaymentMethodRecord.self, render: GatewayObjects.paymentMethod)
         }
         v1.get("payment_methods") { request, _ in
             let form = try StripeForm(body: request.uri.query ?? "")
             let type = try form.string("type", maxLength: 50)
             let customer = try form.requiredString("customer", maxLength: 255)
-            return try await list(request, PaymentMethodRecord.self, kind: "payment_method", path: "/v1/payment_methods", known: ["customer", "type"],
+            return try await list(request, PaymentMethodRecord.self, path: "/v1/payment_methods", known: ["customer", "type"],
                                   narrow: { $0.customer = customer }) { methods in
                 methods.filter { type == nil || $0.type.rawValue == type }.map(GatewayObjects.paymentMethod)
             }
@@ -63,7 +63,7 @@ struct GatewayRoutes: Sendable {
             }
         }
         v1.get("customers/:id") { request, context in
-            try await retrieve(request, context, CustomerRecord.self, kind: "customer", render: GatewayObjects.customer)
+            try await retrieve(request, context, CustomerRecord.self, render: GatewayObjects.customer)
         }
         v1.post("refunds") { request, _ in
             try await post(request) { merchant, _, form, idempotency in
@@ -75,10 +75,10 @@ struct GatewayRoutes: Sendable {
             }
         }
         v1.get("refunds/:id") { request, context in
-            try await retrieve(request, context, RefundRecord.self, kind: "refund", render: GatewayObjects.refund)
+            try await retrieve(request, context, RefundRecord.self, render: GatewayObjects.refund)
         }
         v1.get("refunds") { request, _ in
-            try await list(request, RefundRecord.self, kind: "refund", path: "/v1/refunds") { $0.map(GatewayObjects.refund) }
+            try await list(request, RefundRecord.self, path: "/v1/refunds") { $0.map(GatewayObjects.refund) }
         }
         v1.post("payment_intents") { request, _ in
             try await post(request) { merchant, _, form, idempotency in
@@ -96,10 +96,10 @@ struct GatewayRoutes: Sendable {
             }
         }
         v1.get("payouts/:id") { request, context in
-            try await retrieve(request, context, PayoutRecord.self, kind: "payout", render: GatewayObjects.payout)
+            try await retrieve(request, context, PayoutRecord.self, render: GatewayObjects.payout)
         }
         v1.get("payouts") { request, _ in
-            try await list(request, PayoutRecord.self, kind: "payout", path: "/v1/payouts") { $0.map(GatewayObjects.payout) }
+            try await list(request, PayoutRecord.self, path: "/v1/payouts") { $0.map(GatewayObjects.payout) }
         }
         v1.post("webhook_endpoints") { request, _ in
             try await post(request) { merchant, _, form, _ in
@@ -111,7 +111,7 @@ struct GatewayRoutes: Sendable {
             }
         }
         v1.get("webhook_endpoints") { request, _ in
-            try await list(request, WebhookEndpointRecord.self, kind: "webhook_endpoint", path: "/v1/webhook_endpoints") { endpoints in
+            try await list(request, WebhookEndpointRecord.self, path: "/v1/webhook_endpoints") { endpoints in
                 endpoints.map { GatewayObjects.webhookEndpoint($0, secret: nil) }
             }
         }
@@ -127,14 +127,14 @@ struct GatewayRoutes: Sendable {
             return json(try await service.event(try context.parameters.require("id"), merchant: merchant))
         }
         v1.get("payment_intents") { request, _ in
-            try await list(request, PaymentIntentRecord.self, kind: "payment_intent", path: "/v1/payment_intents") { intents in
+            try await list(request, PaymentIntentRecord.self, path: "/v1/payment_intents") { intents in
                 intents.map { intentJSON($0, request) }
             }
         }
         v1.get("payment_intents/:id") { request, context in
             let (merchant, kind) = try await authenticate(request, allowPublishable: true)
             let form = try StripeForm(body: request.uri.query ?? "")
-            let intent = try await service.retrieve(PaymentIntentRecord.self, id: try context.parameters.require("id"), kind: "payment_intent", merchant: merchant)
+            let intent = try await service.retrieve(PaymentIntentRecord.self, id: try context.parameters.require("id"), merchant: merchant)
             if kind == .publishable { try GatewayService.checkClientSecret(try form.string("client_secret", maxLength: 255), of: intent) }
             return json(intentJSON(intent, request))
         }
@@ -193,29 +193,29 @@ struct GatewayRoutes: Sendable {
             try await post(request) { merchant, _, form, _ in try await page.createLink(form, merchant, base: baseURL(request)) }
         }
         v1.get("payment_links/:id") { request, context in
-            try await retrieve(request, context, PaymentLinkRecord.self, kind: "payment_link") { PaymentPage.linkJSON($0, base: baseURL(request)) }
+            try await retrieve(request, context, PaymentLinkRecord.self) { PaymentPage.linkJSON($0, base: baseURL(request)) }
         }
         GatewayTestPages(service: service, routes: self).register(on: v1)
     }
 
     // MARK: Plumbing
 
-    /// `GET .../{id}`: one of the merchant's stored objects (a secret key only).
-    func retrieve<Record: Decodable & Sendable>(_ request: Request, _ context: BasicRequestContext, _ type: Record.Type, kind: String, render: (Record) -> JSONValue) async throws -> Response {
+    /// `GET .../{id}`: one of the merchant's records (a secret key only).
+    func retrieve<Record: StoredRecord>(_ request: Request, _ context: BasicRequestContext, _ type: Record.Type, render: (Record) -> JSONValue) async throws -> Response {
         let merchant = try await authenticate(request, allowPublishable: false).0
-        return json(render(try await service.retrieve(type, id: try context.parameters.require("id"), kind: kind, merchant: merchant)))
+        return json(render(try await service.retrieve(type, id: try context.parameters.require("id"), merchant: merchant)))
     }
 
-    /// `GET` of a list: a page of the merchant's stored objects of `kind`, newest first (a secret
+    /// `GET` of a list: a page of the merchant's records of a type, newest first (a secret
     /// key only). `narrow` reads the route's own parameters (listed in `known`) into the page.
-    func list<Record: Decodable & Sendable>(
-        _ request: Request, _ type: Record.Type, kind: String, path: String, known: Set<String> = [],
+    func list<Record: StoredRecord>(
+        _ request: Request, _ type: Record.Type, path: String, known: Set<String> = [],
         narrow: (inout ListRequest) throws -> Void = { _ in }, render: ([Record]) -> [JSONValue]
     ) async throws -> Response {
         let merchant = try await authenticate(request, allowPublishable: false).0
         var page = try listRequest(try StripeForm(body: request.uri.query ?? ""), known: known)
         try narrow(&page)
-        let (records, hasMore) = try await service.list(type, kind: kind, merchant: merchant, page)
+        let (records, hasMore) = try await service.list(type, merchant: merchant, page)
         return json(GatewayObjects.list(render(records), hasMore: hasMore, url: path))
     }
 

@@ -34,7 +34,7 @@ struct GatewayTestPages: Sendable {
                     // A declined payment still returns the customer to the shop, which reads the
                     // intent's status.
                 }
-                next = try await service.load(PaymentIntentRecord.self, id: intent.id, kind: "payment_intent", merchant: merchant).0
+                next = try await service.retrieve(PaymentIntentRecord.self, id: intent.id, merchant: merchant)
                 let status = next.machine.status == .requiresPaymentMethod ? "failed" : "succeeded"
                 guard let returnURL = next.returnURL else {
                     return html(message(status == "succeeded" ? "Payment authorised. You may close this page." : "Payment failed. You may close this page.", title: "Done"))

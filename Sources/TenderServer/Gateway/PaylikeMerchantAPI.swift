@@ -73,7 +73,7 @@ struct PaylikeMerchantAPI: Sendable {
             var found: [JSONValue] = []
             var cursor = before
             while found.count < limit {
-                let page = try await service.list(PaymentIntentRecord.self, kind: "payment_intent", merchant: merchant, ListRequest(limit: 100, startingAfter: cursor))
+                let page = try await service.list(PaymentIntentRecord.self, merchant: merchant, ListRequest(limit: 100, startingAfter: cursor))
                 for intent in page.records where Self.isTransaction(intent) && found.count < limit {
                     found.append(try await transactionJSON(intent, merchant))
                 }
@@ -175,7 +175,7 @@ struct PaylikeMerchantAPI: Sendable {
         if let plan = intent.plan { fields.append(("plan", .raw(Array(plan.utf8)))) }
         if let unplanned = intent.unplanned { fields.append(("unplanned", .object(unplanned.map { ($0, .bool(true)) }))) }
         if let methodID = machine.paymentMethod,
-           let card = try await service.find(PaymentMethodRecord.self, id: methodID, kind: "payment_method", merchant: merchant)?.card {
+           let card = try await service.find(PaymentMethodRecord.self, id: methodID, merchant: merchant)?.card {
             fields.append(("card", .object([
                 ("last4", .string(card.last4)), ("scheme", .string(card.brand.rawValue)),
                 ("expiry", .string(String(format: "%04d-%02d", card.expYear, card.expMonth))), ("code", .object([("present", true)])),
