@@ -10,34 +10,34 @@ import TenderJSON
 /// orders/{id}` asks the gateway first, `pay`, `ship`, `confirm` and `cancel` move it; each a
 /// call into the checkout's core.
 extension CheckoutRoutes {
-    func registerOrders(on v1: RouterGroup<BasicRequestContext>) {
-        v1.post("orders") { request, _ in
-            let caller = try await caller(request)
+    func registerOrders(on v1: RouterGroup<CheckoutRequestContext>) {
+        v1.post("orders") { request, context in
+            let caller = try context.requireCaller()
             struct Body: Decodable { var bid: String; var delivery: String?; var address: String?; var payment_method: String? }
             let body = try await decode(Body.self, request)
             let order = try await service.order(caller, bid: body.bid, delivery: body.delivery, address: body.address, payment: body.payment_method, base: request.baseURL)
             return json(CheckoutObjects.order(order))
         }
         v1.get("orders/:id") { request, context in
-            json(CheckoutObjects.order(try await service.currentOrder(try await caller(request), orderID: try context.parameters.require("id"))))
+            json(CheckoutObjects.order(try await service.currentOrder(try context.requireCaller(), orderID: try context.parameters.require("id"))))
         }
-        v1.post("orders/:id/pay") { request, context in try await pay(request, orderID: try context.parameters.require("id")) }
+        v1.post("orders/:id/pay") { request, context in try await pay(request, context, orderID: try context.parameters.require("id")) }
         v1.post("orders/:id/ship") { request, context in
-            json(CheckoutObjects.order(try await service.ship(try await caller(request), orderID: try context.parameters.require("id"))))
+            json(CheckoutObjects.order(try await service.ship(try context.requireCaller(), orderID: try context.parameters.require("id"))))
         }
         v1.post("orders/:id/confirm") { request, context in
-            json(CheckoutObjects.order(try await service.confirmReceipt(try await caller(request), orderID: try context.parameters.require("id"))))
+            json(CheckoutObjects.order(try await service.confirmReceipt(try context.requireCaller(), orderID: try context.parameters.require("id"))))
         }
         v1.post("orders/:id/cancel") { request, context in
-            json(CheckoutObjects.order(try await service.cancel(try await caller(request), orderID: try context.parameters.require("id"), base: request.baseURL)))
+            json(CheckoutObjects.order(try await service.cancel(try context.requireCaller(), orderID: try context.parameters.require("id"), base: request.baseURL)))
         }
     }
 
     /// `POST /checkout/v1/orders/{id}/pay` `{payment_method?, card?, return_url}`: pays with
     /// the order's method (a saved card of the buyer's for card), through a gateway intent for
     /// the order's total; answers the order and the page to send the buyer to, if any.
-    func pay(_ request: Request, orderID: String) async throws -> Response {
-        let caller = try await caller(request)
+    func pay(_ request: Request, _ context: CheckoutRequestContext, orderID: String) async throws -> Response {
+        let caller = try context.requireCaller()
         struct Body: Decodable { var payment_method: String?; var card: String?; var return_url: String }
         let body = try await decode(Body.self, request)
         let paid = try await service.pay(

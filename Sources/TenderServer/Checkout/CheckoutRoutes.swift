@@ -18,44 +18,46 @@ struct CheckoutRoutes: Sendable {
     static let maxBodyBytes = 64 * 1024
 
     func register(on router: Router<BasicRequestContext>) {
-        let v1 = router.group("checkout/v1")
-        v1.add(middleware: APIErrorMiddleware(shape: CheckoutErrorShape(), logger: logger))
-        v1.post("admin/marketplaces") { request, _ in try await createMarketplace(request) }
-        v1.post("users") { request, _ in try await createUser(request) }
-        v1.get("me") { request, _ in json(CheckoutObjects.user(try await caller(request).user)) }
-        v1.post("listings") { request, _ in try await createListing(request) }
+        let base = router.group("checkout/v1")
+        base.add(middleware: APIErrorMiddleware(shape: CheckoutErrorShape(), logger: logger))
+        let v1 = base.group(context: CheckoutRequestContext.self)
+        v1.add(middleware: CheckoutAuthenticator(service: service))
+        v1.post("admin/marketplaces") { request, context in try await createMarketplace(request) }
+        v1.post("users") { request, context in try await createUser(request, context) }
+        v1.get("me") { request, context in json(CheckoutObjects.user(try context.requireCaller().user)) }
+        v1.post("listings") { request, context in try await createListing(request, context) }
         v1.get("listings/:id") { request, context in
-            json(CheckoutObjects.listing(try await service.listing(try context.parameters.require("id"), try await caller(request))))
+            json(CheckoutObjects.listing(try await service.listing(try context.parameters.require("id"), try context.requireCaller())))
         }
-        v1.get("listings") { request, _ in
-            let listings = try await service.listingsOnSale(try await caller(request))
+        v1.get("listings") { request, context in
+            let listings = try await service.listingsOnSale(try context.requireCaller())
             return json(.object([("object", "list"), ("data", .array(listings.map(CheckoutObjects.listing)))]))
         }
         v1.post("listings/:id/bids") { request, context in
-            let caller = try await caller(request)
+            let caller = try context.requireCaller()
             struct Body: Decodable { var amount: Int64 }
             let amount = try await decode(Body.self, request).amount
             return json(CheckoutObjects.bid(try await service.bid(amount, on: try context.parameters.require("id"), by: caller)))
         }
         v1.post("listings/:id/buy") { request, context in
-            json(CheckoutObjects.bid(try await service.buyNow(try context.parameters.require("id"), by: try await caller(request))))
+            json(CheckoutObjects.bid(try await service.buyNow(try context.parameters.require("id"), by: try context.requireCaller())))
         }
         v1.get("bids/:id") { request, context in
-            json(CheckoutObjects.bid(try await service.visibleBid(try context.parameters.require("id"), try await caller(request)).0))
+            json(CheckoutObjects.bid(try await service.visibleBid(try context.parameters.require("id"), try context.requireCaller()).0))
         }
         for action in CheckoutService.BidAction.allCases {
             v1.post("bids/:id/\(action.rawValue)") { request, context in
-                json(CheckoutObjects.bid(try await service.move(try context.parameters.require("id"), action, by: try await caller(request), base: request.baseURL)))
+                json(CheckoutObjects.bid(try await service.move(try context.parameters.require("id"), action, by: try context.requireCaller(), base: request.baseURL)))
             }
         }
-        v1.post("totals") { request, _ in
-            let caller = try await caller(request)
+        v1.post("totals") { request, context in
+            let caller = try context.requireCaller()
             struct Body: Decodable { var bid: String; var delivery: String?; var address: String?; var payment_method: String? }
             let body = try await decode(Body.self, request)
             let (totals, choices) = try await service.totals(bid: body.bid, delivery: body.delivery, address: body.address, payment: body.payment_method, caller)
             return json(CheckoutObjects.totals(totals, choices))
         }
-        v1.get("bids/:id/screen") { request, context in try await screen(request, bidID: try context.parameters.require("id")) }
+        v1.get("bids/:id/screen") { request, context in try await screen(request, context, bidID: try context.parameters.require("id")) }
         registerOrders(on: v1)
     }
 
@@ -67,12 +69,6 @@ struct CheckoutRoutes: Sendable {
     static func bearer(_ request: Request) -> String? {
         guard let header = request.headers[.authorization], let token = bearerToken(header) else { return nil }
         return token.isEmpty || token.utf8.count > 2_048 ? nil : token
-    }
-
-    /// The user whose token the request presents.
-    func caller(_ request: Request) async throws -> CheckoutService.Caller {
-        guard let token = Self.bearer(request) else { throw CheckoutFailure.unauthorized }
-        return try await service.authenticateUser(token: token)
     }
 
     /// A JSON body as `Body`, strictly typed.
@@ -90,7 +86,9 @@ struct CheckoutRoutes: Sendable {
     // MARK: Marketplaces and users
 
     func createMarketplace(_ request: Request) async throws -> Response {
-        try routes.checkAdmin(request)
+        guard routes.isAdmin(request) else {
+            throw CheckoutFailure(.unauthorized, code: "unauthorized", message: "The admin routes take the admin key of the data directory (admin.key) as a Bearer token.")
+        }
         struct Body: Decodable {
             var name: String
             var commission_bps: Int64?, ideal_fee: Int64?, bancontact_fee: Int64?, card_bps: Int64?, vat_bps: Int64?
@@ -111,8 +109,8 @@ struct CheckoutRoutes: Sendable {
         ]))
     }
 
-    func createUser(_ request: Request) async throws -> Response {
-        guard let key = Self.bearer(request) else { throw CheckoutFailure.unauthorized }
+    func createUser(_ request: Request, _ context: CheckoutRequestContext) async throws -> Response {
+        guard let key = context.bearer else { throw CheckoutFailure.unauthorized }
         let (merchant, marketplace) = try await service.authenticateMarketplace(key: key)
         struct AddressBody: Decodable { var name: String, line1: String, postal_code: String, city: String, country: String }
         struct Body: Decodable { var name: String; var business: Bool?; var addresses: [AddressBody]? }
@@ -125,8 +123,8 @@ struct CheckoutRoutes: Sendable {
 
     // MARK: Listings
 
-    func createListing(_ request: Request) async throws -> Response {
-        let caller = try await caller(request)
+    func createListing(_ request: Request, _ context: CheckoutRequestContext) async throws -> Response {
+        let caller = try context.requireCaller()
         struct Method: Decodable { var name: String; var costs: [String: Int64] }
         struct Body: Decodable {
             var title: String, price: Int64, currency: String?, buy_now: Bool?, pickup: Bool?, country: String, delivery: [Method]?
@@ -142,8 +140,8 @@ struct CheckoutRoutes: Sendable {
 
     /// Everything the payment screen needs before the buyer can act, in one answer (query:
     /// delivery, address, payment_method).
-    func screen(_ request: Request, bidID: String) async throws -> Response {
-        let caller = try await caller(request)
+    func screen(_ request: Request, _ context: CheckoutRequestContext, bidID: String) async throws -> Response {
+        let caller = try context.requireCaller()
         let query = try StripeForm(body: request.uri.query ?? "")
         let screen = try await service.screen(
             bid: bidID, delivery: try query.string("delivery", maxLength: 40), address: try query.string("address", maxLength: 40),

@@ -21,40 +21,42 @@ struct GatewayRoutes: Sendable {
     static let idempotencyLifetimeSeconds: Int64 = 24 * 60 * 60
 
     func register(on router: Router<BasicRequestContext>) {
-        let v1 = router.group("v1")
-        v1.add(middleware: APIErrorMiddleware(shape: StripeErrorShape(), logger: logger))
-        v1.post("admin/merchants") { request, _ in try await createMerchant(request) }
-        v1.get("admin/merchants") { request, _ in try await listMerchants(request) }
-        v1.post("payment_methods") { request, _ in
-            try await post(request, allowPublishable: true) { merchant, _, form, _ in GatewayObjects.paymentMethod(try await createPaymentMethod(form, merchant)) }
+        let base = router.group("v1")
+        base.add(middleware: APIErrorMiddleware(shape: StripeErrorShape(), logger: logger))
+        let v1 = base.group(context: GatewayRequestContext.self)
+        v1.add(middleware: GatewayAuthenticator(service: service, adminKey: adminKey))
+        v1.post("admin/merchants") { request, context in try await createMerchant(request, context) }
+        v1.get("admin/merchants") { request, context in try await listMerchants(context) }
+        v1.post("payment_methods") { request, context in
+            try await post(request, context, allowPublishable: true) { merchant, _, form, _ in GatewayObjects.paymentMethod(try await createPaymentMethod(form, merchant)) }
         }
         v1.get("payment_methods/:id") { request, context in
             try await retrieve(request, context, PaymentMethodRecord.self, render: GatewayObjects.paymentMethod)
         }
-        v1.get("payment_methods") { request, _ in
+        v1.get("payment_methods") { request, context in
             let form = try StripeForm(body: request.uri.query ?? "")
             let type = try form.string("type", maxLength: 50)
             let customer = try form.requiredString("customer", maxLength: 255)
-            return try await list(request, PaymentMethodRecord.self, path: "/v1/payment_methods", known: ["customer", "type"],
+            return try await list(request, context, PaymentMethodRecord.self, path: "/v1/payment_methods", known: ["customer", "type"],
                                   narrow: { $0.customer = customer }) { methods in
                 methods.filter { type == nil || $0.type.rawValue == type }.map(GatewayObjects.paymentMethod)
             }
         }
         v1.post("payment_methods/:id/attach") { request, context in
-            try await post(request) { merchant, _, form, _ in
+            try await post(request, context) { merchant, _, form, _ in
                 try form.refuseUnknown(["customer"])
                 let customer = try form.requiredString("customer", maxLength: 255)
                 return GatewayObjects.paymentMethod(try await service.attachPaymentMethod(try context.parameters.require("id"), customer: customer, merchant: merchant))
             }
         }
         v1.post("payment_methods/:id/detach") { request, context in
-            try await post(request) { merchant, _, form, _ in
+            try await post(request, context) { merchant, _, form, _ in
                 try form.refuseUnknown([])
                 return GatewayObjects.paymentMethod(try await service.detachPaymentMethod(try context.parameters.require("id"), merchant: merchant))
             }
         }
-        v1.post("customers") { request, _ in
-            try await post(request) { merchant, _, form, _ in
+        v1.post("customers") { request, context in
+            try await post(request, context) { merchant, _, form, _ in
                 try form.refuseUnknown(["email", "name", "description", "metadata"])
                 let new = NewCustomer(
                     email: try form.string("email", maxLength: 512), name: try form.string("name", maxLength: 256),
@@ -65,8 +67,8 @@ struct GatewayRoutes: Sendable {
         v1.get("customers/:id") { request, context in
             try await retrieve(request, context, CustomerRecord.self, render: GatewayObjects.customer)
         }
-        v1.post("refunds") { request, _ in
-            try await post(request) { merchant, _, form, idempotency in
+        v1.post("refunds") { request, context in
+            try await post(request, context) { merchant, _, form, idempotency in
                 try form.refuseUnknown(["payment_intent", "amount", "reason", "metadata"])
                 let new = NewRefund(
                     paymentIntent: try form.requiredString("payment_intent", maxLength: 255), amount: try form.integer("amount"),
@@ -77,16 +79,16 @@ struct GatewayRoutes: Sendable {
         v1.get("refunds/:id") { request, context in
             try await retrieve(request, context, RefundRecord.self, render: GatewayObjects.refund)
         }
-        v1.get("refunds") { request, _ in
-            try await list(request, RefundRecord.self, path: "/v1/refunds") { $0.map(GatewayObjects.refund) }
+        v1.get("refunds") { request, context in
+            try await list(request, context, RefundRecord.self, path: "/v1/refunds") { $0.map(GatewayObjects.refund) }
         }
-        v1.post("payment_intents") { request, _ in
-            try await post(request) { merchant, _, form, idempotency in
+        v1.post("payment_intents") { request, context in
+            try await post(request, context) { merchant, _, form, idempotency in
                 intentJSON(try await service.createPaymentIntent(try Self.newPaymentIntent(form), merchant: merchant, idempotency: idempotency, base: request.baseURL), request)
             }
         }
-        v1.post("payouts") { request, _ in
-            try await post(request) { merchant, _, form, idempotency in
+        v1.post("payouts") { request, context in
+            try await post(request, context) { merchant, _, form, idempotency in
                 try form.refuseUnknown(["amount", "currency", "destination", "metadata", "description"])
                 guard let amount = try form.integer("amount") else { throw StripeError.missing("amount") }
                 let code = try form.requiredString("currency", maxLength: 10)
@@ -98,11 +100,11 @@ struct GatewayRoutes: Sendable {
         v1.get("payouts/:id") { request, context in
             try await retrieve(request, context, PayoutRecord.self, render: GatewayObjects.payout)
         }
-        v1.get("payouts") { request, _ in
-            try await list(request, PayoutRecord.self, path: "/v1/payouts") { $0.map(GatewayObjects.payout) }
+        v1.get("payouts") { request, context in
+            try await list(request, context, PayoutRecord.self, path: "/v1/payouts") { $0.map(GatewayObjects.payout) }
         }
-        v1.post("webhook_endpoints") { request, _ in
-            try await post(request) { merchant, _, form, _ in
+        v1.post("webhook_endpoints") { request, context in
+            try await post(request, context) { merchant, _, form, _ in
                 try form.refuseUnknown(["url", "enabled_events", "description", "metadata"])
                 let url = try form.requiredString("url", maxLength: 2048)
                 guard let events = try form.stringList("enabled_events") else { throw StripeError.missing("enabled_events") }
@@ -110,36 +112,36 @@ struct GatewayRoutes: Sendable {
                 return GatewayObjects.webhookEndpoint(made.endpoint, secret: made.secret)
             }
         }
-        v1.get("webhook_endpoints") { request, _ in
-            try await list(request, WebhookEndpointRecord.self, path: "/v1/webhook_endpoints") { endpoints in
+        v1.get("webhook_endpoints") { request, context in
+            try await list(request, context, WebhookEndpointRecord.self, path: "/v1/webhook_endpoints") { endpoints in
                 endpoints.map { GatewayObjects.webhookEndpoint($0, secret: nil) }
             }
         }
-        v1.get("events") { request, _ in
-            let merchant = try await authenticate(request, allowPublishable: false).0
+        v1.get("events") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
             let form = try StripeForm(body: request.uri.query ?? "")
             let page = try listRequest(form, known: [])
             let (events, hasMore) = try await service.events(merchant: merchant, page)
             return json(GatewayObjects.list(events, hasMore: hasMore, url: "/v1/events"))
         }
         v1.get("events/:id") { request, context in
-            let merchant = try await authenticate(request, allowPublishable: false).0
+            let merchant = try context.merchant(allowPublishable: false).0
             return json(try await service.event(try context.parameters.require("id"), merchant: merchant))
         }
-        v1.get("payment_intents") { request, _ in
-            try await list(request, PaymentIntentRecord.self, path: "/v1/payment_intents") { intents in
+        v1.get("payment_intents") { request, context in
+            try await list(request, context, PaymentIntentRecord.self, path: "/v1/payment_intents") { intents in
                 intents.map { intentJSON($0, request) }
             }
         }
         v1.get("payment_intents/:id") { request, context in
-            let (merchant, kind) = try await authenticate(request, allowPublishable: true)
+            let (merchant, kind) = try context.merchant(allowPublishable: true)
             let form = try StripeForm(body: request.uri.query ?? "")
             let intent = try await service.retrieve(PaymentIntentRecord.self, id: try context.parameters.require("id"), merchant: merchant)
             if kind == .publishable { try GatewayService.checkClientSecret(try form.string("client_secret", maxLength: 255), of: intent) }
             return json(intentJSON(intent, request))
         }
         v1.post("payment_intents/:id") { request, context in
-            try await post(request) { merchant, _, form, _ in
+            try await post(request, context) { merchant, _, form, _ in
                 try form.refuseUnknown(["amount", "payment_method", "customer", "description", "statement_descriptor", "metadata", "return_url"])
                 let intent = try await service.updatePaymentIntent(
                     try context.parameters.require("id"), amount: try form.integer("amount"), paymentMethod: try form.string("payment_method", maxLength: 255),
@@ -148,7 +150,7 @@ struct GatewayRoutes: Sendable {
             }
         }
         v1.post("payment_intents/:id/confirm") { request, context in
-            try await post(request, allowPublishable: true) { merchant, kind, form, _ in
+            try await post(request, context, allowPublishable: true) { merchant, kind, form, _ in
                 try form.refuseUnknown(["payment_method", "return_url", "client_secret"])
                 let confirmation = IntentConfirmation(
                     paymentMethod: try form.string("payment_method", maxLength: 255), returnURL: try form.string("return_url", maxLength: 2048),
@@ -157,7 +159,7 @@ struct GatewayRoutes: Sendable {
             }
         }
         v1.post("payment_intents/:id/capture") { request, context in
-            try await post(request) { merchant, _, form, _ in
+            try await post(request, context) { merchant, _, form, _ in
                 try form.refuseUnknown(["amount_to_capture", "metadata", "statement_descriptor"])
                 let intent = try await service.capturePaymentIntent(
                     try context.parameters.require("id"), amount: try form.integer("amount_to_capture"), metadata: try form.metadata(), merchant: merchant, base: request.baseURL)
@@ -165,7 +167,7 @@ struct GatewayRoutes: Sendable {
             }
         }
         v1.post("payment_intents/:id/cancel") { request, context in
-            try await post(request) { merchant, _, form, _ in
+            try await post(request, context) { merchant, _, form, _ in
                 try form.refuseUnknown(["cancellation_reason"])
                 var reason: CancellationReason?
                 if let name = try form.string("cancellation_reason", maxLength: 50) {
@@ -177,8 +179,8 @@ struct GatewayRoutes: Sendable {
                 return intentJSON(try await service.cancelPaymentIntent(try context.parameters.require("id"), reason: reason, merchant: merchant, base: request.baseURL), request)
             }
         }
-        v1.get("balance") { request, _ in
-            let merchant = try await authenticate(request, allowPublishable: false).0
+        v1.get("balance") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
             let balances = try await service.balances(merchant)
             return json(.object([
                 ("object", "balance"), ("livemode", false),
@@ -189,8 +191,8 @@ struct GatewayRoutes: Sendable {
             ]))
         }
         let page = PaymentPage(service: service, routes: self)
-        v1.post("payment_links") { request, _ in
-            try await post(request) { merchant, _, form, _ in try await page.createLink(form, merchant, base: baseURL(request)) }
+        v1.post("payment_links") { request, context in
+            try await post(request, context) { merchant, _, form, _ in try await page.createLink(form, merchant, base: baseURL(request)) }
         }
         v1.get("payment_links/:id") { request, context in
             try await retrieve(request, context, PaymentLinkRecord.self) { PaymentPage.linkJSON($0, base: baseURL(request)) }
@@ -201,18 +203,18 @@ struct GatewayRoutes: Sendable {
     // MARK: Plumbing
 
     /// `GET .../{id}`: one of the merchant's records (a secret key only).
-    func retrieve<Record: StoredRecord>(_ request: Request, _ context: BasicRequestContext, _ type: Record.Type, render: (Record) -> JSONValue) async throws -> Response {
-        let merchant = try await authenticate(request, allowPublishable: false).0
+    func retrieve<Record: StoredRecord>(_ request: Request, _ context: GatewayRequestContext, _ type: Record.Type, render: (Record) -> JSONValue) async throws -> Response {
+        let merchant = try context.merchant(allowPublishable: false).0
         return json(render(try await service.retrieve(type, id: try context.parameters.require("id"), merchant: merchant)))
     }
 
     /// `GET` of a list: a page of the merchant's records of a type, newest first (a secret
     /// key only). `narrow` reads the route's own parameters (listed in `known`) into the page.
     func list<Record: StoredRecord>(
-        _ request: Request, _ type: Record.Type, path: String, known: Set<String> = [],
+        _ request: Request, _ context: GatewayRequestContext, _ type: Record.Type, path: String, known: Set<String> = [],
         narrow: (inout ListRequest) throws -> Void = { _ in }, render: ([Record]) -> [JSONValue]
     ) async throws -> Response {
-        let merchant = try await authenticate(request, allowPublishable: false).0
+        let merchant = try context.merchant(allowPublishable: false).0
         var page = try listRequest(try StripeForm(body: request.uri.query ?? ""), known: known)
         try narrow(&page)
         let (records, hasMore) = try await service.list(type, merchant: merchant, page)
@@ -231,31 +233,6 @@ struct GatewayRoutes: Sendable {
         GatewayObjects.paymentIntent(intent, base: baseURL(request))
     }
 
-    /// The merchant whose key the request presents (Bearer, or basic auth with the key as the
-    /// user name), and which key it is.
-    /// - Throws: 401 authentication_error for a missing or unknown key; 403 permission_error for
-    ///   a publishable key where only a secret one may be used.
-    func authenticate(_ request: Request, allowPublishable: Bool) async throws -> (MerchantRecord, KeyKind) {
-        guard let header = request.headers[.authorization] else {
-            throw StripeError.authentication("You did not provide an API key. Provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').")
-        }
-        let key: String
-        if let token = bearerToken(header) {
-            key = token
-        } else if header.hasPrefix("Basic "), let decoded = Data(base64Encoded: String(header.dropFirst("Basic ".count))), let text = String(data: decoded, encoding: .utf8) {
-            key = String(text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-        } else {
-            throw StripeError.authentication("Invalid Authorization header: use Bearer auth with your API key.")
-        }
-        guard let (merchant, kind) = try await service.merchant(key: key) else {
-            throw StripeError.authentication("Invalid API Key provided: \(Self.redacted(key))")
-        }
-        guard kind == .secret || allowPublishable else {
-            throw StripeError.permission("This API call cannot be made with a publishable API key. Please use a secret API key.")
-        }
-        return (merchant, kind)
-    }
-
     /// A key as Stripe shows a wrong one: its prefix and last four characters.
     static func redacted(_ key: String) -> String {
         guard key.count > 12 else { return String(repeating: "*", count: min(key.count, 12)) }
@@ -265,10 +242,10 @@ struct GatewayRoutes: Sendable {
     /// A POST: authenticates, parses the form, and runs `body` once per idempotency key (the
     /// first answer, errors included, is replayed for 24 hours).
     func post(
-        _ request: Request, allowPublishable: Bool = false,
+        _ request: Request, _ context: GatewayRequestContext, allowPublishable: Bool = false,
         _ body: @Sendable (MerchantRecord, KeyKind, StripeForm, Idempotency?) async throws -> JSONValue
     ) async throws -> Response {
-        let (merchant, kind) = try await authenticate(request, allowPublishable: allowPublishable)
+        let (merchant, kind) = try context.merchant(allowPublishable: allowPublishable)
         var request = request
         let buffer = try await request.collectBody(upTo: Self.maxBodyBytes)
         let text = String(decoding: buffer.readableBytesView, as: UTF8.self)
@@ -329,15 +306,14 @@ struct GatewayRoutes: Sendable {
 
     // MARK: Merchants
 
-    func checkAdmin(_ request: Request) throws {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-              GatewayService.constantTimeEqual(String(header.dropFirst("Bearer ".count)), adminKey) else {
-            throw StripeError.authentication("The admin routes take the admin key of the data directory (admin.key) as a Bearer token.")
-        }
+    /// Whether a request presents the admin key (for the checkout's admin route, outside `/v1`).
+    func isAdmin(_ request: Request) -> Bool {
+        guard let header = request.headers[.authorization], let token = bearerToken(header) else { return false }
+        return GatewayService.constantTimeEqual(token, adminKey)
     }
 
-    func createMerchant(_ request: Request) async throws -> Response {
-        try checkAdmin(request)
+    func createMerchant(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {
+        try context.requireAdmin()
         var request = request
         let buffer = try await request.collectBody(upTo: Self.maxBodyBytes)
         let form = try StripeForm(body: String(decoding: buffer.readableBytesView, as: UTF8.self))
@@ -351,8 +327,8 @@ struct GatewayRoutes: Sendable {
         ]))
     }
 
-    func listMerchants(_ request: Request) async throws -> Response {
-        try checkAdmin(request)
+    func listMerchants(_ context: GatewayRequestContext) async throws -> Response {
+        try context.requireAdmin()
         let merchants = try await service.merchants()
         return json(GatewayObjects.list(merchants.map { merchant in
             .object([

@@ -13,7 +13,7 @@ struct GatewayTestPages: Sendable {
     let service: GatewayService
     let routes: GatewayRoutes
 
-    func register(on group: RouterGroup<BasicRequestContext>) {
+    func register(on group: RouterGroup<GatewayRequestContext>) {
         for page in ["3ds", "bank"] {
             group.get("test/\(page)/:id") { request, context in
                 let (intent, _, _) = try await load(request, context, page: page)
@@ -57,7 +57,7 @@ struct GatewayTestPages: Sendable {
     }
 
     /// The intent named in the path, if the query's client secret is its own.
-    func load(_ request: Request, _ context: BasicRequestContext, page: String) async throws -> (PaymentIntentRecord, StoredObject, MerchantRecord) {
+    func load(_ request: Request, _ context: GatewayRequestContext, page: String) async throws -> (PaymentIntentRecord, StoredObject, MerchantRecord) {
         let id = try context.parameters.require("id")
         let form = try StripeForm(body: request.uri.query ?? "")
         guard let secret = try form.string("client_secret", maxLength: 255) else { throw StripeError.missing("client_secret") }
