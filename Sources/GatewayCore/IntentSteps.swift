@@ -1,0 +1,136 @@
+import Crypto
+import Foundation
+import Gateway
+import Ledger
+import LedgerService
+import Logging
+import StellarBase
+import TenderJSON
+
+/// An intent's steps as its state machine asks for them: stored with their events, settled on
+/// the ledger, refunds recorded against it and failed back, the janitor's due times.
+extension GatewayService {
+    // MARK: Moving intents
+
+    /// Stores an intent's new state and does what its state machine asked: settle on the ledger
+    /// (stored as pending first, answered once its ledger committed), emit the event, or answer
+    /// a decline as a card failure with the intent. `base` is the server's URL (for the links in
+    /// the events). `stored` is the intent as read; with `isNew` it is not stored yet and is
+    /// inserted (with `events`, its `payment_intent.created`) in the same write as its new state.
+    /// Returns the intent as it stands after.
+    /// - Throws: ``GatewayFailure``: a card failure for a decline (the intent stored as declined),
+    ///   `lock_timeout` when another request moved the intent first.
+    package func perform(
+        _ action: PaymentIntentStateMachine.Action, on intent: PaymentIntentRecord, over stored: StoredObject, _ merchant: MerchantRecord, base: String,
+        isNew: Bool = false, events: [StoredEvent] = []
+    ) async throws -> PaymentIntentRecord {
+        var intent = intent
+        let now = now()
+        if intent.machine.status == .requiresAction, intent.actionSince == nil { intent.actionSince = now }
+        if intent.machine.status == .requiresCapture, intent.authorizedAt == nil { intent.authorizedAt = now }
+        if intent.machine.status == .processing, intent.reconcileAt == nil { intent.reconcileAt = now + 1 }
+        if intent.machine.status == .canceled, intent.canceledAt == nil { intent.canceledAt = now }
+        if case .settle = action { intent.settlement = .pending }
+        let json = { (intent: PaymentIntentRecord) in GatewayObjects.paymentIntent(intent, base: base) }
+        // The event that reports this step is written with it (a settlement's, once settled).
+        var reported: GatewayEventType?
+        switch action {
+        case .failed: reported = .paymentIntentPaymentFailed
+        case .requiresAction: reported = .paymentIntentRequiresAction
+        case .authorized: reported = .paymentIntentAmountCapturableUpdated
+        case .release, .canceled: reported = .paymentIntentCanceled
+        case .settle, .none, .askAcquirerLater, .refund: reported = nil
+        }
+        var events = events
+        if let reported { events.append(try await event(reported, json(intent), merchant: merchant)) }
+        // A pending settlement is due for the start-up recovery (a running server never picks
+        // it up: the request that made it finishes it).
+        let saved = try await save(
+            intent, over: stored, attentionAt: .some(intent.settlement == .pending ? now + 86_400 : attentionTime(intent)), isNew: isNew, events: events)
+        switch action {
+        case .settle(let amount):
+            intent.settlementTransaction = try await settle(intent, amount: amount, merchant: merchant)
+            intent.settlement = .settled
+            _ = try await save(intent, over: saved, attentionAt: .some(nil), events: [try await event(.paymentIntentSucceeded, json(intent), merchant: merchant)])
+        case .failed(let failure):
+            throw GatewayFailure(
+                .card, code: GatewayFailure.Code(rawValue: failure.code), message: failure.message, declineCode: failure.declineCode, paymentIntent: intent)
+        case .requiresAction, .authorized, .release, .canceled, .none, .askAcquirerLater, .refund:
+            break
+        }
+        return intent
+    }
+
+    /// When the janitor must look at an intent next: a redirect's expiry, an authorisation's
+    /// expiry, the next question to an acquirer that did not answer; nil when nothing waits.
+    package func attentionTime(_ intent: PaymentIntentRecord) -> Int64? {
+        switch intent.machine.status {
+        case .requiresAction: (intent.actionSince ?? now()) + expiries.redirectSeconds
+        case .requiresCapture: (intent.authorizedAt ?? now()) + expiries.authorizationSeconds
+        case .processing: intent.reconcileAt ?? now()
+        case .requiresPaymentMethod, .requiresConfirmation, .succeeded, .canceled: nil
+        }
+    }
+
+
+    // MARK: Refunds
+
+    /// Writes the intent (its refunded amount raised) and the pending refund in one write.
+    /// - Throws: ``GatewayFailure`` `lock_timeout` when the intent changed meanwhile.
+    package func recordRefund(_ refund: RefundRecord, intent: PaymentIntentRecord, over stored: StoredObject, merchant: MerchantRecord) async throws -> StoredObject {
+        var updated = stored
+        updated.body = Array(try Self.encoder.encode(intent))
+        let record = StoredObject(
+            id: refund.id, merchant: merchant.id, kind: .refund, created: refund.created,
+            body: Array(try Self.encoder.encode(refund)), attentionAt: now() + 86_400)
+        guard try await store.update(updated, inserting: record) else {
+            throw GatewayFailure.changedMeanwhile
+        }
+        updated.version += 1
+        return updated
+    }
+
+    /// A refund the ledger refused: its amount goes back to the intent, and it is kept as failed.
+    package func failRefund(_ refund: RefundRecord, over stored: StoredObject, merchant: MerchantRecord) async throws {
+        for _ in 0..<100 {
+            let (loaded, loadedStored) = try await load(PaymentIntentRecord.self, id: refund.paymentIntent, merchant: merchant)
+            var current = loaded
+            current.machine.refundFailed(refund.amount)
+            if let index = current.trail?.lastIndex(where: { $0.kind == .refund && $0.amount == refund.amount && $0.created == refund.created }) {
+                current.trail?.remove(at: index)
+            }
+            if (try? await save(current, over: loadedStored)) != nil { break }
+        }
+        var failed = refund
+        failed.status = .failed
+        failed.failureReason = "insufficient_funds"
+        _ = try await save(failed, over: stored, attentionAt: .some(nil))
+    }
+
+    /// A capture that is not the intent's last: the intent (its captured amount raised) and the
+    /// pending capture are written together, then the capture is settled on the ledger under
+    /// its own memo and marked succeeded. Returns the intent as it stands after.
+    /// - Throws: ``GatewayFailure`` `lock_timeout` when the intent changed meanwhile.
+    package func capturePart(_ amount: Int64, of intent: PaymentIntentRecord, over stored: StoredObject, merchant: MerchantRecord, base: String) async throws -> PaymentIntentRecord {
+        var capture = CaptureRecord(
+            id: GatewayIDs.make("cap", random: random), paymentIntent: intent.id, amount: amount, currency: intent.currency,
+            created: now(), status: .pending)
+        var updated = stored
+        updated.body = Array(try Self.encoder.encode(intent))
+        updated.attentionAt = attentionTime(intent)
+        let record = StoredObject(
+            id: capture.id, merchant: merchant.id, kind: .capture, created: capture.created,
+            body: Array(try Self.encoder.encode(capture)), attentionAt: now() + 86_400)
+        guard try await store.update(updated, inserting: record) else {
+            throw GatewayFailure.changedMeanwhile
+        }
+        capture.ledgerTransaction = try await settle(intent, amount: amount, merchant: merchant, memo: "tender capture \(capture.id)")
+        capture.status = .succeeded
+        var storedCapture = record
+        storedCapture.version = 0
+        _ = try await save(capture, over: storedCapture, attentionAt: .some(nil))
+        let json = GatewayObjects.paymentIntent(intent, base: base)
+        await emit(intent.machine.status == .succeeded ? .paymentIntentSucceeded : .paymentIntentAmountCapturableUpdated, json, merchant: merchant)
+        return intent
+    }
+}

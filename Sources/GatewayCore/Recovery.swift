@@ -1,0 +1,88 @@
+import Crypto
+import Foundation
+import Gateway
+import Ledger
+import LedgerService
+import Logging
+import StellarBase
+import TenderJSON
+
+/// What a stopped server left half-done, finished before serving: settlements, refunds and
+/// captures found on the ledger by their memos or made now, each exactly once.
+extension GatewayService {
+    // MARK: Recovery
+
+    /// At start-up, before serving: every settlement a stopped server left pending is found on
+    /// the ledger (by its memo, in the latest transactions of the account it paid) or made now,
+    /// so each captured payment is settled exactly once; keys of requests that were running are
+    /// marked so their retries finish them.
+    package func recover(reader: any LedgerReader) async throws {
+        try await store.markInterruptedIdempotencyKeys()
+        for stored in try await store.dueObjects(kind: .paymentIntent, now: .max, limit: 10_000) {
+            var intent = try records.decode(PaymentIntentRecord.self, stored)
+            guard intent.settlement == .pending, let merchant = try await store.merchant(id: stored.merchant),
+                  let method = intent.machine.paymentMethodType else { continue }
+            let amount = intent.machine.amountReceived
+            let paid = settlementFee(intent, amount: amount, method: method) < amount ? try AccountID(merchant.settlementAccount) : feeAccount.accountID
+            let found = try await findOnLedger(memo: "tender settlement \(intent.id)", account: paid, reader: reader)
+            if let found {
+                intent.settlementTransaction = found.hash.hex
+            } else {
+                intent.settlementTransaction = try await settle(intent, amount: amount, merchant: merchant, beforeServing: true)
+            }
+            intent.settlement = .settled
+            _ = try await save(intent, over: stored, attentionAt: .some(nil))
+            logger.notice("gateway settlement recovered", metadata: ["payment.intent.id": "\(intent.id)", "found.on.ledger": "\(found != nil)"])
+        }
+        for stored in try await store.dueObjects(kind: .refund, now: .max, limit: 10_000) {
+            var refund = try records.decode(RefundRecord.self, stored)
+            guard refund.status == .pending, let merchant = try await store.merchant(id: stored.merchant) else { continue }
+            let account = try AccountID(merchant.settlementAccount)
+            if let found = try await findOnLedger(memo: "tender refund \(refund.id)", account: account, reader: reader) {
+                refund.ledgerTransaction = found.hash.hex
+                refund.status = .succeeded
+                _ = try await save(refund, over: stored, attentionAt: .some(nil))
+            } else {
+                do {
+                    refund.ledgerTransaction = try await payBack(refund, merchant: merchant, beforeServing: true)
+                    refund.status = .succeeded
+                    _ = try await save(refund, over: stored, attentionAt: .some(nil))
+                } catch is GatewayFailure {
+                    try await failRefund(refund, over: stored, merchant: merchant)
+                }
+            }
+            logger.notice("gateway refund recovered", metadata: ["refund.id": "\(refund.id)", "refund.status": "\(refund.status.rawValue)"])
+        }
+        for stored in try await store.dueObjects(kind: .capture, now: .max, limit: 10_000) {
+            var capture = try records.decode(CaptureRecord.self, stored)
+            guard capture.status == .pending, let merchant = try await store.merchant(id: stored.merchant),
+                  let intentObject = try await store.object(id: capture.paymentIntent, kind: .paymentIntent, merchant: merchant.id) else { continue }
+            let intent = try records.decode(PaymentIntentRecord.self, intentObject)
+            let memo = "tender capture \(capture.id)"
+            let method = intent.machine.paymentMethodType ?? .card
+            let paid = settlementFee(intent, amount: capture.amount, method: method) < capture.amount ? try AccountID(merchant.settlementAccount) : feeAccount.accountID
+            if let found = try await findOnLedger(memo: memo, account: paid, reader: reader) {
+                capture.ledgerTransaction = found.hash.hex
+            } else {
+                capture.ledgerTransaction = try await settle(intent, amount: capture.amount, merchant: merchant, memo: memo, beforeServing: true)
+            }
+            capture.status = .succeeded
+            _ = try await save(capture, over: stored, attentionAt: .some(nil))
+            logger.notice("gateway capture recovered", metadata: ["capture.id": "\(capture.id)", "payment.intent.id": "\(intent.id)"])
+        }
+    }
+
+    /// The transaction with this memo among the latest 10,000 of `account`, if any.
+    package func findOnLedger(memo text: String, account: AccountID, reader: any LedgerReader) async throws -> StoredTransaction? {
+        let memo = Memo.hash(Bytes32(Array(SHA256.hash(data: Array(text.utf8)))))
+        var cursor: Int64?
+        for _ in 0..<50 {
+            let page = try await reader.transactions(PageRequest(cursor: cursor, limit: 200, descending: true), account: account, includeFailed: false)
+            if let found = page.first(where: { $0.envelope.transaction.memo == memo }) { return found }
+            guard let last = page.last, page.count == 200 else { return nil }
+            cursor = last.id
+        }
+        return nil
+    }
+
+}
