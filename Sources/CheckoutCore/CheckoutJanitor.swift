@@ -31,12 +31,7 @@ package struct CheckoutJanitor: Service {
     }
 
     package func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await sweep()
-                try? await clock.sleep(for: interval)
-            }
-        }
+        try await sweepEvery(interval, on: clock) { await sweep() }
     }
 
     func sweep() async {

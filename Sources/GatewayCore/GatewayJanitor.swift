@@ -25,12 +25,7 @@ package struct GatewayJanitor: Service {
     }
 
     package func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await sweep()
-                try? await clock.sleep(for: interval)
-            }
-        }
+        try await sweepEvery(interval, on: clock) { await sweep() }
     }
 
     /// One pass over everything due now.
@@ -83,6 +78,16 @@ package struct GatewayJanitor: Service {
             // Another request moved the intent first, or the store failed: it is looked at again
             // on the next pass, still due.
             logger.debug("gateway janitor left an intent for the next pass", metadata: ["payment.intent.id": "\(stored.id)", "error": "\(error)"])
+        }
+    }
+}
+
+/// A janitor's loop: a pass now and then every `interval` on `clock`, until graceful shutdown.
+package func sweepEvery(_ interval: Duration, on clock: any Clock<Duration>, _ sweep: @escaping @Sendable () async -> Void) async throws {
+    try await cancelWhenGracefulShutdown {
+        while !Task.isCancelled {
+            await sweep()
+            try? await clock.sleep(for: interval)
         }
     }
 }
