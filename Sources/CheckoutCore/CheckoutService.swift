@@ -84,8 +84,9 @@ package struct CheckoutService: Sendable {
 
     package static let euro = GatewayCurrency.named("eur")!
 
-    /// Moves the buyer's whole payment for an order from the marketplace's settlement account
-    /// (where the gateway settled it, no fee taken) into the escrow account. Returns the
+    /// Moves an order's whole payment from the marketplace's settlement account back into the
+    /// escrow account (a refund the gateway refused after the escrow had returned the money; the
+    /// first hold is the payment's settlement itself, straight into escrow). Returns the
     /// transaction's hash.
     package func hold(_ order: OrderRecord, marketplace: MarketplaceRecord, merchant: MerchantRecord, beforeServing: Bool = false) async throws -> String {
         let stored = try await gateway.payFromSettlement(

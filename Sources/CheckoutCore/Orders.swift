@@ -86,20 +86,12 @@ extension CheckoutService {
             do { _ = try order.machine.paymentSucceeded() } catch { throw CheckoutFailure.state(error) }
             order.paidAt = gateway.now()
             order.gatewayFee = gateway.fees.fee(on: intent.machine.amountReceived, method: intent.machine.paymentMethodType ?? .card)
-            // Marked paid first (the version decides who holds), then the money moves. Until the
-            // hold is recorded the order stays due (a day on), for the janitor and the start-up
-            // recovery.
-            var saved = try await save(order, over: stored, attentionAt: .some(gateway.now() + Self.pendingMoveSeconds))
+            // The gateway settled the payment straight into the escrow account: that settlement is
+            // the hold. Until it is recorded (a settlement a stop interrupted is finished at
+            // start-up) the order stays due a day on, for the janitor.
+            order.holdTransaction = intent.settlement == .settled ? intent.settlementTransaction : nil
+            let saved = try await save(order, over: stored, attentionAt: .some(order.holdTransaction == nil ? gateway.now() + Self.pendingMoveSeconds : nil))
             try await markSold(order, market)
-            do {
-                order.holdTransaction = try await hold(order, marketplace: market.marketplace, merchant: market.merchant)
-            } catch {
-                // The buyer has paid: the order is paid whatever the ledger says now, and the
-                // hold is made later (escrow_pending until then).
-                gateway.logger.error("checkout hold left for the janitor", metadata: ["order.id": "\(order.id)", "error": "\(error)"])
-                return (order, saved)
-            }
-            saved = try await save(order, over: saved, attentionAt: .some(nil))
             return (order, saved)
         case .requiresPaymentMethod, .canceled:
             guard order.machine.status == .paymentPending else { return (order, stored) }
@@ -201,11 +193,14 @@ extension CheckoutService {
         let status = order.machine.status
         switch status {
         case .paid where order.holdTransaction == nil, .shipped where order.holdTransaction == nil:
-            if let found = try await gateway.findOnLedger(memo: "tender escrow hold \(order.id)", account: escrow, reader: reader) {
-                order.holdTransaction = found.hash.hex
-            } else {
-                order.holdTransaction = try await hold(order, marketplace: market.marketplace, merchant: market.merchant, beforeServing: beforeServing)
+            // The hold is the intent's settlement into escrow, which the gateway finishes first.
+            guard let intentID = order.paymentIntent,
+                  let intent = try await gateway.find(PaymentIntentRecord.self, id: intentID, merchant: market.merchant),
+                  intent.settlement == .settled, let settlement = intent.settlementTransaction else {
+                gateway.logger.warning("checkout hold not settled yet", metadata: ["order.id": "\(order.id)"])
+                return
             }
+            order.holdTransaction = settlement
             gateway.logger.notice("checkout hold recovered", metadata: ["order.id": "\(order.id)"])
         case .completed where order.releaseTransaction == nil:
             if let found = try await gateway.findOnLedger(memo: "tender escrow release \(order.id)", account: escrow, reader: reader) {
@@ -325,7 +320,7 @@ extension CheckoutService {
         if intentID == nil {
             let new = NewPaymentIntent(
                 amount: order.totals.total, currency: CheckoutService.euro, paymentMethodTypes: [PaymentMethodType(rawValue: method.rawValue)!],
-                fields: IntentFields(customer: caller.user.customer, metadata: ["order": order.id]), feeAtRelease: true)
+                fields: IntentFields(customer: caller.user.customer, metadata: ["order": order.id]), escrowAccount: caller.marketplace.escrowAccount)
             intentID = try await gateway.createPaymentIntent(new, merchant: merchant, idempotency: nil, base: base).id
         }
         order.paymentIntent = intentID

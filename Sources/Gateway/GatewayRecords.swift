@@ -84,9 +84,10 @@ public struct PaymentIntentRecord: Sendable, Codable, Equatable {
     public var plan: String?
     /// Who may start unplanned payments later (`customer`, `merchant`), as the payment said.
     public var unplanned: [String]?
-    /// A marketplace order's payment: settled whole into the marketplace's account (for its
-    /// escrow), the gateway's fee taken when the escrow releases it.
-    public var feeAtRelease: Bool?
+    /// A marketplace order's payment: settled whole straight into this escrow account (so no
+    /// other payment of the merchant's can take it first); the gateway's fee is taken when the
+    /// escrow releases it.
+    public var escrowAccount: String?
 
     public init(id: String, clientSecret: String, currency: String, created: Int64, machine: PaymentIntentStateMachine, paymentMethodTypes: [PaymentMethodType], metadata: [String: String] = [:]) {
         self.id = id

@@ -51,12 +51,13 @@ package struct NewPaymentIntent: Sendable {
     /// Confirmed in the same request.
     package var confirm: Bool
     package var fields: IntentFields
-    /// A marketplace order's payment: settled whole, its fee taken when the escrow releases it.
-    package var feeAtRelease: Bool
+    /// A marketplace order's payment: settled whole into this escrow account, its fee taken
+    /// when the escrow releases it.
+    package var escrowAccount: String?
 
     package init(
         amount: Int64, currency: GatewayCurrency, paymentMethodTypes: [PaymentMethodType] = [.card], captureMethod: CaptureMethod = .automatic,
-        paymentMethod: String? = nil, confirm: Bool = false, fields: IntentFields = IntentFields(), feeAtRelease: Bool = false
+        paymentMethod: String? = nil, confirm: Bool = false, fields: IntentFields = IntentFields(), escrowAccount: String? = nil
     ) {
         self.amount = amount
         self.currency = currency
@@ -65,7 +66,7 @@ package struct NewPaymentIntent: Sendable {
         self.paymentMethod = paymentMethod
         self.confirm = confirm
         self.fields = fields
-        self.feeAtRelease = feeAtRelease
+        self.escrowAccount = escrowAccount
     }
 }
 
@@ -111,7 +112,7 @@ extension GatewayService {
                 id: id, clientSecret: id + "_secret_" + String(GatewayIDs.make("s", random: random).dropFirst(2)),
                 currency: new.currency.code, created: now(),
                 machine: PaymentIntentStateMachine(amount: new.amount, captureMethod: new.captureMethod), paymentMethodTypes: new.paymentMethodTypes)
-            if new.feeAtRelease { intent.feeAtRelease = true }
+            intent.escrowAccount = new.escrowAccount
             try Self.apply(new.fields, to: &intent)
             var method: PaymentMethodRecord?
             if let methodID = new.paymentMethod {

@@ -23,7 +23,7 @@ extension GatewayService {
             guard intent.settlement == .pending, let merchant = try await store.merchant(id: stored.merchant),
                   let method = intent.machine.paymentMethodType else { continue }
             let amount = intent.machine.amountReceived
-            let paid = settlementFee(intent, amount: amount, method: method) < amount ? try AccountID(merchant.settlementAccount) : feeAccount.accountID
+            let paid = try settlementAccount(intent, amount: amount, method: method, merchant: merchant)
             let found = try await findOnLedger(memo: "tender settlement \(intent.id)", account: paid, reader: reader)
             if let found {
                 intent.settlementTransaction = found.hash.hex
@@ -60,7 +60,7 @@ extension GatewayService {
             let intent = try records.decode(PaymentIntentRecord.self, intentObject)
             let memo = "tender capture \(capture.id)"
             let method = intent.machine.paymentMethodType ?? .card
-            let paid = settlementFee(intent, amount: capture.amount, method: method) < capture.amount ? try AccountID(merchant.settlementAccount) : feeAccount.accountID
+            let paid = try settlementAccount(intent, amount: capture.amount, method: method, merchant: merchant)
             if let found = try await findOnLedger(memo: memo, account: paid, reader: reader) {
                 capture.ledgerTransaction = found.hash.hex
             } else {

@@ -12,17 +12,17 @@ import TenderJSON
 extension GatewayService {
     // MARK: Settlement
 
-    /// Pays a captured amount to the merchant's settlement account from the anchor's issuer of
-    /// its currency, less the fee, which goes to the fee account: one ledger transaction, with a
-    /// memo naming the intent so that the settlement can be found again. Returns once its
-    /// ledger has committed.
+    /// Pays a captured amount to the merchant's settlement account (a marketplace order's: to
+    /// its escrow account, whole) from the anchor's issuer of its currency, less the fee, which
+    /// goes to the fee account: one ledger transaction, with a memo naming the intent so that the
+    /// settlement can be found again. Returns once its ledger has committed.
     package func settle(_ intent: PaymentIntentRecord, amount: Int64, merchant: MerchantRecord, memo memoText: String? = nil, beforeServing: Bool = false) async throws -> String {
         guard let currency = GatewayCurrency.named(intent.currency), let anchorCurrency = anchor.currency(code: currency.assetCode),
               let desk = issuerDesks[anchorCurrency.code], let method = intent.machine.paymentMethodType else {
             throw GatewayError(code: "settlement_impossible", message: "intent \(intent.id) cannot be settled in \(intent.currency)")
         }
         let fee = settlementFee(intent, amount: amount, method: method)
-        let merchantAccount = try AccountID(merchant.settlementAccount)
+        let merchantAccount = try AccountID(intent.escrowAccount ?? merchant.settlementAccount)
         var operations: [StellarBase.Operation] = []
         for (destination, minor) in [(merchantAccount, amount - fee), (feeAccount.accountID, fee)] where minor > 0 {
             operations.append(StellarBase.Operation(.payment(PaymentOperation(
@@ -45,8 +45,14 @@ extension GatewayService {
 
     /// The fee taken when `amount` of `intent` settles: none for a marketplace order's payment
     /// (taken when its escrow releases it), else the schedule's.
+    /// The account a settlement of `amount` of `intent` is found in: where its money went, or
+    /// the fee account when the fee took all of it.
+    package func settlementAccount(_ intent: PaymentIntentRecord, amount: Int64, method: PaymentMethodType, merchant: MerchantRecord) throws -> AccountID {
+        settlementFee(intent, amount: amount, method: method) < amount ? try AccountID(intent.escrowAccount ?? merchant.settlementAccount) : feeAccount.accountID
+    }
+
     package func settlementFee(_ intent: PaymentIntentRecord, amount: Int64, method: PaymentMethodType) -> Int64 {
-        intent.feeAtRelease == true ? 0 : fees.fee(on: amount, method: method)
+        intent.escrowAccount != nil ? 0 : fees.fee(on: amount, method: method)
     }
 
     /// Pays `amount` of a refund back from the merchant's settlement account to the issuer of

@@ -424,7 +424,11 @@ struct CheckoutRoutesTests {
                 return order
             }
             let first = try await sale()
-            #expect(try await Self.euros(client, world.settlement) == 0)
+            #expect(try await Self.euros(client, world.settlement) == 0, "settled straight into escrow")
+            // Nothing the marketplace does with its own balance can take the escrow's money.
+            let payout = try await Self.form(client, "/v1/payouts", key: world.marketplaceKey, "amount=1&currency=eur&destination=\(sellerAccount)")
+            #expect(payout.status == .badRequest && (payout.json["error"] as? [String: Any])?["code"] as? String == "balance_insufficient", "\(payout.json)")
+            #expect(try await Self.euros(client, world.escrow) == 515)
             let cancelled = try await Self.call(client, .post, "/checkout/v1/orders/\(first)/cancel", token: world.buyer)
             #expect(cancelled.status == .ok && cancelled["status"] as? String == "cancelled", "\(cancelled.json)")
             #expect(try await Self.euros(client, world.escrow) == 0)
