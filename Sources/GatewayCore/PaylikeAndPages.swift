@@ -107,6 +107,18 @@ extension GatewayService {
         }
     }
 
+    /// Captures `amount` of an authorization without closing it (Paylike's captures: more may
+    /// follow while some stays capturable), settled on the ledger under the capture's own memo.
+    /// - Throws: ``GatewayFailure``: a state refusal (`amount` more than is capturable).
+    package func capture(_ amount: Int64, of intentID: String, descriptor: String?, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
+        try await failing { () async throws -> PaymentIntentRecord in
+            var (intent, stored) = try await load(PaymentIntentRecord.self, id: intentID, merchant: merchant)
+            do { _ = try intent.machine.capture(amount, final: false) } catch let error as PaymentIntentStateError { throw GatewayFailure.state(error, intent: intent) }
+            intent.trail = (intent.trail ?? []) + [TrailEntry(kind: .capture, amount: amount, created: now(), descriptor: descriptor)]
+            return try await capturePart(amount, of: intent, over: stored, merchant: merchant, base: base)
+        }
+    }
+
     /// An intent of the merchant's, as read, for an action that changes it here.
     package func intent(_ id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> (PaymentIntentRecord, StoredObject) {
         try await failing { try await load(PaymentIntentRecord.self, id: id, merchant: merchant) }

@@ -12,29 +12,33 @@ struct PaylikeMerchantAPI: Sendable {
     let service: GatewayService
     let routes: GatewayRoutes
 
-    func register(on api: RouterGroup<BasicRequestContext>) {
+    func register(on parent: RouterGroup<BasicRequestContext>) {
+        let api = parent.group(context: PaylikeRequestContext.self)
+        api.add(middleware: PaylikeAuthenticator(service: service))
         api.get("transactions/:id") { request, context in
-            let merchant = try await authenticate(request)
+            let merchant = try context.merchant()
             let (intent, _) = try await transaction(try context.parameters.require("id"), merchant)
             return try await answer(intent, merchant, status: .ok)
         }
         api.post("transactions/:id/captures") { request, context in
-            let merchant = try await authenticate(request)
+            let merchant = try context.merchant()
             let fields = try await body(request)
-            var (intent, stored) = try await transaction(try context.parameters.require("id"), merchant)
+            let (intent, _) = try await transaction(try context.parameters.require("id"), merchant)
             let amount = try Self.amount(fields)
             if let code = fields.currency {
                 guard code.uppercased() == intent.currency.uppercased() else {
                     throw PaylikeProblem.invalid("currency", "The currency must be the transaction's, \(intent.currency.uppercased()).")
                 }
             }
-            do throws(PaymentIntentStateError) { _ = try intent.machine.capture(amount, final: false) } catch { throw Self.problem(error) }
-            intent.trail = (intent.trail ?? []) + [TrailEntry(kind: .capture, amount: amount, created: service.now(), descriptor: fields.descriptor)]
-            intent = try await service.capturePart(amount, of: intent, over: stored, merchant: merchant, base: routes.baseURL(request))
-            return try await answer(intent, merchant, status: .created)
+            do {
+                return try await answer(
+                    try await service.capture(amount, of: intent.id, descriptor: fields.descriptor, merchant: merchant, base: request.baseURL), merchant, status: .created)
+            } catch let failure as GatewayFailure where failure.category == .invalidRequest {
+                throw PaylikeProblem.invalid(failure.parameter ?? "amount", failure.message)
+            }
         }
         api.post("transactions/:id/refunds") { request, context in
-            let merchant = try await authenticate(request)
+            let merchant = try context.merchant()
             let fields = try await body(request)
             let id = try context.parameters.require("id")
             _ = try await transaction(id, merchant)
@@ -48,7 +52,7 @@ struct PaylikeMerchantAPI: Sendable {
             return try await answer(try await transaction(id, merchant).0, merchant, status: .created)
         }
         api.post("transactions/:id/voids") { request, context in
-            let merchant = try await authenticate(request)
+            let merchant = try context.merchant()
             let fields = try await body(request)
             let (intent, _) = try await transaction(try context.parameters.require("id"), merchant)
             let amount = try Self.amount(fields)
@@ -59,7 +63,7 @@ struct PaylikeMerchantAPI: Sendable {
             }
         }
         api.get("merchants/:merchant/transactions") { request, context in
-            let merchant = try await authenticate(request)
+            let merchant = try context.merchant()
             guard try context.parameters.require("merchant") == merchant.id else {
                 throw PaylikeProblem(status: .forbidden, code: "FORBIDDEN", message: "This key does not belong to that merchant.")
             }
@@ -84,20 +88,6 @@ struct PaylikeMerchantAPI: Sendable {
             headers[.contentType] = "application/json"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: JSONValue.array(found).compactBytes())))
         }
-    }
-
-    /// The merchant whose secret key is the basic auth password (or user name).
-    func authenticate(_ request: Request) async throws -> MerchantRecord {
-        guard let header = request.headers[.authorization], header.hasPrefix("Basic "),
-              let decoded = Data(base64Encoded: String(header.dropFirst("Basic ".count))), let text = String(data: decoded, encoding: .utf8) else {
-            throw PaylikeProblem(status: .unauthorized, code: "UNAUTHORIZED", message: "Use basic auth with your API key as the password.")
-        }
-        let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-        let key = parts.count == 2 && !parts[1].isEmpty ? parts[1] : parts[0]
-        guard let (merchant, kind) = try await service.merchant(key: key), kind == .secret else {
-            throw PaylikeProblem(status: .unauthorized, code: "UNAUTHORIZED", message: "Unknown API key.")
-        }
-        return merchant
     }
 
     /// What captures, refunds and voids take, strictly typed (JSON's integers only).
@@ -125,10 +115,6 @@ struct PaylikeMerchantAPI: Sendable {
             throw PaylikeProblem.invalid("amount", "amount must be a whole number of minor units, at least 1.")
         }
         return value
-    }
-
-    static func problem(_ error: PaymentIntentStateError) -> PaylikeProblem {
-        PaylikeProblem.invalid(error.parameter ?? "amount", error.message)
     }
 
     /// Whether an intent is a Paylike transaction: something was authorized or captured.
@@ -187,5 +173,44 @@ struct PaylikeMerchantAPI: Sendable {
             return .object(item)
         })))
         return .object(fields)
+    }
+}
+
+/// A request to Paylike's merchant API as its routes see it: the merchant its basic auth names,
+/// read once by ``PaylikeAuthenticator``.
+struct PaylikeRequestContext: ChildRequestContext {
+    typealias ParentContext = BasicRequestContext
+    var coreContext: CoreRequestContextStorage
+    var credential: Result<MerchantRecord, PaylikeProblem> = .failure(PaylikeProblem(status: .unauthorized, code: "UNAUTHORIZED", message: "Use basic auth with your API key as the password."))
+
+    init(context: BasicRequestContext) throws {
+        // The parent's storage as it is: the logger and the path's parameters the router found.
+        coreContext = context.coreContext
+    }
+
+    /// The merchant whose secret key the request presents.
+    /// - Throws: Paylike's 401 `UNAUTHORIZED` for no basic auth or a key that is no merchant's secret key.
+    func merchant() throws -> MerchantRecord { try credential.get() }
+}
+
+/// Reads the basic auth of every request to Paylike's merchant API: the merchant's secret key is
+/// the password (or, as some clients send it, the user name).
+struct PaylikeAuthenticator: RouterMiddleware {
+    typealias Context = PaylikeRequestContext
+    let service: GatewayService
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if let header = request.headers[.authorization], header.hasPrefix("Basic "),
+           let decoded = Data(base64Encoded: String(header.dropFirst("Basic ".count))), let text = String(data: decoded, encoding: .utf8) {
+            let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let key = parts.count == 2 && !parts[1].isEmpty ? parts[1] : parts[0]
+            if let (merchant, kind) = try await service.merchant(key: key), kind == .secret {
+                context.credential = .success(merchant)
+            } else {
+                context.credential = .failure(PaylikeProblem(status: .unauthorized, code: "UNAUTHORIZED", message: "Unknown API key."))
+            }
+        }
+        return try await next(request, context)
     }
 }
