@@ -164,22 +164,30 @@ extension GatewayService {
         }
     }
 
-    /// The intent a customer's page names by its client secret (compared in constant time),
-    /// as read, with its merchant; nil when the secret is no intent's.
+    /// The intent a customer's page names by its client secret, as read, with its merchant; nil
+    /// when the secret is no intent's (nothing tells a wrong secret from a missing intent).
     package func intent(clientSecret secret: String) async throws(GatewayFailure) -> (PaymentIntentRecord, StoredObject, MerchantRecord)? {
         guard secret.utf8.count <= 255, let range = secret.range(of: "_secret_") else { return nil }
-        return try await intent(id: String(secret[..<range.lowerBound]), clientSecret: secret)
+        do {
+            return try await intent(id: String(secret[..<range.lowerBound]), clientSecret: secret)
+        } catch {
+            guard error.category == .invalidRequest else { throw error }
+            return nil
+        }
     }
 
-    /// The intent `id` of any merchant, as read, with its merchant, if `clientSecret` is its own.
-    package func intent(id: String, clientSecret: String) async throws(GatewayFailure) -> (PaymentIntentRecord, StoredObject, MerchantRecord)? {
+    /// The intent `id` of any merchant, as read, with its merchant; nil when there is none.
+    /// - Throws: ``GatewayFailure`` for a client secret that is not the intent's (compared in
+    ///   constant time) or missing.
+    package func intent(id: String, clientSecret: String?) async throws(GatewayFailure) -> (PaymentIntentRecord, StoredObject, MerchantRecord)? {
         guard id.utf8.count <= 255 else { return nil }
-        return try await failing { () async throws -> (PaymentIntentRecord, StoredObject, MerchantRecord)? in
+        let found = try await failing { () async throws -> (PaymentIntentRecord, StoredObject, MerchantRecord)? in
             guard let stored = try await store.object(id: id, kind: .paymentIntent), let merchant = try await store.merchant(id: stored.merchant) else { return nil }
-            let intent = try records.decode(PaymentIntentRecord.self, stored)
-            guard Self.constantTimeEqual(clientSecret, intent.clientSecret) else { return nil }
-            return (intent, stored, merchant)
+            return (try records.decode(PaymentIntentRecord.self, stored), stored, merchant)
         }
+        guard let found else { return nil }
+        try Self.checkClientSecret(clientSecret, of: found.0)
+        return found
     }
 
     // MARK: Merchants and events

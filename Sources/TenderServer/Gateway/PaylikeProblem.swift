@@ -36,7 +36,6 @@ struct PaylikeProblem: Error, Sendable {
         } else {
             self.init(status: failure.httpStatus, code: (failure.code?.rawValue ?? PaylikeCode.requestInvalid.rawValue).uppercased(), message: failure.message)
         }
-        if let parameter = failure.parameter { errors = [parameter] }
     }
 
     static func invalid(_ field: String, _ message: String) -> PaylikeProblem {
