@@ -41,18 +41,62 @@ struct Setup {
     }
 }
 
-/// A transport that holds totals answers until told, to show that a change made meanwhile wins.
+/// A transport that holds a totals request until the test releases it, to show that
+/// changes made meanwhile win: the test waits for that request to arrive, changes the choices,
+/// then lets it go. No waiting on time.
 final class SlowTotals: CheckoutTransport, @unchecked Sendable {
     let inner = URLSessionCheckoutTransport()
     let lock = NSLock()
     var totalsSent = 0
+    private var released = true
+    private var held: CheckedContinuation<Void, Never>?
+    private var arrival: CheckedContinuation<Void, Never>?
 
     func send(_ method: String, _ url: URL, body: Data?, token: String) async throws -> (status: Int, body: Data) {
         if url.path.hasSuffix("/totals") {
-            lock.withLock { totalsSent += 1 }
-            try await Task.sleep(for: .milliseconds(150))
+            let hold = lock.withLock { () -> Bool in
+                totalsSent += 1
+                return !released
+            }
+            if hold {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let waiting = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+                        held = continuation
+                        defer { arrival = nil }
+                        return arrival
+                    }
+                    waiting?.resume()
+                }
+            }
         }
         return try await inner.send(method, url, body: body, token: token)
+    }
+
+    /// Holds the next totals request (and those after it) until ``release()``.
+    func holdNext() {
+        lock.withLock { released = false }
+    }
+
+    /// Returns once a totals request is held.
+    func heldRequest() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = lock.withLock { () -> Bool in
+                if held != nil { return true }
+                arrival = continuation
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Lets the held request go, and every later one through.
+    func release() {
+        let waiting = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            released = true
+            defer { held = nil }
+            return held
+        }
+        waiting?.resume()
     }
 }
 
@@ -161,12 +205,14 @@ struct CheckoutKitTests {
                 let racing = CheckoutScreenModel(client: eveClient, bidID: desk.id)
                 await racing.load()
                 let before = slow.lock.withLock { slow.totalsSent }
+                slow.holdNext()
                 async let first: Void = racing.chooseDelivery("standard")
-                try await Task.sleep(for: .milliseconds(40))
-                async let second: Void = racing.chooseDelivery("registered")
-                try await Task.sleep(for: .milliseconds(40))
-                async let third: Void = racing.choosePaymentMethod("bancontact")
-                _ = await (first, second, third)
+                // While the first totals request is out, two more changes: neither sends one.
+                await slow.heldRequest()
+                await racing.chooseDelivery("registered")
+                await racing.choosePaymentMethod("bancontact")
+                slow.release()
+                await first
                 do { let state = await racing.state; #expect(state.totals?.delivery == "registered" && state.totals?.payment_method == "bancontact" && state.totals?.total == 11_044) }
                 #expect(slow.lock.withLock { slow.totalsSent } - before == 2, "the first, then once more for the latest choices")
             }
