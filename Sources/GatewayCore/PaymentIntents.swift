@@ -113,6 +113,7 @@ extension GatewayService {
                 currency: new.currency.code, created: now(),
                 machine: PaymentIntentStateMachine(amount: new.amount, captureMethod: new.captureMethod), paymentMethodTypes: new.paymentMethodTypes)
             intent.escrowAccount = new.escrowAccount
+            try await checkCustomer(new.fields, merchant: merchant)
             try Self.apply(new.fields, to: &intent)
             var method: PaymentMethodRecord?
             if let methodID = new.paymentMethod {
@@ -153,6 +154,7 @@ extension GatewayService {
                 }
                 do { try intent.machine.update(amount: amount) } catch let error as PaymentIntentStateError { throw GatewayFailure.state(error, intent: intent) }
             }
+            try await checkCustomer(fields, merchant: merchant)
             try Self.apply(fields, to: &intent)
             if let paymentMethod { try await attach(paymentMethod, to: &intent, merchant) }
             _ = try await save(intent, over: stored)
@@ -233,6 +235,16 @@ extension GatewayService {
             throw GatewayFailure.state(error)
         }
         return method
+    }
+
+    /// The customer a create or update names, which must be one of the merchant's.
+    /// - Throws: ``GatewayFailure`` `resource_missing` naming `customer`: a wrong request (400,
+    ///   as Stripe answers a parameter naming nothing), not a missing resource of the path.
+    func checkCustomer(_ fields: IntentFields, merchant: MerchantRecord) async throws {
+        guard let customer = fields.customer, !customer.isEmpty else { return }
+        guard try await find(CustomerRecord.self, id: customer, merchant: merchant) != nil else {
+            throw GatewayFailure.invalid("customer", "No such customer: '\(customer.prefix(100))'", code: .resourceMissing)
+        }
     }
 
     /// Applies the fields any create or update may set.

@@ -223,6 +223,37 @@ struct GatewayRoutesTests {
         }
     }
 
+    /// Stripe's own answers where Tender's differed (issue 26's defects): an unknown parameter is
+    /// `parameter_unknown`, on a retrieve as on a list or a create; a customer that does not
+    /// exist is 400 `resource_missing` naming `customer`, and the intent is not made.
+    @Test func unknownParametersAndMissingCustomersAsStripeAnswersThem() async throws {
+        let directory = temporary.file("stripe-codes")
+        let app = try await buildApplication(TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero))
+        try await app.test(.router) { client in
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let key = try await Self.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=A").json["secret_key"] as! String
+            func error(_ answer: Answer) -> [String: Any] { answer.json["error"] as? [String: Any] ?? [:] }
+            let made = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur&colour=red")
+            #expect(made.status == .badRequest && error(made)["code"] as? String == "parameter_unknown" && error(made)["param"] as? String == "colour")
+            let intent = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur").json
+            let id = try #require(intent["id"] as? String)
+            for uri in ["/v1/payment_intents/\(id)?colour=red", "/v1/payment_intents?colour=red", "/v1/customers/cus_x?expand=x"] {
+                let answer = try await Self.call(client, .get, uri, key: key)
+                #expect(answer.status == .badRequest && error(answer)["code"] as? String == "parameter_unknown", "\(uri): \(answer.json)")
+            }
+            #expect(try await Self.call(client, .get, "/v1/payment_intents/\(id)", key: key).status == .ok)
+            let before = (try await Self.call(client, .get, "/v1/payment_intents", key: key).json["data"] as? [Any])?.count
+            let nobody = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur&customer=cus_doesnotexist")
+            #expect(nobody.status == .badRequest && error(nobody)["code"] as? String == "resource_missing" && error(nobody)["param"] as? String == "customer", "\(nobody.json)")
+            #expect((try await Self.call(client, .get, "/v1/payment_intents", key: key).json["data"] as? [Any])?.count == before, "nothing made")
+            let updated = try await Self.call(client, .post, "/v1/payment_intents/\(id)", key: key, body: "customer=cus_doesnotexist")
+            #expect(updated.status == .badRequest && error(updated)["param"] as? String == "customer")
+            let customer = try #require(try await Self.call(client, .post, "/v1/customers", key: key, body: "name=Ada").json["id"] as? String)
+            let known = try await Self.call(client, .post, "/v1/payment_intents", key: key, body: "amount=1000&currency=eur&customer=\(customer)")
+            #expect(known.status == .ok && known.json["customer"] as? String == customer)
+        }
+    }
+
     @Test func keysAndOtherMerchantsData() async throws {
         let directory = temporary.file("keys")
         let configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)

@@ -136,6 +136,7 @@ struct GatewayRoutes: Sendable {
         v1.get("payment_intents/:id") { request, context in
             let (merchant, kind) = try context.merchant(allowPublishable: true)
             let form = try StripeForm(body: request.uri.query ?? "")
+            try form.refuseUnknown(["client_secret"])
             let intent = try await service.retrieve(PaymentIntentRecord.self, id: try context.parameters.require("id"), merchant: merchant)
             if kind == .publishable { try GatewayService.checkClientSecret(try form.string("client_secret", maxLength: 255), of: intent) }
             return json(intentJSON(intent, request))
@@ -205,6 +206,8 @@ struct GatewayRoutes: Sendable {
     /// `GET .../{id}`: one of the merchant's records (a secret key only).
     func retrieve<Record: StoredRecord>(_ request: Request, _ context: GatewayRequestContext, _ type: Record.Type, render: (Record) -> JSONValue) async throws -> Response {
         let merchant = try context.merchant(allowPublishable: false).0
+        // A retrieve takes no parameters: an unknown one is refused, as a list's are.
+        try StripeForm(body: request.uri.query ?? "").refuseUnknown([])
         return json(render(try await service.retrieve(type, id: try context.parameters.require("id"), merchant: merchant)))
     }
 

@@ -182,10 +182,11 @@ struct StripeForm: Sendable {
         (try metadata() ?? [:]).compactMapValues { $0 }
     }
 
-    /// Every parameter name outside `known` is refused, as Stripe refuses unknown parameters.
+    /// Every parameter name outside `known` is refused, as Stripe refuses unknown parameters
+    /// (`parameter_unknown`).
     func refuseUnknown(_ known: Set<String>) throws(StripeError) {
         if let unknown = root.keys.sorted().first(where: { !known.contains($0) }) {
-            throw .invalid(unknown, "Received unknown parameter: \(unknown.prefix(100))")
+            throw .invalid(unknown, "Received unknown parameter: \(unknown.prefix(100))", code: "parameter_unknown")
         }
     }
 }
