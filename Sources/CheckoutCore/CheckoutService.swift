@@ -56,7 +56,7 @@ package struct CheckoutService: Sendable {
             id: merchant.record.id, name: name, charges: charges, escrowAccount: escrow.address,
             sealedEscrowSeed: escrow.sealedSeed, orderExpirySeconds: orderExpirySeconds,
             releaseAfterSeconds: releaseAfterSeconds, created: gateway.now())
-        try await gateway.insert(record, id: record.id, merchant: merchant.record)
+        try await gateway.insert(record, id: RecordID(record.id), merchant: merchant.record)
         return NewMarketplace(record: record, merchant: merchant)
     }
 

@@ -97,9 +97,9 @@ extension CheckoutService {
         let customer = try await gateway.createCustomer(NewCustomer(name: name), merchant: market.merchant)
         var user = CheckoutUserRecord(
             id: GatewayIDs.make("usr", random: gateway.random, length: 16), name: name,
-            business: business, addresses: checked, customer: customer.id, created: gateway.now())
+            business: business, addresses: checked, customer: customer.id.rawValue, created: gateway.now())
         (user.account, user.sealedSeed) = try await createLedgerAccount()
-        try await gateway.insert(user, id: user.id, merchant: market.merchant)
+        try await gateway.insert(user, id: RecordID(user.id), merchant: market.merchant)
         return (user, try await token(for: user, marketplace: market.marketplace))
     }
 
@@ -119,7 +119,7 @@ extension CheckoutService {
             id: GatewayIDs.make("lst", random: gateway.random, length: 16), seller: caller.user.id, title: try Self.text(new.title, "title"),
             price: try Self.amount(new.price, "price"), currency: "eur", buyNow: new.buyNow, pickup: new.pickup,
             delivery: methods, country: new.country, created: gateway.now())
-        try await gateway.insert(listing, id: listing.id, merchant: caller.merchant, customer: caller.user.id)
+        try await gateway.insert(listing, id: RecordID(listing.id), merchant: caller.merchant, customer: caller.user.id)
         return listing
     }
 
@@ -149,7 +149,7 @@ extension CheckoutService {
         let bid = BidRecord(
             id: GatewayIDs.make("bid", random: gateway.random, length: 16), listing: listing.id, buyer: caller.user.id, seller: listing.seller,
             amount: amount, currency: listing.currency, machine: BidMachine(buyNow: false), created: gateway.now())
-        try await gateway.insert(bid, id: bid.id, merchant: caller.merchant, customer: listing.id)
+        try await gateway.insert(bid, id: RecordID(bid.id), merchant: caller.merchant, customer: listing.id)
         return bid
     }
 

@@ -74,7 +74,7 @@ extension CheckoutService {
     /// failure or a bank page left, or unchanged while the buyer may still come back.
     package func sync(_ order: OrderRecord, _ stored: StoredObject, _ market: Market) async throws -> (OrderRecord, StoredObject) {
         guard order.machine.isPayable, let intentID = order.paymentIntent else { return (order, stored) }
-        let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: intentID, merchant: market.merchant)
+        let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: PaymentIntentID(intentID), merchant: market.merchant)
         var order = order
         switch intent.machine.status {
         case .succeeded:
@@ -195,7 +195,7 @@ extension CheckoutService {
         case .paid where order.holdTransaction == nil, .shipped where order.holdTransaction == nil:
             // The hold is the intent's settlement into escrow, which the gateway finishes first.
             guard let intentID = order.paymentIntent,
-                  let intent = try await gateway.find(PaymentIntentRecord.self, id: intentID, merchant: market.merchant),
+                  let intent = try await gateway.find(PaymentIntentRecord.self, id: PaymentIntentID(intentID), merchant: market.merchant),
                   intent.settlement == .settled, let settlement = intent.settlementTransaction else {
                 gateway.logger.warning("checkout hold not settled yet", metadata: ["order.id": "\(order.id)"])
                 return
@@ -222,7 +222,7 @@ extension CheckoutService {
     /// - Returns: false when the intent was paid (or is being paid) instead.
     package func cancelOutstandingIntent(_ order: OrderRecord, _ market: Market, base: String) async throws -> Bool {
         guard let intentID = order.paymentIntent else { return true }
-        var (intent, intentObject) = try await gateway.load(PaymentIntentRecord.self, id: intentID, merchant: market.merchant)
+        var (intent, intentObject) = try await gateway.load(PaymentIntentRecord.self, id: PaymentIntentID(intentID), merchant: market.merchant)
         switch intent.machine.status {
         case .requiresPaymentMethod, .requiresConfirmation, .requiresAction:
             let action = try intent.machine.cancel(.abandoned)
@@ -294,11 +294,11 @@ extension CheckoutService {
         let merchant = caller.merchant
         let method = order.machine.paymentMethod
         // The payment method: the buyer's saved card, or the bank's.
-        let paymentMethodID: String
+        let paymentMethodID: PaymentMethodID
         if method == .card {
             guard let card else { throw CheckoutFailure.invalid("card_missing", "Paying by card needs one of the buyer's saved cards (card: pm_...).") }
-            let (saved, _) = try await gateway.load(PaymentMethodRecord.self, id: card, merchant: merchant)
-            guard saved.customer == caller.user.customer, saved.type == .card else { throw CheckoutFailure.notFound("card") }
+            let (saved, _) = try await gateway.load(PaymentMethodRecord.self, id: PaymentMethodID(card), merchant: merchant)
+            guard saved.customer?.rawValue == caller.user.customer, saved.type == .card else { throw CheckoutFailure.notFound("card") }
             paymentMethodID = saved.id
         } else {
             paymentMethodID = try await gateway.createPaymentMethod(NewPaymentMethod(type: PaymentMethodType(rawValue: method.rawValue)!), merchant: merchant).id
@@ -307,7 +307,7 @@ extension CheckoutService {
         // one canceled, so it can never be paid as well).
         var intentID: String?
         if let last = order.paymentIntent {
-            let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: last, merchant: merchant)
+            let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: PaymentIntentID(last), merchant: merchant)
             let reusable = intent.machine.amount == order.totals.total && intent.paymentMethodTypes.contains(PaymentMethodType(rawValue: method.rawValue)!)
                 && (intent.machine.status == .requiresPaymentMethod || intent.machine.status == .requiresConfirmation)
             if reusable {
@@ -320,8 +320,8 @@ extension CheckoutService {
         if intentID == nil {
             let new = NewPaymentIntent(
                 amount: order.totals.total, currency: CheckoutService.euro, paymentMethodTypes: [PaymentMethodType(rawValue: method.rawValue)!],
-                fields: IntentFields(customer: caller.user.customer, metadata: ["order": order.id]), escrowAccount: caller.marketplace.escrowAccount)
-            intentID = try await gateway.createPaymentIntent(new, merchant: merchant, idempotency: nil, base: base).id
+                fields: IntentFields(customer: CustomerID(caller.user.customer), metadata: ["order": order.id]), escrowAccount: caller.marketplace.escrowAccount)
+            intentID = try await gateway.createPaymentIntent(new, merchant: merchant, idempotency: nil, base: base).id.rawValue
         }
         order.paymentIntent = intentID
         do { try order.machine.paymentStarted() } catch { throw CheckoutFailure.state(error) }
@@ -329,14 +329,14 @@ extension CheckoutService {
         var declined: String?
         do {
             _ = try await gateway.confirmPaymentIntent(
-                intentID!, IntentConfirmation(paymentMethod: paymentMethodID, returnURL: returnURL), merchant: merchant, key: .secret, base: base)
+                PaymentIntentID(intentID!), IntentConfirmation(paymentMethod: paymentMethodID, returnURL: returnURL), merchant: merchant, key: .secret, base: base)
         } catch {
             // A decline leaves the order payable; any other failure is the request's.
             guard error.category == .card else { throw error }
             declined = error.message
         }
         (order, stored) = try await sync(order, stored, caller.market)
-        let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: intentID!, merchant: merchant)
+        let (intent, _) = try await gateway.load(PaymentIntentRecord.self, id: PaymentIntentID(intentID!), merchant: merchant)
         let redirect = intent.machine.status == .requiresAction ? GatewayObjects.actionPage(intent, base: base) : nil
         return (order, redirect, declined)
     }
@@ -381,7 +381,7 @@ extension CheckoutService {
         let gateway = self.gateway
         return { intentID, amount, refundID, order, merchant in
             _ = try await gateway.refund(
-                NewRefund(paymentIntent: intentID, amount: amount, reason: "requested_by_customer", metadata: ["order": order]), id: refundID, merchant: merchant)
+                NewRefund(paymentIntent: PaymentIntentID(intentID), amount: amount, reason: "requested_by_customer", metadata: ["order": order]), id: RefundID(refundID), merchant: merchant)
         }
     }
 

@@ -23,16 +23,16 @@ public struct PaymentMethodRecord: Sendable, Codable, Equatable {
         }
     }
 
-    public let id: String
+    public let id: PaymentMethodID
     public let type: PaymentMethodType
     public let created: Int64
     public var card: Card?
     /// The iDEAL bank chosen, if any.
     public var bank: String?
-    public var customer: String?
+    public var customer: CustomerID?
     public var metadata: [String: String]
 
-    public init(id: String, type: PaymentMethodType, created: Int64, card: Card? = nil, bank: String? = nil, customer: String? = nil, metadata: [String: String] = [:]) {
+    public init(id: PaymentMethodID, type: PaymentMethodType, created: Int64, card: Card? = nil, bank: String? = nil, customer: CustomerID? = nil, metadata: [String: String] = [:]) {
         self.id = id
         self.type = type
         self.created = created
@@ -53,13 +53,13 @@ public enum SettlementState: String, Sendable, Codable {
 
 /// A payment intent as stored: the state machine and everything else Stripe's object shows.
 public struct PaymentIntentRecord: Sendable, Codable, Equatable {
-    public let id: String
+    public let id: PaymentIntentID
     public let clientSecret: String
     public let currency: String
     public let created: Int64
     public var machine: PaymentIntentStateMachine
     public var paymentMethodTypes: [PaymentMethodType]
-    public var customer: String?
+    public var customer: CustomerID?
     public var description: String?
     public var statementDescriptor: String?
     public var returnURL: String?
@@ -89,7 +89,7 @@ public struct PaymentIntentRecord: Sendable, Codable, Equatable {
     /// escrow releases it.
     public var escrowAccount: String?
 
-    public init(id: String, clientSecret: String, currency: String, created: Int64, machine: PaymentIntentStateMachine, paymentMethodTypes: [PaymentMethodType], metadata: [String: String] = [:]) {
+    public init(id: PaymentIntentID, clientSecret: String, currency: String, created: Int64, machine: PaymentIntentStateMachine, paymentMethodTypes: [PaymentMethodType], metadata: [String: String] = [:]) {
         self.id = id
         self.clientSecret = clientSecret
         self.currency = currency
@@ -102,14 +102,14 @@ public struct PaymentIntentRecord: Sendable, Codable, Equatable {
 
 /// A customer of a merchant, whose saved cards are payment methods attached to it.
 public struct CustomerRecord: Sendable, Codable, Equatable {
-    public let id: String
+    public let id: CustomerID
     public let created: Int64
     public var email: String?
     public var name: String?
     public var description: String?
     public var metadata: [String: String]
 
-    public init(id: String, created: Int64, email: String? = nil, name: String? = nil, description: String? = nil, metadata: [String: String] = [:]) {
+    public init(id: CustomerID, created: Int64, email: String? = nil, name: String? = nil, description: String? = nil, metadata: [String: String] = [:]) {
         self.id = id
         self.created = created
         self.email = email
@@ -129,8 +129,8 @@ public struct RefundRecord: Sendable, Codable, Equatable {
         case failed
     }
 
-    public let id: String
-    public let paymentIntent: String
+    public let id: RefundID
+    public let paymentIntent: PaymentIntentID
     public let amount: Int64
     public let currency: String
     public let created: Int64
@@ -141,7 +141,7 @@ public struct RefundRecord: Sendable, Codable, Equatable {
     /// The ledger transaction that paid it back (hex).
     public var ledgerTransaction: String?
 
-    public init(id: String, paymentIntent: String, amount: Int64, currency: String, created: Int64, status: Status, reason: String? = nil, metadata: [String: String] = [:]) {
+    public init(id: RefundID, paymentIntent: PaymentIntentID, amount: Int64, currency: String, created: Int64, status: Status, reason: String? = nil, metadata: [String: String] = [:]) {
         self.id = id
         self.paymentIntent = paymentIntent
         self.amount = amount
@@ -155,7 +155,7 @@ public struct RefundRecord: Sendable, Codable, Equatable {
 
 /// A payout of the merchant's balance to its own Stellar address.
 public struct PayoutRecord: Sendable, Codable, Equatable {
-    public let id: String
+    public let id: PayoutID
     public let amount: Int64
     public let currency: String
     /// The Stellar address (G...) paid.
@@ -164,7 +164,7 @@ public struct PayoutRecord: Sendable, Codable, Equatable {
     public let ledgerTransaction: String
     public var metadata: [String: String]
 
-    public init(id: String, amount: Int64, currency: String, destination: String, created: Int64, ledgerTransaction: String, metadata: [String: String] = [:]) {
+    public init(id: PayoutID, amount: Int64, currency: String, destination: String, created: Int64, ledgerTransaction: String, metadata: [String: String] = [:]) {
         self.id = id
         self.amount = amount
         self.currency = currency
@@ -195,8 +195,8 @@ public struct TrailEntry: Sendable, Codable, Equatable {
 /// own, with its own memo, so that each is found again or made once after a stop.
 public struct CaptureRecord: Sendable, Codable, Equatable {
     public enum Status: String, Sendable, Codable { case pending, succeeded }
-    public let id: String
-    public let paymentIntent: String
+    public let id: CaptureID
+    public let paymentIntent: PaymentIntentID
     public let amount: Int64
     public let currency: String
     public let created: Int64
@@ -204,7 +204,7 @@ public struct CaptureRecord: Sendable, Codable, Equatable {
     /// The ledger transaction that settled it (hex).
     public var ledgerTransaction: String?
 
-    public init(id: String, paymentIntent: String, amount: Int64, currency: String, created: Int64, status: Status) {
+    public init(id: CaptureID, paymentIntent: PaymentIntentID, amount: Int64, currency: String, created: Int64, status: Status) {
         self.id = id
         self.paymentIntent = paymentIntent
         self.amount = amount
@@ -243,7 +243,7 @@ public struct PageTheme: Sendable, Codable, Equatable {
 
 /// A payment link: a page anyone with the URL can pay, each payment an intent of the merchant.
 public struct PaymentLinkRecord: Sendable, Codable, Equatable {
-    public let id: String
+    public let id: PaymentLinkID
     public let created: Int64
     public let amount: Int64
     public let currency: String
@@ -252,7 +252,7 @@ public struct PaymentLinkRecord: Sendable, Codable, Equatable {
     public var metadata: [String: String]
     public var active: Bool
 
-    public init(id: String, created: Int64, amount: Int64, currency: String, description: String?, theme: PageTheme, metadata: [String: String] = [:], active: Bool = true) {
+    public init(id: PaymentLinkID, created: Int64, amount: Int64, currency: String, description: String?, theme: PageTheme, metadata: [String: String] = [:], active: Bool = true) {
         self.id = id
         self.created = created
         self.amount = amount

@@ -14,14 +14,14 @@ public enum GatewayEventType: String, Sendable, Codable, CaseIterable {
 /// A webhook endpoint of a merchant: where events are POSTed, which ones, and its signing
 /// secret, sealed under the server's key (it must be read back to sign).
 public struct WebhookEndpointRecord: Sendable, Codable, Equatable {
-    public let id: String
+    public let id: WebhookEndpointID
     public let url: String
     /// Event types, or `*` for all.
     public let enabledEvents: [String]
     public let created: Int64
     public let sealedSecret: [UInt8]
 
-    public init(id: String, url: String, enabledEvents: [String], created: Int64, sealedSecret: [UInt8]) {
+    public init(id: WebhookEndpointID, url: String, enabledEvents: [String], created: Int64, sealedSecret: [UInt8]) {
         self.id = id
         self.url = url
         self.enabledEvents = enabledEvents

@@ -26,7 +26,7 @@ extension GatewayService {
             ("request", .object([("id", .null), ("idempotency_key", .null)])), ("type", .string(type.rawValue)),
         ])
         let deliveries = endpoints.map { endpoint in
-            WebhookDelivery(id: GatewayIDs.make("whd", random: random), merchant: merchant.id, event: id, endpoint: endpoint.id, nextAttemptAt: created)
+            WebhookDelivery(id: GatewayIDs.make("whd", random: random), merchant: merchant.id, event: id, endpoint: endpoint.id.rawValue, nextAttemptAt: created)
         }
         return StoredEvent(object: StoredObject(id: id, merchant: merchant.id, kind: .event, created: created, body: event.compactBytes()), deliveries: deliveries)
     }

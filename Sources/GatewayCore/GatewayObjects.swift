@@ -12,8 +12,8 @@ package enum GatewayObjects {
 
     package static func paymentMethod(_ method: PaymentMethodRecord) -> JSONValue {
         var fields: [(String, JSONValue)] = [
-            ("id", .string(method.id)), ("object", "payment_method"), ("type", .string(method.type.rawValue)),
-            ("created", .number(method.created)), ("customer", optional(method.customer)), ("livemode", false),
+            ("id", .string(method.id.rawValue)), ("object", "payment_method"), ("type", .string(method.type.rawValue)),
+            ("created", .number(method.created)), ("customer", optional(method.customer?.rawValue)), ("livemode", false),
             ("metadata", metadata(method.metadata)),
             ("billing_details", .object([("address", .null), ("email", .null), ("name", .null), ("phone", .null)])),
         ]
@@ -64,13 +64,13 @@ package enum GatewayObjects {
             lastError = .object(fields)
         }
         return .object([
-            ("id", .string(intent.id)), ("object", "payment_intent"),
+            ("id", .string(intent.id.rawValue)), ("object", "payment_intent"),
             ("amount", .number(machine.amount)), ("amount_capturable", .number(machine.amountCapturable)),
             ("amount_received", .number(machine.amountReceived)),
             ("canceled_at", optional(intent.canceledAt)), ("cancellation_reason", optional(machine.cancellationReason?.rawValue)),
             ("capture_method", .string(machine.captureMethod.rawValue)), ("client_secret", .string(intent.clientSecret)),
             ("confirmation_method", "automatic"), ("created", .number(intent.created)), ("currency", .string(intent.currency)),
-            ("customer", optional(intent.customer)), ("description", optional(intent.description)),
+            ("customer", optional(intent.customer?.rawValue)), ("description", optional(intent.description)),
             ("last_payment_error", lastError), ("latest_charge", .null), ("livemode", false),
             ("metadata", metadata(intent.metadata)), ("next_action", nextAction),
             ("payment_method", optional(machine.paymentMethod)),
@@ -82,7 +82,7 @@ package enum GatewayObjects {
 
     package static func customer(_ customer: CustomerRecord) -> JSONValue {
         .object([
-            ("id", .string(customer.id)), ("object", "customer"), ("created", .number(customer.created)),
+            ("id", .string(customer.id.rawValue)), ("object", "customer"), ("created", .number(customer.created)),
             ("email", optional(customer.email)), ("name", optional(customer.name)), ("description", optional(customer.description)),
             ("livemode", false), ("metadata", metadata(customer.metadata)),
         ])
@@ -90,8 +90,8 @@ package enum GatewayObjects {
 
     package static func refund(_ refund: RefundRecord) -> JSONValue {
         .object([
-            ("id", .string(refund.id)), ("object", "refund"), ("amount", .number(refund.amount)), ("currency", .string(refund.currency)),
-            ("created", .number(refund.created)), ("payment_intent", .string(refund.paymentIntent)), ("status", .string(refund.status.rawValue)),
+            ("id", .string(refund.id.rawValue)), ("object", "refund"), ("amount", .number(refund.amount)), ("currency", .string(refund.currency)),
+            ("created", .number(refund.created)), ("payment_intent", .string(refund.paymentIntent.rawValue)), ("status", .string(refund.status.rawValue)),
             ("reason", optional(refund.reason)), ("failure_reason", optional(refund.failureReason)), ("metadata", metadata(refund.metadata)),
             ("charge", .null),
         ])
@@ -102,10 +102,10 @@ package enum GatewayObjects {
     package static func charge(_ intent: PaymentIntentRecord) -> JSONValue {
         let machine = intent.machine
         return .object([
-            ("id", .string("ch_" + intent.id.dropFirst(3))), ("object", "charge"), ("amount", .number(machine.amount)),
+            ("id", .string("ch_" + intent.id.rawValue.dropFirst(3))), ("object", "charge"), ("amount", .number(machine.amount)),
             ("amount_captured", .number(machine.amountReceived)), ("amount_refunded", .number(machine.amountRefunded)),
             ("captured", .bool(machine.amountReceived > 0)), ("currency", .string(intent.currency)), ("created", .number(intent.created)),
-            ("livemode", false), ("paid", .bool(machine.amountReceived > 0)), ("payment_intent", .string(intent.id)),
+            ("livemode", false), ("paid", .bool(machine.amountReceived > 0)), ("payment_intent", .string(intent.id.rawValue)),
             ("payment_method", optional(machine.paymentMethod)), ("refunded", .bool(machine.amountRefunded == machine.amountReceived && machine.amountReceived > 0)),
             ("status", "succeeded"),
         ])
@@ -113,7 +113,7 @@ package enum GatewayObjects {
 
     package static func webhookEndpoint(_ endpoint: WebhookEndpointRecord, secret: String?) -> JSONValue {
         var fields: [(String, JSONValue)] = [
-            ("id", .string(endpoint.id)), ("object", "webhook_endpoint"), ("url", .string(endpoint.url)),
+            ("id", .string(endpoint.id.rawValue)), ("object", "webhook_endpoint"), ("url", .string(endpoint.url)),
             ("enabled_events", .array(endpoint.enabledEvents.map(JSONValue.string))), ("created", .number(endpoint.created)),
             ("livemode", false), ("status", "enabled"), ("api_version", "2024-06-20"),
         ]
@@ -123,7 +123,7 @@ package enum GatewayObjects {
 
     package static func payout(_ payout: PayoutRecord) -> JSONValue {
         .object([
-            ("id", .string(payout.id)), ("object", "payout"), ("amount", .number(payout.amount)), ("currency", .string(payout.currency)),
+            ("id", .string(payout.id.rawValue)), ("object", "payout"), ("amount", .number(payout.amount)), ("currency", .string(payout.currency)),
             ("arrival_date", .number(payout.created)), ("created", .number(payout.created)), ("destination", .string(payout.destination)),
             ("method", "instant"), ("status", "paid"), ("type", "stellar"), ("livemode", false), ("metadata", metadata(payout.metadata)),
             ("balance_transaction", .string(payout.ledgerTransaction)),

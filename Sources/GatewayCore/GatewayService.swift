@@ -151,17 +151,17 @@ package struct GatewayService: Sendable {
 
     /// The merchant's record `id` of its type's kind, as read.
     /// - Throws: ``GatewayFailure`` `resource_missing` (naming `parameter`) when there is none.
-    package func load<Record: StoredRecord>(_ type: Record.Type, id: String, merchant: MerchantRecord, parameter: String = "id") async throws -> (Record, StoredObject) {
-        guard id.utf8.count <= 255, let stored = try await store.object(id: id, kind: Record.kind, merchant: merchant.id) else {
-            throw GatewayFailure.notFound(Record.kind.rawValue, id, parameter: parameter)
+    package func load<Record: StoredRecord>(_ type: Record.Type, id: RecordID<Record>, merchant: MerchantRecord, parameter: String = "id") async throws -> (Record, StoredObject) {
+        guard id.rawValue.utf8.count <= 255, let stored = try await store.object(id: id.rawValue, kind: Record.kind, merchant: merchant.id) else {
+            throw GatewayFailure.notFound(Record.kind.rawValue, id.rawValue, parameter: parameter)
         }
         return (try records.decode(Record.self, stored), stored)
     }
 
     /// Stores a new object; returns it as stored (version 0), for an update that follows.
     @discardableResult
-    package func insert<Record: StoredRecord>(_ record: Record, id: String, merchant: MerchantRecord, customer: String? = nil) async throws -> StoredObject {
-        let object = StoredObject(id: id, merchant: merchant.id, kind: Record.kind, customer: customer, created: now(), body: Array(try Self.encoder.encode(record)))
+    package func insert<Record: StoredRecord>(_ record: Record, id: RecordID<Record>, merchant: MerchantRecord, customer: String? = nil) async throws -> StoredObject {
+        let object = StoredObject(id: id.rawValue, merchant: merchant.id, kind: Record.kind, customer: customer, created: now(), body: Array(try Self.encoder.encode(record)))
         try await store.insert(object)
         return object
     }

@@ -81,7 +81,7 @@ extension GatewayService {
         var updated = stored
         updated.body = Array(try Self.encoder.encode(intent))
         let record = StoredObject(
-            id: refund.id, merchant: merchant.id, kind: .refund, created: refund.created,
+            id: refund.id.rawValue, merchant: merchant.id, kind: .refund, created: refund.created,
             body: Array(try Self.encoder.encode(refund)), attentionAt: now() + 86_400)
         guard try await store.update(updated, inserting: record) else {
             throw GatewayFailure.changedMeanwhile
@@ -113,13 +113,13 @@ extension GatewayService {
     /// - Throws: ``GatewayFailure`` `lock_timeout` when the intent changed meanwhile.
     package func capturePart(_ amount: Int64, of intent: PaymentIntentRecord, over stored: StoredObject, merchant: MerchantRecord, base: String) async throws -> PaymentIntentRecord {
         var capture = CaptureRecord(
-            id: GatewayIDs.make("cap", random: random), paymentIntent: intent.id, amount: amount, currency: intent.currency,
+            id: CaptureID(GatewayIDs.make("cap", random: random)), paymentIntent: intent.id, amount: amount, currency: intent.currency,
             created: now(), status: .pending)
         var updated = stored
         updated.body = Array(try Self.encoder.encode(intent))
         updated.attentionAt = attentionTime(intent)
         let record = StoredObject(
-            id: capture.id, merchant: merchant.id, kind: .capture, created: capture.created,
+            id: capture.id.rawValue, merchant: merchant.id, kind: .capture, created: capture.created,
             body: Array(try Self.encoder.encode(capture)), attentionAt: now() + 86_400)
         guard try await store.update(updated, inserting: record) else {
             throw GatewayFailure.changedMeanwhile

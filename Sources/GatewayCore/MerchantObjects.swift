@@ -65,7 +65,7 @@ extension GatewayService {
     ///   (its parameter named `card[...]`), `parameter_missing` for a card without details.
     package func createPaymentMethod(_ new: NewPaymentMethod, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentMethodRecord {
         try await failing { () async throws -> PaymentMethodRecord in
-            let id = GatewayIDs.make("pm", random: random)
+            let id = PaymentMethodID(GatewayIDs.make("pm", random: random))
             var record = PaymentMethodRecord(id: id, type: new.type, created: now())
             record.metadata = new.metadata
             switch new.type {
@@ -106,7 +106,7 @@ extension GatewayService {
     /// Makes a customer.
     package func createCustomer(_ new: NewCustomer, merchant: MerchantRecord) async throws(GatewayFailure) -> CustomerRecord {
         try await failing { () async throws -> CustomerRecord in
-            let id = GatewayIDs.make("cus", random: random, length: 14)
+            let id = CustomerID(GatewayIDs.make("cus", random: random, length: 14))
             let customer = CustomerRecord(id: id, created: now(), email: new.email, name: new.name, description: new.description, metadata: new.metadata)
             try await insert(customer, id: id, merchant: merchant)
             return customer
@@ -116,7 +116,7 @@ extension GatewayService {
     /// Saves a payment method for a customer of the merchant's.
     /// - Throws: ``GatewayFailure``: an unknown customer or method, a method saved for another
     ///   customer already (`payment_method_unexpected_state`).
-    package func attachPaymentMethod(_ id: String, customer customerID: String, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentMethodRecord {
+    package func attachPaymentMethod(_ id: PaymentMethodID, customer customerID: CustomerID, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentMethodRecord {
         try await failing { () async throws -> PaymentMethodRecord in
             _ = try await load(CustomerRecord.self, id: customerID, merchant: merchant, parameter: "customer")
             var (method, stored) = try await load(PaymentMethodRecord.self, id: id, merchant: merchant)
@@ -124,13 +124,13 @@ extension GatewayService {
                 throw GatewayFailure.invalid("customer", "The payment method you provided is already attached to a customer; detach it first.", code: .paymentMethodUnexpectedState)
             }
             method.customer = customerID
-            _ = try await save(method, over: stored, customer: .some(customerID))
+            _ = try await save(method, over: stored, customer: .some(customerID.rawValue))
             return method
         }
     }
 
     /// Forgets a saved payment method's customer.
-    package func detachPaymentMethod(_ id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentMethodRecord {
+    package func detachPaymentMethod(_ id: PaymentMethodID, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentMethodRecord {
         try await failing { () async throws -> PaymentMethodRecord in
             var (method, stored) = try await load(PaymentMethodRecord.self, id: id, merchant: merchant)
             guard method.customer != nil else {
@@ -154,7 +154,7 @@ extension GatewayService {
             let existing = try await store.list(kind: .webhookEndpoint, merchant: merchant.id, ListRequest(limit: 16))
             guard existing.objects.count < 16 else { throw GatewayFailure.invalid(nil, "A merchant may have at most 16 webhook endpoints.") }
             let secret = GatewayIDs.make("whsec", random: random, length: 32)
-            let id = GatewayIDs.make("we", random: random)
+            let id = WebhookEndpointID(GatewayIDs.make("we", random: random))
             let endpoint = WebhookEndpointRecord(id: id, url: url, enabledEvents: events, created: now(), sealedSecret: try secrets.seal(Array(secret.utf8)))
             try await insert(endpoint, id: id, merchant: merchant)
             return (endpoint, secret)
@@ -163,15 +163,15 @@ extension GatewayService {
 
     /// One of the merchant's records of its type's kind.
     /// - Throws: ``GatewayFailure`` `resource_missing` when the merchant has none with that id.
-    package func retrieve<Record: StoredRecord>(_ type: Record.Type, id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> Record {
+    package func retrieve<Record: StoredRecord>(_ type: Record.Type, id: RecordID<Record>, merchant: MerchantRecord) async throws(GatewayFailure) -> Record {
         try await failing { try await load(type, id: id, merchant: merchant).0 }
     }
 
     /// One of the merchant's records of its type's kind, or nil when it has none with that id.
-    package func find<Record: StoredRecord>(_ type: Record.Type, id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> Record? {
-        guard id.utf8.count <= 255 else { return nil }
+    package func find<Record: StoredRecord>(_ type: Record.Type, id: RecordID<Record>, merchant: MerchantRecord) async throws(GatewayFailure) -> Record? {
+        guard id.rawValue.utf8.count <= 255 else { return nil }
         return try await failing { () async throws -> Record? in
-            guard let stored = try await store.object(id: id, kind: Record.kind, merchant: merchant.id) else { return nil }
+            guard let stored = try await store.object(id: id.rawValue, kind: Record.kind, merchant: merchant.id) else { return nil }
             return try records.decode(type, stored)
         }
     }

@@ -5,8 +5,8 @@ import TenderJSON
 /// A Paylike payment to authorize, checked by Paylike's protocol at the edge; its ids come from
 /// the payment (so the same payment sent again finds its authorization).
 package struct PaylikeAuthorization: Sendable {
-    package var intentID: String
-    package var methodID: String
+    package var intentID: PaymentIntentID
+    package var methodID: PaymentMethodID
     package var clientSecret: String
     package var amount: Int64
     package var currency: GatewayCurrency
@@ -20,7 +20,7 @@ package struct PaylikeAuthorization: Sendable {
     package var challengeAnswer: String?
 
     package init(
-        intentID: String, methodID: String, clientSecret: String, amount: Int64, currency: GatewayCurrency, card: PaymentMethodRecord.Card,
+        intentID: PaymentIntentID, methodID: PaymentMethodID, clientSecret: String, amount: Int64, currency: GatewayCurrency, card: PaymentMethodRecord.Card,
         text: String?, custom: String?, plan: String?, unplanned: [String]?, flow: PaylikeFlow, challengeAnswer: String?
     ) {
         self.intentID = intentID
@@ -49,10 +49,10 @@ extension GatewayService {
     /// same way if the payment is sent again). Returns the intent's id.
     /// - Throws: ``GatewayFailure``: a card failure whose code is Paylike's
     ///   (``PaylikeFlow/code(for:)``) when the flow refuses the payment.
-    package func authorize(_ payment: PaylikeAuthorization, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> String {
-        try await failing { () async throws -> String in
+    package func authorize(_ payment: PaylikeAuthorization, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentID {
+        try await failing { () async throws -> PaymentIntentID in
             let id = payment.intentID
-            if try await store.object(id: id, kind: .paymentIntent, merchant: merchant.id) != nil { return id }
+            if try await store.object(id: id.rawValue, kind: .paymentIntent, merchant: merchant.id) != nil { return id }
             let method = PaymentMethodRecord(id: payment.methodID, type: .card, created: now(), card: payment.card)
             var intent = PaymentIntentRecord(
                 id: id, clientSecret: payment.clientSecret, currency: payment.currency.code,
@@ -62,7 +62,7 @@ extension GatewayService {
             intent.plan = payment.plan
             intent.unplanned = payment.unplanned
             intent.metadata["paylike_integration"] = "client"
-            try intent.machine.attach(paymentMethod: method.id, type: .card)
+            try intent.machine.attach(paymentMethod: method.id.rawValue, type: .card)
             var walked = intent
             let action = try payment.flow.authorize(&walked.machine, challengeAnswer: payment.challengeAnswer)
             if case .failed(let failure) = action {
@@ -70,18 +70,18 @@ extension GatewayService {
             }
             // The same payment sent twice at once: both make the same payment method (the second
             // insert finds it there) and the intent's insert decides which one authorizes.
-            if try await store.object(id: method.id, kind: .paymentMethod, merchant: merchant.id) == nil {
+            if try await store.object(id: method.id.rawValue, kind: .paymentMethod, merchant: merchant.id) == nil {
                 do {
                     try await insert(method, id: method.id, merchant: merchant)
                 } catch {
-                    guard try await store.object(id: method.id, kind: .paymentMethod, merchant: merchant.id) != nil else { throw error }
+                    guard try await store.object(id: method.id.rawValue, kind: .paymentMethod, merchant: merchant.id) != nil else { throw error }
                 }
             }
             let stored: StoredObject
             do {
                 stored = try await insert(intent, id: id, merchant: merchant)
             } catch {
-                if try await store.object(id: id, kind: .paymentIntent, merchant: merchant.id) != nil { return id }
+                if try await store.object(id: id.rawValue, kind: .paymentIntent, merchant: merchant.id) != nil { return id }
                 throw error
             }
             _ = try await perform(action, on: walked, over: stored, merchant, base: base)
@@ -93,7 +93,7 @@ extension GatewayService {
     /// Releases `amount` of an authorization (Paylike's void): the rest stays capturable; all of
     /// it cancels the intent.
     /// - Throws: ``GatewayFailure``: a state refusal (`amount` more than is capturable).
-    package func void(_ amount: Int64, of intentID: String, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
+    package func void(_ amount: Int64, of intentID: PaymentIntentID, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
         try await failing { () async throws -> PaymentIntentRecord in
             var (intent, stored) = try await load(PaymentIntentRecord.self, id: intentID, merchant: merchant)
             do { _ = try intent.machine.void(amount) } catch let error as PaymentIntentStateError { throw GatewayFailure.state(error, intent: intent) }
@@ -110,7 +110,7 @@ extension GatewayService {
     /// Captures `amount` of an authorization without closing it (Paylike's captures: more may
     /// follow while some stays capturable), settled on the ledger under the capture's own memo.
     /// - Throws: ``GatewayFailure``: a state refusal (`amount` more than is capturable).
-    package func capture(_ amount: Int64, of intentID: String, descriptor: String?, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
+    package func capture(_ amount: Int64, of intentID: PaymentIntentID, descriptor: String?, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
         try await failing { () async throws -> PaymentIntentRecord in
             var (intent, stored) = try await load(PaymentIntentRecord.self, id: intentID, merchant: merchant)
             do { _ = try intent.machine.capture(amount, final: false) } catch let error as PaymentIntentStateError { throw GatewayFailure.state(error, intent: intent) }
@@ -120,7 +120,7 @@ extension GatewayService {
     }
 
     /// An intent of the merchant's, as read, for an action that changes it here.
-    package func intent(_ id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> (PaymentIntentRecord, StoredObject) {
+    package func intent(_ id: PaymentIntentID, merchant: MerchantRecord) async throws(GatewayFailure) -> (PaymentIntentRecord, StoredObject) {
         try await failing { try await load(PaymentIntentRecord.self, id: id, merchant: merchant) }
     }
 
@@ -152,11 +152,11 @@ extension GatewayService {
     package func startPayment(from link: PaymentLinkRecord, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
         guard link.active else { throw GatewayFailure.invalid(nil, "This payment link is no longer active.", code: "payment_link_inactive") }
         return try await failing { () async throws -> PaymentIntentRecord in
-            let id = GatewayIDs.make("pi", random: random)
+            let id = PaymentIntentID(GatewayIDs.make("pi", random: random))
             var intent = PaymentIntentRecord(
-                id: id, clientSecret: id + "_secret_" + String(GatewayIDs.make("s", random: random).dropFirst(2)), currency: link.currency,
+                id: id, clientSecret: id.rawValue + "_secret_" + String(GatewayIDs.make("s", random: random).dropFirst(2)), currency: link.currency,
                 created: now(), machine: PaymentIntentStateMachine(amount: link.amount, captureMethod: .automatic),
-                paymentMethodTypes: link.currency == "eur" ? [.card, .ideal, .bancontact] : [.card], metadata: ["payment_link": link.id])
+                paymentMethodTypes: link.currency == "eur" ? [.card, .ideal, .bancontact] : [.card], metadata: ["payment_link": link.id.rawValue])
             intent.description = link.description
             try await insert(intent, id: id, merchant: merchant)
             await emit(.paymentIntentCreated, GatewayObjects.paymentIntent(intent, base: base), merchant: merchant)

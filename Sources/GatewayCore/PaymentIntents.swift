@@ -28,10 +28,11 @@ package struct IntentFields: Sendable {
     package var statementDescriptor: String?
     /// An absolute http or https URL (checked by ``GatewayService/checkedURL(_:)``).
     package var returnURL: String?
-    package var customer: String?
+    /// A customer of the merchant's; an empty id clears it.
+    package var customer: CustomerID?
     package var metadata: [String: String?]?
 
-    package init(description: String? = nil, statementDescriptor: String? = nil, returnURL: String? = nil, customer: String? = nil, metadata: [String: String?]? = nil) {
+    package init(description: String? = nil, statementDescriptor: String? = nil, returnURL: String? = nil, customer: CustomerID? = nil, metadata: [String: String?]? = nil) {
         self.description = description
         self.statementDescriptor = statementDescriptor
         self.returnURL = returnURL
@@ -47,7 +48,7 @@ package struct NewPaymentIntent: Sendable {
     package var paymentMethodTypes: [PaymentMethodType]
     package var captureMethod: CaptureMethod
     /// A payment method of the merchant's to attach at once.
-    package var paymentMethod: String?
+    package var paymentMethod: PaymentMethodID?
     /// Confirmed in the same request.
     package var confirm: Bool
     package var fields: IntentFields
@@ -57,7 +58,7 @@ package struct NewPaymentIntent: Sendable {
 
     package init(
         amount: Int64, currency: GatewayCurrency, paymentMethodTypes: [PaymentMethodType] = [.card], captureMethod: CaptureMethod = .automatic,
-        paymentMethod: String? = nil, confirm: Bool = false, fields: IntentFields = IntentFields(), escrowAccount: String? = nil
+        paymentMethod: PaymentMethodID? = nil, confirm: Bool = false, fields: IntentFields = IntentFields(), escrowAccount: String? = nil
     ) {
         self.amount = amount
         self.currency = currency
@@ -72,12 +73,12 @@ package struct NewPaymentIntent: Sendable {
 
 /// A confirmation's parameters.
 package struct IntentConfirmation: Sendable {
-    package var paymentMethod: String?
+    package var paymentMethod: PaymentMethodID?
     package var returnURL: String?
     /// Given with a publishable key: the intent's client secret, which must match.
     package var clientSecret: String?
 
-    package init(paymentMethod: String? = nil, returnURL: String? = nil, clientSecret: String? = nil) {
+    package init(paymentMethod: PaymentMethodID? = nil, returnURL: String? = nil, clientSecret: String? = nil) {
         self.paymentMethod = paymentMethod
         self.returnURL = returnURL
         self.clientSecret = clientSecret
@@ -100,8 +101,8 @@ extension GatewayService {
             }
             // Under an idempotency key the id comes from the key, so a request retried after the
             // server stopped in the middle of it finds the intent it made instead of making another.
-            let id = idempotency.map { derivedID("pi", from: $0) } ?? GatewayIDs.make("pi", random: random)
-            if idempotency?.resumed == true, let existing = try await store.object(id: id, kind: .paymentIntent, merchant: merchant.id) {
+            let id = PaymentIntentID(idempotency.map { derivedID("pi", from: $0) } ?? GatewayIDs.make("pi", random: random))
+            if idempotency?.resumed == true, let existing = try await store.object(id: id.rawValue, kind: .paymentIntent, merchant: merchant.id) {
                 let intent = try records.decode(PaymentIntentRecord.self, existing)
                 if new.confirm, intent.machine.status == .requiresConfirmation {
                     return try await confirmPaymentIntent(id, IntentConfirmation(), merchant: merchant, key: .secret, base: base)
@@ -109,7 +110,7 @@ extension GatewayService {
                 return intent
             }
             var intent = PaymentIntentRecord(
-                id: id, clientSecret: id + "_secret_" + String(GatewayIDs.make("s", random: random).dropFirst(2)),
+                id: id, clientSecret: id.rawValue + "_secret_" + String(GatewayIDs.make("s", random: random).dropFirst(2)),
                 currency: new.currency.code, created: now(),
                 machine: PaymentIntentStateMachine(amount: new.amount, captureMethod: new.captureMethod), paymentMethodTypes: new.paymentMethodTypes)
             intent.escrowAccount = new.escrowAccount
@@ -121,7 +122,7 @@ extension GatewayService {
             }
             // Stored once, with its payment_intent.created event, and when confirmed at once, in
             // the state the confirmation leaves it in (one write instead of two).
-            let unsaved = StoredObject(id: id, merchant: merchant.id, kind: .paymentIntent, created: now(), body: [])
+            let unsaved = StoredObject(id: id.rawValue, merchant: merchant.id, kind: .paymentIntent, created: now(), body: [])
             let created = try await event(.paymentIntentCreated, GatewayObjects.paymentIntent(intent, base: base), merchant: merchant)
             if new.confirm {
                 let confirmed: (intent: PaymentIntentRecord, action: PaymentIntentStateMachine.Action)
@@ -142,7 +143,7 @@ extension GatewayService {
     /// Changes an intent that may still change: its amount (checked by the rules), fields and
     /// payment method.
     /// - Throws: ``GatewayFailure``: not found, not updatable in its status, a rule broken.
-    package func updatePaymentIntent(_ id: String, amount: Int64?, paymentMethod: String?, fields: IntentFields, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentIntentRecord {
+    package func updatePaymentIntent(_ id: PaymentIntentID, amount: Int64?, paymentMethod: PaymentMethodID?, fields: IntentFields, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentIntentRecord {
         try await failing { () async throws -> PaymentIntentRecord in
             var (intent, stored) = try await load(PaymentIntentRecord.self, id: id, merchant: merchant)
             guard intent.machine.isUpdatable else {
@@ -166,7 +167,7 @@ extension GatewayService {
     /// moved, the money settled when it succeeds.
     /// - Throws: ``GatewayFailure``: a wrong client secret (with a publishable key), a decline
     ///   (card, with the intent), a state refusal.
-    package func confirmPaymentIntent(_ id: String, _ confirmation: IntentConfirmation, merchant: MerchantRecord, key: KeyKind, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
+    package func confirmPaymentIntent(_ id: PaymentIntentID, _ confirmation: IntentConfirmation, merchant: MerchantRecord, key: KeyKind, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
         try await failing { () async throws -> PaymentIntentRecord in
             let (intent, stored) = try await load(PaymentIntentRecord.self, id: id, merchant: merchant)
             let (confirmed, action) = try await self.confirmation(of: intent, confirmation, merchant: merchant, key: key, method: nil)
@@ -175,7 +176,7 @@ extension GatewayService {
     }
 
     /// Captures an authorised intent, whole or `amount` of it.
-    package func capturePaymentIntent(_ id: String, amount: Int64?, metadata: [String: String?]?, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
+    package func capturePaymentIntent(_ id: PaymentIntentID, amount: Int64?, metadata: [String: String?]?, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
         try await failing { () async throws -> PaymentIntentRecord in
             var (intent, stored) = try await load(PaymentIntentRecord.self, id: id, merchant: merchant)
             let action: PaymentIntentStateMachine.Action
@@ -187,7 +188,7 @@ extension GatewayService {
     }
 
     /// Cancels an intent that has not succeeded. `reason` is one a merchant may give.
-    package func cancelPaymentIntent(_ id: String, reason: CancellationReason?, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
+    package func cancelPaymentIntent(_ id: PaymentIntentID, reason: CancellationReason?, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
         try await failing { () async throws -> PaymentIntentRecord in
             var (intent, stored) = try await load(PaymentIntentRecord.self, id: id, merchant: merchant)
             let action: PaymentIntentStateMachine.Action
@@ -209,10 +210,10 @@ extension GatewayService {
         var outcome = AcquirerOutcome.approved
         if let methodID = intent.machine.paymentMethod {
             let method: PaymentMethodRecord
-            if let known, known.id == methodID {
+            if let known, known.id.rawValue == methodID {
                 method = known
             } else {
-                method = try await load(PaymentMethodRecord.self, id: methodID, merchant: merchant, parameter: "payment_method").0
+                method = try await load(PaymentMethodRecord.self, id: PaymentMethodID(methodID), merchant: merchant, parameter: "payment_method").0
             }
             if method.type.isBankRedirect, intent.returnURL == nil { throw GatewayFailure.missing("return_url") }
             outcome = method.card?.outcome ?? .approved
@@ -224,13 +225,13 @@ extension GatewayService {
 
     /// Attaches one of the merchant's payment methods to an intent that allows its type.
     @discardableResult
-    package func attach(_ methodID: String, to intent: inout PaymentIntentRecord, _ merchant: MerchantRecord) async throws -> PaymentMethodRecord {
+    package func attach(_ methodID: PaymentMethodID, to intent: inout PaymentIntentRecord, _ merchant: MerchantRecord) async throws -> PaymentMethodRecord {
         let (method, _) = try await load(PaymentMethodRecord.self, id: methodID, merchant: merchant, parameter: "payment_method")
         guard intent.paymentMethodTypes.contains(method.type) else {
             throw GatewayFailure.invalid("payment_method", "The PaymentMethod provided (\(method.type.rawValue)) is not allowed for this PaymentIntent. Allowed: \(intent.paymentMethodTypes.map(\.rawValue).joined(separator: ", ")).", code: .incompatiblePaymentMethod)
         }
         do {
-            try intent.machine.attach(paymentMethod: method.id, type: method.type)
+            try intent.machine.attach(paymentMethod: method.id.rawValue, type: method.type)
         } catch {
             throw GatewayFailure.state(error)
         }
@@ -241,9 +242,9 @@ extension GatewayService {
     /// - Throws: ``GatewayFailure`` `resource_missing` naming `customer`: a wrong request (400,
     ///   as Stripe answers a parameter naming nothing), not a missing resource of the path.
     func checkCustomer(_ fields: IntentFields, merchant: MerchantRecord) async throws {
-        guard let customer = fields.customer, !customer.isEmpty else { return }
+        guard let customer = fields.customer, !customer.rawValue.isEmpty else { return }
         guard try await find(CustomerRecord.self, id: customer, merchant: merchant) != nil else {
-            throw GatewayFailure.invalid("customer", "No such customer: '\(customer.prefix(100))'", code: .resourceMissing)
+            throw GatewayFailure.invalid("customer", "No such customer: '\(customer.rawValue.prefix(100))'", code: .resourceMissing)
         }
     }
 
@@ -254,7 +255,7 @@ extension GatewayService {
         if let description = fields.description { intent.description = description.isEmpty ? nil : description }
         if let descriptor = fields.statementDescriptor { intent.statementDescriptor = descriptor.isEmpty ? nil : descriptor }
         if let returnURL = fields.returnURL { intent.returnURL = try checkedURL(returnURL) }
-        if let customer = fields.customer { intent.customer = customer.isEmpty ? nil : customer }
+        if let customer = fields.customer { intent.customer = customer.rawValue.isEmpty ? nil : customer }
         if let metadata = fields.metadata {
             for (key, value) in metadata { intent.metadata[key] = value }
             guard intent.metadata.count <= 50 else { throw GatewayFailure.invalid("metadata", "Metadata may have at most 50 keys.") }

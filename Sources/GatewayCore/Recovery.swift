@@ -56,7 +56,7 @@ extension GatewayService {
         for stored in try await store.dueObjects(kind: .capture, now: .max, limit: 10_000) {
             var capture = try records.decode(CaptureRecord.self, stored)
             guard capture.status == .pending, let merchant = try await store.merchant(id: stored.merchant),
-                  let intentObject = try await store.object(id: capture.paymentIntent, kind: .paymentIntent, merchant: merchant.id) else { continue }
+                  let intentObject = try await store.object(id: capture.paymentIntent.rawValue, kind: .paymentIntent, merchant: merchant.id) else { continue }
             let intent = try records.decode(PaymentIntentRecord.self, intentObject)
             let memo = "tender capture \(capture.id)"
             let method = intent.machine.paymentMethodType ?? .card

@@ -4,7 +4,7 @@ import StellarBase
 
 /// A refund to make.
 package struct NewRefund: Sendable {
-    package var paymentIntent: String
+    package var paymentIntent: PaymentIntentID
     /// All that is left to refund when nil.
     package var amount: Int64?
     /// `duplicate`, `fraudulent` or `requested_by_customer`.
@@ -13,7 +13,7 @@ package struct NewRefund: Sendable {
     /// Paylike's descriptor for the refund, kept in the intent's trail.
     package var descriptor: String?
 
-    package init(paymentIntent: String, amount: Int64? = nil, reason: String? = nil, metadata: [String: String] = [:], descriptor: String? = nil) {
+    package init(paymentIntent: PaymentIntentID, amount: Int64? = nil, reason: String? = nil, metadata: [String: String] = [:], descriptor: String? = nil) {
         self.paymentIntent = paymentIntent
         self.amount = amount
         self.reason = reason
@@ -55,8 +55,8 @@ extension GatewayService {
             if let reason = new.reason, !Self.refundReasons.contains(reason) {
                 throw GatewayFailure.invalid("reason", "Invalid reason: must be duplicate, fraudulent or requested_by_customer.")
             }
-            let id = idempotency.map { derivedID("re", from: $0) } ?? GatewayIDs.make("re", random: random)
-            if idempotency?.resumed == true, let existing = try await store.object(id: id, kind: .refund, merchant: merchant.id) {
+            let id = RefundID(idempotency.map { derivedID("re", from: $0) } ?? GatewayIDs.make("re", random: random))
+            if idempotency?.resumed == true, let existing = try await store.object(id: id.rawValue, kind: .refund, merchant: merchant.id) {
                 let refund = try records.decode(RefundRecord.self, existing)
                 guard refund.status != .failed else {
                     throw GatewayFailure.invalid("amount", "The merchant's balance could not cover this refund.", code: .balanceInsufficient)
@@ -73,7 +73,7 @@ extension GatewayService {
     /// amount is taken back and the refund is failed.
     /// - Throws: ``GatewayFailure`` for an amount the intent does not allow or a balance that
     ///   cannot cover it (the refund failed, nothing moved).
-    package func refund(_ new: NewRefund, id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> RefundRecord {
+    package func refund(_ new: NewRefund, id: RefundID, merchant: MerchantRecord) async throws(GatewayFailure) -> RefundRecord {
         try await failing { () async throws -> RefundRecord in
             var (intent, stored) = try await load(PaymentIntentRecord.self, id: new.paymentIntent, merchant: merchant, parameter: "payment_intent")
             let action: PaymentIntentStateMachine.Action
@@ -118,7 +118,7 @@ extension GatewayService {
             guard let destination = try? AccountID(new.destination) else {
                 throw GatewayFailure.invalid("destination", "The destination must be a Stellar account address (G...).", code: .payoutDestinationInvalid)
             }
-            let id = idempotency.map { derivedID("po", from: $0) } ?? GatewayIDs.make("po", random: random)
+            let id = PayoutID(idempotency.map { derivedID("po", from: $0) } ?? GatewayIDs.make("po", random: random))
             let stored = try await payFromSettlement(new.amount, of: new.currency, to: destination, memo: "tender payout \(id)", merchant: merchant, parameter: "amount")
             let payout = PayoutRecord(
                 id: id, amount: new.amount, currency: new.currency.code, destination: new.destination, created: now(),

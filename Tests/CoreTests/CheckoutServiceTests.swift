@@ -43,8 +43,8 @@ struct CheckoutServiceTests {
             }
             let card = try await world.gateway.createPaymentMethod(
                 NewPaymentMethod(type: .card, card: CardDetails(number: "4242424242424242", expMonth: "12", expYear: "2040", cvc: "123")), merchant: market.merchant)
-            _ = try await world.gateway.attachPaymentMethod(card.id, customer: buyer.user.customer, merchant: market.merchant)
-            let paid = try await checkout.pay(buyer, orderID: order.id, method: nil, card: card.id, returnURL: "https://shop.example/", base: CoreWorld.base)
+            _ = try await world.gateway.attachPaymentMethod(card.id, customer: CustomerID(buyer.user.customer), merchant: market.merchant)
+            let paid = try await checkout.pay(buyer, orderID: order.id, method: nil, card: card.id.rawValue, returnURL: "https://shop.example/", base: CoreWorld.base)
             #expect(paid.order.machine.status == .paid && paid.redirect == nil && paid.declined == nil)
             #expect(paid.order.held == 2_573 && paid.order.holdTransaction != nil && paid.order.gatewayFee == 25 + 39)
             #expect(try await world.euros(of: made.record.escrowAccount) == 2_573)

@@ -45,7 +45,7 @@ struct CoreWorld {
         }
     }
 
-    func card(_ number: String) async throws -> String {
+    func card(_ number: String) async throws -> PaymentMethodID {
         try await gateway.createPaymentMethod(NewPaymentMethod(type: .card, card: CardDetails(number: number, expMonth: "12", expYear: "2040", cvc: "123")), merchant: merchant).id
     }
 
@@ -114,7 +114,7 @@ struct GatewayServiceTests {
                 (NewPaymentIntent(amount: 100_000_000, currency: eur), .invalidRequest, .amountTooLarge, "amount"),
                 (NewPaymentIntent(amount: 1_000, currency: usd, paymentMethodTypes: [.ideal]), .invalidRequest, .invalidCurrency, "currency"),
                 (NewPaymentIntent(amount: 1_000, currency: eur, paymentMethodTypes: [.ideal], captureMethod: .manual), .invalidRequest, .parameterInvalid, "capture_method"),
-                (NewPaymentIntent(amount: 1_000, currency: eur, paymentMethod: "pm_nothere"), .notFound, .resourceMissing, "payment_method"),
+                (NewPaymentIntent(amount: 1_000, currency: eur, paymentMethod: PaymentMethodID("pm_nothere")), .notFound, .resourceMissing, "payment_method"),
             ]
             for (new, category, code, parameter) in cases {
                 do {

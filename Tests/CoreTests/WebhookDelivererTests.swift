@@ -33,7 +33,7 @@ struct WebhookDelivererTests {
     /// A store with one endpoint and one event to deliver to it.
     func store(path: String) async throws -> SQLiteGatewayStore {
         let store = try SQLiteGatewayStore(path: path)
-        let endpoint = WebhookEndpointRecord(id: "we_1", url: "http://127.0.0.1:9/hook", enabledEvents: ["*"], created: 1000, sealedSecret: try secrets.seal(Array("whsec_test".utf8)))
+        let endpoint = WebhookEndpointRecord(id: WebhookEndpointID("we_1"), url: "http://127.0.0.1:9/hook", enabledEvents: ["*"], created: 1000, sealedSecret: try secrets.seal(Array("whsec_test".utf8)))
         try await store.insert(StoredObject(id: "we_1", merchant: "acct_1", kind: "webhook_endpoint", created: 1000, body: Array(try JSONEncoder().encode(endpoint))))
         let event: JSONValue = .object([("id", "evt_1"), ("object", "event"), ("type", "payment_intent.succeeded")])
         try await store.insertEvent(

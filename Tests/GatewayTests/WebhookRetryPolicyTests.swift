@@ -31,8 +31,8 @@ struct WebhookRetryPolicyTests {
     }
 
     @Test func endpointsPickTheirEvents() {
-        let all = WebhookEndpointRecord(id: "we", url: "http://x", enabledEvents: ["*"], created: 0, sealedSecret: [])
-        let some = WebhookEndpointRecord(id: "we", url: "http://x", enabledEvents: ["payment_intent.succeeded"], created: 0, sealedSecret: [])
+        let all = WebhookEndpointRecord(id: WebhookEndpointID("we"), url: "http://x", enabledEvents: ["*"], created: 0, sealedSecret: [])
+        let some = WebhookEndpointRecord(id: WebhookEndpointID("we"), url: "http://x", enabledEvents: ["payment_intent.succeeded"], created: 0, sealedSecret: [])
         #expect(all.wants("charge.refunded"))
         #expect(some.wants("payment_intent.succeeded"))
         #expect(!some.wants("payment_intent.created"))

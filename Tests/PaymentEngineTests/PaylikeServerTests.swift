@@ -337,8 +337,8 @@ struct PaylikeServerTests {
         _ = try intent.machine.capture(200, final: false)
         var updated = stored
         updated.body = Array(try JSONEncoder().encode(intent))
-        let second = CaptureRecord(id: "cap_interrupted", paymentIntent: id, amount: 200, currency: "eur", created: 1, status: .pending)
-        let secondObject = StoredObject(id: second.id, merchant: merchant.id, kind: "capture", created: 1, body: Array(try JSONEncoder().encode(second)), attentionAt: 1)
+        let second = CaptureRecord(id: CaptureID("cap_interrupted"), paymentIntent: PaymentIntentID(id), amount: 200, currency: "eur", created: 1, status: .pending)
+        let secondObject = StoredObject(id: second.id.rawValue, merchant: merchant.id, kind: "capture", created: 1, body: Array(try JSONEncoder().encode(second)), attentionAt: 1)
         #expect(try await store.update(updated, inserting: secondObject))
 
         try await buildApplication(configuration).test(.live) { client in

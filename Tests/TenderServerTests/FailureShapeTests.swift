@@ -34,7 +34,7 @@ struct FailureShapeTests {
             #expect(names.contains("decline_code") == (failure.declineCode != nil))
         }
         // A decline carries the intent as it stands, rendered whole.
-        let intent = PaymentIntentRecord(id: "pi_1", clientSecret: "pi_1_secret_x", currency: "eur", created: 1, machine: PaymentIntentStateMachine(amount: 100, captureMethod: .automatic), paymentMethodTypes: [.card])
+        let intent = PaymentIntentRecord(id: PaymentIntentID("pi_1"), clientSecret: "pi_1_secret_x", currency: "eur", created: 1, machine: PaymentIntentStateMachine(amount: 100, captureMethod: .automatic), paymentMethodTypes: [.card])
         let declined = StripeError(GatewayFailure(.card, code: "card_declined", message: "Declined.", paymentIntent: intent), base: "http://127.0.0.1")
         guard case .object(let fields)? = declined.paymentIntent, case .string(let id)? = fields.first(where: { $0.0 == "id" })?.1 else {
             Issue.record("no intent"); return

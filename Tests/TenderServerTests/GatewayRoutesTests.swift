@@ -463,7 +463,7 @@ struct GatewayRoutesTests {
         var settled = try JSONDecoder().decode(PaymentIntentRecord.self, from: Data(settledStored.body))
         _ = try settled.machine.refund(200)
         settledStored.body = Array(try JSONEncoder().encode(settled))
-        let unpaid = RefundRecord(id: "re_unpaid", paymentIntent: settledID, amount: 200, currency: "eur", created: 1, status: .pending)
+        let unpaid = RefundRecord(id: RefundID("re_unpaid"), paymentIntent: PaymentIntentID(settledID), amount: 200, currency: "eur", created: 1, status: .pending)
         #expect(try await store.update(settledStored, inserting: StoredObject(id: "re_unpaid", merchant: merchantID, kind: "refund", created: 1, body: Array(try JSONEncoder().encode(unpaid)), attentionAt: 1)))
 
         let second = try await buildApplication(configuration)

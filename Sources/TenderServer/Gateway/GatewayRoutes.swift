@@ -46,13 +46,13 @@ struct GatewayRoutes: Sendable {
             try await post(request, context) { merchant, _, form, _ in
                 try form.refuseUnknown(["customer"])
                 let customer = try form.requiredString("customer", maxLength: 255)
-                return GatewayObjects.paymentMethod(try await service.attachPaymentMethod(try context.parameters.require("id"), customer: customer, merchant: merchant))
+                return GatewayObjects.paymentMethod(try await service.attachPaymentMethod(RecordID(try context.parameters.require("id")), customer: CustomerID(customer), merchant: merchant))
             }
         }
         v1.post("payment_methods/:id/detach") { request, context in
             try await post(request, context) { merchant, _, form, _ in
                 try form.refuseUnknown([])
-                return GatewayObjects.paymentMethod(try await service.detachPaymentMethod(try context.parameters.require("id"), merchant: merchant))
+                return GatewayObjects.paymentMethod(try await service.detachPaymentMethod(RecordID(try context.parameters.require("id")), merchant: merchant))
             }
         }
         v1.post("customers") { request, context in
@@ -71,7 +71,7 @@ struct GatewayRoutes: Sendable {
             try await post(request, context) { merchant, _, form, idempotency in
                 try form.refuseUnknown(["payment_intent", "amount", "reason", "metadata"])
                 let new = NewRefund(
-                    paymentIntent: try form.requiredString("payment_intent", maxLength: 255), amount: try form.integer("amount"),
+                    paymentIntent: PaymentIntentID(try form.requiredString("payment_intent", maxLength: 255)), amount: try form.integer("amount"),
                     reason: try form.string("reason", maxLength: 50), metadata: try form.setMetadata())
                 return GatewayObjects.refund(try await service.createRefund(new, merchant: merchant, idempotency: idempotency))
             }
@@ -137,7 +137,7 @@ struct GatewayRoutes: Sendable {
             let (merchant, kind) = try context.merchant(allowPublishable: true)
             let form = try StripeForm(body: request.uri.query ?? "")
             try form.refuseUnknown(["client_secret"])
-            let intent = try await service.retrieve(PaymentIntentRecord.self, id: try context.parameters.require("id"), merchant: merchant)
+            let intent = try await service.retrieve(PaymentIntentRecord.self, id: RecordID(try context.parameters.require("id")), merchant: merchant)
             if kind == .publishable { try GatewayService.checkClientSecret(try form.string("client_secret", maxLength: 255), of: intent) }
             return json(intentJSON(intent, request))
         }
@@ -145,7 +145,7 @@ struct GatewayRoutes: Sendable {
             try await post(request, context) { merchant, _, form, _ in
                 try form.refuseUnknown(["amount", "payment_method", "customer", "description", "statement_descriptor", "metadata", "return_url"])
                 let intent = try await service.updatePaymentIntent(
-                    try context.parameters.require("id"), amount: try form.integer("amount"), paymentMethod: try form.string("payment_method", maxLength: 255),
+                    RecordID(try context.parameters.require("id")), amount: try form.integer("amount"), paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) },
                     fields: try Self.intentFields(form), merchant: merchant)
                 return intentJSON(intent, request)
             }
@@ -154,16 +154,16 @@ struct GatewayRoutes: Sendable {
             try await post(request, context, allowPublishable: true) { merchant, kind, form, _ in
                 try form.refuseUnknown(["payment_method", "return_url", "client_secret"])
                 let confirmation = IntentConfirmation(
-                    paymentMethod: try form.string("payment_method", maxLength: 255), returnURL: try form.string("return_url", maxLength: 2048),
+                    paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) }, returnURL: try form.string("return_url", maxLength: 2048),
                     clientSecret: try form.string("client_secret", maxLength: 255))
-                return intentJSON(try await service.confirmPaymentIntent(try context.parameters.require("id"), confirmation, merchant: merchant, key: kind, base: request.baseURL), request)
+                return intentJSON(try await service.confirmPaymentIntent(RecordID(try context.parameters.require("id")), confirmation, merchant: merchant, key: kind, base: request.baseURL), request)
             }
         }
         v1.post("payment_intents/:id/capture") { request, context in
             try await post(request, context) { merchant, _, form, _ in
                 try form.refuseUnknown(["amount_to_capture", "metadata", "statement_descriptor"])
                 let intent = try await service.capturePaymentIntent(
-                    try context.parameters.require("id"), amount: try form.integer("amount_to_capture"), metadata: try form.metadata(), merchant: merchant, base: request.baseURL)
+                    RecordID(try context.parameters.require("id")), amount: try form.integer("amount_to_capture"), metadata: try form.metadata(), merchant: merchant, base: request.baseURL)
                 return intentJSON(intent, request)
             }
         }
@@ -177,7 +177,7 @@ struct GatewayRoutes: Sendable {
                     }
                     reason = parsed
                 }
-                return intentJSON(try await service.cancelPaymentIntent(try context.parameters.require("id"), reason: reason, merchant: merchant, base: request.baseURL), request)
+                return intentJSON(try await service.cancelPaymentIntent(RecordID(try context.parameters.require("id")), reason: reason, merchant: merchant, base: request.baseURL), request)
             }
         }
         v1.get("balance") { request, context in
@@ -208,7 +208,7 @@ struct GatewayRoutes: Sendable {
         let merchant = try context.merchant(allowPublishable: false).0
         // A retrieve takes no parameters: an unknown one is refused, as a list's are.
         try StripeForm(body: request.uri.query ?? "").refuseUnknown([])
-        return json(render(try await service.retrieve(type, id: try context.parameters.require("id"), merchant: merchant)))
+        return json(render(try await service.retrieve(type, id: RecordID(try context.parameters.require("id")), merchant: merchant)))
     }
 
     /// `GET` of a list: a page of the merchant's records of a type, newest first (a secret
@@ -407,13 +407,13 @@ struct GatewayRoutes: Sendable {
         }
         return NewPaymentIntent(
             amount: amount, currency: currency, paymentMethodTypes: types, captureMethod: captureMethod,
-            paymentMethod: try form.string("payment_method", maxLength: 255), confirm: try form.boolean("confirm") == true, fields: try intentFields(form))
+            paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) }, confirm: try form.boolean("confirm") == true, fields: try intentFields(form))
     }
 
     /// The fields any intent create or update may set, as the form gives them.
     static func intentFields(_ form: StripeForm) throws -> IntentFields {
         IntentFields(
             description: try form.string("description", maxLength: 1000), statementDescriptor: try form.string("statement_descriptor", maxLength: 22),
-            returnURL: try form.string("return_url", maxLength: 2048), customer: try form.string("customer", maxLength: 255), metadata: try form.metadata())
+            returnURL: try form.string("return_url", maxLength: 2048), customer: try form.string("customer", maxLength: 255).map { CustomerID($0) }, metadata: try form.metadata())
     }
 }

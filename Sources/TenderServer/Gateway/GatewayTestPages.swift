@@ -41,7 +41,7 @@ struct GatewayTestPages: Sendable {
                 }
                 var components = URLComponents(string: returnURL)!
                 components.queryItems = (components.queryItems ?? []) + [
-                    URLQueryItem(name: "payment_intent", value: next.id),
+                    URLQueryItem(name: "payment_intent", value: next.id.rawValue),
                     URLQueryItem(name: "payment_intent_client_secret", value: next.clientSecret),
                     URLQueryItem(name: "redirect_status", value: status),
                 ]
@@ -84,7 +84,7 @@ struct GatewayTestPages: Sendable {
     func show(_ intent: PaymentIntentRecord, page: String) -> String {
         let amount = "\(intent.machine.amount / 100).\(String(format: "%02d", intent.machine.amount % 100)) \(intent.currency.uppercased())"
         let query = "client_secret=" + Self.escape(intent.clientSecret)
-        let base = "/v1/test/\(page)/\(Self.escape(intent.id))"
+        let base = "/v1/test/\(page)/\(Self.escape(intent.id.rawValue))"
         guard intent.machine.status == .requiresAction else {
             return message("This payment is not waiting for you (\(intent.machine.status.rawValue)).", title: "Nothing to do")
         }

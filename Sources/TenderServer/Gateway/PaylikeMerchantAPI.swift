@@ -45,7 +45,7 @@ struct PaylikeMerchantAPI: Sendable {
             let amount = try Self.amount(fields)
             do {
                 _ = try await service.refund(
-                    NewRefund(paymentIntent: id, amount: amount, descriptor: fields.descriptor), id: GatewayIDs.make("re", random: service.random), merchant: merchant)
+                    NewRefund(paymentIntent: PaymentIntentID(id), amount: amount, descriptor: fields.descriptor), id: RefundID(GatewayIDs.make("re", random: service.random)), merchant: merchant)
             } catch let error as GatewayFailure where error.category == .invalidRequest {
                 throw PaylikeProblem(status: .badRequest, code: PaylikeCode.requestInvalid.rawValue, message: error.message)
             }
@@ -82,7 +82,7 @@ struct PaylikeMerchantAPI: Sendable {
                     found.append(try await transactionJSON(intent, merchant))
                 }
                 guard page.hasMore, let last = page.records.last else { break }
-                cursor = last.id
+                cursor = last.id.rawValue
             }
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
@@ -126,7 +126,7 @@ struct PaylikeMerchantAPI: Sendable {
         let notFound = PaylikeProblem(status: .notFound, code: "NOT_FOUND", message: "No such transaction.")
         let found: (PaymentIntentRecord, StoredObject)
         do {
-            found = try await service.intent(id, merchant: merchant)
+            found = try await service.intent(PaymentIntentID(id), merchant: merchant)
         } catch {
             guard error.category == .notFound else { throw error }
             throw notFound
@@ -150,7 +150,7 @@ struct PaylikeMerchantAPI: Sendable {
     func transactionJSON(_ intent: PaymentIntentRecord, _ merchant: MerchantRecord) async throws -> JSONValue {
         let machine = intent.machine
         var fields: [(String, JSONValue)] = [
-            ("id", .string(intent.id)), ("merchantId", .string(merchant.id)), ("test", true), ("created", .string(Self.date(intent.created))),
+            ("id", .string(intent.id.rawValue)), ("merchantId", .string(merchant.id)), ("test", true), ("created", .string(Self.date(intent.created))),
             ("currency", .string(intent.currency.uppercased())), ("amount", .number(machine.amountAuthorized ?? machine.amountReceived)),
             ("pendingAmount", .number(machine.amountCapturable)), ("capturedAmount", .number(machine.amountReceived)),
             ("refundedAmount", .number(machine.amountRefunded)), ("voidedAmount", .number(machine.amountReleased)),
@@ -161,7 +161,7 @@ struct PaylikeMerchantAPI: Sendable {
         if let plan = intent.plan { fields.append(("plan", .raw(Array(plan.utf8)))) }
         if let unplanned = intent.unplanned { fields.append(("unplanned", .object(unplanned.map { ($0, .bool(true)) }))) }
         if let methodID = machine.paymentMethod,
-           let card = try await service.find(PaymentMethodRecord.self, id: methodID, merchant: merchant)?.card {
+           let card = try await service.find(PaymentMethodRecord.self, id: PaymentMethodID(methodID), merchant: merchant)?.card {
             fields.append(("card", .object([
                 ("last4", .string(card.last4)), ("scheme", .string(card.brand.rawValue)),
                 ("expiry", .string(String(format: "%04d-%02d", card.expYear, card.expMonth))), ("code", .object([("present", true)])),

@@ -199,14 +199,14 @@ struct PaylikeRoutes: Sendable {
         case .authorize:
             let intentID = derivedID("pi", payment.digest)
             let authorization = PaylikeAuthorization(
-                intentID: intentID, methodID: derivedID("pm", payment.digest), clientSecret: intentID + "_secret_" + String(derivedID("s", payment.digest).dropFirst(2)),
+                intentID: PaymentIntentID(intentID), methodID: PaymentMethodID(derivedID("pm", payment.digest)), clientSecret: intentID + "_secret_" + String(derivedID("s", payment.digest).dropFirst(2)),
                 amount: minor, currency: currency,
                 card: PaymentMethodRecord.Card(
                     brand: brand, last4: String(digits.suffix(4)), expMonth: expiry.month, expYear: expiry.year, country: "NL",
                     fingerprint: service.secrets.fingerprint(cardDigits: digits), outcome: TestAcquirer.outcome(forCardDigits: digits)),
                 text: payment.text, custom: payment.custom, plan: payment.plan, unplanned: payment.unplanned, flow: flow,
                 challengeAnswer: names.count > 7 ? names[7] : nil)
-            return json(.object([("authorizationId", .string(try await service.authorize(authorization, merchant: merchant, base: request.baseURL)))]))
+            return json(.object([("authorizationId", .string(try await service.authorize(authorization, merchant: merchant, base: request.baseURL).rawValue))]))
         }
     }
 

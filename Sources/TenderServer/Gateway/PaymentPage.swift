@@ -55,7 +55,7 @@ struct PaymentPage: Sendable {
             }
         }
         let link = PaymentLinkRecord(
-            id: GatewayIDs.make("plink", random: service.random), created: service.now(), amount: amount, currency: currency.code,
+            id: PaymentLinkID(GatewayIDs.make("plink", random: service.random)), created: service.now(), amount: amount, currency: currency.code,
             description: try form.string("description", maxLength: 500).flatMap { $0.isEmpty ? nil : $0 }, theme: theme,
             metadata: try (form.metadata() ?? [:]).compactMapValues { $0 })
         try await service.createPaymentLink(link, merchant: merchant)
@@ -64,7 +64,7 @@ struct PaymentPage: Sendable {
 
     static func linkJSON(_ link: PaymentLinkRecord, base: String) -> JSONValue {
         .object([
-            ("id", .string(link.id)), ("object", "payment_link"), ("created", .number(link.created)), ("livemode", false), ("active", .bool(link.active)),
+            ("id", .string(link.id.rawValue)), ("object", "payment_link"), ("created", .number(link.created)), ("livemode", false), ("active", .bool(link.active)),
             ("amount", .number(link.amount)), ("currency", .string(link.currency)), ("description", GatewayObjects.optional(link.description)),
             ("theme", .object([("primary", .string(link.theme.primary)), ("error", .string(link.theme.error)), ("disabled", .string(link.theme.disabled)), ("radius", .number(Int64(link.theme.radius)))])),
             ("metadata", GatewayObjects.metadata(link.metadata)), ("url", .string("\(base)/pay/\(link.id)")),
@@ -76,7 +76,7 @@ struct PaymentPage: Sendable {
     func startLinkPayment(_ request: Request, linkID: String) async throws -> Response {
         guard let (link, merchant) = try await service.paymentLink(linkID) else { throw StripeError.notFound("payment_link", linkID) }
         let intent = try await service.startPayment(from: link, merchant: merchant, base: request.baseURL)
-        return routes.json(.object([("id", .string(intent.id)), ("client_secret", .string(intent.clientSecret))]))
+        return routes.json(.object([("id", .string(intent.id.rawValue)), ("client_secret", .string(intent.clientSecret))]))
     }
 
     // MARK: The page
@@ -125,7 +125,7 @@ struct PaymentPage: Sendable {
         let messages: [(String, JSONValue)] = CardMessage.allCases.map { ($0.rawValue, .string($0.template(locale))) }
         let words: [(String, JSONValue)] = text.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }
         var intentJSON: JSONValue = .null
-        if let intent { intentJSON = .object([("id", .string(intent.id)), ("client_secret", .string(intent.clientSecret))]) }
+        if let intent { intentJSON = .object([("id", .string(intent.id.rawValue)), ("client_secret", .string(intent.clientSecret))]) }
         let data: JSONValue = .object([
             ("key", .string(key)), ("token", .string(token)), ("locale", .string(locale.rawValue)), ("intent", intentJSON),
             ("status", intent.map { .string($0.machine.status.rawValue) } ?? .null),
