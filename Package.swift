@@ -59,9 +59,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // A record's typed identifier, shared by the gateway's and the checkout's records. No
+        // dependencies.
+        .target(name: "Identifiers"),
         .target(
             name: "Gateway",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Identifiers", .product(name: "Crypto", package: "swift-crypto")],
             path: "Sources/Gateway"
         ),
         // Payments asked for in words: SiriKit's payments domain, the utterance parser in five
@@ -73,7 +76,7 @@ let package = Package(
         .target(name: "PaymentEngine", dependencies: ["Gateway"]),
         // The marketplace checkout's rules (issue 13, begun): totals, the bid and order state
         // machines, the escrow's release. Pure Swift, no dependencies.
-        .target(name: "Checkout"),
+        .target(name: "Checkout", dependencies: ["Identifiers"]),
         // The marketplace app's library: the checkout API's client and the payment screen's
         // model. Foundation only: no server framework.
         .target(name: "CheckoutKit"),

@@ -1,9 +1,11 @@
+import Identifiers
+
 /// A marketplace: a gateway merchant (its settlement account takes the payments and the
 /// commission) with its charges, the delivery it allows, and an escrow account on the ledger
 /// that holds paid orders until they are released.
 public struct MarketplaceRecord: Sendable, Codable, Equatable {
     /// The gateway merchant's id (`acct_...`): the marketplace's id too.
-    public let id: String
+    public let id: MarketplaceID
     public let name: String
     public var charges: MarketplaceCharges
     /// The escrow account's address (G...) and its seed, sealed under the server's key.
@@ -15,7 +17,7 @@ public struct MarketplaceRecord: Sendable, Codable, Equatable {
     public var releaseAfterSeconds: Int64
     public let created: Int64
 
-    public init(id: String, name: String, charges: MarketplaceCharges, escrowAccount: String, sealedEscrowSeed: [UInt8], orderExpirySeconds: Int64, releaseAfterSeconds: Int64, created: Int64) {
+    public init(id: MarketplaceID, name: String, charges: MarketplaceCharges, escrowAccount: String, sealedEscrowSeed: [UInt8], orderExpirySeconds: Int64, releaseAfterSeconds: Int64, created: Int64) {
         self.id = id
         self.name = name
         self.charges = charges
@@ -54,7 +56,7 @@ public struct Address: Sendable, Codable, Equatable {
 /// A user of a marketplace: buyer, seller or both; `business` users see VAT separately. The
 /// gateway customer holds their saved cards.
 public struct CheckoutUserRecord: Sendable, Codable, Equatable {
-    public let id: String
+    public let id: CheckoutUserID
     public var name: String
     public var business: Bool
     public var addresses: [Address]
@@ -66,7 +68,7 @@ public struct CheckoutUserRecord: Sendable, Codable, Equatable {
     public var account: String?
     public var sealedSeed: [UInt8]?
 
-    public init(id: String, name: String, business: Bool, addresses: [Address], customer: String, created: Int64) {
+    public init(id: CheckoutUserID, name: String, business: Bool, addresses: [Address], customer: String, created: Int64) {
         self.id = id
         self.name = name
         self.business = business
@@ -81,8 +83,8 @@ public struct CheckoutUserRecord: Sendable, Codable, Equatable {
 public struct ListingRecord: Sendable, Codable, Equatable {
     public enum Status: String, Sendable, Codable { case available, reserved, sold }
 
-    public let id: String
-    public let seller: String
+    public let id: ListingID
+    public let seller: CheckoutUserID
     public var title: String
     /// Minor units of `currency` (eur).
     public var price: Int64
@@ -94,10 +96,10 @@ public struct ListingRecord: Sendable, Codable, Equatable {
     public var country: String
     public var status: Status
     /// The accepted bid it is reserved for, or sold to.
-    public var bid: String?
+    public var bid: BidID?
     public let created: Int64
 
-    public init(id: String, seller: String, title: String, price: Int64, currency: String, buyNow: Bool, pickup: Bool, delivery: [DeliveryMethod], country: String, created: Int64) {
+    public init(id: ListingID, seller: CheckoutUserID, title: String, price: Int64, currency: String, buyNow: Bool, pickup: Bool, delivery: [DeliveryMethod], country: String, created: Int64) {
         self.id = id
         self.seller = seller
         self.title = title
@@ -114,18 +116,18 @@ public struct ListingRecord: Sendable, Codable, Equatable {
 
 /// A bid on a listing.
 public struct BidRecord: Sendable, Codable, Equatable {
-    public let id: String
-    public let listing: String
-    public let buyer: String
-    public let seller: String
+    public let id: BidID
+    public let listing: ListingID
+    public let buyer: CheckoutUserID
+    public let seller: CheckoutUserID
     public let amount: Int64
     public let currency: String
     public var machine: BidMachine
     public let created: Int64
     /// The order made for it, once there is one.
-    public var order: String?
+    public var order: OrderID?
 
-    public init(id: String, listing: String, buyer: String, seller: String, amount: Int64, currency: String, machine: BidMachine, created: Int64) {
+    public init(id: BidID, listing: ListingID, buyer: CheckoutUserID, seller: CheckoutUserID, amount: Int64, currency: String, machine: BidMachine, created: Int64) {
         self.id = id
         self.listing = listing
         self.buyer = buyer
@@ -140,11 +142,11 @@ public struct BidRecord: Sendable, Codable, Equatable {
 /// An order for an accepted bid: the buyer's choices, the totals they gave, the gateway intent
 /// that pays it, and where its money is on the ledger.
 public struct OrderRecord: Sendable, Codable, Equatable {
-    public let id: String
-    public let bid: String
-    public let listing: String
-    public let buyer: String
-    public let seller: String
+    public let id: OrderID
+    public let bid: BidID
+    public let listing: ListingID
+    public let buyer: CheckoutUserID
+    public let seller: CheckoutUserID
     public var machine: OrderMachine
     public var delivery: DeliveryChoice
     public var address: Address?
@@ -164,7 +166,7 @@ public struct OrderRecord: Sendable, Codable, Equatable {
     public var paidAt: Int64?
     public var shippedAt: Int64?
 
-    public init(id: String, bid: String, listing: String, buyer: String, seller: String, machine: OrderMachine, delivery: DeliveryChoice, address: Address?, totals: Totals, created: Int64) {
+    public init(id: OrderID, bid: BidID, listing: ListingID, buyer: CheckoutUserID, seller: CheckoutUserID, machine: OrderMachine, delivery: DeliveryChoice, address: Address?, totals: Totals, created: Int64) {
         self.id = id
         self.bid = bid
         self.listing = listing
@@ -186,3 +188,9 @@ public struct OrderRecord: Sendable, Codable, Equatable {
         }
     }
 }
+
+public typealias MarketplaceID = RecordID<MarketplaceRecord>
+public typealias CheckoutUserID = RecordID<CheckoutUserRecord>
+public typealias ListingID = RecordID<ListingRecord>
+public typealias BidID = RecordID<BidRecord>
+public typealias OrderID = RecordID<OrderRecord>

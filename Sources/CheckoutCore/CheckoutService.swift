@@ -53,10 +53,10 @@ package struct CheckoutService: Sendable {
         let merchant = try await gateway.createMerchant(name: name)
         let escrow = try await createLedgerAccount()
         let record = MarketplaceRecord(
-            id: merchant.record.id, name: name, charges: charges, escrowAccount: escrow.address,
+            id: MarketplaceID(merchant.record.id), name: name, charges: charges, escrowAccount: escrow.address,
             sealedEscrowSeed: escrow.sealedSeed, orderExpirySeconds: orderExpirySeconds,
             releaseAfterSeconds: releaseAfterSeconds, created: gateway.now())
-        try await gateway.insert(record, id: RecordID(record.id), merchant: merchant.record)
+        try await gateway.insert(record, id: record.id, merchant: merchant.record)
         return NewMarketplace(record: record, merchant: merchant)
     }
 
@@ -205,19 +205,19 @@ package struct CheckoutService: Sendable {
     }
 
     package func token(for user: CheckoutUserRecord, marketplace: MarketplaceRecord) async throws -> String {
-        try await keys.sign(TokenPayload(sub: SubjectClaim(value: user.id), mkt: marketplace.id, iat: IssuedAtClaim(value: Date(timeIntervalSince1970: TimeInterval(gateway.now())))))
+        try await keys.sign(TokenPayload(sub: SubjectClaim(value: user.id.rawValue), mkt: marketplace.id.rawValue, iat: IssuedAtClaim(value: Date(timeIntervalSince1970: TimeInterval(gateway.now())))))
     }
 
     // MARK: Objects
 
     /// The marketplace's record `id` of its type's kind, as read.
     /// - Throws: ``CheckoutFailure`` not found (as `what`).
-    package func load<Record: StoredRecord>(_ type: Record.Type, id: String, in caller: Caller, what: String) async throws -> (Record, StoredObject) {
+    package func load<Record: StoredRecord>(_ type: Record.Type, id: RecordID<Record>, in caller: Caller, what: String) async throws -> (Record, StoredObject) {
         try await load(type, id: id, in: caller.market, what: what)
     }
 
-    package func load<Record: StoredRecord>(_ type: Record.Type, id: String, in market: Market, what: String) async throws -> (Record, StoredObject) {
-        guard id.utf8.count <= 255, let stored = try await gateway.store.object(id: id, kind: Record.kind, merchant: market.merchant.id) else {
+    package func load<Record: StoredRecord>(_ type: Record.Type, id: RecordID<Record>, in market: Market, what: String) async throws -> (Record, StoredObject) {
+        guard id.rawValue.utf8.count <= 255, let stored = try await gateway.store.object(id: id.rawValue, kind: Record.kind, merchant: market.merchant.id) else {
             throw CheckoutFailure.notFound(what)
         }
         return (try gateway.records.decode(Record.self, stored), stored)

@@ -96,10 +96,10 @@ extension CheckoutService {
         let name = try Self.text(name, "name")
         let customer = try await gateway.createCustomer(NewCustomer(name: name), merchant: market.merchant)
         var user = CheckoutUserRecord(
-            id: GatewayIDs.make("usr", random: gateway.random, length: 16), name: name,
+            id: CheckoutUserID(GatewayIDs.make("usr", random: gateway.random, length: 16)), name: name,
             business: business, addresses: checked, customer: customer.id.rawValue, created: gateway.now())
         (user.account, user.sealedSeed) = try await createLedgerAccount()
-        try await gateway.insert(user, id: RecordID(user.id), merchant: market.merchant)
+        try await gateway.insert(user, id: user.id, merchant: market.merchant)
         return (user, try await token(for: user, marketplace: market.marketplace))
     }
 
@@ -116,15 +116,15 @@ extension CheckoutService {
         guard methods.count <= 10, Set(methods.map(\.name)).count == methods.count else { throw CheckoutFailure.invalid("delivery_invalid", "At most 10 delivery methods, each named once.") }
         guard new.pickup || !methods.isEmpty else { throw CheckoutFailure.invalid("delivery_invalid", "Offer pickup or at least one delivery method.") }
         let listing = ListingRecord(
-            id: GatewayIDs.make("lst", random: gateway.random, length: 16), seller: caller.user.id, title: try Self.text(new.title, "title"),
+            id: ListingID(GatewayIDs.make("lst", random: gateway.random, length: 16)), seller: caller.user.id, title: try Self.text(new.title, "title"),
             price: try Self.amount(new.price, "price"), currency: "eur", buyNow: new.buyNow, pickup: new.pickup,
             delivery: methods, country: new.country, created: gateway.now())
-        try await gateway.insert(listing, id: RecordID(listing.id), merchant: caller.merchant, customer: caller.user.id)
+        try await gateway.insert(listing, id: listing.id, merchant: caller.merchant, customer: caller.user.id.rawValue)
         return listing
     }
 
     /// A listing of the caller's marketplace.
-    package func listing(_ id: String, _ caller: Caller) async throws -> ListingRecord {
+    package func listing(_ id: ListingID, _ caller: Caller) async throws -> ListingRecord {
         try await load(ListingRecord.self, id: id, in: caller, what: "listing").0
     }
 
@@ -134,40 +134,40 @@ extension CheckoutService {
     }
 
     /// A bid the caller may see: their own, or one on their listing.
-    package func visibleBid(_ id: String, _ caller: Caller) async throws -> (BidRecord, StoredObject) {
+    package func visibleBid(_ id: BidID, _ caller: Caller) async throws -> (BidRecord, StoredObject) {
         let (bid, stored) = try await load(BidRecord.self, id: id, in: caller, what: "bid")
         guard bid.buyer == caller.user.id || bid.seller == caller.user.id else { throw CheckoutFailure.notFound("bid") }
         return (bid, stored)
     }
 
     /// A bid on someone else's listing that is on sale.
-    package func bid(_ amount: Int64, on listingID: String, by caller: Caller) async throws -> BidRecord {
+    package func bid(_ amount: Int64, on listingID: ListingID, by caller: Caller) async throws -> BidRecord {
         let amount = try Self.amount(amount, "amount")
         let listing = try await listing(listingID, caller)
         guard listing.seller != caller.user.id else { throw CheckoutFailure.forbidden("A seller does not bid on their own listing.") }
         guard listing.status == .available else { throw CheckoutFailure.conflict("listing_unavailable", "This listing is \(listing.status.rawValue).") }
         let bid = BidRecord(
-            id: GatewayIDs.make("bid", random: gateway.random, length: 16), listing: listing.id, buyer: caller.user.id, seller: listing.seller,
+            id: BidID(GatewayIDs.make("bid", random: gateway.random, length: 16)), listing: listing.id, buyer: caller.user.id, seller: listing.seller,
             amount: amount, currency: listing.currency, machine: BidMachine(buyNow: false), created: gateway.now())
-        try await gateway.insert(bid, id: RecordID(bid.id), merchant: caller.merchant, customer: listing.id)
+        try await gateway.insert(bid, id: bid.id, merchant: caller.merchant, customer: listing.id.rawValue)
         return bid
     }
 
     /// Buy now: a bid at the asking price, accepted at once, reserving the listing in the same
     /// write; of two buyers at the same moment exactly one gets it, the other a conflict.
-    package func buyNow(_ listingID: String, by caller: Caller) async throws -> BidRecord {
+    package func buyNow(_ listingID: ListingID, by caller: Caller) async throws -> BidRecord {
         var (listing, stored) = try await load(ListingRecord.self, id: listingID, in: caller, what: "listing")
         guard listing.seller != caller.user.id else { throw CheckoutFailure.forbidden("A seller does not buy their own listing.") }
         guard listing.buyNow else { throw CheckoutFailure.invalid("buy_now_not_offered", "This listing takes bids only.") }
         guard listing.status == .available else { throw CheckoutFailure.conflict("listing_unavailable", "This listing is \(listing.status.rawValue).") }
         let bid = BidRecord(
-            id: GatewayIDs.make("bid", random: gateway.random, length: 16), listing: listing.id, buyer: caller.user.id, seller: listing.seller,
+            id: BidID(GatewayIDs.make("bid", random: gateway.random, length: 16)), listing: listing.id, buyer: caller.user.id, seller: listing.seller,
             amount: listing.price, currency: listing.currency, machine: BidMachine(buyNow: true), created: gateway.now())
         listing.status = .reserved
         listing.bid = bid.id
         var updated = stored
         updated.body = Array(try GatewayService.encoder.encode(listing))
-        let bidObject = StoredObject(id: bid.id, merchant: caller.merchant.id, kind: .bid, customer: listing.id, created: bid.created, body: Array(try GatewayService.encoder.encode(bid)))
+        let bidObject = StoredObject(id: bid.id.rawValue, merchant: caller.merchant.id, kind: .bid, customer: listing.id.rawValue, created: bid.created, body: Array(try GatewayService.encoder.encode(bid)))
         guard try await gateway.store.update(updated, inserting: bidObject) else {
             throw CheckoutFailure.conflict("listing_unavailable", "Someone else bought this listing first.")
         }
@@ -182,7 +182,7 @@ extension CheckoutService {
 
     /// Accept and reject (the seller), withdraw (the buyer). Accepting reserves the listing
     /// first, with its version checked, so two accepted bids on one listing cannot both stand.
-    package func move(_ bidID: String, _ action: BidAction, by caller: Caller, base: String) async throws -> BidRecord {
+    package func move(_ bidID: BidID, _ action: BidAction, by caller: Caller, base: String) async throws -> BidRecord {
         var (bid, storedBid) = try await visibleBid(bidID, caller)
         let actor: CheckoutActor = bid.seller == caller.user.id ? .seller : .buyer
         guard (action == .withdraw) == (actor == .buyer) else {
@@ -273,7 +273,7 @@ extension CheckoutService {
     }
 
     /// The buyer's totals for a bid and their choices.
-    package func totals(bid bidID: String, delivery: String?, address: String?, payment: String?, _ caller: Caller) async throws -> (Totals, Choices) {
+    package func totals(bid bidID: BidID, delivery: String?, address: String?, payment: String?, _ caller: Caller) async throws -> (Totals, Choices) {
         let (bid, _) = try await visibleBid(bidID, caller)
         guard bid.buyer == caller.user.id else { throw CheckoutFailure.forbidden("Totals are for the buyer.") }
         let listing = try await listing(bid.listing, caller)
@@ -288,7 +288,7 @@ extension CheckoutService {
     /// Everything the payment screen needs before the buyer can act, in one answer: the user,
     /// the listing and its delivery, the bid, the pending order (asked of the gateway), the
     /// saved cards, and the totals for the current choices (or why there are none).
-    package func screen(bid bidID: String, delivery: String?, address: String?, payment: String?, _ caller: Caller) async throws -> Screen {
+    package func screen(bid bidID: BidID, delivery: String?, address: String?, payment: String?, _ caller: Caller) async throws -> Screen {
         let (bid, _) = try await visibleBid(bidID, caller)
         guard bid.buyer == caller.user.id else { throw CheckoutFailure.forbidden("The payment screen is the buyer's.") }
         let listing = try await listing(bid.listing, caller)

@@ -11,14 +11,14 @@ import StellarBase
 /// server's URL, for the pages a buyer is sent to and the links in the gateway's events.
 extension CheckoutService {
     /// An order the caller may see: the buyer's or the seller's.
-    package func visibleOrder(_ id: String, _ caller: Caller) async throws -> (OrderRecord, StoredObject) {
+    package func visibleOrder(_ id: OrderID, _ caller: Caller) async throws -> (OrderRecord, StoredObject) {
         let (order, stored) = try await load(OrderRecord.self, id: id, in: caller, what: "order")
         guard order.buyer == caller.user.id || order.seller == caller.user.id else { throw CheckoutFailure.notFound("order") }
         return (order, stored)
     }
 
     /// The order of the caller's accepted bid, made once, or updated while payable.
-    package func order(_ caller: Caller, bid bidID: String, delivery: String?, address: String?, payment: String?, base: String) async throws -> OrderRecord {
+    package func order(_ caller: Caller, bid bidID: BidID, delivery: String?, address: String?, payment: String?, base: String) async throws -> OrderRecord {
         var (bid, storedBid) = try await visibleBid(bidID, caller)
         guard bid.buyer == caller.user.id else { throw CheckoutFailure.forbidden("Only the buyer orders.") }
         let (listing, _) = try await load(ListingRecord.self, id: bid.listing, in: caller, what: "listing")
@@ -47,7 +47,7 @@ extension CheckoutService {
         }
         guard bid.machine.status == .accepted else { throw CheckoutFailure.conflict("bid_not_accepted", "An order needs an accepted bid; this one is \(bid.machine.status.rawValue).") }
         let order = OrderRecord(
-            id: GatewayIDs.make("ord", random: gateway.random, length: 16), bid: bid.id, listing: listing.id, buyer: bid.buyer, seller: bid.seller,
+            id: OrderID(GatewayIDs.make("ord", random: gateway.random, length: 16)), bid: bid.id, listing: listing.id, buyer: bid.buyer, seller: bid.seller,
             machine: OrderMachine(paymentMethod: choices.payment), delivery: choices.delivery, address: choices.address, totals: totals,
             created: gateway.now())
         // One order per bid: the bid names its order, written with the order in one go.
@@ -56,7 +56,7 @@ extension CheckoutService {
         updated.body = Array(try GatewayService.encoder.encode(bid))
         // Due for the janitor when it expires unpaid.
         let object = StoredObject(
-            id: order.id, merchant: caller.merchant.id, kind: .checkoutOrder, customer: bid.buyer, created: order.created,
+            id: order.id.rawValue, merchant: caller.merchant.id, kind: .checkoutOrder, customer: bid.buyer.rawValue, created: order.created,
             body: Array(try GatewayService.encoder.encode(order)), attentionAt: order.created + caller.marketplace.orderExpirySeconds)
         guard try await gateway.store.update(updated, inserting: object) else {
             // Another request made it first: answer that order.
@@ -155,7 +155,7 @@ extension CheckoutService {
             saved = try await save(order, over: saved)
         }
         if try await gateway.store.object(id: refundID, kind: .refund, merchant: market.merchant.id) == nil {
-            try await refunder(intentID, order.totals.total, refundID, order.id, market.merchant)
+            try await refunder(intentID, order.totals.total, refundID, order.id.rawValue, market.merchant)
         }
         saved = try await save(order, over: saved, attentionAt: .some(nil))
         // The item was never sent: the listing is available again.
@@ -259,7 +259,7 @@ extension CheckoutService {
     }
 
     /// The listing on sale again, if it is still reserved for (or sold to) `bid`.
-    package func freeListing(_ id: String, reservedFor bid: String, _ market: Market) async throws {
+    package func freeListing(_ id: ListingID, reservedFor bid: BidID, _ market: Market) async throws {
         for _ in 0..<10 {
             var (listing, stored) = try await load(ListingRecord.self, id: id, in: market, what: "listing")
             guard listing.status != .available, listing.bid == bid else { return }
@@ -273,7 +273,7 @@ extension CheckoutService {
 
     /// Pays the caller's order: the order as it stands after, the page to send the buyer to,
     /// or the card's refusal.
-    package func pay(_ caller: Caller, orderID: String, method requested: String?, card: String?, returnURL: String, base: String) async throws -> (order: OrderRecord, redirect: String?, declined: String?) {
+    package func pay(_ caller: Caller, orderID: OrderID, method requested: String?, card: String?, returnURL: String, base: String) async throws -> (order: OrderRecord, redirect: String?, declined: String?) {
         var (order, stored) = try await visibleOrder(orderID, caller)
         guard order.buyer == caller.user.id else { throw CheckoutFailure.forbidden("Only the buyer pays.") }
         (order, stored) = try await sync(order, stored, caller.market)
@@ -320,7 +320,7 @@ extension CheckoutService {
         if intentID == nil {
             let new = NewPaymentIntent(
                 amount: order.totals.total, currency: CheckoutService.euro, paymentMethodTypes: [PaymentMethodType(rawValue: method.rawValue)!],
-                fields: IntentFields(customer: CustomerID(caller.user.customer), metadata: ["order": order.id]), escrowAccount: caller.marketplace.escrowAccount)
+                fields: IntentFields(customer: CustomerID(caller.user.customer), metadata: ["order": order.id.rawValue]), escrowAccount: caller.marketplace.escrowAccount)
             intentID = try await gateway.createPaymentIntent(new, merchant: merchant, idempotency: nil, base: base).id.rawValue
         }
         order.paymentIntent = intentID
@@ -386,7 +386,7 @@ extension CheckoutService {
     }
 
     /// The seller sends the order (released by the janitor if the buyer never confirms).
-    package func ship(_ caller: Caller, orderID: String) async throws -> OrderRecord {
+    package func ship(_ caller: Caller, orderID: OrderID) async throws -> OrderRecord {
         var (order, stored) = try await visibleOrder(orderID, caller)
         do { try order.machine.ship(by: order.seller == caller.user.id ? .seller : .buyer) } catch { throw CheckoutFailure.state(error) }
         order.shippedAt = gateway.now()
@@ -395,21 +395,21 @@ extension CheckoutService {
     }
 
     /// The buyer has the item: the escrow pays the seller, the marketplace and the gateway.
-    package func confirmReceipt(_ caller: Caller, orderID: String) async throws -> OrderRecord {
+    package func confirmReceipt(_ caller: Caller, orderID: OrderID) async throws -> OrderRecord {
         let (order, stored) = try await visibleOrder(orderID, caller)
         let actor: CheckoutActor = order.buyer == caller.user.id ? .buyer : .seller
         return try await complete(order, stored, caller.market, by: actor)
     }
 
     /// The order as the gateway says it stands, for a caller who may see it.
-    package func currentOrder(_ caller: Caller, orderID: String) async throws -> OrderRecord {
+    package func currentOrder(_ caller: Caller, orderID: OrderID) async throws -> OrderRecord {
         let (order, stored) = try await visibleOrder(orderID, caller)
         return try await sync(order, stored, caller.market).0
     }
 
     /// Cancels an order: an unpaid one by its buyer (its intent canceled at the gateway first),
     /// a paid one by either party (refunded in full).
-    package func cancel(_ caller: Caller, orderID: String, base: String) async throws -> OrderRecord {
+    package func cancel(_ caller: Caller, orderID: OrderID, base: String) async throws -> OrderRecord {
         var (order, stored) = try await visibleOrder(orderID, caller)
         (order, stored) = try await sync(order, stored, caller.market)
         if order.machine.isPayable {

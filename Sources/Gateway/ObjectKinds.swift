@@ -1,3 +1,5 @@
+@_exported import Identifiers
+
 /// What a stored object is: the kind the gateway's store files it under. Extensible (the
 /// checkout's core adds its own kinds); each record type names its kind once
 /// (``StoredRecord/kind``), so no caller spells it.
@@ -57,29 +59,6 @@ extension GatewayStore {
     /// Objects of `kind` due for attention by `now`.
     public func dueObjects(kind: ObjectKind, now: Int64, limit: Int) async throws -> [StoredObject] {
         try await dueObjects(kind: kind.rawValue, now: now, limit: limit)
-    }
-}
-
-/// A record's identifier: its text (a prefix and random characters, as Stripe's), typed by the
-/// record it names, so that a refund's id cannot go where a payment intent's does. Stored and
-/// sent as the text alone.
-public struct RecordID<Record>: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
-    public let rawValue: String
-
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-
-    public var description: String { rawValue }
-
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
     }
 }
 

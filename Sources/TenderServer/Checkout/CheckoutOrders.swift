@@ -15,28 +15,28 @@ extension CheckoutRoutes {
             let caller = try context.requireCaller()
             struct Body: Decodable { var bid: String; var delivery: String?; var address: String?; var payment_method: String? }
             let body = try await decode(Body.self, request)
-            let order = try await service.order(caller, bid: body.bid, delivery: body.delivery, address: body.address, payment: body.payment_method, base: request.baseURL)
+            let order = try await service.order(caller, bid: BidID(body.bid), delivery: body.delivery, address: body.address, payment: body.payment_method, base: request.baseURL)
             return json(CheckoutObjects.order(order))
         }
         v1.get("orders/:id") { request, context in
-            json(CheckoutObjects.order(try await service.currentOrder(try context.requireCaller(), orderID: try context.parameters.require("id"))))
+            json(CheckoutObjects.order(try await service.currentOrder(try context.requireCaller(), orderID: RecordID(try context.parameters.require("id")))))
         }
-        v1.post("orders/:id/pay") { request, context in try await pay(request, context, orderID: try context.parameters.require("id")) }
+        v1.post("orders/:id/pay") { request, context in try await pay(request, context, orderID: RecordID(try context.parameters.require("id"))) }
         v1.post("orders/:id/ship") { request, context in
-            json(CheckoutObjects.order(try await service.ship(try context.requireCaller(), orderID: try context.parameters.require("id"))))
+            json(CheckoutObjects.order(try await service.ship(try context.requireCaller(), orderID: RecordID(try context.parameters.require("id")))))
         }
         v1.post("orders/:id/confirm") { request, context in
-            json(CheckoutObjects.order(try await service.confirmReceipt(try context.requireCaller(), orderID: try context.parameters.require("id"))))
+            json(CheckoutObjects.order(try await service.confirmReceipt(try context.requireCaller(), orderID: RecordID(try context.parameters.require("id")))))
         }
         v1.post("orders/:id/cancel") { request, context in
-            json(CheckoutObjects.order(try await service.cancel(try context.requireCaller(), orderID: try context.parameters.require("id"), base: request.baseURL)))
+            json(CheckoutObjects.order(try await service.cancel(try context.requireCaller(), orderID: RecordID(try context.parameters.require("id")), base: request.baseURL)))
         }
     }
 
     /// `POST /checkout/v1/orders/{id}/pay` `{payment_method?, card?, return_url}`: pays with
     /// the order's method (a saved card of the buyer's for card), through a gateway intent for
     /// the order's total; answers the order and the page to send the buyer to, if any.
-    func pay(_ request: Request, _ context: CheckoutRequestContext, orderID: String) async throws -> Response {
+    func pay(_ request: Request, _ context: CheckoutRequestContext, orderID: OrderID) async throws -> Response {
         let caller = try context.requireCaller()
         struct Body: Decodable { var payment_method: String?; var card: String?; var return_url: String }
         let body = try await decode(Body.self, request)
@@ -59,8 +59,8 @@ extension CheckoutObjects {
         case .method(let name): delivery = name
         }
         return .object([
-            ("id", .string(order.id)), ("object", "order"), ("bid", .string(order.bid)), ("listing", .string(order.listing)),
-            ("buyer", .string(order.buyer)), ("seller", .string(order.seller)), ("status", .string(order.machine.status.rawValue)),
+            ("id", .string(order.id.rawValue)), ("object", "order"), ("bid", .string(order.bid.rawValue)), ("listing", .string(order.listing.rawValue)),
+            ("buyer", .string(order.buyer.rawValue)), ("seller", .string(order.seller.rawValue)), ("status", .string(order.machine.status.rawValue)),
             ("payable", .bool(order.machine.isPayable)), ("payment_method", .string(order.machine.paymentMethod.rawValue)),
             ("delivery", .string(delivery)), ("address", order.address.map { .string($0.id) } ?? .null),
             ("lines", .array(order.totals.lines.map { .object([("kind", .string($0.kind.rawValue)), ("amount", .number($0.amount))]) })),

@@ -27,7 +27,7 @@ struct CheckoutRoutes: Sendable {
         v1.get("me") { request, context in json(CheckoutObjects.user(try context.requireCaller().user)) }
         v1.post("listings") { request, context in try await createListing(request, context) }
         v1.get("listings/:id") { request, context in
-            json(CheckoutObjects.listing(try await service.listing(try context.parameters.require("id"), try context.requireCaller())))
+            json(CheckoutObjects.listing(try await service.listing(RecordID(try context.parameters.require("id")), try context.requireCaller())))
         }
         v1.get("listings") { request, context in
             let listings = try await service.listingsOnSale(try context.requireCaller())
@@ -37,27 +37,27 @@ struct CheckoutRoutes: Sendable {
             let caller = try context.requireCaller()
             struct Body: Decodable { var amount: Int64 }
             let amount = try await decode(Body.self, request).amount
-            return json(CheckoutObjects.bid(try await service.bid(amount, on: try context.parameters.require("id"), by: caller)))
+            return json(CheckoutObjects.bid(try await service.bid(amount, on: RecordID(try context.parameters.require("id")), by: caller)))
         }
         v1.post("listings/:id/buy") { request, context in
-            json(CheckoutObjects.bid(try await service.buyNow(try context.parameters.require("id"), by: try context.requireCaller())))
+            json(CheckoutObjects.bid(try await service.buyNow(RecordID(try context.parameters.require("id")), by: try context.requireCaller())))
         }
         v1.get("bids/:id") { request, context in
-            json(CheckoutObjects.bid(try await service.visibleBid(try context.parameters.require("id"), try context.requireCaller()).0))
+            json(CheckoutObjects.bid(try await service.visibleBid(RecordID(try context.parameters.require("id")), try context.requireCaller()).0))
         }
         for action in CheckoutService.BidAction.allCases {
             v1.post("bids/:id/\(action.rawValue)") { request, context in
-                json(CheckoutObjects.bid(try await service.move(try context.parameters.require("id"), action, by: try context.requireCaller(), base: request.baseURL)))
+                json(CheckoutObjects.bid(try await service.move(RecordID(try context.parameters.require("id")), action, by: try context.requireCaller(), base: request.baseURL)))
             }
         }
         v1.post("totals") { request, context in
             let caller = try context.requireCaller()
             struct Body: Decodable { var bid: String; var delivery: String?; var address: String?; var payment_method: String? }
             let body = try await decode(Body.self, request)
-            let (totals, choices) = try await service.totals(bid: body.bid, delivery: body.delivery, address: body.address, payment: body.payment_method, caller)
+            let (totals, choices) = try await service.totals(bid: BidID(body.bid), delivery: body.delivery, address: body.address, payment: body.payment_method, caller)
             return json(CheckoutObjects.totals(totals, choices))
         }
-        v1.get("bids/:id/screen") { request, context in try await screen(request, context, bidID: try context.parameters.require("id")) }
+        v1.get("bids/:id/screen") { request, context in try await screen(request, context, bidID: RecordID(try context.parameters.require("id"))) }
         registerOrders(on: v1)
     }
 
@@ -140,7 +140,7 @@ struct CheckoutRoutes: Sendable {
 
     /// Everything the payment screen needs before the buyer can act, in one answer (query:
     /// delivery, address, payment_method).
-    func screen(_ request: Request, _ context: CheckoutRequestContext, bidID: String) async throws -> Response {
+    func screen(_ request: Request, _ context: CheckoutRequestContext, bidID: BidID) async throws -> Response {
         let caller = try context.requireCaller()
         let query = try StripeForm(body: request.uri.query ?? "")
         let screen = try await service.screen(
@@ -166,7 +166,7 @@ enum CheckoutObjects {
     static func marketplace(_ marketplace: MarketplaceRecord) -> JSONValue {
         let charges = marketplace.charges
         return .object([
-            ("id", .string(marketplace.id)), ("object", "marketplace"), ("name", .string(marketplace.name)),
+            ("id", .string(marketplace.id.rawValue)), ("object", "marketplace"), ("name", .string(marketplace.name)),
             ("commission_bps", .number(charges.commissionBasisPoints)), ("ideal_fee", .number(charges.idealFee)),
             ("bancontact_fee", .number(charges.bancontactFee)), ("card_bps", .number(charges.cardBasisPoints)), ("vat_bps", .number(charges.vatBasisPoints)),
             ("escrow_account", .string(marketplace.escrowAccount)), ("order_expiry_seconds", .number(marketplace.orderExpirySeconds)),
@@ -176,7 +176,7 @@ enum CheckoutObjects {
 
     static func user(_ user: CheckoutUserRecord) -> JSONValue {
         .object([
-            ("id", .string(user.id)), ("object", "user"), ("name", .string(user.name)), ("business", .bool(user.business)),
+            ("id", .string(user.id.rawValue)), ("object", "user"), ("name", .string(user.name)), ("business", .bool(user.business)),
             ("addresses", .array(user.addresses.map { address in
                 .object([("id", .string(address.id)), ("name", .string(address.name)), ("line1", .string(address.line1)),
                          ("postal_code", .string(address.postalCode)), ("city", .string(address.city)), ("country", .string(address.country))])
@@ -187,7 +187,7 @@ enum CheckoutObjects {
 
     static func listing(_ listing: ListingRecord) -> JSONValue {
         .object([
-            ("id", .string(listing.id)), ("object", "listing"), ("seller", .string(listing.seller)), ("title", .string(listing.title)),
+            ("id", .string(listing.id.rawValue)), ("object", "listing"), ("seller", .string(listing.seller.rawValue)), ("title", .string(listing.title)),
             ("price", .number(listing.price)), ("currency", .string(listing.currency)), ("buy_now", .bool(listing.buyNow)),
             ("pickup", .bool(listing.pickup)), ("country", .string(listing.country)),
             ("delivery", .array(listing.delivery.map { method in
@@ -199,9 +199,9 @@ enum CheckoutObjects {
 
     static func bid(_ bid: BidRecord) -> JSONValue {
         .object([
-            ("id", .string(bid.id)), ("object", "bid"), ("listing", .string(bid.listing)), ("buyer", .string(bid.buyer)), ("seller", .string(bid.seller)),
+            ("id", .string(bid.id.rawValue)), ("object", "bid"), ("listing", .string(bid.listing.rawValue)), ("buyer", .string(bid.buyer.rawValue)), ("seller", .string(bid.seller.rawValue)),
             ("amount", .number(bid.amount)), ("currency", .string(bid.currency)), ("buy_now", .bool(bid.machine.buyNow)),
-            ("status", .string(bid.machine.status.rawValue)), ("order", bid.order.map(JSONValue.string) ?? .null), ("created", .number(bid.created)),
+            ("status", .string(bid.machine.status.rawValue)), ("order", bid.order.map { .string($0.rawValue) } ?? .null), ("created", .number(bid.created)),
         ])
     }
 

@@ -31,15 +31,15 @@ struct ShopPages: Sendable {
             return Response(status: .seeOther, headers: headers)
         }
         shop.get("") { request, _ in try await listings(request) }
-        shop.get("listings/:id") { request, context in try await listing(request, id: try context.parameters.require("id")) }
+        shop.get("listings/:id") { request, context in try await listing(request, id: RecordID(try context.parameters.require("id"))) }
         shop.post("listings/:id/buy") { request, context in
             let caller = try await caller(request)
-            let bid = try await service.buyNow(try context.parameters.require("id"), by: caller)
+            let bid = try await service.buyNow(RecordID(try context.parameters.require("id")), by: caller)
             return Self.redirect("/shop/bids/\(bid.id)")
         }
-        shop.get("bids/:id") { request, context in try await screen(request, bidID: try context.parameters.require("id")) }
-        shop.post("bids/:id/pay") { request, context in try await pay(request, bidID: try context.parameters.require("id")) }
-        shop.get("orders/:id") { request, context in try await order(request, id: try context.parameters.require("id")) }
+        shop.get("bids/:id") { request, context in try await screen(request, bidID: RecordID(try context.parameters.require("id"))) }
+        shop.post("bids/:id/pay") { request, context in try await pay(request, bidID: RecordID(try context.parameters.require("id"))) }
+        shop.get("orders/:id") { request, context in try await order(request, id: RecordID(try context.parameters.require("id"))) }
     }
 
     /// The user of the cookie.
@@ -74,7 +74,7 @@ struct ShopPages: Sendable {
         ])
     }
 
-    func listing(_ request: Request, id: String) async throws -> Response {
+    func listing(_ request: Request, id: ListingID) async throws -> Response {
         let caller = try await caller(request)
         let listing = try await service.listing(id, caller)
         return page(Self.listingTemplate, [
@@ -87,7 +87,7 @@ struct ShopPages: Sendable {
     }
 
     /// The payment screen: the choices from the query (or the defaults), the totals for them.
-    func screen(_ request: Request, bidID: String) async throws -> Response {
+    func screen(_ request: Request, bidID: BidID) async throws -> Response {
         let caller = try await caller(request)
         let query = try StripeForm(body: request.uri.query ?? "")
         let screen: Screen
@@ -128,7 +128,7 @@ struct ShopPages: Sendable {
 
     /// Pay: the order made or updated with the form's choices, then the payment; the buyer goes
     /// to the bank or 3-D Secure page (which comes back to the order) or straight to the order.
-    func pay(_ request: Request, bidID: String) async throws -> Response {
+    func pay(_ request: Request, bidID: BidID) async throws -> Response {
         let caller = try await caller(request)
         var request = request
         let buffer = try await request.collectBody(upTo: CheckoutRoutes.maxBodyBytes)
@@ -142,7 +142,7 @@ struct ShopPages: Sendable {
         return Self.redirect("/shop/orders/\(order.id)")
     }
 
-    func order(_ request: Request, id: String) async throws -> Response {
+    func order(_ request: Request, id: OrderID) async throws -> Response {
         let caller = try await caller(request)
         let order = try await service.currentOrder(caller, orderID: id)
         let listing = try await service.listing(order.listing, caller)
