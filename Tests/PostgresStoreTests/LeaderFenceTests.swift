@@ -40,8 +40,18 @@ struct LeaderFenceTests {
         }
         let leading = try await PostgresLedgerStore(database, fence: firstFence)
         for ledger in ledgers.prefix(3) { try await leading.commit(ledger) }
-        for _ in 0..<100 where heard.last < ledgers[2].header.sequence { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(heard.last == ledgers[2].header.sequence, "woken by NOTIFY well before the 5 s heartbeat")
+        // Heard by NOTIFY: the 5 s heartbeat would come too late for the deadline.
+        let woken = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { await heard.wait(for: ledgers[2].header.sequence); return true }
+            group.addTask {
+                try await Task.sleep(for: .seconds(4))
+                heard.releaseWaits()
+                return false
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? false
+        }
+        #expect(woken && heard.last == ledgers[2].header.sequence, "woken by NOTIFY well before the 5 s heartbeat")
         following.cancel()
 
         // The first leader's session ends (as if its process died): the second takes the lead.
@@ -92,9 +102,42 @@ struct LeaderFenceTests {
     }
 }
 
+/// The ledgers a follower heard, and a wait for one: no polling.
 final class Heard: @unchecked Sendable {
     private let lock = NSLock()
     private var sequences: [UInt32] = []
-    func add(_ sequence: UInt32) { lock.withLock { sequences.append(sequence) } }
+    private var waiters: [(UInt32, CheckedContinuation<Void, Never>)] = []
+
+    func add(_ sequence: UInt32) {
+        let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            sequences.append(sequence)
+            let ready = waiters.filter { $0.0 <= sequence }.map(\.1)
+            waiters.removeAll { $0.0 <= sequence }
+            return ready
+        }
+        for waiter in ready { waiter.resume() }
+    }
+
     var last: UInt32 { lock.withLock { sequences.last ?? 0 } }
+
+    /// Lets every wait return (a deadline passed).
+    func releaseWaits() {
+        let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            defer { waiters = [] }
+            return waiters.map(\.1)
+        }
+        for waiter in waiting { waiter.resume() }
+    }
+
+    /// Returns once a ledger of `sequence` or later was heard (or ``releaseWaits()``).
+    func wait(for sequence: UInt32) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let heard = lock.withLock { () -> Bool in
+                if (sequences.last ?? 0) >= sequence { return true }
+                waiters.append((sequence, continuation))
+                return false
+            }
+            if heard { continuation.resume() }
+        }
+    }
 }
