@@ -15,11 +15,14 @@ public enum GatewayEventType: String, Sendable, Codable, CaseIterable {
 /// secret, sealed under the server's key (it must be read back to sign).
 public struct WebhookEndpointRecord: Sendable, Codable, Equatable {
     public let id: WebhookEndpointID
-    public let url: String
+    public var url: String
     /// Event types, or `*` for all.
-    public let enabledEvents: [String]
+    public var enabledEvents: [String]
     public let created: Int64
     public let sealedSecret: [UInt8]
+    /// A disabled endpoint is sent nothing until it is enabled again (nil: enabled).
+    public var disabled: Bool?
+    public var description: String?
 
     public init(id: WebhookEndpointID, url: String, enabledEvents: [String], created: Int64, sealedSecret: [UInt8]) {
         self.id = id
@@ -29,7 +32,8 @@ public struct WebhookEndpointRecord: Sendable, Codable, Equatable {
         self.sealedSecret = sealedSecret
     }
 
-    public func wants(_ type: String) -> Bool { enabledEvents.contains("*") || enabledEvents.contains(type) }
+    /// Whether an event of `type` is delivered to it: enabled, and the type among its events.
+    public func wants(_ type: String) -> Bool { disabled != true && (enabledEvents.contains("*") || enabledEvents.contains(type)) }
 }
 
 /// One event to deliver to one endpoint, kept until it is delivered or given up.

@@ -115,7 +115,8 @@ package enum GatewayObjects {
         var fields: [(String, JSONValue)] = [
             ("id", .string(endpoint.id.rawValue)), ("object", "webhook_endpoint"), ("url", .string(endpoint.url)),
             ("enabled_events", .array(endpoint.enabledEvents.map(JSONValue.string))), ("created", .number(endpoint.created)),
-            ("livemode", false), ("status", "enabled"), ("api_version", "2024-06-20"),
+            ("livemode", false), ("status", .string(endpoint.disabled == true ? "disabled" : "enabled")), ("api_version", "2024-06-20"),
+            ("description", optional(endpoint.description)),
         ]
         if let secret { fields.append(("secret", .string(secret))) }
         return .object(fields)

@@ -144,20 +144,46 @@ extension GatewayService {
 
     /// Makes a webhook endpoint for `events` (`*` for all) and its signing secret, returned
     /// once (only its sealed form is kept). At most 16 per merchant.
-    package func createWebhookEndpoint(url: String, events: [String], merchant: MerchantRecord) async throws(GatewayFailure) -> (endpoint: WebhookEndpointRecord, secret: String) {
+    package func createWebhookEndpoint(url: String, events: [String], description: String? = nil, merchant: MerchantRecord) async throws(GatewayFailure) -> (endpoint: WebhookEndpointRecord, secret: String) {
         try await failing { () async throws -> (endpoint: WebhookEndpointRecord, secret: String) in
             _ = try Self.checkedURL(url, parameter: "url")
-            guard !events.isEmpty, events.count <= 50 else { throw GatewayFailure.missing("enabled_events") }
-            for event in events where event != "*" && GatewayEventType(rawValue: event) == nil {
-                throw GatewayFailure.invalid("enabled_events", "Invalid event type: \(event.prefix(100)). Tender emits \(GatewayEventType.allCases.map(\.rawValue).joined(separator: ", ")), or * for all.")
-            }
+            try Self.checkEvents(events)
             let existing = try await store.list(kind: .webhookEndpoint, merchant: merchant.id, ListRequest(limit: 16))
             guard existing.objects.count < 16 else { throw GatewayFailure.invalid(nil, "A merchant may have at most 16 webhook endpoints.") }
             let secret = GatewayIDs.make("whsec", random: random, length: 32)
             let id = WebhookEndpointID(GatewayIDs.make("we", random: random))
-            let endpoint = WebhookEndpointRecord(id: id, url: url, enabledEvents: events, created: now(), sealedSecret: try secrets.seal(Array(secret.utf8)))
+            var endpoint = WebhookEndpointRecord(id: id, url: url, enabledEvents: events, created: now(), sealedSecret: try secrets.seal(Array(secret.utf8)))
+            endpoint.description = description.flatMap { $0.isEmpty ? nil : $0 }
             try await insert(endpoint, id: id, merchant: merchant)
             return (endpoint, secret)
+        }
+    }
+
+    /// Changes a webhook endpoint: its URL, its events, its description, or whether it is
+    /// disabled (nil leaves each as it is).
+    /// - Throws: ``GatewayFailure``: not found, a URL that is not absolute http(s), an unknown event type.
+    package func updateWebhookEndpoint(
+        _ id: WebhookEndpointID, url: String?, events: [String]?, disabled: Bool?, description: String?, merchant: MerchantRecord
+    ) async throws(GatewayFailure) -> WebhookEndpointRecord {
+        try await failing { () async throws -> WebhookEndpointRecord in
+            var (endpoint, stored) = try await load(WebhookEndpointRecord.self, id: id, merchant: merchant)
+            if let url { endpoint.url = try Self.checkedURL(url, parameter: "url") }
+            if let events {
+                try Self.checkEvents(events)
+                endpoint.enabledEvents = events
+            }
+            if let disabled { endpoint.disabled = disabled ? true : nil }
+            if let description { endpoint.description = description.isEmpty ? nil : description }
+            _ = try await save(endpoint, over: stored)
+            return endpoint
+        }
+    }
+
+    /// Event types an endpoint may ask for: 1 to 50, each one the gateway emits or `*`.
+    static func checkEvents(_ events: [String]) throws(GatewayFailure) {
+        guard !events.isEmpty, events.count <= 50 else { throw GatewayFailure.missing("enabled_events") }
+        for event in events where event != "*" && GatewayEventType(rawValue: event) == nil {
+            throw GatewayFailure.invalid("enabled_events", "Invalid event type: \(event.prefix(100)). Tender emits \(GatewayEventType.allCases.map(\.rawValue).joined(separator: ", ")), or * for all.")
         }
     }
 

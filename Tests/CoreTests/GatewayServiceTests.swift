@@ -173,3 +173,41 @@ struct GatewayServiceTests {
         }
     }
 }
+
+@Suite("Webhook endpoints in the gateway's core")
+struct WebhookEndpointCoreTests {
+    /// A disabled endpoint is sent nothing; enabled again, it is; its events and URL can change
+    /// and are checked as at creation.
+    @Test func disabledEndpointsGetNoDeliveries() async throws {
+        try await CoreWorld.with { world in
+            let gateway = world.gateway
+            let made = try await gateway.createWebhookEndpoint(url: "https://shop.example/hook", events: ["*"], description: "the shop", merchant: world.merchant)
+            #expect(made.endpoint.description == "the shop" && made.secret.hasPrefix("whsec_"))
+            func deliveries() async throws -> Int {
+                try await gateway.event(.paymentIntentCreated, .object([]), merchant: world.merchant).deliveries.count
+            }
+            #expect(try await deliveries() == 1)
+            let disabled = try await gateway.updateWebhookEndpoint(made.endpoint.id, url: nil, events: nil, disabled: true, description: nil, merchant: world.merchant)
+            #expect(disabled.disabled == true)
+            #expect(try await deliveries() == 0, "a disabled endpoint is sent nothing")
+            _ = try await gateway.updateWebhookEndpoint(made.endpoint.id, url: nil, events: ["charge.refunded"], disabled: false, description: nil, merchant: world.merchant)
+            #expect(try await deliveries() == 0, "enabled, but not for this type")
+            _ = try await gateway.updateWebhookEndpoint(made.endpoint.id, url: nil, events: ["payment_intent.created"], disabled: nil, description: nil, merchant: world.merchant)
+            #expect(try await deliveries() == 1)
+            for (url, events) in [("ftp://x", nil), (nil, ["nope"]), (nil, [String]())] as [(String?, [String]?)] {
+                do {
+                    _ = try await gateway.updateWebhookEndpoint(made.endpoint.id, url: url, events: events, disabled: nil, description: nil, merchant: world.merchant)
+                    Issue.record("\(String(describing: url)) \(String(describing: events)) taken")
+                } catch let error as GatewayFailure {
+                    #expect(error.category == .invalidRequest)
+                }
+            }
+            do {
+                _ = try await gateway.updateWebhookEndpoint(WebhookEndpointID("we_nothere"), url: nil, events: nil, disabled: true, description: nil, merchant: world.merchant)
+                Issue.record("an unknown endpoint was changed")
+            } catch let error as GatewayFailure {
+                #expect(error.category == .notFound)
+            }
+        }
+    }
+}

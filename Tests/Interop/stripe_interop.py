@@ -64,6 +64,12 @@ endpoint = stripe.WebhookEndpoint.create(url=f"http://127.0.0.1:{receiver.server
 endpoint_secret = endpoint.secret
 check("webhook endpoint with a signing secret", endpoint.secret.startswith("whsec_") and endpoint.enabled_events == ["*"])
 raises("webhook endpoints take known events", stripe.error.InvalidRequestError, lambda: stripe.WebhookEndpoint.create(url="http://127.0.0.1:1/", enabled_events=["nope"]), param="enabled_events")
+fetched = stripe.WebhookEndpoint.retrieve(endpoint.id)
+check("a webhook endpoint retrieved, its secret not shown again", fetched.id == endpoint.id and fetched.status == "enabled" and "secret" not in fetched.to_dict())
+paused = stripe.WebhookEndpoint.modify(endpoint.id, disabled=True, description="paused")
+check("a webhook endpoint disabled", paused.status == "disabled" and paused.description == "paused")
+resumed = stripe.WebhookEndpoint.modify(endpoint.id, disabled=False)
+check("and enabled again", resumed.status == "enabled" and stripe.WebhookEndpoint.retrieve(endpoint.id).status == "enabled")
 
 
 def card_fee(amount):

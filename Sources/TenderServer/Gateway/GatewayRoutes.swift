@@ -108,13 +108,25 @@ struct GatewayRoutes: Sendable {
                 try form.refuseUnknown(["url", "enabled_events", "description", "metadata"])
                 let url = try form.requiredString("url", maxLength: 2048)
                 guard let events = try form.stringList("enabled_events") else { throw StripeError.missing("enabled_events") }
-                let made = try await service.createWebhookEndpoint(url: url, events: events, merchant: merchant)
+                let made = try await service.createWebhookEndpoint(url: url, events: events, description: try form.string("description", maxLength: 5000), merchant: merchant)
                 return GatewayObjects.webhookEndpoint(made.endpoint, secret: made.secret)
             }
         }
         v1.get("webhook_endpoints") { request, context in
             try await list(request, context, WebhookEndpointRecord.self, path: "/v1/webhook_endpoints") { endpoints in
                 endpoints.map { GatewayObjects.webhookEndpoint($0, secret: nil) }
+            }
+        }
+        v1.get("webhook_endpoints/:id") { request, context in
+            try await retrieve(request, context, WebhookEndpointRecord.self) { GatewayObjects.webhookEndpoint($0, secret: nil) }
+        }
+        v1.post("webhook_endpoints/:id") { request, context in
+            try await post(request, context) { merchant, _, form, _ in
+                try form.refuseUnknown(["url", "enabled_events", "disabled", "description"])
+                let endpoint = try await service.updateWebhookEndpoint(
+                    RecordID(try context.parameters.require("id")), url: try form.string("url", maxLength: 2048), events: try form.stringList("enabled_events"),
+                    disabled: try form.boolean("disabled"), description: try form.string("description", maxLength: 5000), merchant: merchant)
+                return GatewayObjects.webhookEndpoint(endpoint, secret: nil)
             }
         }
         v1.get("events") { request, context in
