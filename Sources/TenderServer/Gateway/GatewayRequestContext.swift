@@ -75,16 +75,24 @@ struct GatewayAuthenticator: RouterMiddleware {
 
     func credential(_ header: String?) async throws -> GatewayRequestContext.Credential {
         guard let header else { return .none }
-        let key: String
-        if let token = bearerToken(header) {
-            key = token
-        } else if header.hasPrefix("Basic "), let decoded = Data(base64Encoded: String(header.dropFirst("Basic ".count))), let text = String(data: decoded, encoding: .utf8) {
-            key = String(text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-        } else {
-            return .malformed
-        }
+        guard let key = Self.key(header) else { return .malformed }
         if GatewayService.constantTimeEqual(key, adminKey) { return .admin }
         guard let (merchant, kind) = try await service.merchant(key: key) else { return .unknown(redacted: GatewayRoutes.redacted(key)) }
         return .merchant(merchant, kind)
+    }
+
+    /// The key an Authorization header carries: Bearer, or basic auth with the key as the user
+    /// name; nil for anything else.
+    static func key(_ header: String) -> String? {
+        if let token = bearerToken(header) { return token }
+        guard header.hasPrefix("Basic "), let decoded = Data(base64Encoded: String(header.dropFirst("Basic ".count))),
+              let text = String(data: decoded, encoding: .utf8) else { return nil }
+        return String(text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+    }
+
+    /// Whether an Authorization header presents the admin key (compared in constant time).
+    static func presentsAdminKey(_ header: String?, adminKey: String) -> Bool {
+        guard let header, let key = key(header) else { return false }
+        return GatewayService.constantTimeEqual(key, adminKey)
     }
 }

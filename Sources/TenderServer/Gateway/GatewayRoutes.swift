@@ -205,10 +205,10 @@ struct GatewayRoutes: Sendable {
         }
         let page = PaymentPage(service: service, routes: self)
         v1.post("payment_links") { request, context in
-            try await post(request, context) { merchant, _, form, _ in try await page.createLink(form, merchant, base: baseURL(request)) }
+            try await post(request, context) { merchant, _, form, _ in try await page.createLink(form, merchant, base: request.baseURL) }
         }
         v1.get("payment_links/:id") { request, context in
-            try await retrieve(request, context, PaymentLinkRecord.self) { PaymentPage.linkJSON($0, base: baseURL(request)) }
+            try await retrieve(request, context, PaymentLinkRecord.self) { PaymentPage.linkJSON($0, base: request.baseURL) }
         }
         GatewayTestPages(service: service, routes: self).register(on: v1)
     }
@@ -242,10 +242,8 @@ struct GatewayRoutes: Sendable {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: value.compactBytes())))
     }
 
-    func baseURL(_ request: Request) -> String { request.baseURL }
-
     func intentJSON(_ intent: PaymentIntentRecord, _ request: Request) -> JSONValue {
-        GatewayObjects.paymentIntent(intent, base: baseURL(request))
+        GatewayObjects.paymentIntent(intent, base: request.baseURL)
     }
 
     /// A key as Stripe shows a wrong one: its prefix and last four characters.
@@ -323,8 +321,7 @@ struct GatewayRoutes: Sendable {
 
     /// Whether a request presents the admin key (for the checkout's admin route, outside `/v1`).
     func isAdmin(_ request: Request) -> Bool {
-        guard let header = request.headers[.authorization], let token = bearerToken(header) else { return false }
-        return GatewayService.constantTimeEqual(token, adminKey)
+        GatewayAuthenticator.presentsAdminKey(request.headers[.authorization], adminKey: adminKey)
     }
 
     func createMerchant(_ request: Request, _ context: GatewayRequestContext) async throws -> Response {

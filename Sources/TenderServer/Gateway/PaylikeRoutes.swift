@@ -170,7 +170,7 @@ struct PaylikeRoutes: Sendable {
         }
         let flow = PaylikeFlow(test: payment.test, card: TestAcquirer.outcome(forCardDigits: digits), amount: payment.amount)
         let names = try hintNames(payment.hints, flow: flow, digest: payment.digest)
-        let base = routes.baseURL(request) + "/paylike"
+        let base = request.baseURL + "/paylike"
         if let challenge {
             let answer: PaylikeFlow.ChallengeAnswer
             do { answer = try flow.answer(challenge, hints: names.count) } catch {
