@@ -31,6 +31,8 @@ public struct PaymentMethodRecord: Sendable, Codable, Equatable {
     public var bank: String?
     public var customer: CustomerID?
     public var metadata: [String: String]
+    /// Who pays, as the merchant gave it (`billing_details`).
+    public var billing: BillingDetails?
 
     public init(id: PaymentMethodID, type: PaymentMethodType, created: Int64, card: Card? = nil, bank: String? = nil, customer: CustomerID? = nil, metadata: [String: String] = [:]) {
         self.id = id
@@ -40,6 +42,39 @@ public struct PaymentMethodRecord: Sendable, Codable, Equatable {
         self.bank = bank
         self.customer = customer
         self.metadata = metadata
+    }
+}
+
+/// Who pays with a payment method, as Stripe's `billing_details` gives it; every field optional.
+public struct BillingDetails: Sendable, Codable, Equatable {
+    public struct Address: Sendable, Codable, Equatable {
+        public var city: String?
+        public var country: String?
+        public var line1: String?
+        public var line2: String?
+        public var postalCode: String?
+        public var state: String?
+
+        public init(city: String? = nil, country: String? = nil, line1: String? = nil, line2: String? = nil, postalCode: String? = nil, state: String? = nil) {
+            self.city = city
+            self.country = country
+            self.line1 = line1
+            self.line2 = line2
+            self.postalCode = postalCode
+            self.state = state
+        }
+    }
+
+    public var name: String?
+    public var email: String?
+    public var phone: String?
+    public var address: Address?
+
+    public init(name: String? = nil, email: String? = nil, phone: String? = nil, address: Address? = nil) {
+        self.name = name
+        self.email = email
+        self.phone = phone
+        self.address = address
     }
 }
 
@@ -88,6 +123,10 @@ public struct PaymentIntentRecord: Sendable, Codable, Equatable {
     /// other payment of the merchant's can take it first); the gateway's fee is taken when the
     /// escrow releases it.
     public var escrowAccount: String?
+    /// Every attempt to pay it (Stripe's charges), oldest first; nil before the first.
+    public var charges: [ChargeAttempt]?
+    /// The payment method attached, as it was then, for the next attempt's charge.
+    public var attemptMethod: ChargeMethod?
 
     public init(id: PaymentIntentID, clientSecret: String, currency: String, created: Int64, machine: PaymentIntentStateMachine, paymentMethodTypes: [PaymentMethodType], metadata: [String: String] = [:]) {
         self.id = id
@@ -140,6 +179,8 @@ public struct RefundRecord: Sendable, Codable, Equatable {
     public var failureReason: String?
     /// The ledger transaction that paid it back (hex).
     public var ledgerTransaction: String?
+    /// The charge it pays back (the intent's succeeded one; nil in refunds made before charges).
+    public var charge: ChargeID?
 
     public init(id: RefundID, paymentIntent: PaymentIntentID, amount: Int64, currency: String, created: Int64, status: Status, reason: String? = nil, metadata: [String: String] = [:]) {
         self.id = id

@@ -8,6 +8,10 @@ public enum GatewayEventType: String, Sendable, Codable, CaseIterable {
     case paymentIntentSucceeded = "payment_intent.succeeded"
     case paymentIntentPaymentFailed = "payment_intent.payment_failed"
     case paymentIntentCanceled = "payment_intent.canceled"
+    case chargeSucceeded = "charge.succeeded"
+    case chargeFailed = "charge.failed"
+    case chargePending = "charge.pending"
+    case chargeCaptured = "charge.captured"
     case chargeRefunded = "charge.refunded"
 }
 

@@ -15,7 +15,7 @@ package enum GatewayObjects {
             ("id", .string(method.id.rawValue)), ("object", "payment_method"), ("type", .string(method.type.rawValue)),
             ("created", .number(method.created)), ("customer", optional(method.customer?.rawValue)), ("livemode", false),
             ("metadata", metadata(method.metadata)),
-            ("billing_details", .object([("address", .null), ("email", .null), ("name", .null), ("phone", .null)])),
+            ("billing_details", billingDetails(method.billing)),
         ]
         switch method.type {
         case .card:
@@ -71,7 +71,8 @@ package enum GatewayObjects {
             ("capture_method", .string(machine.captureMethod.rawValue)), ("client_secret", .string(intent.clientSecret)),
             ("confirmation_method", "automatic"), ("created", .number(intent.created)), ("currency", .string(intent.currency)),
             ("customer", optional(intent.customer?.rawValue)), ("description", optional(intent.description)),
-            ("last_payment_error", lastError), ("latest_charge", .null), ("livemode", false),
+            ("last_payment_error", lastError),
+            ("latest_charge", optional(intent.charges?.last.map { intent.id.charge($0.number).rawValue })), ("livemode", false),
             ("metadata", metadata(intent.metadata)), ("next_action", nextAction),
             ("payment_method", optional(machine.paymentMethod)),
             ("payment_method_types", .array(intent.paymentMethodTypes.map { .string($0.rawValue) })),
@@ -93,22 +94,94 @@ package enum GatewayObjects {
             ("id", .string(refund.id.rawValue)), ("object", "refund"), ("amount", .number(refund.amount)), ("currency", .string(refund.currency)),
             ("created", .number(refund.created)), ("payment_intent", .string(refund.paymentIntent.rawValue)), ("status", .string(refund.status.rawValue)),
             ("reason", optional(refund.reason)), ("failure_reason", optional(refund.failureReason)), ("metadata", metadata(refund.metadata)),
-            ("charge", .null),
+            ("charge", optional(refund.charge?.rawValue)),
         ])
     }
 
-    /// The charge Stripe would show for a captured intent (Tender keeps no charges of its own:
-    /// the charge's id is derived from the intent's).
-    package static func charge(_ intent: PaymentIntentRecord) -> JSONValue {
+    /// A charge: one attempt to pay `intent`, with what the intent captured and refunded
+    /// when it is the succeeded one.
+    package static func charge(_ charge: ChargeAttempt, of intent: PaymentIntentRecord) -> JSONValue {
         let machine = intent.machine
+        let succeeded = charge.status == .succeeded
+        let captured = succeeded && machine.amountReceived > 0
+        let refunded = succeeded ? intent.chargeAmountRefunded : 0
+        var outcome: JSONValue = .null
+        switch charge.status {
+        case .succeeded:
+            outcome = .object([
+                ("network_status", "approved_by_network"), ("reason", .null), ("risk_level", "normal"), ("risk_score", .number(20)),
+                ("seller_message", "Payment complete."), ("type", "authorized"),
+            ])
+        case .failed:
+            outcome = .object([
+                ("network_status", "declined_by_network"), ("reason", optional(charge.failure?.declineCode)), ("risk_level", "normal"),
+                ("risk_score", .number(20)), ("seller_message", "The bank did not return any further details with this decline."), ("type", "issuer_declined"),
+            ])
+        case .pending:
+            break
+        }
         return .object([
-            ("id", .string("ch_" + intent.id.rawValue.dropFirst(3))), ("object", "charge"), ("amount", .number(machine.amount)),
-            ("amount_captured", .number(machine.amountReceived)), ("amount_refunded", .number(machine.amountRefunded)),
-            ("captured", .bool(machine.amountReceived > 0)), ("currency", .string(intent.currency)), ("created", .number(intent.created)),
-            ("livemode", false), ("paid", .bool(machine.amountReceived > 0)), ("payment_intent", .string(intent.id.rawValue)),
-            ("payment_method", optional(machine.paymentMethod)), ("refunded", .bool(machine.amountRefunded == machine.amountReceived && machine.amountReceived > 0)),
-            ("status", "succeeded"),
+            ("id", .string(intent.id.charge(charge.number).rawValue)), ("object", "charge"), ("amount", .number(charge.amount)),
+            ("amount_captured", .number(captured ? machine.amountReceived : 0)), ("amount_refunded", .number(refunded)),
+            ("application", .null), ("application_fee", .null), ("application_fee_amount", .null), ("authorization_code", .null),
+            ("balance_transaction", .null), ("billing_details", billingDetails(charge.method?.billing)),
+            ("calculated_statement_descriptor", .string(intent.statementDescriptor ?? "TENDER")), ("captured", .bool(captured)),
+            ("created", .number(charge.created)), ("currency", .string(intent.currency)), ("customer", optional(intent.customer?.rawValue)),
+            ("description", optional(intent.description)), ("disputed", false), ("failure_balance_transaction", .null),
+            ("failure_code", optional(charge.failure?.code)), ("failure_message", optional(charge.failure?.message)),
+            ("fraud_details", .object([])), ("level3", .null), ("livemode", false), ("metadata", metadata(intent.metadata)), ("on_behalf_of", .null),
+            ("outcome", outcome), ("paid", .bool(succeeded)), ("payment_intent", .string(intent.id.rawValue)),
+            ("payment_method", optional(charge.method?.id.rawValue)), ("payment_method_details", charge.method.map { methodDetails($0, charge) } ?? .null),
+            ("presentment_details", .null), ("radar_options", .null), ("receipt_email", .null), ("receipt_number", .null), ("receipt_url", .null),
+            ("refunded", .bool(succeeded && refunded == charge.amount)), ("refunds", .null), ("review", .null), ("shipping", .null), ("source", .null),
+            ("source_transfer", .null), ("statement_descriptor", optional(intent.statementDescriptor)), ("statement_descriptor_suffix", .null),
+            ("status", .string(charge.status.rawValue)), ("transfer", .null), ("transfer_data", .null), ("transfer_group", .null),
         ])
+    }
+
+    /// What a charge shows of its payment method: the card's brand, last four, checks and
+    /// 3-D Secure result, or the bank.
+    static func methodDetails(_ method: ChargeMethod, _ charge: ChargeAttempt) -> JSONValue {
+        switch method.type {
+        case .card:
+            guard let card = method.card else { return .object([("type", "card"), ("card", .null)]) }
+            var secure: JSONValue = .null
+            if case .requiresAuthentication(let challenge, _) = card.outcome {
+                secure = .object([
+                    ("authentication_flow", .string(challenge ? "challenge" : "frictionless")), ("result", "authenticated"),
+                    ("result_reason", .null), ("version", "2.2.0"),
+                ])
+            }
+            return .object([("type", "card"), ("card", .object([
+                ("brand", .string(card.brand.rawValue)), ("last4", .string(card.last4)),
+                ("exp_month", .number(Int64(card.expMonth))), ("exp_year", .number(Int64(card.expYear))),
+                ("country", .string(card.country)), ("fingerprint", .string(card.fingerprint)), ("funding", "credit"),
+                ("network", .string(card.brand.rawValue)), ("three_d_secure", secure),
+                ("checks", .object([("cvc_check", "pass"), ("address_line1_check", .null), ("address_postal_code_check", .null)])),
+            ]))])
+        case .ideal:
+            return .object([("type", "ideal"), ("ideal", .object([
+                ("bank", optional(method.bank)), ("bic", .null), ("iban_last4", charge.status == .succeeded ? "5264" : .null),
+                ("verified_name", charge.status == .succeeded ? optional(method.billing?.name) : .null),
+            ]))])
+        case .bancontact:
+            return .object([("type", "bancontact"), ("bancontact", .object([
+                ("bank_code", .null), ("bank_name", .null), ("bic", .null), ("iban_last4", charge.status == .succeeded ? "7061" : .null),
+                ("preferred_language", .null), ("verified_name", charge.status == .succeeded ? optional(method.billing?.name) : .null),
+            ]))])
+        }
+    }
+
+    /// Stripe's `billing_details`: every field present, null when not given.
+    package static func billingDetails(_ billing: BillingDetails?) -> JSONValue {
+        var address: JSONValue = .null
+        if let given = billing?.address {
+            address = .object([
+                ("city", optional(given.city)), ("country", optional(given.country)), ("line1", optional(given.line1)),
+                ("line2", optional(given.line2)), ("postal_code", optional(given.postalCode)), ("state", optional(given.state)),
+            ])
+        }
+        return .object([("address", address), ("email", optional(billing?.email)), ("name", optional(billing?.name)), ("phone", optional(billing?.phone))])
     }
 
     package static func webhookEndpoint(_ endpoint: WebhookEndpointRecord, secret: String?) -> JSONValue {

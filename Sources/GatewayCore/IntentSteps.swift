@@ -41,8 +41,22 @@ extension GatewayService {
         case .release, .canceled: reported = .paymentIntentCanceled
         case .settle, .none, .askAcquirerLater, .refund: reported = nil
         }
+        // The charge this step makes or moves, reported with it (a capture's and a success's
+        // once settled, with the intent's).
+        let chargeChange = intent.recordCharge(for: action, now: now)
         var events = events
         if let reported { events.append(try await event(reported, json(intent), merchant: merchant)) }
+        var chargeEvent: (GatewayEventType, ChargeAttempt)?
+        switch chargeChange {
+        case .recorded(let charge, let type): chargeEvent = (type, charge)
+        case .captured(let charge): chargeEvent = (.chargeCaptured, charge)
+        case nil: break
+        }
+        var settles = false
+        if case .settle = action { settles = true }
+        if let (type, charge) = chargeEvent, !settles {
+            events.append(try await event(type, GatewayObjects.charge(charge, of: intent), merchant: merchant))
+        }
         // A pending settlement is due for the start-up recovery (a running server never picks
         // it up: the request that made it finishes it).
         let saved = try await save(
@@ -51,7 +65,9 @@ extension GatewayService {
         case .settle(let amount):
             intent.settlementTransaction = try await settle(intent, amount: amount, merchant: merchant)
             intent.settlement = .settled
-            _ = try await save(intent, over: saved, attentionAt: .some(nil), events: [try await event(.paymentIntentSucceeded, json(intent), merchant: merchant)])
+            var settled = [try await event(.paymentIntentSucceeded, json(intent), merchant: merchant)]
+            if let (type, charge) = chargeEvent { settled.append(try await event(type, GatewayObjects.charge(charge, of: intent), merchant: merchant)) }
+            _ = try await save(intent, over: saved, attentionAt: .some(nil), events: settled)
         case .failed(let failure):
             throw GatewayFailure(
                 .card, code: GatewayFailure.Code(rawValue: failure.code), message: failure.message, declineCode: failure.declineCode, paymentIntent: intent)
@@ -131,6 +147,7 @@ extension GatewayService {
         _ = try await save(capture, over: storedCapture, attentionAt: .some(nil))
         let json = GatewayObjects.paymentIntent(intent, base: base)
         await emit(intent.machine.status == .succeeded ? .paymentIntentSucceeded : .paymentIntentAmountCapturableUpdated, json, merchant: merchant)
+        if let charge = intent.succeededCharge { await emit(.chargeCaptured, GatewayObjects.charge(charge, of: intent), merchant: merchant) }
         return intent
     }
 }

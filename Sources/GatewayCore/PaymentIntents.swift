@@ -235,6 +235,7 @@ extension GatewayService {
         } catch {
             throw GatewayFailure.state(error)
         }
+        intent.attemptMethod = ChargeMethod(method)
         return method
     }
 

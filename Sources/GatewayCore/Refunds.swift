@@ -4,7 +4,10 @@ import StellarBase
 
 /// A refund to make.
 package struct NewRefund: Sendable {
-    package var paymentIntent: PaymentIntentID
+    /// The intent refunded: given, or the one `charge` belongs to.
+    package var paymentIntent: PaymentIntentID?
+    /// The charge refunded, which must be its intent's succeeded one.
+    package var charge: ChargeID?
     /// All that is left to refund when nil.
     package var amount: Int64?
     /// `duplicate`, `fraudulent` or `requested_by_customer`.
@@ -13,8 +16,9 @@ package struct NewRefund: Sendable {
     /// Paylike's descriptor for the refund, kept in the intent's trail.
     package var descriptor: String?
 
-    package init(paymentIntent: PaymentIntentID, amount: Int64? = nil, reason: String? = nil, metadata: [String: String] = [:], descriptor: String? = nil) {
+    package init(paymentIntent: PaymentIntentID? = nil, charge: ChargeID? = nil, amount: Int64? = nil, reason: String? = nil, metadata: [String: String] = [:], descriptor: String? = nil) {
         self.paymentIntent = paymentIntent
+        self.charge = charge
         self.amount = amount
         self.reason = reason
         self.metadata = metadata
@@ -75,7 +79,7 @@ extension GatewayService {
     ///   cannot cover it (the refund failed, nothing moved).
     package func refund(_ new: NewRefund, id: RefundID, merchant: MerchantRecord) async throws(GatewayFailure) -> RefundRecord {
         try await failing { () async throws -> RefundRecord in
-            var (intent, stored) = try await load(PaymentIntentRecord.self, id: new.paymentIntent, merchant: merchant, parameter: "payment_intent")
+            var (intent, stored) = try await refunded(new, merchant: merchant)
             let action: PaymentIntentStateMachine.Action
             do {
                 action = try intent.machine.refund(new.amount)
@@ -86,6 +90,7 @@ extension GatewayService {
             var refund = RefundRecord(
                 id: id, paymentIntent: intent.id, amount: refunded, currency: intent.currency, created: now(), status: .pending,
                 reason: new.reason, metadata: new.metadata)
+            refund.charge = intent.succeededCharge.map { intent.id.charge($0.number) }
             intent.trail = (intent.trail ?? []) + [TrailEntry(kind: .refund, amount: refunded, created: refund.created, descriptor: new.descriptor)]
             // The intent's refunded amount and the pending refund are written together; the
             // refund is due for the start-up recovery should the server stop before it is paid back.
@@ -96,13 +101,38 @@ extension GatewayService {
                 refund.status = .succeeded
                 _ = try await save(refund, over: storedRefund, attentionAt: .some(nil))
                 let refundedIntent = try await load(PaymentIntentRecord.self, id: intent.id, merchant: merchant).0
-                await emit(.chargeRefunded, GatewayObjects.charge(refundedIntent), merchant: merchant)
+                if let charge = refundedIntent.succeededCharge {
+                    await emit(.chargeRefunded, GatewayObjects.charge(charge, of: refundedIntent), merchant: merchant)
+                }
                 return refund
             } catch let failure as GatewayFailure {
                 try await failRefund(refund, over: storedRefund, merchant: merchant)
                 throw failure
             }
         }
+    }
+
+    /// The intent a refund names, by its id or its charge's (which must be the one that took
+    /// the money).
+    /// - Throws: ``GatewayFailure``: neither given, an unknown intent or charge (naming the
+    ///   parameter), a charge that is not the intent's or did not succeed.
+    func refunded(_ new: NewRefund, merchant: MerchantRecord) async throws -> (PaymentIntentRecord, StoredObject) {
+        guard let charge = new.charge else {
+            guard let id = new.paymentIntent else { throw GatewayFailure.missing("payment_intent") }
+            return try await load(PaymentIntentRecord.self, id: id, merchant: merchant, parameter: "payment_intent")
+        }
+        let missing = GatewayFailure.invalid("charge", "No such charge: '\(charge.rawValue.prefix(100))'", code: .resourceMissing)
+        guard let attempt = charge.attempt else { throw missing }
+        if let named = new.paymentIntent, named != attempt.paymentIntent {
+            throw GatewayFailure.invalid("charge", "The charge \(charge.rawValue.prefix(100)) does not belong to the PaymentIntent \(named.rawValue.prefix(100)).")
+        }
+        guard let found = try await store.object(id: attempt.paymentIntent.rawValue, kind: .paymentIntent, merchant: merchant.id) else { throw missing }
+        let intent = try records.decode(PaymentIntentRecord.self, found)
+        guard let made = intent.chargeAttempts.first(where: { $0.number == attempt.number }) else { throw missing }
+        guard made.status == .succeeded else {
+            throw GatewayFailure.invalid("charge", "Charge \(charge.rawValue) has a status of \(made.status.rawValue): only a succeeded charge can be refunded.", code: .chargeNotRefundable)
+        }
+        return (intent, found)
     }
 
     /// Pays part of the balance out to a Stellar address of the merchant's (which must trust the

@@ -17,7 +17,7 @@ import uuid
 
 import requests
 import stripe
-from interop_checks import check, done, raises
+from interop_checks import check, done, raises, shaped
 from stellar_sdk import Asset, Keypair, Network, Server, TransactionBuilder
 
 URL = sys.argv[1].rstrip("/")
@@ -170,7 +170,14 @@ for number, outcome, status, redirect in [
     check(f"{number} asks for 3-D Secure", intent.status == "requires_action" and intent.next_action.type == "redirect_to_url")
     query = follow(intent.next_action, outcome)
     check(f"{number} return URL", query["payment_intent"] == [intent.id] and query["redirect_status"] == [redirect] and query["order"] == ["9"], query)
-    check(f"{number} ends {status}", stripe.PaymentIntent.retrieve(intent.id).status == status)
+    final = stripe.PaymentIntent.retrieve(intent.id)
+    check(f"{number} ends {status}", final.status == status)
+    if outcome == "fail":
+        check(f"{number}: a failed authentication reached no card network, so made no charge", final.latest_charge is None)
+    else:
+        secured = stripe.Charge.retrieve(final.latest_charge)
+        check(f"{number}: its charge tells the 3-D Secure result", secured.status == ("succeeded" if status == "succeeded" else "failed")
+              and secured.payment_method_details.card.three_d_secure.result == "authenticated", secured)
     if status == "succeeded":
         expected_eur += 1500 - card_fee(1500)
 intent = stripe.PaymentIntent.create(amount=1500, currency="eur", payment_method=card("4000000000003055").id, confirm=True)
@@ -243,6 +250,32 @@ uncaptured = stripe.PaymentIntent.create(amount=900, currency="eur", payment_met
 raises("an uncaptured payment cannot be refunded", stripe.error.InvalidRequestError, lambda: stripe.Refund.create(payment_intent=uncaptured.id), code="charge_not_refundable")
 check("refunds are listed", [r.amount for r in stripe.Refund.list(limit=3).data] == [1000, 300, 500])
 
+# Charges: one for each attempt to pay, read by id, listed, refunded by id.
+charge = stripe.Charge.retrieve(intent.latest_charge)
+shaped("a succeeded charge", charge, stripe.Charge)
+check("the intent's latest charge", charge.payment_intent == intent.id and charge.status == "succeeded" and charge.paid and charge.captured
+      and charge.amount_captured == 1800 and charge.amount_refunded == 1800 and charge.refunded and charge.customer == customer.id
+      and charge.payment_method == saved[1].id and charge.payment_method_details.card.last4 == "4444" and charge.outcome.type == "authorized", charge)
+check("refunds name their charge", {r.charge for r in stripe.Refund.list(limit=3).data} == {charge.id})
+tries = stripe.Charge.list(payment_intent=declined_id)
+check("a declined, then paid intent has two charges, newest first", [c.status for c in tries.data] == ["succeeded", "failed"]
+      and tries.data[1].failure_code == "processing_error" and tries.data[1].outcome.type == "issuer_declined" and not tries.data[1].paid, tries)
+shaped("a failed charge", tries.data[1], stripe.Charge)
+paid = stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method=pm.id, confirm=True)
+expected_eur += 1000 - card_fee(1000)
+by_charge = stripe.Refund.create(charge=paid.latest_charge, amount=400)
+expected_eur -= 400
+check("a refund by charge", by_charge.charge == paid.latest_charge and by_charge.payment_intent == paid.id
+      and stripe.Charge.retrieve(paid.latest_charge).amount_refunded == 400 and not stripe.Charge.retrieve(paid.latest_charge).refunded)
+raises("a failed charge cannot be refunded", stripe.error.InvalidRequestError, lambda: stripe.Refund.create(charge=tries.data[1].id), code="charge_not_refundable", param="charge")
+raises("an unknown charge", stripe.error.InvalidRequestError, lambda: stripe.Charge.retrieve("ch_nope"), http_status=404, code="resource_missing")
+raises("a refund of an unknown charge", stripe.error.InvalidRequestError, lambda: stripe.Refund.create(charge="ch_nope"), code="resource_missing", param="charge")
+raises("a refund names what it refunds", stripe.error.InvalidRequestError, lambda: stripe.Refund.create(amount=100), code="parameter_missing")
+every_charge = [c.id for c in stripe.Charge.list(limit=100).data]
+paged_charges = [c.id for c in stripe.Charge.list(limit=7).auto_paging_iter()]
+check("charges auto-page, newest first", paged_charges == every_charge and len(every_charge) > 20 and every_charge[0] == paid.latest_charge,
+      f"{len(paged_charges)} / {len(every_charge)}")
+
 # Lists
 page = stripe.PaymentIntent.list(limit=3)
 check("list page", page.object == "list" and len(page.data) == 3 and page.has_more)
@@ -305,7 +338,8 @@ check("the settlement account holds it on the ledger", ledger_eur["balance"] == 
 events = [e for e in stripe.Event.list(limit=100).auto_paging_iter()]
 types = {e.type for e in events}
 check("events of every kind", {"payment_intent.created", "payment_intent.succeeded", "payment_intent.payment_failed", "payment_intent.requires_action",
-                               "payment_intent.amount_capturable_updated", "payment_intent.canceled", "charge.refunded"} <= types, types)
+                               "payment_intent.amount_capturable_updated", "payment_intent.canceled", "charge.refunded", "charge.succeeded", "charge.failed",
+                               "charge.captured"} <= types, types)
 check("an event retrieved", stripe.Event.retrieve(events[0].id).type == events[0].type)
 deadline = time.time() + 60
 while len({e.id for e in received}) < len(events) and time.time() < deadline:
@@ -316,7 +350,7 @@ check("the first delivery was retried", attempts["count"] == len(received) + 1, 
 succeeded = [e for e in received if e.type == "payment_intent.succeeded"]
 check("a succeeded event carries the intent", succeeded and succeeded[0].data.object.object == "payment_intent" and succeeded[0].data.object.status == "succeeded")
 refunded = [e for e in received if e.type == "charge.refunded"]
-check("charge.refunded carries the refunded amount", refunded and refunded[-1].data.object.amount_refunded == 1800)
+check("charge.refunded carries the refunded charge", {(e.data.object.id, e.data.object.amount_refunded) for e in refunded} >= {(charge.id, 1800), (paid.latest_charge, 400)})
 receiver.shutdown()
 
 # `tender gateway webhooks listen --forward-to`, as the Stripe CLI's: new events reach a local
@@ -348,13 +382,13 @@ if len(sys.argv) > 3:
     paid = stripe.PaymentIntent.create(amount=1300, currency="eur", payment_method=pm.id, confirm=True)
     expected_eur += 1300 - card_fee(1300)
     deadline = time.time() + 30
-    while len(forwarded) < 2 and time.time() < deadline:
+    while len(forwarded) < 3 and time.time() < deadline:
         time.sleep(0.1)
     listen.terminate()
     listen.wait(timeout=10)
     verified = [stripe.Webhook.construct_event(payload, signature, cli_secret) for payload, signature in forwarded]
     check("listen forwards new events in order, signed", [(e.type, e.data.object.id) for e in verified] ==
-          [("payment_intent.created", paid.id), ("payment_intent.succeeded", paid.id)], [e.type for e in verified])
+          [("payment_intent.created", paid.id), ("payment_intent.succeeded", paid.id), ("charge.succeeded", paid.latest_charge)], [e.type for e in verified])
     local.shutdown()
 
 done()

@@ -69,12 +69,27 @@ struct GatewayRoutes: Sendable {
         }
         v1.post("refunds") { request, context in
             try await post(request, context) { merchant, _, form, idempotency in
-                try form.refuseUnknown(["payment_intent", "amount", "reason", "metadata"])
+                try form.refuseUnknown(["payment_intent", "charge", "amount", "reason", "metadata"])
                 let new = NewRefund(
-                    paymentIntent: PaymentIntentID(try form.requiredString("payment_intent", maxLength: 255)), amount: try form.integer("amount"),
+                    paymentIntent: try form.string("payment_intent", maxLength: 255).map { PaymentIntentID($0) },
+                    charge: try form.string("charge", maxLength: 255).map { ChargeID($0) }, amount: try form.integer("amount"),
                     reason: try form.string("reason", maxLength: 50), metadata: try form.setMetadata())
                 return GatewayObjects.refund(try await service.createRefund(new, merchant: merchant, idempotency: idempotency))
             }
+        }
+        v1.get("charges/:id") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            try StripeForm(body: request.uri.query ?? "").refuseUnknown([])
+            let found = try await service.charge(ChargeID(try context.parameters.require("id")), merchant: merchant)
+            return json(GatewayObjects.charge(found.charge, of: found.intent))
+        }
+        v1.get("charges") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            let page = try listRequest(form, known: ["payment_intent"])
+            let intent = try form.string("payment_intent", maxLength: 255).map { PaymentIntentID($0) }
+            let (charges, hasMore) = try await service.charges(merchant: merchant, page: page, paymentIntent: intent)
+            return json(GatewayObjects.list(charges.map { GatewayObjects.charge($0.charge, of: $0.intent) }, hasMore: hasMore, url: "/v1/charges"))
         }
         v1.get("refunds/:id") { request, context in
             try await retrieve(request, context, RefundRecord.self, render: GatewayObjects.refund)

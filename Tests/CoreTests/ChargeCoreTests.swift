@@ -1,0 +1,89 @@
+import Foundation
+import Gateway
+import GatewayCore
+import Testing
+import TenderJSON
+
+@Suite("Charges in the gateway's core")
+struct ChargeCoreTests {
+    /// Two intents, the first declined then paid: three charges, read by id, listed newest
+    /// first and paged both ways, refunded by the charge's id, each step reported by its event.
+    @Test func chargesOfAttempts() async throws {
+        try await CoreWorld.with { world in
+            let gateway = world.gateway, merchant = world.merchant
+            let eur = GatewayCurrency.named("eur")!
+            let first = try await gateway.createPaymentIntent(NewPaymentIntent(amount: 1_000, currency: eur), merchant: merchant, idempotency: nil, base: CoreWorld.base)
+            do {
+                _ = try await gateway.confirmPaymentIntent(first.id, IntentConfirmation(paymentMethod: try await world.card("4000000000000002")), merchant: merchant, key: .secret, base: CoreWorld.base)
+                Issue.record("a declining card paid")
+            } catch let failure as GatewayFailure {
+                #expect(failure.declineCode == "generic_decline")
+            }
+            let paid = try await gateway.confirmPaymentIntent(first.id, IntentConfirmation(paymentMethod: try await world.card("4242424242424242")), merchant: merchant, key: .secret, base: CoreWorld.base)
+            let second = try await gateway.createPaymentIntent(
+                NewPaymentIntent(amount: 2_000, currency: eur, paymentMethod: try await world.card("5555555555554444"), confirm: true), merchant: merchant, idempotency: nil, base: CoreWorld.base)
+            #expect(paid.chargeAttempts.map(\.status) == [.failed, .succeeded] && second.chargeAttempts.map(\.status) == [.succeeded])
+
+            let declined = try await gateway.charge(first.id.charge(1), merchant: merchant)
+            #expect(declined.charge.failure?.declineCode == "generic_decline" && declined.charge.method?.card?.last4 == "0002")
+            let json = try parsed(GatewayObjects.charge(declined.charge, of: declined.intent))
+            #expect(json["status"] as? String == "failed" && json["failure_code"] as? String == "card_declined" && json["paid"] as? Bool == false)
+
+            // Newest first: the second intent's charge, then the first's in reverse.
+            let order = [second.id.charge(1), first.id.charge(2), first.id.charge(1)]
+            let all = try await gateway.charges(merchant: merchant, page: ListRequest(limit: 10), paymentIntent: nil)
+            #expect(all.charges.map(\.id) == order && !all.hasMore)
+            let head = try await gateway.charges(merchant: merchant, page: ListRequest(limit: 2), paymentIntent: nil)
+            #expect(head.charges.map(\.id) == Array(order.prefix(2)) && head.hasMore)
+            let tail = try await gateway.charges(merchant: merchant, page: ListRequest(limit: 2, startingAfter: order[1].rawValue), paymentIntent: nil)
+            #expect(tail.charges.map(\.id) == [order[2]] && !tail.hasMore)
+            let back = try await gateway.charges(merchant: merchant, page: ListRequest(limit: 1, endingBefore: order[2].rawValue), paymentIntent: nil)
+            #expect(back.charges.map(\.id) == [order[1]] && back.hasMore)
+            let ofFirst = try await gateway.charges(merchant: merchant, page: ListRequest(limit: 10), paymentIntent: first.id)
+            #expect(ofFirst.charges.map(\.id) == [first.id.charge(2), first.id.charge(1)])
+
+            // Refunded by the charge that took the money; not by the declined one, nor a made-up one.
+            let refund = try await gateway.createRefund(NewRefund(charge: first.id.charge(2), amount: 300), merchant: merchant, idempotency: nil)
+            #expect(refund.paymentIntent == first.id && refund.charge == first.id.charge(2) && refund.status == .succeeded)
+            let refunded = try await gateway.charge(first.id.charge(2), merchant: merchant)
+            let after = try parsed(GatewayObjects.charge(refunded.charge, of: refunded.intent))
+            #expect(after["amount_refunded"] as? Int == 300 && after["refunded"] as? Bool == false && after["amount_captured"] as? Int == 1_000)
+            for (charge, code) in [(first.id.charge(1), GatewayFailure.Code.chargeNotRefundable), (ChargeID("ch_nothere"), .resourceMissing), (first.id.charge(3), .resourceMissing)] {
+                do {
+                    _ = try await gateway.createRefund(NewRefund(charge: charge), merchant: merchant, idempotency: nil)
+                    Issue.record("refunded \(charge)")
+                } catch let failure as GatewayFailure {
+                    #expect(failure.code == code && failure.parameter == "charge", "\(failure)")
+                }
+            }
+            do {
+                _ = try await gateway.createRefund(NewRefund(paymentIntent: second.id, charge: first.id.charge(2)), merchant: merchant, idempotency: nil)
+                Issue.record("a charge refunded under another intent")
+            } catch let failure as GatewayFailure {
+                #expect(failure.parameter == "charge")
+            }
+            do {
+                _ = try await gateway.charge(ChargeID("ch_nothere"), merchant: merchant)
+                Issue.record("a charge made up")
+            } catch let failure as GatewayFailure {
+                #expect(failure.category == .notFound)
+            }
+
+            // Every step's charge event, with the charge as it was.
+            let (events, _) = try await gateway.events(merchant: merchant, ListRequest(limit: 100))
+            let charges = try events.map(parsed).compactMap { event -> String? in
+                guard let type = event["type"] as? String, type.hasPrefix("charge.") else { return nil }
+                return "\(type) \(((event["data"] as? [String: Any])?["object"] as? [String: Any])?["id"] as? String ?? "")"
+            }
+            #expect(charges == [
+                "charge.refunded \(first.id.charge(2))", "charge.succeeded \(second.id.charge(1))",
+                "charge.succeeded \(first.id.charge(2))", "charge.failed \(first.id.charge(1))",
+            ])
+        }
+    }
+}
+
+/// A JSON object as Foundation reads it, for comparing fields.
+func parsed(_ value: JSONValue) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(value.compactBytes())) as? [String: Any])
+}
