@@ -13,7 +13,8 @@ package enum GatewayObjects {
     package static func paymentMethod(_ method: PaymentMethodRecord) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("id", .string(method.id.rawValue)), ("object", "payment_method"), ("type", .string(method.type.rawValue)),
-            ("created", .number(method.created)), ("customer", optional(method.customer?.rawValue)), ("livemode", false),
+            ("allow_redisplay", "unspecified"), ("created", .number(method.created)), ("customer", optional(method.customer?.rawValue)),
+            ("customer_account", .null), ("livemode", false), ("radar_options", .null),
             ("metadata", metadata(method.metadata)),
             ("billing_details", billingDetails(method.billing)),
         ]

@@ -22,16 +22,21 @@ package struct CardDetails: Sendable {
 /// A payment method to make.
 package struct NewPaymentMethod: Sendable {
     package var type: PaymentMethodType
-    /// For a card: required.
+    /// For a card: its details or `cardToken`.
     package var card: CardDetails?
+    /// For a card: one of Stripe's test tokens (`tok_visa`...), instead of its details.
+    package var cardToken: String?
     /// For iDEAL: the customer's bank, if given.
     package var bank: String?
+    package var billing: BillingDetails?
     package var metadata: [String: String]
 
-    package init(type: PaymentMethodType, card: CardDetails? = nil, bank: String? = nil, metadata: [String: String] = [:]) {
+    package init(type: PaymentMethodType, card: CardDetails? = nil, cardToken: String? = nil, bank: String? = nil, billing: BillingDetails? = nil, metadata: [String: String] = [:]) {
         self.type = type
         self.card = card
+        self.cardToken = cardToken
         self.bank = bank
+        self.billing = billing
         self.metadata = metadata
     }
 }
@@ -68,9 +73,18 @@ extension GatewayService {
             let id = PaymentMethodID(GatewayIDs.make("pm", random: random))
             var record = PaymentMethodRecord(id: id, type: new.type, created: now())
             record.metadata = new.metadata
+            record.billing = new.billing
             switch new.type {
             case .card:
-                guard let card = new.card else { throw GatewayFailure.missing("card") }
+                var given = new.card
+                if let token = new.cardToken {
+                    guard given == nil else { throw GatewayFailure.invalid("card[token]", "Give either a card's details or a token, not both.") }
+                    guard let number = TestPaymentMethods.cardNumber(token: token) else {
+                        throw GatewayFailure.invalid("card[token]", "No such token: '\(token.prefix(100))'", code: .resourceMissing)
+                    }
+                    given = testCard(number)
+                }
+                guard let card = given else { throw GatewayFailure.missing("card") }
                 do {
                     let (digits, brand) = try CardRules.checkNumber(card.number)
                     let month = try Self.cardInteger(card.expMonth, name: "exp_month")
@@ -90,6 +104,40 @@ extension GatewayService {
             }
             try await insert(record, id: id, merchant: merchant)
             return record
+        }
+    }
+
+    /// One of Stripe's test cards, as its test payment methods and tokens give it: expiring in
+    /// December five years from now, without a security code.
+    func testCard(_ number: String) -> CardDetails {
+        CardDetails(number: number, expMonth: "12", expYear: String(today().year + 5), cvc: nil)
+    }
+
+    /// The payment method `id` names: one of the merchant's, or, for one of Stripe's test
+    /// payment methods (`pm_card_visa`...), a new one of its card, as Stripe makes one.
+    /// - Throws: ``GatewayFailure`` `resource_missing` naming `parameter`.
+    func paymentMethod(_ id: PaymentMethodID, merchant: MerchantRecord, parameter: String) async throws -> (PaymentMethodRecord, StoredObject?) {
+        if let number = TestPaymentMethods.cardNumber(paymentMethod: id.rawValue) {
+            return (try await createPaymentMethod(NewPaymentMethod(type: .card, card: testCard(number)), merchant: merchant), nil)
+        }
+        let (method, stored) = try await load(PaymentMethodRecord.self, id: id, merchant: merchant, parameter: parameter)
+        return (method, stored)
+    }
+
+    /// Makes the payment method a request gives inline (`payment_method_data`): a failure names
+    /// its parameter inside `payment_method_data[...]`.
+    func inlinePaymentMethod(_ new: NewPaymentMethod, merchant: MerchantRecord) async throws -> PaymentMethodRecord {
+        do {
+            return try await createPaymentMethod(new, merchant: merchant)
+        } catch {
+            var failure = error
+            if var parameter = failure.parameter {
+                // The card rules name a card's field alone (`number`), as Stripe's card errors do.
+                if failure.category == .card, !parameter.contains("[") { parameter = "card[\(parameter)]" }
+                let head = parameter.prefix { $0 != "[" }
+                failure.parameter = "payment_method_data[\(head)]" + parameter.dropFirst(head.count)
+            }
+            throw failure
         }
     }
 
@@ -119,7 +167,9 @@ extension GatewayService {
     package func attachPaymentMethod(_ id: PaymentMethodID, customer customerID: CustomerID, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentMethodRecord {
         try await failing { () async throws -> PaymentMethodRecord in
             _ = try await load(CustomerRecord.self, id: customerID, merchant: merchant, parameter: "customer")
-            var (method, stored) = try await load(PaymentMethodRecord.self, id: id, merchant: merchant)
+            var (method, found) = try await paymentMethod(id, merchant: merchant, parameter: "id")
+            let stored: StoredObject
+            if let found { stored = found } else { stored = try await load(PaymentMethodRecord.self, id: method.id, merchant: merchant).1 }
             if let current = method.customer, current != customerID {
                 throw GatewayFailure.invalid("customer", "The payment method you provided is already attached to a customer; detach it first.", code: .paymentMethodUnexpectedState)
             }

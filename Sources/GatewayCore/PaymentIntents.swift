@@ -49,6 +49,8 @@ package struct NewPaymentIntent: Sendable {
     package var captureMethod: CaptureMethod
     /// A payment method of the merchant's to attach at once.
     package var paymentMethod: PaymentMethodID?
+    /// A payment method to make and attach at once (`payment_method_data`), instead.
+    package var paymentMethodData: NewPaymentMethod?
     /// Confirmed in the same request.
     package var confirm: Bool
     package var fields: IntentFields
@@ -58,8 +60,10 @@ package struct NewPaymentIntent: Sendable {
 
     package init(
         amount: Int64, currency: GatewayCurrency, paymentMethodTypes: [PaymentMethodType] = [.card], captureMethod: CaptureMethod = .automatic,
-        paymentMethod: PaymentMethodID? = nil, confirm: Bool = false, fields: IntentFields = IntentFields(), escrowAccount: String? = nil
+        paymentMethod: PaymentMethodID? = nil, paymentMethodData: NewPaymentMethod? = nil, confirm: Bool = false, fields: IntentFields = IntentFields(),
+        escrowAccount: String? = nil
     ) {
+        self.paymentMethodData = paymentMethodData
         self.amount = amount
         self.currency = currency
         self.paymentMethodTypes = paymentMethodTypes
@@ -74,12 +78,15 @@ package struct NewPaymentIntent: Sendable {
 /// A confirmation's parameters.
 package struct IntentConfirmation: Sendable {
     package var paymentMethod: PaymentMethodID?
+    /// A payment method to make and attach (`payment_method_data`), instead.
+    package var paymentMethodData: NewPaymentMethod?
     package var returnURL: String?
     /// Given with a publishable key: the intent's client secret, which must match.
     package var clientSecret: String?
 
-    package init(paymentMethod: PaymentMethodID? = nil, returnURL: String? = nil, clientSecret: String? = nil) {
+    package init(paymentMethod: PaymentMethodID? = nil, paymentMethodData: NewPaymentMethod? = nil, returnURL: String? = nil, clientSecret: String? = nil) {
         self.paymentMethod = paymentMethod
+        self.paymentMethodData = paymentMethodData
         self.returnURL = returnURL
         self.clientSecret = clientSecret
     }
@@ -117,7 +124,10 @@ extension GatewayService {
             try await checkCustomer(new.fields, merchant: merchant)
             try Self.apply(new.fields, to: &intent)
             var method: PaymentMethodRecord?
-            if let methodID = new.paymentMethod {
+            if let data = new.paymentMethodData {
+                guard new.paymentMethod == nil else { throw Self.bothMethods }
+                method = try await attach(try await inlinePaymentMethod(data, merchant: merchant), to: &intent)
+            } else if let methodID = new.paymentMethod {
                 method = try await attach(methodID, to: &intent, merchant)
             }
             // Stored once, with its payment_intent.created event, and when confirmed at once, in
@@ -206,7 +216,12 @@ extension GatewayService {
         if key == .publishable { try Self.checkClientSecret(confirmation.clientSecret, of: intent) }
         if let returnURL = confirmation.returnURL { intent.returnURL = try Self.checkedURL(returnURL) }
         var known = known
-        if let methodID = confirmation.paymentMethod { known = try await attach(methodID, to: &intent, merchant) }
+        if let data = confirmation.paymentMethodData {
+            guard confirmation.paymentMethod == nil else { throw Self.bothMethods }
+            known = try await attach(try await inlinePaymentMethod(data, merchant: merchant), to: &intent)
+        } else if let methodID = confirmation.paymentMethod {
+            known = try await attach(methodID, to: &intent, merchant)
+        }
         var outcome = AcquirerOutcome.approved
         if let methodID = intent.machine.paymentMethod {
             let method: PaymentMethodRecord
@@ -223,10 +238,18 @@ extension GatewayService {
         return (intent, action)
     }
 
-    /// Attaches one of the merchant's payment methods to an intent that allows its type.
+    static let bothMethods = GatewayFailure.invalid("payment_method_data", "You may only specify one of these parameters: payment_method, payment_method_data.")
+
+    /// Attaches one of the merchant's payment methods (or a new one of a Stripe test payment
+    /// method's card) to an intent that allows its type.
     @discardableResult
     package func attach(_ methodID: PaymentMethodID, to intent: inout PaymentIntentRecord, _ merchant: MerchantRecord) async throws -> PaymentMethodRecord {
-        let (method, _) = try await load(PaymentMethodRecord.self, id: methodID, merchant: merchant, parameter: "payment_method")
+        try await attach(try await paymentMethod(methodID, merchant: merchant, parameter: "payment_method").0, to: &intent)
+    }
+
+    /// Attaches `method` to an intent that allows its type.
+    @discardableResult
+    func attach(_ method: PaymentMethodRecord, to intent: inout PaymentIntentRecord) async throws -> PaymentMethodRecord {
         guard intent.paymentMethodTypes.contains(method.type) else {
             throw GatewayFailure.invalid("payment_method", "The PaymentMethod provided (\(method.type.rawValue)) is not allowed for this PaymentIntent. Allowed: \(intent.paymentMethodTypes.map(\.rawValue).joined(separator: ", ")).", code: .incompatiblePaymentMethod)
         }

@@ -87,3 +87,51 @@ struct ChargeCoreTests {
 func parsed(_ value: JSONValue) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(value.compactBytes())) as? [String: Any])
 }
+
+@Suite("Test and inline payment methods in the gateway's core")
+struct InlinePaymentMethodCoreTests {
+    @Test func testMethodsTokensAndInlineMethods() async throws {
+        try await CoreWorld.with { world in
+            let gateway = world.gateway, merchant = world.merchant
+            let eur = GatewayCurrency.named("eur")!
+            // A test payment method makes a new method of its card, which answers as its card does.
+            let visa = try await gateway.createPaymentIntent(
+                NewPaymentIntent(amount: 1_000, currency: eur, paymentMethod: PaymentMethodID("pm_card_visa"), confirm: true), merchant: merchant, idempotency: nil, base: CoreWorld.base)
+            let made = try #require(visa.machine.paymentMethod)
+            #expect(visa.machine.status == .succeeded && made != "pm_card_visa" && made.hasPrefix("pm_"))
+            #expect(try await gateway.retrieve(PaymentMethodRecord.self, id: PaymentMethodID(made), merchant: merchant).card?.last4 == "4242")
+            do {
+                _ = try await gateway.createPaymentIntent(
+                    NewPaymentIntent(amount: 1_000, currency: eur, paymentMethod: PaymentMethodID("pm_card_chargeDeclinedLostCard"), confirm: true), merchant: merchant, idempotency: nil, base: CoreWorld.base)
+                Issue.record("a declining test method paid")
+            } catch let failure as GatewayFailure {
+                #expect(failure.category == .card && failure.declineCode == "lost_card")
+            }
+            let tokened = try await gateway.createPaymentMethod(NewPaymentMethod(type: .card, cardToken: "tok_amex"), merchant: merchant)
+            #expect(tokened.card?.brand == .amex && tokened.card?.last4 == "0005")
+            // An inline method with billing details, made and attached by the create.
+            let billing = BillingDetails(name: "Jane", address: .init(country: "NL"))
+            let inline = try await gateway.createPaymentIntent(
+                NewPaymentIntent(amount: 1_000, currency: eur, paymentMethodData: NewPaymentMethod(type: .card, cardToken: "tok_visa", billing: billing), confirm: true),
+                merchant: merchant, idempotency: nil, base: CoreWorld.base)
+            #expect(inline.machine.status == .succeeded && inline.succeededCharge?.method?.billing == billing)
+            // Failures name their parameter as the request gave it.
+            let bad: [(NewPaymentIntent, String)] = [
+                (NewPaymentIntent(amount: 1_000, currency: eur, paymentMethodData: NewPaymentMethod(type: .card, cardToken: "tok_nope")), "payment_method_data[card][token]"),
+                (NewPaymentIntent(amount: 1_000, currency: eur, paymentMethodData: NewPaymentMethod(
+                    type: .card, card: CardDetails(number: "4242424242424241", expMonth: "12", expYear: "2040", cvc: nil))), "payment_method_data[card][number]"),
+                (NewPaymentIntent(amount: 1_000, currency: eur, paymentMethodData: NewPaymentMethod(type: .card)), "payment_method_data[card]"),
+                (NewPaymentIntent(amount: 1_000, currency: eur, paymentMethod: PaymentMethodID("pm_card_visa"), paymentMethodData: NewPaymentMethod(type: .card, cardToken: "tok_visa")), "payment_method_data"),
+                (NewPaymentIntent(amount: 1_000, currency: eur, paymentMethod: PaymentMethodID("pm_card_nope")), "payment_method"),
+            ]
+            for (new, parameter) in bad {
+                do {
+                    _ = try await gateway.createPaymentIntent(new, merchant: merchant, idempotency: nil, base: CoreWorld.base)
+                    Issue.record("\(parameter) taken")
+                } catch let failure as GatewayFailure {
+                    #expect(failure.parameter == parameter, "\(failure)")
+                }
+            }
+        }
+    }
+}

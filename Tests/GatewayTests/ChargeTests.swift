@@ -96,3 +96,28 @@ struct ChargeTests {
         #expect(intent.chargeAmountRefunded == 1000 && intent.succeededCharge?.amount == 1000)
     }
 }
+
+@Suite("Stripe's test payment methods and tokens")
+struct TestPaymentMethodTests {
+    @Test("Each names a valid test card whose outcome its name tells")
+    func namesAndOutcomes() throws {
+        for (name, number) in TestPaymentMethods.cards {
+            let (digits, brand) = try CardRules.checkNumber(number)
+            #expect(brand != .unknown, "\(name)")
+            #expect(TestPaymentMethods.cardNumber(paymentMethod: "pm_card_" + name) == number)
+            #expect(TestPaymentMethods.cardNumber(token: "tok_" + name) == number)
+            let outcome = TestAcquirer.outcome(forCardDigits: digits)
+            switch outcome {
+            case .approved: #expect(!name.contains("Declined") && !name.contains("Required"), "\(name)")
+            case .declined: #expect(name.hasPrefix("chargeDeclined"), "\(name)")
+            case .requiresAuthentication(let challenge, let afterwards):
+                #expect(challenge == name.contains("Required") && (afterwards == .insufficientFunds) == name.contains("InsufficientFunds"), "\(name)")
+            case .noAnswer: Issue.record("\(name) never answers")
+            }
+        }
+        #expect(TestPaymentMethods.cards["chargeDeclinedInsufficientFunds"].map { TestAcquirer.outcome(forCardDigits: $0) } == .declined(.insufficientFunds))
+        for text in ["pm_card_nope", "pm_visa", "tok_", "visa", "pm_card_", "tok_card_visa"] {
+            #expect(TestPaymentMethods.cardNumber(paymentMethod: text) == nil && TestPaymentMethods.cardNumber(token: text) == nil, "\(text)")
+        }
+    }
+}

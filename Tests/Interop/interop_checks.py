@@ -52,7 +52,7 @@ def shape_problems(value, cls, top=True, path=""):
     other_types = set()
     for candidate in typing.get_args(types) if typing.get_origin(types) is typing.Union else [types]:
         if typing.get_origin(candidate) is typing.Literal:
-            other_types |= set(typing.get_args(candidate)) - {value.get("type")}
+            other_types |= set(typing.get_args(candidate)) - {value["type"] if "type" in value else None}
     for field, annotation in annotations.items():
         if field.startswith("_") or typing.get_origin(annotation) is typing.ClassVar or field in other_types:
             continue
@@ -80,7 +80,7 @@ def shape_problems(value, cls, top=True, path=""):
                 items = item if isinstance(item, list) else []
             if isinstance(inner, type) and issubclass(inner, stripe.StripeObject) and "." in inner.__qualname__:
                 for index, element in enumerate(items):
-                    if isinstance(element, dict):
+                    if isinstance(element, (dict, stripe.StripeObject)):
                         suffix = f"[{index}]." if len(items) > 1 or inner is not candidate else "."
                         problems += shape_problems(element, inner, top=False, path=f"{where}{suffix}")
     return problems

@@ -147,6 +147,48 @@ check("a declined intent succeeds with another card", declined.status == "succee
 expected_eur += 1000 - card_fee(1000)
 
 
+# Stripe's test payment methods and tokens, and payment methods given inline
+visa = stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method="pm_card_visa", confirm=True)
+made = stripe.PaymentMethod.retrieve(visa.payment_method)
+check("pm_card_visa pays with a new payment method of its card", visa.status == "succeeded" and made.id.startswith("pm_") and made.id != "pm_card_visa"
+      and made.card.last4 == "4242" and made.card.brand == "visa")
+expected_eur += 1000 - card_fee(1000)
+raises("pm_card_chargeDeclinedInsufficientFunds declines", stripe.error.CardError,
+       lambda: stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method="pm_card_chargeDeclinedInsufficientFunds", confirm=True),
+       code="card_declined")
+secure = stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method="pm_card_threeDSecure2Required", confirm=True, return_url="https://shop.example/3ds")
+check("pm_card_threeDSecure2Required asks for 3-D Secure", secure.status == "requires_action")
+tokened = stripe.PaymentMethod.create(type="card", card={"token": "tok_mastercard"})
+check("a card from tok_mastercard", tokened.card.brand == "mastercard" and tokened.card.last4 == "4444")
+raises("an unknown token", stripe.error.InvalidRequestError, lambda: stripe.PaymentMethod.create(type="card", card={"token": "tok_nope"}),
+       code="resource_missing", param="card[token]")
+raises("a token and a number", stripe.error.InvalidRequestError,
+       lambda: stripe.PaymentMethod.create(type="card", card={"token": "tok_visa", "number": "4242424242424242"}), param="card[number]")
+billing = {"name": "Jane Doe", "email": "jane@example.com", "address": {"city": "Amsterdam", "country": "NL", "postal_code": "1011 AB"}}
+inline = stripe.PaymentIntent.create(amount=2100, currency="eur", confirm=True, payment_method_data={
+    "type": "card", "card": {"number": "5555555555554444", "exp_month": 12, "exp_year": 2034, "cvc": "123"}, "billing_details": billing})
+inline_charge = stripe.Charge.retrieve(inline.latest_charge)
+check("payment_method_data: a card given inline pays", inline.status == "succeeded" and inline_charge.payment_method == inline.payment_method
+      and inline_charge.billing_details.name == "Jane Doe" and inline_charge.billing_details.address.postal_code == "1011 AB"
+      and stripe.PaymentMethod.retrieve(inline.payment_method).billing_details.email == "jane@example.com", inline_charge)
+expected_eur += 2100 - card_fee(2100)
+shaped("a payment method with billing details", stripe.PaymentMethod.retrieve(inline.payment_method), stripe.PaymentMethod)
+raises("payment_method_data: a bad number named inside it", stripe.error.CardError,
+       lambda: stripe.PaymentIntent.create(amount=1000, currency="eur", confirm=True, payment_method_data={
+           "type": "card", "card": {"number": "4242424242424241", "exp_month": 12, "exp_year": 2034}}),
+       code="incorrect_number", param="payment_method_data[card][number]")
+raises("payment_method_data: an unknown field named inside it", stripe.error.InvalidRequestError,
+       lambda: stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method_data={"type": "card", "card": {"token": "tok_visa"}, "billing_details": {"nick": "J"}}),
+       code="parameter_unknown", param="payment_method_data[billing_details][nick]")
+raises("payment_method and payment_method_data together", stripe.error.InvalidRequestError,
+       lambda: stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method=pm.id, payment_method_data={"type": "card", "card": {"token": "tok_visa"}}),
+       param="payment_method_data")
+by_token = stripe.PaymentIntent.create(amount=1000, currency="eur")
+by_token = stripe.PaymentIntent.confirm(by_token.id, payment_method_data={"type": "card", "card": {"token": "tok_amex"}})
+check("payment_method_data on confirm, by a token", by_token.status == "succeeded" and stripe.PaymentMethod.retrieve(by_token.payment_method).card.brand == "amex")
+expected_eur += 1000 - card_fee(1000)
+
+
 def follow(next_action, outcome):
     """Does what a customer's browser does on the test page: opens it, presses a button."""
     page_url = next_action.redirect_to_url.url
@@ -194,6 +236,13 @@ for method_type, fee in [("ideal", 29), ("bancontact", 39)]:
     query = follow(intent.next_action, "complete")
     check(f"{method_type} authorised", query["redirect_status"] == ["succeeded"] and stripe.PaymentIntent.retrieve(intent.id).status == "succeeded")
     expected_eur += 1000 - fee
+    inline = stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method_types=[method_type], return_url="https://shop.example/back")
+    inline = stripe.PaymentIntent.confirm(inline.id, payment_method_data={"type": method_type, "billing_details": {"name": "Jan Jansen"}, **({"ideal": {"bank": "rabobank"}} if method_type == "ideal" else {})})
+    follow(inline.next_action, "complete")
+    paid_by_bank = stripe.Charge.retrieve(stripe.PaymentIntent.retrieve(inline.id).latest_charge)
+    check(f"{method_type} given inline on confirm", paid_by_bank.status == "succeeded" and paid_by_bank.payment_method_details.type == method_type
+          and paid_by_bank.billing_details.name == "Jan Jansen" and getattr(paid_by_bank.payment_method_details, method_type).verified_name == "Jan Jansen", paid_by_bank)
+    expected_eur += 1000 - fee
     failed = stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method_types=[method_type], payment_method=method.id, confirm=True, return_url="https://shop.example/back")
     follow(failed.next_action, "fail")
     check(f"{method_type} failed at the bank", stripe.PaymentIntent.retrieve(failed.id).status == "requires_payment_method")
@@ -230,6 +279,9 @@ raises("attach to an unknown customer", stripe.error.InvalidRequestError, lambda
 detached = stripe.PaymentMethod.detach(saved[0].id)
 check("detach", detached.customer is None and [m.id for m in stripe.PaymentMethod.list(customer=customer.id, type="card").data] == [saved[1].id])
 raises("detach twice", stripe.error.InvalidRequestError, lambda: stripe.PaymentMethod.detach(saved[0].id))
+from_test = stripe.PaymentMethod.attach("pm_card_visa", customer=customer.id)
+check("pm_card_visa attached makes a saved card", from_test.id.startswith("pm_") and from_test.id != "pm_card_visa" and from_test.customer == customer.id)
+stripe.PaymentMethod.detach(from_test.id)
 intent = stripe.PaymentIntent.create(amount=1800, currency="eur", customer=customer.id, payment_method=saved[1].id, confirm=True)
 check("pay with a saved card", intent.status == "succeeded" and intent.customer == customer.id)
 expected_eur += 1800 - card_fee(1800)

@@ -179,9 +179,10 @@ struct GatewayRoutes: Sendable {
         }
         v1.post("payment_intents/:id/confirm") { request, context in
             try await post(request, context, allowPublishable: true) { merchant, kind, form, _ in
-                try form.refuseUnknown(["payment_method", "return_url", "client_secret"])
+                try form.refuseUnknown(["payment_method", "payment_method_data", "return_url", "client_secret"])
                 let confirmation = IntentConfirmation(
-                    paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) }, returnURL: try form.string("return_url", maxLength: 2048),
+                    paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) }, paymentMethodData: try Self.paymentMethodData(form),
+                    returnURL: try form.string("return_url", maxLength: 2048),
                     clientSecret: try form.string("client_secret", maxLength: 255))
                 return intentJSON(try await service.confirmPaymentIntent(RecordID(try context.parameters.require("id")), confirmation, merchant: merchant, key: kind, base: request.baseURL), request)
             }
@@ -367,42 +368,91 @@ struct GatewayRoutes: Sendable {
 
     // MARK: Payment methods
 
-    /// `POST /v1/payment_methods`: the form read into a ``NewPaymentMethod``; a parameter inside
-    /// `card[...]` named as Stripe names it.
+    /// `POST /v1/payment_methods`: the form read into a ``NewPaymentMethod``.
     func createPaymentMethod(_ form: StripeForm, _ merchant: MerchantRecord) async throws -> PaymentMethodRecord {
         try form.refuseUnknown(["type", "card", "ideal", "bancontact", "metadata", "billing_details"])
+        return try await service.createPaymentMethod(try Self.newPaymentMethod(form), merchant: merchant)
+    }
+
+    /// A payment method's parameters (of `POST /v1/payment_methods`, or inside
+    /// `payment_method_data`): its type, the card (details or a test token), the iDEAL bank,
+    /// `billing_details` and metadata; a parameter inside a hash named as Stripe names it.
+    static func newPaymentMethod(_ form: StripeForm) throws -> NewPaymentMethod {
         let typeName = try form.requiredString("type", maxLength: 50)
         guard let type = PaymentMethodType(rawValue: typeName) else {
             throw StripeError.invalid("type", "Invalid type: must be one of card, ideal or bancontact.")
         }
         var new = NewPaymentMethod(type: type, metadata: try form.setMetadata())
+        new.billing = try nested("billing_details", in: form) { try billingDetails($0) }
         switch type {
         case .card:
             guard let card = try form.hash("card") else { throw StripeError.missing("card") }
-            do {
-                try card.refuseUnknown(["number", "exp_month", "exp_year", "cvc"])
-                new.card = CardDetails(
-                    number: try card.requiredString("number", maxLength: 64), expMonth: try card.requiredString("exp_month", maxLength: 20),
-                    expYear: try card.requiredString("exp_year", maxLength: 20), cvc: try card.string("cvc", maxLength: 20))
-            } catch var error {
-                if let parameter = error.parameter, !parameter.hasPrefix("card") { error.parameter = "card[\(parameter)]" }
-                throw error
+            try nested("card", in: form) { _ in
+                try card.refuseUnknown(["number", "exp_month", "exp_year", "cvc", "token"])
+                if let token = try card.string("token", maxLength: 255) {
+                    new.cardToken = token
+                    for name in ["number", "exp_month", "exp_year", "cvc"] where try card.string(name) != nil {
+                        throw StripeError.invalid(name, "Give either a card's details or a token, not both.")
+                    }
+                } else {
+                    new.card = CardDetails(
+                        number: try card.requiredString("number", maxLength: 64), expMonth: try card.requiredString("exp_month", maxLength: 20),
+                        expYear: try card.requiredString("exp_year", maxLength: 20), cvc: try card.string("cvc", maxLength: 20))
+                }
             }
         case .ideal:
             if let ideal = try form.hash("ideal") {
-                try ideal.refuseUnknown(["bank"])
-                new.bank = try ideal.string("bank", maxLength: 50)
+                try nested("ideal", in: form) { _ in
+                    try ideal.refuseUnknown(["bank"])
+                    new.bank = try ideal.string("bank", maxLength: 50)
+                }
             }
         case .bancontact:
             break
         }
-        return try await service.createPaymentMethod(new, merchant: merchant)
+        return new
+    }
+
+    /// Runs `body` on the hash `name` of `form` (nil when absent), naming a parameter it refuses
+    /// inside that hash (`card[number]`).
+    @discardableResult
+    static func nested<T>(_ name: String, in form: StripeForm, _ body: (StripeForm) throws -> T) throws -> T? {
+        guard let hash = try form.hash(name) else { return nil }
+        do {
+            return try body(hash)
+        } catch var error as StripeError {
+            if let parameter = error.parameter, parameter != name, !parameter.hasPrefix(name + "[") {
+                let head = parameter.prefix { $0 != "[" }
+                error.parameter = "\(name)[\(head)]" + parameter.dropFirst(head.count)
+            }
+            throw error
+        }
+    }
+
+    /// Stripe's `billing_details`: name, email, phone and address, each optional.
+    static func billingDetails(_ form: StripeForm) throws -> BillingDetails {
+        try form.refuseUnknown(["name", "email", "phone", "address"])
+        var billing = BillingDetails(
+            name: try form.string("name", maxLength: 500), email: try form.string("email", maxLength: 800), phone: try form.string("phone", maxLength: 100))
+        billing.address = try nested("address", in: form) { address in
+            try address.refuseUnknown(["city", "country", "line1", "line2", "postal_code", "state"])
+            return BillingDetails.Address(
+                city: try address.string("city", maxLength: 200), country: try address.string("country", maxLength: 2),
+                line1: try address.string("line1", maxLength: 500), line2: try address.string("line2", maxLength: 500),
+                postalCode: try address.string("postal_code", maxLength: 20), state: try address.string("state", maxLength: 200))
+        }
+        return billing
+    }
+
+    /// `payment_method_data` of a create or confirm, if given.
+    static func paymentMethodData(_ form: StripeForm) throws -> NewPaymentMethod? {
+        try nested("payment_method_data", in: form) { try newPaymentMethod($0) }
     }
 
     // MARK: Payment intents
 
     static let intentParameters: Set<String> = [
-        "amount", "currency", "payment_method_types", "payment_method", "customer", "capture_method", "confirm",
+        "amount", "currency", "payment_method_types", "payment_method", "payment_method_data", "customer", "capture_method", "confirm",
         "return_url", "description", "statement_descriptor", "metadata",
     ]
 
@@ -431,7 +481,8 @@ struct GatewayRoutes: Sendable {
         }
         return NewPaymentIntent(
             amount: amount, currency: currency, paymentMethodTypes: types, captureMethod: captureMethod,
-            paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) }, confirm: try form.boolean("confirm") == true, fields: try intentFields(form))
+            paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) }, paymentMethodData: try paymentMethodData(form),
+            confirm: try form.boolean("confirm") == true, fields: try intentFields(form))
     }
 
     /// The fields any intent create or update may set, as the form gives them.
