@@ -147,6 +147,9 @@ public struct CustomerRecord: Sendable, Codable, Equatable {
     public var name: String?
     public var description: String?
     public var metadata: [String: String]
+    public var phone: String?
+    /// The saved payment method its invoices (and Tender's off-session payments) use first.
+    public var defaultPaymentMethod: PaymentMethodID?
 
     public init(id: CustomerID, created: Int64, email: String? = nil, name: String? = nil, description: String? = nil, metadata: [String: String] = [:]) {
         self.id = id
@@ -204,6 +207,7 @@ public struct PayoutRecord: Sendable, Codable, Equatable {
     public let created: Int64
     public let ledgerTransaction: String
     public var metadata: [String: String]
+    public var description: String?
 
     public init(id: PayoutID, amount: Int64, currency: String, destination: String, created: Int64, ledgerTransaction: String, metadata: [String: String] = [:]) {
         self.id = id

@@ -48,7 +48,7 @@ public struct StoredObject: Sendable, Equatable {
     public let merchant: String
     /// `payment_method`, `payment_intent`...
     public let kind: String
-    /// The customer it belongs to, for payment methods listed by customer.
+    /// The key it is listed by: for a payment method its customer, for a customer its e-mail.
     public var customer: String?
     public let created: Int64
     public var version: Int64
@@ -74,7 +74,7 @@ public struct ListRequest: Sendable, Equatable {
     public var limit: Int
     public var startingAfter: String?
     public var endingBefore: String?
-    /// Only objects of this customer.
+    /// Only objects filed under this key: a payment method's customer, a customer's e-mail.
     public var customer: String?
 
     public init(limit: Int = 10, startingAfter: String? = nil, endingBefore: String? = nil, customer: String? = nil) {
@@ -121,6 +121,11 @@ public protocol GatewayStore: Sendable {
     /// Replaces `update` (if still at its version) and inserts `insert`, both or neither.
     /// - Returns: false when someone else updated `update` first (nothing written).
     func update(_ update: StoredObject, inserting insert: StoredObject) async throws -> Bool
+    /// Files `object` (if still at its version) under `kind` instead, bumping its version: a
+    /// deleted customer or endpoint, kept as Stripe keeps what it deleted, out of its kind's
+    /// lists and reads.
+    /// - Returns: false when someone else updated it first (nothing written).
+    func retire(_ object: StoredObject, as kind: String) async throws -> Bool
     /// A page of `merchant`'s objects of `kind`, newest first, and whether more follow.
     func list(kind: String, merchant: String, _ request: ListRequest) async throws -> (objects: [StoredObject], hasMore: Bool)
 

@@ -17,6 +17,10 @@ public struct ObjectKind: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let webhookEndpoint = ObjectKind(rawValue: "webhook_endpoint")
     public static let event = ObjectKind(rawValue: "event")
     public static let paymentLink = ObjectKind(rawValue: "payment_link")
+    /// A deleted customer, kept so that reading it says it was deleted.
+    public static let deletedCustomer = ObjectKind(rawValue: "deleted_customer")
+    /// A deleted webhook endpoint, kept for its deliveries' history.
+    public static let deletedWebhookEndpoint = ObjectKind(rawValue: "deleted_webhook_endpoint")
 }
 
 /// A record the gateway's store keeps as an object of its type's kind.

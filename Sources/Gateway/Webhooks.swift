@@ -27,6 +27,8 @@ public struct WebhookEndpointRecord: Sendable, Codable, Equatable {
     /// A disabled endpoint is sent nothing until it is enabled again (nil: enabled).
     public var disabled: Bool?
     public var description: String?
+    /// nil in endpoints made before it was kept: none.
+    public var metadata: [String: String]?
 
     public init(id: WebhookEndpointID, url: String, enabledEvents: [String], created: Int64, sealedSecret: [UInt8]) {
         self.id = id

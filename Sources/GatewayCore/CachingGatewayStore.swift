@@ -159,6 +159,11 @@ public final class CachingGatewayStore: GatewayStore {
         try await writing([object]) { try await base.update(object) }
     }
 
+    public func retire(_ object: StoredObject, as kind: String) async throws -> Bool {
+        let retired = StoredObject(id: object.id, merchant: object.merchant, kind: kind, customer: object.customer, created: object.created, version: object.version, body: object.body)
+        return try await writing([object, retired]) { try await base.retire(object, as: kind) }
+    }
+
     public func update(_ update: StoredObject, inserting insert: StoredObject) async throws -> Bool {
         try await writing([update, insert]) { try await base.update(update, inserting: insert) }
     }

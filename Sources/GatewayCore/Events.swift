@@ -23,7 +23,7 @@ extension GatewayService {
         let event: JSONValue = .object([
             ("id", .string(id)), ("object", "event"), ("api_version", "2024-06-20"), ("created", .number(created)),
             ("data", .object([("object", object)])), ("livemode", false), ("pending_webhooks", .number(Int64(endpoints.count))),
-            ("request", .object([("id", .null), ("idempotency_key", .null)])), ("type", .string(type.rawValue)),
+            ("request", .object([("id", .null), ("idempotency_key", .null)])), ("type", .string(type.rawValue)), ("account", .null), ("context", .null),
         ])
         let deliveries = endpoints.map { endpoint in
             WebhookDelivery(id: GatewayIDs.make("whd", random: random), merchant: merchant.id, event: id, endpoint: endpoint.id.rawValue, nextAttemptAt: created)
@@ -44,4 +44,58 @@ extension GatewayService {
         }
     }
 
+    /// A page of the merchant's events, newest first, each as it was when it happened but for
+    /// `pending_webhooks`, which tells how many of its deliveries are still to be made.
+    package func events(merchant: MerchantRecord, _ page: ListRequest) async throws(GatewayFailure) -> (events: [JSONValue], hasMore: Bool) {
+        try await failing { () async throws -> (events: [JSONValue], hasMore: Bool) in
+            let (objects, hasMore) = try await store.list(kind: .event, merchant: merchant.id, page)
+            var events: [JSONValue] = []
+            for object in objects { events.append(.raw(try await withPendingWebhooks(object.body, event: object.id))) }
+            return (events, hasMore)
+        }
+    }
+
+    /// One of the merchant's events, as it was when it happened but for `pending_webhooks`.
+    /// - Throws: ``GatewayFailure`` `resource_missing`.
+    package func event(_ id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> JSONValue {
+        guard id.utf8.count <= 255 else { throw GatewayFailure.notFound("event", id) }
+        return try await failing { () async throws -> JSONValue in
+            guard let found = try await store.object(id: id, kind: .event, merchant: merchant.id) else { throw GatewayFailure.notFound("event", id) }
+            return .raw(try await withPendingWebhooks(found.body, event: found.id))
+        }
+    }
+
+    /// An event's stored JSON with `pending_webhooks` counting the deliveries still pending (an
+    /// event stored with none asks the store nothing).
+    func withPendingWebhooks(_ body: [UInt8], event: String) async throws -> [UInt8] {
+        guard let stored = Self.pendingWebhooks(in: body), stored.count > 0 else { return body }
+        let pending = try await store.deliveries(event: event).filter { $0.status == .pending }.count
+        return Self.replacingPendingWebhooks(in: body, at: stored.range, with: pending)
+    }
+
+    /// Where an event's own `pending_webhooks` is in its compact JSON, and its value: the last
+    /// `,"pending_webhooks":` followed by digits (the envelope's comes after `data`, and a key
+    /// of the same name inside the object would be followed by text, not digits).
+    static func pendingWebhooks(in body: [UInt8]) -> (range: Range<Int>, count: Int)? {
+        let key = Array(#","pending_webhooks":"#.utf8)
+        var start = body.count - key.count
+        while start >= 0 {
+            if body[start] == key[0], Array(body[start..<(start + key.count)]) == key {
+                let digitsStart = start + key.count
+                var end = digitsStart
+                while end < body.count, (48...57).contains(body[end]) { end += 1 }
+                if end > digitsStart, end - digitsStart <= 9, let count = Int(String(decoding: body[digitsStart..<end], as: UTF8.self)) {
+                    return (digitsStart..<end, count)
+                }
+            }
+            start -= 1
+        }
+        return nil
+    }
+
+    static func replacingPendingWebhooks(in body: [UInt8], at range: Range<Int>, with count: Int) -> [UInt8] {
+        var out = body
+        out.replaceSubrange(range, with: Array(String(count).utf8))
+        return out
+    }
 }

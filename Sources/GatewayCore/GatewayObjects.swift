@@ -79,15 +79,35 @@ package enum GatewayObjects {
             ("payment_method_types", .array(intent.paymentMethodTypes.map { .string($0.rawValue) })),
             ("statement_descriptor", optional(intent.statementDescriptor)), ("status", .string(machine.status.rawValue)),
             ("amount_refunded", .number(machine.amountRefunded)),
+            ("allowed_payment_method_types", .null), ("amount_details", .object([("tip", .object([]))])), ("application", .null), ("application_fee_amount", .null),
+            ("automatic_payment_methods", .null), ("customer_account", .null), ("excluded_payment_method_types", .null), ("hooks", .null),
+            ("managed_payments", .null), ("on_behalf_of", .null), ("payment_details", .null), ("payment_method_configuration_details", .null),
+            ("payment_method_options", .null), ("payment_record", .null), ("presentment_details", .null), ("processing", .null),
+            ("receipt_email", .null), ("review", .null), ("setup_future_usage", .null), ("shipping", .null), ("source", .null),
+            ("statement_descriptor_suffix", .null), ("transfer_data", .null), ("transfer_group", .null),
         ])
     }
 
     package static func customer(_ customer: CustomerRecord) -> JSONValue {
         .object([
-            ("id", .string(customer.id.rawValue)), ("object", "customer"), ("created", .number(customer.created)),
-            ("email", optional(customer.email)), ("name", optional(customer.name)), ("description", optional(customer.description)),
-            ("livemode", false), ("metadata", metadata(customer.metadata)),
+            ("id", .string(customer.id.rawValue)), ("object", "customer"), ("address", .null), ("balance", 0), ("business_name", .null),
+            ("cash_balance", .null), ("created", .number(customer.created)), ("currency", .null), ("customer_account", .null),
+            ("default_source", .null), ("delinquent", false), ("description", optional(customer.description)), ("discount", .null),
+            ("email", optional(customer.email)), ("individual_name", .null), ("invoice_credit_balance", .object([])),
+            ("invoice_prefix", .string(String(customer.id.rawValue.dropFirst(4).prefix(8)).uppercased())),
+            ("invoice_settings", .object([
+                ("custom_fields", .null), ("default_payment_method", optional(customer.defaultPaymentMethod?.rawValue)), ("footer", .null),
+                ("rendering_options", .null),
+            ])),
+            ("livemode", false), ("metadata", metadata(customer.metadata)), ("name", optional(customer.name)), ("next_invoice_sequence", 1),
+            ("phone", optional(customer.phone)), ("preferred_locales", .array([])), ("shipping", .null), ("sources", .null),
+            ("subscriptions", .null), ("tax", .null), ("tax_exempt", "none"), ("tax_ids", .null), ("test_clock", .null),
         ])
+    }
+
+    /// What Stripe answers for a deleted object.
+    package static func deleted(_ id: String, object: String) -> JSONValue {
+        .object([("id", .string(id)), ("object", .string(object)), ("deleted", true)])
     }
 
     package static func refund(_ refund: RefundRecord) -> JSONValue {
@@ -95,7 +115,10 @@ package enum GatewayObjects {
             ("id", .string(refund.id.rawValue)), ("object", "refund"), ("amount", .number(refund.amount)), ("currency", .string(refund.currency)),
             ("created", .number(refund.created)), ("payment_intent", .string(refund.paymentIntent.rawValue)), ("status", .string(refund.status.rawValue)),
             ("reason", optional(refund.reason)), ("failure_reason", optional(refund.failureReason)), ("metadata", metadata(refund.metadata)),
-            ("charge", optional(refund.charge?.rawValue)),
+            ("charge", optional(refund.charge?.rawValue)), ("balance_transaction", .null), ("customer", .null), ("customer_account", .null),
+            ("description", .null), ("destination_details", .null), ("failure_balance_transaction", .null), ("instructions_email", .null),
+            ("next_action", .null), ("payment_method", .null), ("pending_reason", .null), ("presentment_details", .null), ("receipt_number", .null),
+            ("source_transfer_reversal", .null), ("transfer_reversal", .null),
         ])
     }
 
@@ -190,7 +213,7 @@ package enum GatewayObjects {
             ("id", .string(endpoint.id.rawValue)), ("object", "webhook_endpoint"), ("url", .string(endpoint.url)),
             ("enabled_events", .array(endpoint.enabledEvents.map(JSONValue.string))), ("created", .number(endpoint.created)),
             ("livemode", false), ("status", .string(endpoint.disabled == true ? "disabled" : "enabled")), ("api_version", "2024-06-20"),
-            ("description", optional(endpoint.description)),
+            ("application", .null), ("description", optional(endpoint.description)), ("metadata", metadata(endpoint.metadata ?? [:])),
         ]
         if let secret { fields.append(("secret", .string(secret))) }
         return .object(fields)
@@ -201,7 +224,10 @@ package enum GatewayObjects {
             ("id", .string(payout.id.rawValue)), ("object", "payout"), ("amount", .number(payout.amount)), ("currency", .string(payout.currency)),
             ("arrival_date", .number(payout.created)), ("created", .number(payout.created)), ("destination", .string(payout.destination)),
             ("method", "instant"), ("status", "paid"), ("type", "stellar"), ("livemode", false), ("metadata", metadata(payout.metadata)),
-            ("balance_transaction", .string(payout.ledgerTransaction)),
+            ("balance_transaction", .string(payout.ledgerTransaction)), ("application_fee", .null), ("application_fee_amount", .null),
+            ("automatic", false), ("description", optional(payout.description)), ("failure_balance_transaction", .null), ("failure_code", .null),
+            ("failure_message", .null), ("original_payout", .null), ("payout_method", .null), ("reconciliation_status", "not_applicable"),
+            ("reversed_by", .null), ("source_type", "card"), ("statement_descriptor", .null), ("trace_id", .null),
         ])
     }
 

@@ -46,14 +46,46 @@ package struct NewCustomer: Sendable {
     package var email: String?
     package var name: String?
     package var description: String?
+    package var phone: String?
     package var metadata: [String: String]
+    /// A payment method to save for it at once (Stripe's `payment_method`).
+    package var paymentMethod: PaymentMethodID?
 
-    package init(email: String? = nil, name: String? = nil, description: String? = nil, metadata: [String: String] = [:]) {
+    package init(email: String? = nil, name: String? = nil, description: String? = nil, phone: String? = nil, metadata: [String: String] = [:], paymentMethod: PaymentMethodID? = nil) {
         self.email = email
         self.name = name
         self.description = description
+        self.phone = phone
         self.metadata = metadata
+        self.paymentMethod = paymentMethod
     }
+}
+
+/// A customer's changes: nil leaves a field as it is, an empty text clears it, a metadata value
+/// of nil deletes its key.
+package struct CustomerChanges: Sendable {
+    package var email: String?
+    package var name: String?
+    package var description: String?
+    package var phone: String?
+    package var metadata: [String: String?]?
+    /// One of its saved payment methods; empty clears it.
+    package var defaultPaymentMethod: PaymentMethodID?
+
+    package init(email: String? = nil, name: String? = nil, description: String? = nil, phone: String? = nil, metadata: [String: String?]? = nil, defaultPaymentMethod: PaymentMethodID? = nil) {
+        self.email = email
+        self.name = name
+        self.description = description
+        self.phone = phone
+        self.metadata = metadata
+        self.defaultPaymentMethod = defaultPaymentMethod
+    }
+}
+
+/// A customer as read: as it is, or deleted (Stripe answers a deleted customer's id so).
+package enum CustomerState: Sendable {
+    case live(CustomerRecord)
+    case deleted(CustomerID)
 }
 
 /// Payment methods, customers and webhook endpoints: the merchant's objects that move no money.
@@ -151,14 +183,105 @@ extension GatewayService {
         return value
     }
 
-    /// Makes a customer.
+    /// Makes a customer (filed under its e-mail, for lists by e-mail), and saves the payment
+    /// method it is given for it.
     package func createCustomer(_ new: NewCustomer, merchant: MerchantRecord) async throws(GatewayFailure) -> CustomerRecord {
         try await failing { () async throws -> CustomerRecord in
+            guard new.metadata.count <= 50 else { throw GatewayFailure.invalid("metadata", "Metadata may have at most 50 keys.") }
             let id = CustomerID(GatewayIDs.make("cus", random: random, length: 14))
-            let customer = CustomerRecord(id: id, created: now(), email: new.email, name: new.name, description: new.description, metadata: new.metadata)
-            try await insert(customer, id: id, merchant: merchant)
+            var customer = CustomerRecord(id: id, created: now(), email: new.email, name: new.name, description: new.description, metadata: new.metadata)
+            customer.phone = new.phone
+            // The method to save is checked first, so a customer is made whole or not at all.
+            if let method = new.paymentMethod, TestPaymentMethods.cardNumber(paymentMethod: method.rawValue) == nil {
+                let found = try await load(PaymentMethodRecord.self, id: method, merchant: merchant, parameter: "payment_method").0
+                guard found.customer == nil else {
+                    throw GatewayFailure.invalid("payment_method", "The payment method you provided is already attached to a customer; detach it first.", code: .paymentMethodUnexpectedState)
+                }
+            }
+            try await insert(customer, id: id, merchant: merchant, customer: new.email)
+            if let method = new.paymentMethod { _ = try await attachPaymentMethod(method, customer: id, merchant: merchant) }
             return customer
         }
+    }
+
+    /// One of the merchant's customers, or that it was deleted.
+    /// - Throws: ``GatewayFailure`` `resource_missing` for an id it never had.
+    package func customer(_ id: CustomerID, merchant: MerchantRecord) async throws(GatewayFailure) -> CustomerState {
+        try await failing { () async throws -> CustomerState in
+            if let found = try await find(CustomerRecord.self, id: id, merchant: merchant) { return .live(found) }
+            guard id.rawValue.utf8.count <= 255, try await store.object(id: id.rawValue, kind: .deletedCustomer, merchant: merchant.id) != nil else {
+                throw GatewayFailure.notFound("customer", id.rawValue)
+            }
+            return .deleted(id)
+        }
+    }
+
+    /// Changes a customer.
+    /// - Throws: ``GatewayFailure``: not found, more than 50 metadata keys, a default payment
+    ///   method that is not one of its saved ones.
+    package func updateCustomer(_ id: CustomerID, _ changes: CustomerChanges, merchant: MerchantRecord) async throws(GatewayFailure) -> CustomerRecord {
+        try await failing { () async throws -> CustomerRecord in
+            var (customer, stored) = try await load(CustomerRecord.self, id: id, merchant: merchant)
+            func text(_ value: String?, _ field: inout String?) { if let value { field = value.isEmpty ? nil : value } }
+            text(changes.email, &customer.email)
+            text(changes.name, &customer.name)
+            text(changes.description, &customer.description)
+            text(changes.phone, &customer.phone)
+            if let metadata = changes.metadata {
+                for (key, value) in metadata { customer.metadata[key] = value }
+                guard customer.metadata.count <= 50 else { throw GatewayFailure.invalid("metadata", "Metadata may have at most 50 keys.") }
+            }
+            if let method = changes.defaultPaymentMethod {
+                if method.rawValue.isEmpty {
+                    customer.defaultPaymentMethod = nil
+                } else {
+                    let saved = try await find(PaymentMethodRecord.self, id: method, merchant: merchant)
+                    guard saved?.customer == id else {
+                        throw GatewayFailure.invalid("invoice_settings[default_payment_method]", "The customer does not have a payment method with the ID \(method.rawValue.prefix(100)). The payment method must be attached to the customer.", code: .resourceMissing)
+                    }
+                    customer.defaultPaymentMethod = method
+                }
+            }
+            _ = try await save(customer, over: stored, customer: .some(customer.email))
+            return customer
+        }
+    }
+
+    /// Deletes a customer: its saved payment methods are detached, and reading it afterwards
+    /// says it was deleted.
+    /// - Throws: ``GatewayFailure`` `resource_missing` for one it does not have (or no longer has).
+    package func deleteCustomer(_ id: CustomerID, merchant: MerchantRecord) async throws(GatewayFailure) {
+        try await failing { () async throws in
+            let (_, stored) = try await load(CustomerRecord.self, id: id, merchant: merchant)
+            while true {
+                let saved = try await store.list(kind: .paymentMethod, merchant: merchant.id, ListRequest(limit: 100, customer: id.rawValue)).objects
+                if saved.isEmpty { break }
+                for object in saved {
+                    var method = try records.decode(PaymentMethodRecord.self, object)
+                    method.customer = nil
+                    _ = try await save(method, over: object, customer: .some(nil))
+                }
+            }
+            guard try await store.retire(stored, as: ObjectKind.deletedCustomer.rawValue) else { throw GatewayFailure.changedMeanwhile }
+        }
+    }
+
+    /// A page of the merchant's customers, newest first; with `email`, only those with that
+    /// e-mail address (compared exactly, as Stripe compares it).
+    package func customers(merchant: MerchantRecord, page: ListRequest, email: String?) async throws(GatewayFailure) -> (records: [CustomerRecord], hasMore: Bool) {
+        var page = page
+        page.customer = email
+        return try await list(CustomerRecord.self, merchant: merchant, page)
+    }
+
+    /// A page of a customer's saved payment methods, newest first, of one type or all.
+    /// - Throws: ``GatewayFailure`` `resource_missing` for a customer the merchant does not have.
+    package func paymentMethods(of customer: CustomerID, type: PaymentMethodType?, merchant: MerchantRecord, page: ListRequest) async throws(GatewayFailure) -> (records: [PaymentMethodRecord], hasMore: Bool) {
+        _ = try await retrieve(CustomerRecord.self, id: customer, merchant: merchant)
+        var page = page
+        page.customer = customer.rawValue
+        let listed = try await list(PaymentMethodRecord.self, merchant: merchant, page)
+        return (listed.records.filter { type == nil || $0.type == type }, listed.hasMore)
     }
 
     /// Saves a payment method for a customer of the merchant's.
@@ -186,15 +309,24 @@ extension GatewayService {
             guard method.customer != nil else {
                 throw GatewayFailure.invalid(nil, "The payment method you provided is not attached to a customer so detachment is impossible.", code: .paymentMethodUnexpectedState)
             }
+            let customer = method.customer
             method.customer = nil
             _ = try await save(method, over: stored, customer: .some(nil))
+            // A customer's default method is forgotten with it.
+            if let customer, let (record, storedCustomer) = try? await load(CustomerRecord.self, id: customer, merchant: merchant), record.defaultPaymentMethod == id {
+                var changed = record
+                changed.defaultPaymentMethod = nil
+                _ = try await save(changed, over: storedCustomer)
+            }
             return method
         }
     }
 
     /// Makes a webhook endpoint for `events` (`*` for all) and its signing secret, returned
     /// once (only its sealed form is kept). At most 16 per merchant.
-    package func createWebhookEndpoint(url: String, events: [String], description: String? = nil, merchant: MerchantRecord) async throws(GatewayFailure) -> (endpoint: WebhookEndpointRecord, secret: String) {
+    package func createWebhookEndpoint(
+        url: String, events: [String], description: String? = nil, metadata: [String: String] = [:], merchant: MerchantRecord
+    ) async throws(GatewayFailure) -> (endpoint: WebhookEndpointRecord, secret: String) {
         try await failing { () async throws -> (endpoint: WebhookEndpointRecord, secret: String) in
             _ = try Self.checkedURL(url, parameter: "url")
             try Self.checkEvents(events)
@@ -204,6 +336,8 @@ extension GatewayService {
             let id = WebhookEndpointID(GatewayIDs.make("we", random: random))
             var endpoint = WebhookEndpointRecord(id: id, url: url, enabledEvents: events, created: now(), sealedSecret: try secrets.seal(Array(secret.utf8)))
             endpoint.description = description.flatMap { $0.isEmpty ? nil : $0 }
+            guard metadata.count <= 50 else { throw GatewayFailure.invalid("metadata", "Metadata may have at most 50 keys.") }
+            endpoint.metadata = metadata.isEmpty ? nil : metadata
             try await insert(endpoint, id: id, merchant: merchant)
             return (endpoint, secret)
         }
@@ -213,7 +347,8 @@ extension GatewayService {
     /// disabled (nil leaves each as it is).
     /// - Throws: ``GatewayFailure``: not found, a URL that is not absolute http(s), an unknown event type.
     package func updateWebhookEndpoint(
-        _ id: WebhookEndpointID, url: String?, events: [String]?, disabled: Bool?, description: String?, merchant: MerchantRecord
+        _ id: WebhookEndpointID, url: String?, events: [String]?, disabled: Bool?, description: String?, metadata: [String: String?]? = nil,
+        merchant: MerchantRecord
     ) async throws(GatewayFailure) -> WebhookEndpointRecord {
         try await failing { () async throws -> WebhookEndpointRecord in
             var (endpoint, stored) = try await load(WebhookEndpointRecord.self, id: id, merchant: merchant)
@@ -224,8 +359,24 @@ extension GatewayService {
             }
             if let disabled { endpoint.disabled = disabled ? true : nil }
             if let description { endpoint.description = description.isEmpty ? nil : description }
+            if let metadata {
+                var kept = endpoint.metadata ?? [:]
+                for (key, value) in metadata { kept[key] = value }
+                guard kept.count <= 50 else { throw GatewayFailure.invalid("metadata", "Metadata may have at most 50 keys.") }
+                endpoint.metadata = kept.isEmpty ? nil : kept
+            }
             _ = try await save(endpoint, over: stored)
             return endpoint
+        }
+    }
+
+    /// Deletes a webhook endpoint: it is sent nothing more (its pending deliveries fail), and
+    /// reading it afterwards finds nothing, as with Stripe.
+    /// - Throws: ``GatewayFailure`` `resource_missing`.
+    package func deleteWebhookEndpoint(_ id: WebhookEndpointID, merchant: MerchantRecord) async throws(GatewayFailure) {
+        try await failing { () async throws in
+            let (_, stored) = try await load(WebhookEndpointRecord.self, id: id, merchant: merchant)
+            guard try await store.retire(stored, as: ObjectKind.deletedWebhookEndpoint.rawValue) else { throw GatewayFailure.changedMeanwhile }
         }
     }
 

@@ -196,21 +196,4 @@ extension GatewayService {
     package func merchants() async throws(GatewayFailure) -> [MerchantRecord] {
         try await failing { try await store.merchants() }
     }
-
-    /// A page of the merchant's events, newest first, each as it was when it happened.
-    package func events(merchant: MerchantRecord, _ page: ListRequest) async throws(GatewayFailure) -> (events: [JSONValue], hasMore: Bool) {
-        try await failing { () async throws -> (events: [JSONValue], hasMore: Bool) in
-            let (objects, hasMore) = try await store.list(kind: .event, merchant: merchant.id, page)
-            return (objects.map { JSONValue.raw($0.body) }, hasMore)
-        }
-    }
-
-    /// One of the merchant's events, as it was when it happened.
-    /// - Throws: ``GatewayFailure`` `resource_missing`.
-    package func event(_ id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> JSONValue {
-        guard id.utf8.count <= 255 else { throw GatewayFailure.notFound("event", id) }
-        let found = try await failing { try await store.object(id: id, kind: .event, merchant: merchant.id) }
-        guard let found else { throw GatewayFailure.notFound("event", id) }
-        return .raw(found.body)
-    }
 }

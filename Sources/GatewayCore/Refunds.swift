@@ -33,8 +33,10 @@ package struct NewPayout: Sendable {
     /// A Stellar account address of the merchant's that trusts the anchor's asset.
     package var destination: String
     package var metadata: [String: String]
+    package var description: String?
 
-    package init(amount: Int64, currency: GatewayCurrency, destination: String, metadata: [String: String] = [:]) {
+    package init(amount: Int64, currency: GatewayCurrency, destination: String, metadata: [String: String] = [:], description: String? = nil) {
+        self.description = description
         self.amount = amount
         self.currency = currency
         self.destination = destination
@@ -150,9 +152,10 @@ extension GatewayService {
             }
             let id = PayoutID(idempotency.map { derivedID("po", from: $0) } ?? GatewayIDs.make("po", random: random))
             let stored = try await payFromSettlement(new.amount, of: new.currency, to: destination, memo: "tender payout \(id)", merchant: merchant, parameter: "amount")
-            let payout = PayoutRecord(
+            var payout = PayoutRecord(
                 id: id, amount: new.amount, currency: new.currency.code, destination: new.destination, created: now(),
                 ledgerTransaction: stored.hash.hex, metadata: new.metadata)
+            payout.description = new.description
             try await insert(payout, id: id, merchant: merchant)
             return payout
         }

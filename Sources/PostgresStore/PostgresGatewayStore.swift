@@ -164,6 +164,16 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
+    public func retire(_ object: StoredObject, as kind: String) async throws -> Bool {
+        try fence?.check()
+        return try await database.transaction { connection in
+            try await connection.count("""
+                UPDATE object SET kind = \(kind), version = version + 1, attention_at = NULL
+                WHERE id = \(object.id) AND merchant = \(object.merchant) AND version = \(object.version) RETURNING version
+                """) == 1
+        }
+    }
+
     public func list(kind: String, merchant: String, _ request: ListRequest) async throws -> (objects: [StoredObject], hasMore: Bool) {
         var bindings = PostgresBindings()
         func bind(_ value: some PostgresEncodable & Sendable) throws -> String {

@@ -139,6 +139,14 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
+    public func retire(_ object: StoredObject, as kind: String) async throws -> Bool {
+        try await writer.write { db in
+            try db.cachedStatement(sql: "UPDATE object SET kind = ?, version = version + 1, attention_at = NULL WHERE id = ? AND merchant = ? AND version = ?").execute(
+                arguments: [kind, object.id, object.merchant, object.version])
+            return db.changesCount == 1
+        }
+    }
+
     public func list(kind: String, merchant: String, _ request: ListRequest) async throws -> (objects: [StoredObject], hasMore: Bool) {
         try await database.read { db in
             var conditions = ["merchant = ?", "kind = ?"]

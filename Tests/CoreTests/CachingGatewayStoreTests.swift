@@ -39,6 +39,7 @@ final class HeldReadsStore: GatewayStore {
     func object(id: String, kind: String, merchant: String) async throws -> StoredObject? { try await read { try await base.object(id: id, kind: kind, merchant: merchant) } }
     func object(id: String, kind: String) async throws -> StoredObject? { try await read { try await base.object(id: id, kind: kind) } }
     func update(_ object: StoredObject) async throws -> Bool { try await base.update(object) }
+    func retire(_ object: StoredObject, as kind: String) async throws -> Bool { try await base.retire(object, as: kind) }
     func update(_ update: StoredObject, inserting insert: StoredObject) async throws -> Bool { try await base.update(update, inserting: insert) }
     func list(kind: String, merchant: String, _ request: ListRequest) async throws -> (objects: [StoredObject], hasMore: Bool) {
         try await read { try await base.list(kind: kind, merchant: merchant, request) }

@@ -135,3 +135,78 @@ struct InlinePaymentMethodCoreTests {
         }
     }
 }
+
+@Suite("Customers and deleted objects in the gateway's core")
+struct CustomerCoreTests {
+    @Test func customersListedChangedAndDeleted() async throws {
+        try await CoreWorld.with { world in
+            let gateway = world.gateway, merchant = world.merchant
+            let jane = try await gateway.createCustomer(NewCustomer(email: "jane@example.com", paymentMethod: PaymentMethodID("pm_card_visa")), merchant: merchant)
+            let joe = try await gateway.createCustomer(NewCustomer(email: "joe@example.com"), merchant: merchant)
+            #expect(try await gateway.customers(merchant: merchant, page: ListRequest(), email: "jane@example.com").records.map(\.id) == [jane.id])
+            #expect(try await gateway.customers(merchant: merchant, page: ListRequest(), email: nil).records.map(\.id) == [joe.id, jane.id])
+            let cards = try await gateway.paymentMethods(of: jane.id, type: .card, merchant: merchant, page: ListRequest()).records
+            #expect(cards.count == 1 && cards[0].customer == jane.id)
+            // The e-mail it is listed by follows a change.
+            let renamed = try await gateway.updateCustomer(jane.id, CustomerChanges(email: "j@example.com", defaultPaymentMethod: cards[0].id), merchant: merchant)
+            #expect(renamed.defaultPaymentMethod == cards[0].id)
+            #expect(try await gateway.customers(merchant: merchant, page: ListRequest(), email: "jane@example.com").records.isEmpty)
+            #expect(try await gateway.customers(merchant: merchant, page: ListRequest(), email: "j@example.com").records.map(\.id) == [jane.id])
+            do {
+                _ = try await gateway.updateCustomer(joe.id, CustomerChanges(defaultPaymentMethod: cards[0].id), merchant: merchant)
+                Issue.record("another customer's card made a default")
+            } catch let failure as GatewayFailure {
+                #expect(failure.parameter == "invoice_settings[default_payment_method]")
+            }
+            // A method already saved for someone else makes no customer.
+            do {
+                _ = try await gateway.createCustomer(NewCustomer(email: "x@example.com", paymentMethod: cards[0].id), merchant: merchant)
+                Issue.record("a card saved twice")
+            } catch let failure as GatewayFailure {
+                #expect(failure.code == .paymentMethodUnexpectedState && failure.parameter == "payment_method")
+            }
+            #expect(try await gateway.customers(merchant: merchant, page: ListRequest(), email: "x@example.com").records.isEmpty)
+            // Detaching the default card forgets it as the default.
+            _ = try await gateway.detachPaymentMethod(cards[0].id, merchant: merchant)
+            #expect(try await gateway.retrieve(CustomerRecord.self, id: jane.id, merchant: merchant).defaultPaymentMethod == nil)
+            // Deleted: its cards detached, read as deleted, listed no more, changed no more.
+            _ = try await gateway.attachPaymentMethod(cards[0].id, customer: jane.id, merchant: merchant)
+            try await gateway.deleteCustomer(jane.id, merchant: merchant)
+            guard case .deleted(let id) = try await gateway.customer(jane.id, merchant: merchant), id == jane.id else { Issue.record("not read as deleted"); return }
+            #expect(try await gateway.retrieve(PaymentMethodRecord.self, id: cards[0].id, merchant: merchant).customer == nil)
+            #expect(try await gateway.customers(merchant: merchant, page: ListRequest(), email: nil).records.map(\.id) == [joe.id])
+            for attempt in [{ try await gateway.deleteCustomer(jane.id, merchant: merchant) }, { _ = try await gateway.updateCustomer(jane.id, CustomerChanges(name: "J"), merchant: merchant) }] as [() async throws -> Void] {
+                do {
+                    try await attempt()
+                    Issue.record("a deleted customer changed")
+                } catch let failure as GatewayFailure {
+                    #expect(failure.category == .notFound)
+                }
+            }
+        }
+    }
+
+    /// A deleted endpoint is listed and read no more and sent nothing; an event's
+    /// `pending_webhooks` counts what is left to deliver.
+    @Test func deletedEndpointsAndPendingWebhooks() async throws {
+        try await CoreWorld.with { world in
+            let gateway = world.gateway, merchant = world.merchant
+            let kept = try await gateway.createWebhookEndpoint(url: "https://shop.example/a", events: ["*"], merchant: merchant).endpoint
+            let dropped = try await gateway.createWebhookEndpoint(url: "https://shop.example/b", events: ["*"], merchant: merchant).endpoint
+            try await gateway.deleteWebhookEndpoint(dropped.id, merchant: merchant)
+            #expect(try await gateway.list(WebhookEndpointRecord.self, merchant: merchant, ListRequest()).records.map(\.id) == [kept.id])
+            #expect(try await gateway.find(WebhookEndpointRecord.self, id: dropped.id, merchant: merchant) == nil)
+            await gateway.emit(.paymentIntentCreated, .object([("id", "pi_x"), ("metadata", .object([("pending_webhooks", "7")]))]), merchant: merchant)
+            let stored = try #require(try await gateway.events(merchant: merchant, ListRequest()).events.first)
+            #expect(try parsed(stored)["pending_webhooks"] as? Int == 1, "one endpoint left to deliver to")
+            let id = try #require(try parsed(stored)["id"] as? String)
+            for var delivery in try await gateway.store.deliveries(event: id) {
+                delivery.status = .delivered
+                try await gateway.store.updateDelivery(delivery)
+            }
+            let delivered = try parsed(try await gateway.event(id, merchant: merchant))
+            #expect(delivered["pending_webhooks"] as? Int == 0)
+            #expect(((delivered["data"] as? [String: Any])?["object"] as? [String: Any]).flatMap { ($0["metadata"] as? [String: Any])?["pending_webhooks"] as? String } == "7")
+        }
+    }
+}

@@ -34,7 +34,7 @@ def done():
     print(f"{passed} checks passed", flush=True)
 
 
-def shape_problems(value, cls, top=True, path=""):
+def shape_problems(value, cls, top=True, path="", may_lack=()):
     """What `value` (a stripe-python object) lacks against `cls`, stripe-python's typed class
     for it: at the top, every field the class declares must be present; at every depth, a field
     not declared Optional must be present and non-null, a closed enum (a Literal alone) must
@@ -61,7 +61,7 @@ def shape_problems(value, cls, top=True, path=""):
         where = f"{path}{field}"
         if field not in value:
             # `deleted` is shown by a deleted object only.
-            if (top and field != "deleted") or not optional:
+            if (top and field != "deleted" and field not in may_lack) or not optional:
                 problems.append(f"{where} missing")
             continue
         item = value[field]
@@ -86,7 +86,8 @@ def shape_problems(value, cls, top=True, path=""):
     return problems
 
 
-def shaped(name, value, cls):
-    """Checks `value` against stripe-python's typed class `cls` (see shape_problems)."""
-    problems = shape_problems(value, cls)
+def shaped(name, value, cls, may_lack=()):
+    """Checks `value` against stripe-python's typed class `cls` (see shape_problems); the
+    top-level fields in `may_lack` may be absent (those Stripe itself shows only sometimes)."""
+    problems = shape_problems(value, cls, may_lack=may_lack)
     check(f"{name}: every field of stripe-python's {cls.__name__}", not problems, "; ".join(problems))

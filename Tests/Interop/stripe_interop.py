@@ -68,8 +68,13 @@ fetched = stripe.WebhookEndpoint.retrieve(endpoint.id)
 check("a webhook endpoint retrieved, its secret not shown again", fetched.id == endpoint.id and fetched.status == "enabled" and "secret" not in fetched.to_dict())
 paused = stripe.WebhookEndpoint.modify(endpoint.id, disabled=True, description="paused")
 check("a webhook endpoint disabled", paused.status == "disabled" and paused.description == "paused")
-resumed = stripe.WebhookEndpoint.modify(endpoint.id, disabled=False)
-check("and enabled again", resumed.status == "enabled" and stripe.WebhookEndpoint.retrieve(endpoint.id).status == "enabled")
+resumed = stripe.WebhookEndpoint.modify(endpoint.id, disabled=False, metadata={"team": "payments"})
+check("and enabled again", resumed.status == "enabled" and stripe.WebhookEndpoint.retrieve(endpoint.id).status == "enabled" and resumed.metadata.team == "payments")
+shaped("a webhook endpoint", resumed, stripe.WebhookEndpoint, may_lack=("secret",))  # shown by the create only, as Stripe's
+spare = stripe.WebhookEndpoint.create(url="http://127.0.0.1:9/spare", enabled_events=["charge.succeeded"])
+removed = stripe.WebhookEndpoint.delete(spare.id)
+check("a webhook endpoint deleted", removed.deleted and [e.id for e in stripe.WebhookEndpoint.list().data] == [endpoint.id])
+raises("a deleted endpoint is gone", stripe.error.InvalidRequestError, lambda: stripe.WebhookEndpoint.retrieve(spare.id), http_status=404)
 
 
 def card_fee(amount):
@@ -285,6 +290,31 @@ stripe.PaymentMethod.detach(from_test.id)
 intent = stripe.PaymentIntent.create(amount=1800, currency="eur", customer=customer.id, payment_method=saved[1].id, confirm=True)
 check("pay with a saved card", intent.status == "succeeded" and intent.customer == customer.id)
 expected_eur += 1800 - card_fee(1800)
+shaped("a payment intent", intent, stripe.PaymentIntent)
+
+# Customers: listed by e-mail, changed, their saved cards, deleted
+shaped("a customer", stripe.Customer.retrieve(customer.id), stripe.Customer)
+second_jane = stripe.Customer.create(email="jane@example.com", name="Jane B")
+stripe.Customer.create(email="joe@example.com")
+check("customers listed by e-mail, newest first", [c.id for c in stripe.Customer.list(email="jane@example.com").data] == [second_jane.id, customer.id])
+check("customers auto-paged", len(list(stripe.Customer.list(limit=1).auto_paging_iter())) == 3)
+changed = stripe.Customer.modify(customer.id, name="Jane Doe", phone="+31 20 123 4567", metadata={"tier": "", "since": "2026"},
+                                 invoice_settings={"default_payment_method": saved[1].id})
+check("a customer changed", changed.name == "Jane Doe" and changed.phone == "+31 20 123 4567" and changed.metadata.to_dict() == {"since": "2026"}
+      and changed.invoice_settings.default_payment_method == saved[1].id and stripe.Customer.retrieve(customer.id).name == "Jane Doe", changed)
+raises("a default payment method must be one of the customer's", stripe.error.InvalidRequestError,
+       lambda: stripe.Customer.modify(customer.id, invoice_settings={"default_payment_method": pm.id}), param="invoice_settings[default_payment_method]")
+check("a customer's payment methods", [m.id for m in stripe.Customer.list_payment_methods(customer.id).data] == [saved[1].id]
+      and stripe.Customer.list_payment_methods(customer.id, type="ideal").data == [])
+with_card = stripe.Customer.create(email="kim@example.com", payment_method="pm_card_mastercard", invoice_settings={"default_payment_method": ""})
+kims = stripe.Customer.list_payment_methods(with_card.id).data
+check("a customer made with a card", [m.card.brand for m in kims] == ["mastercard"])
+gone = stripe.Customer.delete(with_card.id)
+check("a customer deleted", gone.deleted and stripe.Customer.retrieve(with_card.id).deleted and with_card.id not in {c.id for c in stripe.Customer.list().data})
+check("its cards detached", stripe.PaymentMethod.retrieve(kims[0].id).customer is None)
+raises("a deleted customer cannot change", stripe.error.InvalidRequestError, lambda: stripe.Customer.modify(with_card.id, name="Kim"), http_status=404)
+raises("nor be deleted twice", stripe.error.InvalidRequestError, lambda: stripe.Customer.delete(with_card.id), http_status=404)
+raises("an unknown customer", stripe.error.InvalidRequestError, lambda: stripe.Customer.retrieve("cus_nope"), http_status=404, code="resource_missing")
 
 # Refunds
 refund = stripe.Refund.create(payment_intent=intent.id, amount=500)
@@ -301,6 +331,7 @@ raises("nothing left to refund", stripe.error.InvalidRequestError, lambda: strip
 uncaptured = stripe.PaymentIntent.create(amount=900, currency="eur", payment_method=pm.id, capture_method="manual", confirm=True)
 raises("an uncaptured payment cannot be refunded", stripe.error.InvalidRequestError, lambda: stripe.Refund.create(payment_intent=uncaptured.id), code="charge_not_refundable")
 check("refunds are listed", [r.amount for r in stripe.Refund.list(limit=3).data] == [1000, 300, 500])
+shaped("a refund", refund, stripe.Refund)
 
 # Charges: one for each attempt to pay, read by id, listed, refunded by id.
 charge = stripe.Charge.retrieve(intent.latest_charge)
@@ -377,6 +408,7 @@ check("the payout is on the ledger", wallet_eur["balance"] == "5.0000000", walle
 raises("a payout beyond the balance", stripe.error.InvalidRequestError,
        lambda: stripe.Payout.create(amount=expected_eur + 1, currency="eur", destination=wallet.public_key), code="balance_insufficient")
 check("payouts are listed", [p.id for p in stripe.Payout.list(limit=5).data] == [payout.id])
+shaped("a payout", payout, stripe.Payout)
 
 # The money on the ledger
 balance = stripe.Balance.retrieve()
@@ -399,6 +431,10 @@ while len({e.id for e in received}) < len(events) and time.time() < deadline:
 check("every event delivered and verified by stripe.Webhook", {e.id for e in received} == {e.id for e in events} and not receiver_errors,
       f"{len(received)} of {len(events)}; {receiver_errors[:3]}")
 check("the first delivery was retried", attempts["count"] == len(received) + 1, attempts)
+shaped("an event", events[0], stripe.Event)
+settled = list(stripe.Event.list(limit=100).auto_paging_iter())
+check("once delivered, no event says a webhook is pending", all(e.pending_webhooks == 0 for e in settled) and stripe.Event.retrieve(events[-1].id).pending_webhooks == 0,
+      [(e.type, e.pending_webhooks) for e in settled if e.pending_webhooks])
 succeeded = [e for e in received if e.type == "payment_intent.succeeded"]
 check("a succeeded event carries the intent", succeeded and succeeded[0].data.object.object == "payment_intent" and succeeded[0].data.object.status == "succeeded")
 refunded = [e for e in received if e.type == "charge.refunded"]

@@ -48,6 +48,17 @@ enum GatewayStoreContract {
         #expect(try await store.update(second, inserting: object("re_1", kind: "refund")))
         #expect(try await store.object(id: "re_1", kind: "refund") != nil)
 
+        // Retired: filed under another kind, if still at its version, out of its kind's reads and lists.
+        try await store.insert(object("cus_1", kind: "customer", customer: "a@example.com"))
+        let customer = try #require(try await store.object(id: "cus_1", kind: "customer"))
+        var moved = customer
+        moved.version += 1
+        #expect(!(try await store.retire(moved, as: "deleted_customer")), "not at its version")
+        #expect(try await store.retire(customer, as: "deleted_customer"))
+        #expect(try await store.object(id: "cus_1", kind: "customer", merchant: "acct_1") == nil)
+        #expect(try await store.object(id: "cus_1", kind: "deleted_customer", merchant: "acct_1")?.version == 1)
+        #expect(try await store.list(kind: "customer", merchant: "acct_1", ListRequest()).objects.isEmpty)
+
         // write: new or versioned, with events and their deliveries, all or nothing.
         let delivery = WebhookDelivery(id: "whd_1", merchant: "acct_1", event: "evt_1", endpoint: "we_1", nextAttemptAt: 10)
         let event = StoredEvent(object: object("evt_1", kind: "event"), deliveries: [delivery])

@@ -60,6 +60,12 @@ final class CountingGatewayStore: GatewayStore, @unchecked Sendable {
         if written { counted() }
         return written
     }
+    func retire(_ object: StoredObject, as kind: String) async throws -> Bool {
+        let retired = try await base.retire(object, as: kind)
+        if retired { counted() }
+        return retired
+    }
+
     func update(_ object: StoredObject) async throws -> Bool {
         let updated = try await base.update(object)
         if updated { counted() }

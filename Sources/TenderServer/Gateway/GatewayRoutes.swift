@@ -57,15 +57,62 @@ struct GatewayRoutes: Sendable {
         }
         v1.post("customers") { request, context in
             try await post(request, context) { merchant, _, form, _ in
-                try form.refuseUnknown(["email", "name", "description", "metadata"])
+                try form.refuseUnknown(["email", "name", "description", "phone", "metadata", "payment_method", "invoice_settings"])
                 let new = NewCustomer(
                     email: try form.string("email", maxLength: 512), name: try form.string("name", maxLength: 256),
-                    description: try form.string("description", maxLength: 1000), metadata: try form.setMetadata())
-                return GatewayObjects.customer(try await service.createCustomer(new, merchant: merchant))
+                    description: try form.string("description", maxLength: 1000), phone: try form.string("phone", maxLength: 100),
+                    metadata: try form.setMetadata(), paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) })
+                let settings = try Self.invoiceSettings(form)
+                var customer = try await service.createCustomer(new, merchant: merchant)
+                if let settings {
+                    customer = try await service.updateCustomer(customer.id, CustomerChanges(defaultPaymentMethod: settings), merchant: merchant)
+                }
+                return GatewayObjects.customer(customer)
             }
         }
+        v1.get("customers") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            let page = try listRequest(form, known: ["email"])
+            let (customers, hasMore) = try await service.customers(merchant: merchant, page: page, email: try form.string("email", maxLength: 512))
+            return json(GatewayObjects.list(customers.map(GatewayObjects.customer), hasMore: hasMore, url: "/v1/customers"))
+        }
         v1.get("customers/:id") { request, context in
-            try await retrieve(request, context, CustomerRecord.self, render: GatewayObjects.customer)
+            let merchant = try context.merchant(allowPublishable: false).0
+            try StripeForm(body: request.uri.query ?? "").refuseUnknown([])
+            switch try await service.customer(CustomerID(try context.parameters.require("id")), merchant: merchant) {
+            case .live(let customer): return json(GatewayObjects.customer(customer))
+            case .deleted(let id): return json(GatewayObjects.deleted(id.rawValue, object: "customer"))
+            }
+        }
+        v1.post("customers/:id") { request, context in
+            try await post(request, context) { merchant, _, form, _ in
+                try form.refuseUnknown(["email", "name", "description", "phone", "metadata", "invoice_settings"])
+                let changes = CustomerChanges(
+                    email: try form.string("email", maxLength: 512), name: try form.string("name", maxLength: 256),
+                    description: try form.string("description", maxLength: 1000), phone: try form.string("phone", maxLength: 100),
+                    metadata: try form.metadata(), defaultPaymentMethod: try Self.invoiceSettings(form))
+                return GatewayObjects.customer(try await service.updateCustomer(CustomerID(try context.parameters.require("id")), changes, merchant: merchant))
+            }
+        }
+        v1.delete("customers/:id") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            let id = CustomerID(try context.parameters.require("id"))
+            try await service.deleteCustomer(id, merchant: merchant)
+            return json(GatewayObjects.deleted(id.rawValue, object: "customer"))
+        }
+        v1.get("customers/:id/payment_methods") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            let page = try listRequest(form, known: ["type"])
+            var type: PaymentMethodType?
+            if let name = try form.string("type", maxLength: 50) {
+                guard let known = PaymentMethodType(rawValue: name) else { throw StripeError.invalid("type", "Invalid type: must be one of card, ideal or bancontact.") }
+                type = known
+            }
+            let id = try context.parameters.require("id")
+            let (methods, hasMore) = try await service.paymentMethods(of: CustomerID(id), type: type, merchant: merchant, page: page)
+            return json(GatewayObjects.list(methods.map(GatewayObjects.paymentMethod), hasMore: hasMore, url: "/v1/customers/\(id)/payment_methods"))
         }
         v1.post("refunds") { request, context in
             try await post(request, context) { merchant, _, form, idempotency in
@@ -108,7 +155,9 @@ struct GatewayRoutes: Sendable {
                 guard let amount = try form.integer("amount") else { throw StripeError.missing("amount") }
                 let code = try form.requiredString("currency", maxLength: 10)
                 guard let currency = GatewayCurrency.named(code) else { throw StripeError.invalid("currency", "Invalid currency: \(code.prefix(10)).") }
-                let new = NewPayout(amount: amount, currency: currency, destination: try form.requiredString("destination", maxLength: 100), metadata: try form.setMetadata())
+                let new = NewPayout(
+                    amount: amount, currency: currency, destination: try form.requiredString("destination", maxLength: 100), metadata: try form.setMetadata(),
+                    description: try form.string("description", maxLength: 1000))
                 return GatewayObjects.payout(try await service.createPayout(new, merchant: merchant, idempotency: idempotency))
             }
         }
@@ -123,7 +172,8 @@ struct GatewayRoutes: Sendable {
                 try form.refuseUnknown(["url", "enabled_events", "description", "metadata"])
                 let url = try form.requiredString("url", maxLength: 2048)
                 guard let events = try form.stringList("enabled_events") else { throw StripeError.missing("enabled_events") }
-                let made = try await service.createWebhookEndpoint(url: url, events: events, description: try form.string("description", maxLength: 5000), merchant: merchant)
+                let made = try await service.createWebhookEndpoint(
+                    url: url, events: events, description: try form.string("description", maxLength: 5000), metadata: try form.setMetadata(), merchant: merchant)
                 return GatewayObjects.webhookEndpoint(made.endpoint, secret: made.secret)
             }
         }
@@ -137,12 +187,18 @@ struct GatewayRoutes: Sendable {
         }
         v1.post("webhook_endpoints/:id") { request, context in
             try await post(request, context) { merchant, _, form, _ in
-                try form.refuseUnknown(["url", "enabled_events", "disabled", "description"])
+                try form.refuseUnknown(["url", "enabled_events", "disabled", "description", "metadata"])
                 let endpoint = try await service.updateWebhookEndpoint(
                     RecordID(try context.parameters.require("id")), url: try form.string("url", maxLength: 2048), events: try form.stringList("enabled_events"),
-                    disabled: try form.boolean("disabled"), description: try form.string("description", maxLength: 5000), merchant: merchant)
+                    disabled: try form.boolean("disabled"), description: try form.string("description", maxLength: 5000), metadata: try form.metadata(), merchant: merchant)
                 return GatewayObjects.webhookEndpoint(endpoint, secret: nil)
             }
+        }
+        v1.delete("webhook_endpoints/:id") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            let id = try context.parameters.require("id")
+            try await service.deleteWebhookEndpoint(WebhookEndpointID(id), merchant: merchant)
+            return json(GatewayObjects.deleted(id, object: "webhook_endpoint"))
         }
         v1.get("events") { request, context in
             let merchant = try context.merchant(allowPublishable: false).0
@@ -442,6 +498,14 @@ struct GatewayRoutes: Sendable {
                 postalCode: try address.string("postal_code", maxLength: 20), state: try address.string("state", maxLength: 200))
         }
         return billing
+    }
+
+    /// `invoice_settings[default_payment_method]` of a customer's create or update, if given.
+    static func invoiceSettings(_ form: StripeForm) throws -> PaymentMethodID? {
+        try nested("invoice_settings", in: form) { settings in
+            try settings.refuseUnknown(["default_payment_method"])
+            return try settings.string("default_payment_method", maxLength: 255).map { PaymentMethodID($0) }
+        } ?? nil
     }
 
     /// `payment_method_data` of a create or confirm, if given.
