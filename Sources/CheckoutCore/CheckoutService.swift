@@ -141,6 +141,26 @@ package struct CheckoutService: Sendable {
         return stored.hash.hex
     }
 
+    /// The balance transaction of an order's money moving into (`amount` > 0) or out of the
+    /// marketplace's balance by the ledger transaction `ledgerHash`, to be saved with the order
+    /// that records it; none when nothing moved.
+    package func escrowTransaction(_ type: BalanceTransactionRecord.Kind, amount: Int64, order: OrderRecord, ledgerHash: String, merchant: MerchantRecord) throws -> [StoredEvent] {
+        guard amount != 0 else { return [] }
+        let description: String = switch type {
+        case .transfer: "The marketplace's share of order \(order.id)"
+        case .adjustment: amount > 0 ? "Order \(order.id) returned from escrow for its refund" : "Order \(order.id) held in escrow again"
+        default: "Order \(order.id)"
+        }
+        let movement = BalanceMovement(
+            type: type, amount: amount, currency: Self.euro.code, source: order.id.rawValue, description: description, key: "\(order.id) \(ledgerHash)")
+        return [try gateway.balanceTransaction(movement, merchant: merchant)]
+    }
+
+    /// What a release pays into the marketplace's balance.
+    package func marketplaceShare(_ order: OrderRecord, _ marketplace: MarketplaceRecord) -> Int64 {
+        CheckoutRules.release(order.totals, charges: marketplace.charges, gatewayFee: order.gatewayFee ?? 0).marketplace
+    }
+
     /// The desk of the marketplace's escrow account (one of the gateway's ledger desks).
     package func escrowDesk(_ marketplace: MarketplaceRecord) async throws -> LedgerDesk {
         try await gateway.desks.desk(for: marketplace.escrowAccount, sealedSeed: marketplace.sealedEscrowSeed)
@@ -226,9 +246,9 @@ package struct CheckoutService: Sendable {
     /// Writes `record` over `stored` if nobody changed it since it was read (and when the
     /// janitor must look at it next, if given).
     /// - Throws: 409 `conflict` when another request changed it first.
-    package func save(_ record: some Encodable, over stored: StoredObject, attentionAt: Int64?? = nil) async throws -> StoredObject {
+    package func save(_ record: some Encodable, over stored: StoredObject, attentionAt: Int64?? = nil, events: [StoredEvent] = []) async throws -> StoredObject {
         do {
-            return try await gateway.save(record, over: stored, attentionAt: attentionAt)
+            return try await gateway.save(record, over: stored, attentionAt: attentionAt, events: events)
         } catch let failure as GatewayFailure where failure.code == .lockTimeout {
             throw CheckoutFailure.conflict("conflict", "Someone else changed this at the same moment; try again.")
         }

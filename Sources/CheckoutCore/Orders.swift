@@ -128,8 +128,11 @@ extension CheckoutService {
         do { _ = try order.machine.complete(by: actor) } catch { throw CheckoutFailure.state(error) }
         let saved = try await save(order, over: stored, attentionAt: .some(gateway.now() + Self.pendingMoveSeconds))
         let (seller, _) = try await load(CheckoutUserRecord.self, id: order.seller, in: market, what: "user")
-        order.releaseTransaction = try await release(order, seller: seller, marketplace: market.marketplace, merchant: market.merchant)
-        _ = try await save(order, over: saved, attentionAt: .some(nil))
+        let released = try await release(order, seller: seller, marketplace: market.marketplace, merchant: market.merchant)
+        order.releaseTransaction = released
+        _ = try await save(
+            order, over: saved, attentionAt: .some(nil),
+            events: try escrowTransaction(.transfer, amount: marketplaceShare(order, market.marketplace), order: order, ledgerHash: released, merchant: market.merchant))
         return order
     }
 
@@ -152,7 +155,9 @@ extension CheckoutService {
             } else {
                 order.returnTransaction = try await returnFromEscrow(order, marketplace: market.marketplace, merchant: market.merchant)
             }
-            saved = try await save(order, over: saved)
+            saved = try await save(
+                order, over: saved,
+                events: try escrowTransaction(.adjustment, amount: order.totals.total, order: order, ledgerHash: order.returnTransaction!, merchant: market.merchant))
         }
         if try await gateway.store.object(id: refundID, kind: .refund, merchant: market.merchant.id) == nil {
             try await refunder(intentID, order.totals.total, refundID, order.id.rawValue, market.merchant)
@@ -189,6 +194,7 @@ extension CheckoutService {
     /// found on the escrow account's ledger history by its memo, or made now.
     package func finishMove(_ order: OrderRecord, _ stored: StoredObject, _ market: Market, reader: any LedgerReader, beforeServing: Bool) async throws {
         var order = order
+        var movements: [StoredEvent] = []
         let escrow = try AccountID(market.marketplace.escrowAccount)
         let status = order.machine.status
         switch status {
@@ -209,11 +215,13 @@ extension CheckoutService {
                 let (seller, _) = try await load(CheckoutUserRecord.self, id: order.seller, in: market, what: "user")
                 order.releaseTransaction = try await release(order, seller: seller, marketplace: market.marketplace, merchant: market.merchant, beforeServing: beforeServing)
             }
+            movements = try escrowTransaction(
+                .transfer, amount: marketplaceShare(order, market.marketplace), order: order, ledgerHash: order.releaseTransaction!, merchant: market.merchant)
             gateway.logger.notice("checkout release recovered", metadata: ["order.id": "\(order.id)"])
         default:
             break
         }
-        _ = try await save(order, over: stored, attentionAt: .some(order.machine.isPayable ? stored.attentionAt : nil))
+        _ = try await save(order, over: stored, attentionAt: .some(order.machine.isPayable ? stored.attentionAt : nil), events: movements)
     }
 
     /// Cancels the order's intent at the gateway if it could still be paid, so that no payment
@@ -364,12 +372,14 @@ extension CheckoutService {
         } catch let failure as GatewayFailure where failure.category == .invalidRequest {
             // The refund was refused (the balance moved meanwhile): the money goes back into
             // escrow and the order is paid again.
-            _ = try await hold(order, marketplace: caller.marketplace, merchant: caller.merchant)
+            let held = try await hold(order, marketplace: caller.marketplace, merchant: caller.merchant)
             var (current, currentStored) = try await load(OrderRecord.self, id: order.id, in: caller, what: "order")
             current.machine = paid
             current.refund = nil
             current.returnTransaction = nil
-            _ = try await save(current, over: currentStored, attentionAt: .some(nil))
+            _ = try await save(
+                current, over: currentStored, attentionAt: .some(nil),
+                events: try escrowTransaction(.adjustment, amount: -order.totals.total, order: order, ledgerHash: held, merchant: caller.merchant))
             throw CheckoutFailure.conflict("marketplace_balance_insufficient", "The refund could not be paid; the order is still paid and its money in escrow.")
         }
         return order

@@ -24,7 +24,9 @@ public struct MerchantRecord: Sendable, Codable, Equatable {
     }
 }
 
-/// An event (a stored object of kind `event`) and its deliveries, to be written together.
+/// An object written with the change that makes it: an event (a stored object of kind `event`)
+/// with its deliveries, or a record the change makes, such as a balance transaction (no
+/// deliveries).
 public struct StoredEvent: Sendable {
     public let object: StoredObject
     public let deliveries: [WebhookDelivery]

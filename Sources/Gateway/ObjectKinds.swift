@@ -17,6 +17,7 @@ public struct ObjectKind: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let webhookEndpoint = ObjectKind(rawValue: "webhook_endpoint")
     public static let event = ObjectKind(rawValue: "event")
     public static let paymentLink = ObjectKind(rawValue: "payment_link")
+    public static let balanceTransaction = ObjectKind(rawValue: "balance_transaction")
     /// A deleted customer, kept so that reading it says it was deleted.
     public static let deletedCustomer = ObjectKind(rawValue: "deleted_customer")
     /// A deleted webhook endpoint, kept for its deliveries' history.
@@ -36,6 +37,7 @@ extension CaptureRecord: StoredRecord { public static var kind: ObjectKind { .ca
 extension PayoutRecord: StoredRecord { public static var kind: ObjectKind { .payout } }
 extension WebhookEndpointRecord: StoredRecord { public static var kind: ObjectKind { .webhookEndpoint } }
 extension PaymentLinkRecord: StoredRecord { public static var kind: ObjectKind { .paymentLink } }
+extension BalanceTransactionRecord: StoredRecord { public static var kind: ObjectKind { .balanceTransaction } }
 
 extension StoredObject {
     /// A new object of `kind`.

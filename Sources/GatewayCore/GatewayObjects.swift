@@ -115,7 +115,8 @@ package enum GatewayObjects {
             ("id", .string(refund.id.rawValue)), ("object", "refund"), ("amount", .number(refund.amount)), ("currency", .string(refund.currency)),
             ("created", .number(refund.created)), ("payment_intent", .string(refund.paymentIntent.rawValue)), ("status", .string(refund.status.rawValue)),
             ("reason", optional(refund.reason)), ("failure_reason", optional(refund.failureReason)), ("metadata", metadata(refund.metadata)),
-            ("charge", optional(refund.charge?.rawValue)), ("balance_transaction", .null), ("customer", .null), ("customer_account", .null),
+            ("charge", optional(refund.charge?.rawValue)),
+            ("balance_transaction", refund.status == .succeeded ? .string(GatewayService.balanceTransactionID(source: refund.id.rawValue).rawValue) : .null), ("customer", .null), ("customer_account", .null),
             ("description", .null), ("destination_details", .null), ("failure_balance_transaction", .null), ("instructions_email", .null),
             ("next_action", .null), ("payment_method", .null), ("pending_reason", .null), ("presentment_details", .null), ("receipt_number", .null),
             ("source_transfer_reversal", .null), ("transfer_reversal", .null),
@@ -129,6 +130,11 @@ package enum GatewayObjects {
         let succeeded = charge.status == .succeeded
         let captured = succeeded && machine.amountReceived > 0
         let refunded = succeeded ? intent.chargeAmountRefunded : 0
+        let chargeID = intent.id.charge(charge.number).rawValue
+        // Its balance transaction once its money reached the merchant's balance (a marketplace
+        // order's goes to escrow instead).
+        let settled = captured && intent.settlement == .settled && intent.escrowAccount == nil
+        let balanceTransaction = settled ? optional(GatewayService.balanceTransactionID(source: chargeID).rawValue) : .null
         var outcome: JSONValue = .null
         switch charge.status {
         case .succeeded:
@@ -145,10 +151,10 @@ package enum GatewayObjects {
             break
         }
         return .object([
-            ("id", .string(intent.id.charge(charge.number).rawValue)), ("object", "charge"), ("amount", .number(charge.amount)),
+            ("id", .string(chargeID)), ("object", "charge"), ("amount", .number(charge.amount)),
             ("amount_captured", .number(captured ? machine.amountReceived : 0)), ("amount_refunded", .number(refunded)),
             ("application", .null), ("application_fee", .null), ("application_fee_amount", .null), ("authorization_code", .null),
-            ("balance_transaction", .null), ("billing_details", billingDetails(charge.method?.billing)),
+            ("balance_transaction", balanceTransaction), ("billing_details", billingDetails(charge.method?.billing)),
             ("calculated_statement_descriptor", .string(intent.statementDescriptor ?? "TENDER")), ("captured", .bool(captured)),
             ("created", .number(charge.created)), ("currency", .string(intent.currency)), ("customer", optional(intent.customer?.rawValue)),
             ("description", optional(intent.description)), ("disputed", false), ("failure_balance_transaction", .null),
@@ -224,10 +230,34 @@ package enum GatewayObjects {
             ("id", .string(payout.id.rawValue)), ("object", "payout"), ("amount", .number(payout.amount)), ("currency", .string(payout.currency)),
             ("arrival_date", .number(payout.created)), ("created", .number(payout.created)), ("destination", .string(payout.destination)),
             ("method", "instant"), ("status", "paid"), ("type", "stellar"), ("livemode", false), ("metadata", metadata(payout.metadata)),
-            ("balance_transaction", .string(payout.ledgerTransaction)), ("application_fee", .null), ("application_fee_amount", .null),
+            ("balance_transaction", .string(GatewayService.balanceTransactionID(source: payout.id.rawValue).rawValue)), ("application_fee", .null), ("application_fee_amount", .null),
             ("automatic", false), ("description", optional(payout.description)), ("failure_balance_transaction", .null), ("failure_code", .null),
             ("failure_message", .null), ("original_payout", .null), ("payout_method", .null), ("reconciliation_status", "not_applicable"),
             ("reversed_by", .null), ("source_type", "card"), ("statement_descriptor", .null), ("trace_id", .null),
+        ])
+    }
+
+    /// A balance transaction: available at once (Tender settles on the ledger before it
+    /// answers), its fee detailed as Tender's.
+    package static func balanceTransaction(_ record: BalanceTransactionRecord) -> JSONValue {
+        let category: String = switch record.type {
+        case .charge, .payment: "charge"
+        case .refund: "refund"
+        case .payout: "payout"
+        case .transfer: "transfer"
+        case .adjustment: "other_adjustment"
+        }
+        return .object([
+            ("id", .string(record.id.rawValue)), ("object", "balance_transaction"), ("amount", .number(record.amount)),
+            ("available_on", .number(record.created)), ("balance_type", "payments"), ("created", .number(record.created)),
+            ("currency", .string(record.currency)), ("description", optional(record.description)), ("exchange_rate", .null),
+            ("fee", .number(record.fee)),
+            ("fee_details", .array(record.fee > 0 ? [.object([
+                ("amount", .number(record.fee)), ("application", .null), ("currency", .string(record.currency)),
+                ("description", "Tender processing fees"), ("type", "stripe_fee"),
+            ])] : [])),
+            ("net", .number(record.net)), ("reporting_category", .string(category)), ("source", .string(record.source)),
+            ("status", "available"), ("type", .string(record.type.rawValue)),
         ])
     }
 

@@ -66,6 +66,7 @@ extension GatewayService {
             intent.settlementTransaction = try await settle(intent, amount: amount, merchant: merchant)
             intent.settlement = .settled
             var settled = [try await event(.paymentIntentSucceeded, json(intent), merchant: merchant)]
+            settled += try settlementTransaction(intent, amount: amount, source: Self.settlementSource(intent), merchant: merchant)
             if let (type, charge) = chargeEvent { settled.append(try await event(type, GatewayObjects.charge(charge, of: intent), merchant: merchant)) }
             _ = try await save(intent, over: saved, attentionAt: .some(nil), events: settled)
         case .failed(let failure):
@@ -144,7 +145,9 @@ extension GatewayService {
         capture.status = .succeeded
         var storedCapture = record
         storedCapture.version = 0
-        _ = try await save(capture, over: storedCapture, attentionAt: .some(nil))
+        _ = try await save(
+            capture, over: storedCapture, attentionAt: .some(nil),
+            events: try settlementTransaction(intent, amount: amount, source: capture.id.rawValue, merchant: merchant))
         let json = GatewayObjects.paymentIntent(intent, base: base)
         await emit(intent.machine.status == .succeeded ? .paymentIntentSucceeded : .paymentIntentAmountCapturableUpdated, json, merchant: merchant)
         if let charge = intent.succeededCharge { await emit(.chargeCaptured, GatewayObjects.charge(charge, of: intent), merchant: merchant) }

@@ -31,7 +31,9 @@ extension GatewayService {
                 intent.settlementTransaction = try await settle(intent, amount: amount, merchant: merchant, beforeServing: true)
             }
             intent.settlement = .settled
-            _ = try await save(intent, over: stored, attentionAt: .some(nil))
+            _ = try await save(
+                intent, over: stored, attentionAt: .some(nil),
+                events: try settlementTransaction(intent, amount: amount, source: Self.settlementSource(intent), merchant: merchant))
             logger.notice("gateway settlement recovered", metadata: ["payment.intent.id": "\(intent.id)", "found.on.ledger": "\(found != nil)"])
         }
         for stored in try await store.dueObjects(kind: .refund, now: .max, limit: 10_000) {
@@ -41,12 +43,12 @@ extension GatewayService {
             if let found = try await findOnLedger(memo: "tender refund \(refund.id)", account: account, reader: reader) {
                 refund.ledgerTransaction = found.hash.hex
                 refund.status = .succeeded
-                _ = try await save(refund, over: stored, attentionAt: .some(nil))
+                _ = try await save(refund, over: stored, attentionAt: .some(nil), events: [try refundTransaction(refund, merchant: merchant)])
             } else {
                 do {
                     refund.ledgerTransaction = try await payBack(refund, merchant: merchant, beforeServing: true)
                     refund.status = .succeeded
-                    _ = try await save(refund, over: stored, attentionAt: .some(nil))
+                    _ = try await save(refund, over: stored, attentionAt: .some(nil), events: [try refundTransaction(refund, merchant: merchant)])
                 } catch is GatewayFailure {
                     try await failRefund(refund, over: stored, merchant: merchant)
                 }
@@ -67,7 +69,9 @@ extension GatewayService {
                 capture.ledgerTransaction = try await settle(intent, amount: capture.amount, merchant: merchant, memo: memo, beforeServing: true)
             }
             capture.status = .succeeded
-            _ = try await save(capture, over: stored, attentionAt: .some(nil))
+            _ = try await save(
+                capture, over: stored, attentionAt: .some(nil),
+                events: try settlementTransaction(intent, amount: capture.amount, source: capture.id.rawValue, merchant: merchant))
             logger.notice("gateway capture recovered", metadata: ["capture.id": "\(capture.id)", "payment.intent.id": "\(intent.id)"])
         }
     }

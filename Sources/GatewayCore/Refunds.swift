@@ -101,7 +101,7 @@ extension GatewayService {
             do {
                 refund.ledgerTransaction = try await payBack(refund, merchant: merchant)
                 refund.status = .succeeded
-                _ = try await save(refund, over: storedRefund, attentionAt: .some(nil))
+                _ = try await save(refund, over: storedRefund, attentionAt: .some(nil), events: [try refundTransaction(refund, merchant: merchant)])
                 let refundedIntent = try await load(PaymentIntentRecord.self, id: intent.id, merchant: merchant).0
                 if let charge = refundedIntent.succeededCharge {
                     await emit(.chargeRefunded, GatewayObjects.charge(charge, of: refundedIntent), merchant: merchant)
@@ -112,6 +112,11 @@ extension GatewayService {
                 throw failure
             }
         }
+    }
+
+    /// The balance transaction of a refund paid back.
+    func refundTransaction(_ refund: RefundRecord, merchant: MerchantRecord) throws -> StoredEvent {
+        try balanceTransaction(BalanceMovement(type: .refund, amount: -refund.amount, currency: refund.currency, source: refund.id.rawValue), merchant: merchant)
     }
 
     /// The intent a refund names, by its id or its charge's (which must be the one that took
@@ -156,7 +161,9 @@ extension GatewayService {
                 id: id, amount: new.amount, currency: new.currency.code, destination: new.destination, created: now(),
                 ledgerTransaction: stored.hash.hex, metadata: new.metadata)
             payout.description = new.description
-            try await insert(payout, id: id, merchant: merchant)
+            let movement = BalanceMovement(type: .payout, amount: -new.amount, currency: new.currency.code, source: id.rawValue, description: new.description)
+            let unsaved = StoredObject(id: id.rawValue, merchant: merchant.id, kind: .payout, created: payout.created, body: [])
+            _ = try await save(payout, over: unsaved, isNew: true, events: [try balanceTransaction(movement, merchant: merchant)])
             return payout
         }
     }

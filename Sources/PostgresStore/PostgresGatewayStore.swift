@@ -113,7 +113,16 @@ public final class PostgresGatewayStore: GatewayStore {
     }
 
     private static func insertQueries(_ event: StoredEvent) -> [PostgresQuery] {
-        [insertQuery(event.object)] + event.deliveries.map { delivery in
+        // A record without deliveries (a balance transaction) has an id derived from what made
+        // it: written again by a recovery that finds its change already done, it is the same record.
+        let object = event.object
+        let insert: PostgresQuery = event.deliveries.isEmpty ? """
+            INSERT INTO object (id, merchant, kind, customer, created, version, body, attention_at)
+            VALUES (\(object.id), \(object.merchant), \(object.kind), \(object.customer), \(object.created), \(object.version),
+                    \(ByteBuffer(bytes: object.body)), \(object.attentionAt))
+            ON CONFLICT (id) DO NOTHING
+            """ : insertQuery(object)
+        return [insert] + event.deliveries.map { delivery in
             """
             INSERT INTO delivery (id, merchant, event, endpoint, attempts, next_attempt_at, status, last_status_code)
             VALUES (\(delivery.id), \(delivery.merchant), \(delivery.event), \(delivery.endpoint), \(Int64(delivery.attempts)),

@@ -210,3 +210,60 @@ struct CustomerCoreTests {
         }
     }
 }
+
+@Suite("Balance transactions in the gateway's core")
+struct BalanceTransactionCoreTests {
+    /// A day of mixed traffic: card and bank payments, a decline, a partial capture, partial and
+    /// whole refunds, a payout. Every movement of the balance has its transaction, and they sum
+    /// to the balance, which equals the settlement account on the ledger.
+    @Test func moneyAddsUp() async throws {
+        try await CoreWorld.with { world in
+            let gateway = world.gateway, merchant = world.merchant
+            let eur = GatewayCurrency.named("eur")!
+            func pay(_ amount: Int64, _ method: String, capture: CaptureMethod = .automatic) async throws -> PaymentIntentRecord {
+                try await gateway.createPaymentIntent(
+                    NewPaymentIntent(amount: amount, currency: eur, captureMethod: capture, paymentMethod: PaymentMethodID(method), confirm: true),
+                    merchant: merchant, idempotency: nil, base: CoreWorld.base)
+            }
+            let first = try await pay(10_000, "pm_card_visa")
+            let second = try await pay(2_000, "pm_card_mastercard")
+            _ = try? await pay(3_000, "pm_card_chargeDeclined")
+            let held = try await pay(5_000, "pm_card_visa", capture: .manual)
+            _ = try await gateway.capturePaymentIntent(held.id, amount: 4_000, metadata: nil, merchant: merchant, base: CoreWorld.base)
+            let bank = try await gateway.createPaymentIntent(
+                NewPaymentIntent(amount: 1_500, currency: eur, paymentMethodTypes: [.ideal], paymentMethodData: NewPaymentMethod(type: .ideal), confirm: true,
+                                 fields: IntentFields(returnURL: "https://shop.example/back")), merchant: merchant, idempotency: nil, base: CoreWorld.base)
+            var (bankIntent, bankStored) = try await gateway.load(PaymentIntentRecord.self, id: bank.id, merchant: merchant)
+            let authorised = try bankIntent.machine.completeAction(succeeded: true)
+            _ = try await gateway.perform(authorised, on: bankIntent, over: bankStored, merchant, base: CoreWorld.base)
+            (bankIntent, bankStored) = try await gateway.load(PaymentIntentRecord.self, id: bank.id, merchant: merchant)
+            #expect(bankIntent.machine.status == .succeeded)
+            _ = try await gateway.createRefund(NewRefund(paymentIntent: first.id, amount: 2_500), merchant: merchant, idempotency: nil)
+            _ = try await gateway.createRefund(NewRefund(paymentIntent: second.id), merchant: merchant, idempotency: nil)
+            let wallet = try await gateway.createMerchant(name: "Payee").record.settlementAccount
+            _ = try await gateway.createPayout(NewPayout(amount: 1_000, currency: eur, destination: wallet), merchant: merchant, idempotency: nil)
+
+            let all = try await world.balanceTransactions(of: merchant)
+            #expect(all.map(\.type) == [.payout, .refund, .refund, .payment, .charge, .charge, .charge])
+            // Fees: 1.5% + 0.25 of 100.00, 20.00 and 40.00; iDEAL's flat 0.29.
+            #expect(all.map(\.fee) == [0, 0, 0, 29, 85, 55, 175])
+            #expect(all.map(\.amount) == [-1_000, -2_000, -2_500, 1_500, 4_000, 2_000, 10_000])
+            let sum = all.map(\.net).reduce(0, +)
+            #expect(sum == (try await world.euros()), "the balance transactions sum to the ledger's balance")
+            #expect(try await gateway.balances(merchant).first { $0.0.code == "eur" }?.1 == sum)
+            // Each names its source, which names it back.
+            let charge = try await gateway.charge(first.id.charge(1), merchant: merchant)
+            let chargeJSON = try parsed(GatewayObjects.charge(charge.charge, of: charge.intent))
+            #expect(chargeJSON["balance_transaction"] as? String == all.last?.id.rawValue && all.last?.source == first.id.charge(1).rawValue)
+            // Of one type, paged both ways.
+            let refunds = try await gateway.balanceTransactions(merchant: merchant, page: ListRequest(limit: 1), type: .refund, source: nil)
+            #expect(refunds.records.map(\.amount) == [-2_000] && refunds.hasMore)
+            let older = try await gateway.balanceTransactions(merchant: merchant, page: ListRequest(limit: 5, startingAfter: refunds.records[0].id.rawValue), type: .refund, source: nil)
+            #expect(older.records.map(\.amount) == [-2_500] && !older.hasMore)
+            let newer = try await gateway.balanceTransactions(merchant: merchant, page: ListRequest(limit: 5, endingBefore: older.records[0].id.rawValue), type: .refund, source: nil)
+            #expect(newer.records.map(\.amount) == [-2_000] && !newer.hasMore)
+            let ofCharge = try await gateway.balanceTransactions(merchant: merchant, page: ListRequest(), type: nil, source: second.id.charge(1).rawValue)
+            #expect(ofCharge.records.map(\.amount) == [2_000])
+        }
+    }
+}

@@ -57,6 +57,19 @@ struct CheckoutServiceTests {
             #expect(try await world.euros(of: made.record.escrowAccount) == 0)
             #expect(try await world.euros(of: made.merchant.record.settlementAccount) == 73 + 250 - 64)
             await #expect(throws: CheckoutFailure.self, "completed once") { try await checkout.cancel(buyer, orderID: order.id, base: CoreWorld.base) }
+            // The marketplace's share is explained by a transfer among its balance transactions.
+            let transfers = try await world.gateway.balanceTransactions(merchant: market.merchant, page: ListRequest(), type: .transfer, source: nil).records
+            #expect(transfers.map(\.net) == [73 + 250 - 64] && transfers[0].source == order.id.rawValue)
+
+            // A second order paid, then cancelled: back from escrow into the balance, refunded from it.
+            let vase = try await checkout.createListing(NewListing(title: "Vase", price: 1_000, pickup: true, country: "NL"), by: seller)
+            let second = try await checkout.order(buyer, bid: try await checkout.buyNow(vase.id, by: buyer).id, delivery: "pickup", address: nil, payment: "card", base: CoreWorld.base)
+            _ = try await checkout.pay(buyer, orderID: second.id, method: nil, card: card.id.rawValue, returnURL: "https://shop.example/", base: CoreWorld.base)
+            let cancelled = try await checkout.cancel(buyer, orderID: second.id, base: CoreWorld.base)
+            #expect(cancelled.machine.status == .cancelled)
+            let all = try await world.balanceTransactions(of: market.merchant)
+            #expect(all.map(\.type) == [.refund, .adjustment, .transfer] && all[0].amount == -second.totals.total && all[1].amount == second.totals.total)
+            #expect(all.map(\.net).reduce(0, +) == (try await world.euros(of: made.merchant.record.settlementAccount)), "the balance transactions sum to the ledger's balance")
         }
     }
 }

@@ -49,6 +49,18 @@ struct CoreWorld {
         try await gateway.createPaymentMethod(NewPaymentMethod(type: .card, card: CardDetails(number: number, expMonth: "12", expYear: "2040", cvc: "123")), merchant: merchant).id
     }
 
+    /// Every balance transaction of `merchant`, newest first, through the core's pages.
+    func balanceTransactions(of merchant: MerchantRecord) async throws -> [BalanceTransactionRecord] {
+        var all: [BalanceTransactionRecord] = []
+        var page = ListRequest(limit: 3)
+        while true {
+            let (records, hasMore) = try await gateway.balanceTransactions(merchant: merchant, page: page, type: nil, source: nil)
+            all += records
+            guard hasMore, let last = records.last else { return all }
+            page.startingAfter = last.id.rawValue
+        }
+    }
+
     /// The merchant's euros on the ledger.
     func euros() async throws -> Int64 {
         try await euros(of: merchant.settlementAccount)

@@ -414,6 +414,20 @@ shaped("a payout", payout, stripe.Payout)
 balance = stripe.Balance.retrieve()
 eur = next(b for b in balance.available if b.currency == "eur")
 check("balance is the captured amounts less fees", eur.amount == expected_eur, f"{eur.amount} != {expected_eur}")
+shaped("the balance", balance, stripe.Balance)
+movements = list(stripe.BalanceTransaction.list(limit=10).auto_paging_iter())
+check("the balance transactions sum to the balance", sum(t.net for t in movements if t.currency == "eur") == eur.amount and len(movements) > 20,
+      f"{sum(t.net for t in movements if t.currency == 'eur')} != {eur.amount}")
+moved = stripe.BalanceTransaction.retrieve(charge.balance_transaction)
+shaped("a balance transaction", moved, stripe.BalanceTransaction)
+check("a charge's balance transaction: gross, fee, net", moved.source == charge.id and moved.type == "charge" and moved.amount == 1800
+      and moved.fee == card_fee(1800) and moved.net == 1800 - card_fee(1800) and moved.fee_details[0].type == "stripe_fee", moved)
+check("a payout's and a refund's", stripe.BalanceTransaction.retrieve(payout.balance_transaction).amount == -500
+      and stripe.BalanceTransaction.retrieve(by_charge.balance_transaction).amount == -400)
+refund_movements = stripe.BalanceTransaction.list(type="refund", limit=100).data
+check("balance transactions of one type", refund_movements and all(t.type == "refund" for t in refund_movements)
+      and [t.id for t in stripe.BalanceTransaction.list(source=payout.id).data] == [payout.balance_transaction])
+raises("an unknown type", stripe.error.InvalidRequestError, lambda: stripe.BalanceTransaction.list(type="nope"), param="type")
 account = Server(URL).accounts().account_id(merchant["settlement_account"]).call()
 ledger_eur = next(b for b in account["balances"] if b.get("asset_code") == "EUR")
 check("the settlement account holds it on the ledger", ledger_eur["balance"] == f"{expected_eur // 100}.{expected_eur % 100:02d}00000", ledger_eur)

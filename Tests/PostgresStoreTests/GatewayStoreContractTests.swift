@@ -70,6 +70,13 @@ enum GatewayStoreContract {
         #expect(try await store.object(id: "evt_2", kind: "event") == nil)
         await #expect(throws: (any Error).self) { try await store.write(object("pi_3"), isNew: true, events: [event]) }
         #expect(try await store.object(id: "pi_3", kind: "payment_intent") == nil, "a failed event insert writes nothing")
+        // A record without deliveries written again (a recovery's) is the same record, kept as first written.
+        let movement = StoredEvent(object: object("txn_1", kind: "balance_transaction", body: #"{"first":true}"#), deliveries: [])
+        #expect(try await store.write(object("pi_4"), isNew: true, events: [movement]))
+        let again = StoredEvent(object: object("txn_1", kind: "balance_transaction", body: #"{"first":false}"#), deliveries: [])
+        #expect(try await store.write(object("pi_5"), isNew: true, events: [again]))
+        #expect(try await store.object(id: "txn_1", kind: "balance_transaction")?.body == Array(#"{"first":true}"#.utf8))
+        #expect(try await store.object(id: "pi_5", kind: "payment_intent") != nil)
         try await store.insertEvent(object("evt_3", kind: "event"), deliveries: [])
         #expect(try await store.object(id: "evt_3", kind: "event") != nil)
 

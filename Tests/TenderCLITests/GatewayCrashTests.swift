@@ -122,6 +122,20 @@ struct GatewayCrashTests {
         }
         #expect(intents.count == orders.count)
         #expect(Set(intents).count == orders.count)
+        // One balance transaction per settlement, none lost or doubled by the kill: they sum to what the merchant holds.
+        var movements: [[String: Any]] = []
+        after = nil
+        while true {
+            let page = try #require(await Self.call(again, "GET", "/v1/balance_transactions?limit=100" + (after.map { "&starting_after=\($0)" } ?? ""), key: key))
+            let raw = try #require(page.json["_raw"] as? String)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(raw.utf8)) as? [String: Any])
+            let data = try #require(object["data"] as? [[String: Any]])
+            movements += data
+            guard object["has_more"] as? Bool == true, let last = data.last?["id"] as? String else { break }
+            after = last
+        }
+        #expect(movements.count == orders.count && Set(movements.compactMap { $0["source"] as? String }).count == orders.count)
+        #expect(movements.compactMap { $0["net"] as? Int }.reduce(0, +) == expectedMerchant)
         kill(restarted.process.processIdentifier, SIGTERM)
         #expect(await restarted.waitForExit(timeout: 30))
         // For the record (how much the kill left to recover varies from run to run).

@@ -477,6 +477,9 @@ struct GatewayRoutesTests {
             // 860 already there, plus 2000 less 1.5% + 25 (1945) settled now, less the unpaid
             // refund of 200 paid now; the settled payment and the paid refund not again.
             #expect(try await Self.euroBalance(client, key) == 860 + 1945 - 200)
+            // Each movement has one balance transaction, recovered or not, and they sum to the balance.
+            let movements = try await Self.call(client, .get, "/v1/balance_transactions?limit=100", key: key).json["data"] as! [[String: Any]]
+            #expect(movements.compactMap { $0["net"] as? Int }.reduce(0, +) == 860 + 1945 - 200 && movements.count == 4, "\(movements)")
             for id in [paidRefundID, "re_unpaid"] {
                 #expect(try await Self.call(client, .get, "/v1/refunds/\(id)", key: key).json["status"] as? String == "succeeded")
             }

@@ -272,8 +272,31 @@ struct GatewayRoutes: Sendable {
                 ("available", .array(balances.map { currency, amount in
                     .object([("amount", .number(amount)), ("currency", .string(currency.code)), ("source_types", .object([("card", .number(amount))]))])
                 })),
-                ("pending", .array(balances.map { currency, _ in .object([("amount", 0), ("currency", .string(currency.code))]) })),
+                ("pending", .array(balances.map { currency, _ in
+                    .object([("amount", 0), ("currency", .string(currency.code)), ("source_types", .object([("card", 0)]))])
+                })),
+                ("connect_reserved", .null), ("instant_available", .null), ("issuing", .null), ("refund_and_dispute_prefunding", .null),
             ]))
+        }
+        v1.get("balance_transactions/:id") { request, context in
+            try await retrieve(request, context, BalanceTransactionRecord.self, render: GatewayObjects.balanceTransaction)
+        }
+        v1.get("balance_transactions") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            let page = try listRequest(form, known: ["type", "source", "payout"])
+            var type: BalanceTransactionRecord.Kind?
+            if let name = try form.string("type", maxLength: 50) {
+                guard let known = BalanceTransactionRecord.Kind(rawValue: name) else {
+                    throw StripeError.invalid("type", "Invalid type: must be one of \(BalanceTransactionRecord.Kind.allCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                type = known
+            }
+            // A payout's own transaction: Tender's payouts are made by request, so a payout
+            // explains no other transaction (Stripe's `payout=` lists those an automatic one paid out).
+            let source = try form.string("source", maxLength: 255) ?? form.string("payout", maxLength: 255)
+            let (records, hasMore) = try await service.balanceTransactions(merchant: merchant, page: page, type: type, source: source)
+            return json(GatewayObjects.list(records.map(GatewayObjects.balanceTransaction), hasMore: hasMore, url: "/v1/balance_transactions"))
         }
         let page = PaymentPage(service: service, routes: self)
         v1.post("payment_links") { request, context in

@@ -1,0 +1,87 @@
+import Crypto
+import Gateway
+
+/// A balance transaction to make: what moved the merchant's balance.
+package struct BalanceMovement: Sendable {
+    package var type: BalanceTransactionRecord.Kind
+    package var amount: Int64
+    package var fee: Int64
+    package var currency: String
+    package var source: String
+    package var description: String?
+    /// What its id is derived from: its source, unless one source moves the balance more than
+    /// once (an order's escrow, by each ledger transaction).
+    package var key: String?
+
+    package init(type: BalanceTransactionRecord.Kind, amount: Int64, fee: Int64 = 0, currency: String, source: String, description: String? = nil, key: String? = nil) {
+        self.key = key
+        self.type = type
+        self.amount = amount
+        self.fee = fee
+        self.currency = currency
+        self.source = source
+        self.description = description
+    }
+}
+
+/// Balance transactions: made with the write that records a movement of a merchant's
+/// settlement account as done (so none is lost or doubled by a stop), read and listed.
+extension GatewayService {
+    /// The id of the balance transaction `source` made: derived from it, so the charge that
+    /// names its balance transaction needs not store it, and a movement recorded twice collides.
+    package static func balanceTransactionID(source: String) -> BalanceTransactionID {
+        let digest = Array(SHA256.hash(data: Array("balance transaction \(source)".utf8)))
+        return BalanceTransactionID(GatewayIDs.make("txn", random: { count in Array((digest + digest).prefix(count)) }))
+    }
+
+    /// The balance transaction of `movement`, to be written with the change that records it.
+    package func balanceTransaction(_ movement: BalanceMovement, merchant: MerchantRecord) throws -> StoredEvent {
+        let record = BalanceTransactionRecord(
+            id: Self.balanceTransactionID(source: movement.key ?? movement.source), type: movement.type, amount: movement.amount, fee: movement.fee,
+            currency: movement.currency, source: movement.source, created: now(), description: movement.description)
+        let object = StoredObject(
+            id: record.id.rawValue, merchant: merchant.id, kind: .balanceTransaction, customer: movement.source, created: record.created,
+            body: Array(try Self.encoder.encode(record)))
+        return StoredEvent(object: object, deliveries: [])
+    }
+
+    /// The balance transaction of a settlement of `amount` of `intent` (its charge's, or a
+    /// capture's), or none when the money went to a marketplace's escrow, not the merchant's balance.
+    package func settlementTransaction(_ intent: PaymentIntentRecord, amount: Int64, source: String, merchant: MerchantRecord) throws -> [StoredEvent] {
+        guard intent.escrowAccount == nil, let method = intent.machine.paymentMethodType else { return [] }
+        let movement = BalanceMovement(
+            type: method == .card ? .charge : .payment, amount: amount, fee: settlementFee(intent, amount: amount, method: method),
+            currency: intent.currency, source: source, description: intent.description)
+        return [try balanceTransaction(movement, merchant: merchant)]
+    }
+
+    /// The source a settlement of `intent` names: its succeeded charge (or the intent, before charges were kept).
+    package static func settlementSource(_ intent: PaymentIntentRecord) -> String {
+        intent.succeededCharge.map { intent.id.charge($0.number).rawValue } ?? intent.id.rawValue
+    }
+
+    /// A page of the merchant's balance transactions, newest first, of one `type` and one
+    /// `source` when given.
+    package func balanceTransactions(merchant: MerchantRecord, page: ListRequest, type: BalanceTransactionRecord.Kind?, source: String?) async throws(GatewayFailure) -> (records: [BalanceTransactionRecord], hasMore: Bool) {
+        var narrowed = page
+        narrowed.customer = source
+        guard let type else { return try await list(BalanceTransactionRecord.self, merchant: merchant, narrowed) }
+        // Of one type: pages read until this one is full (a type is not indexed).
+        return try await failing { () async throws -> (records: [BalanceTransactionRecord], hasMore: Bool) in
+            var found: [BalanceTransactionRecord] = []
+            var request = narrowed
+            request.limit = 100
+            let backwards = page.endingBefore != nil
+            while true {
+                let (objects, hasMore) = try await store.list(kind: .balanceTransaction, merchant: merchant.id, request)
+                let read = try objects.map { try records.decode(BalanceTransactionRecord.self, $0) }
+                // Gathered away from the cursor: older ones forwards, newer ones backwards.
+                found += (backwards ? read.reversed() : read).filter { $0.type == type }
+                if found.count > page.limit || !hasMore || objects.isEmpty { break }
+                if backwards { request.endingBefore = objects.first?.id } else { request.startingAfter = objects.last?.id }
+            }
+            let taken = Array(found.prefix(page.limit))
+            return (backwards ? taken.reversed() : taken, found.count > page.limit)
+        }
+    }
+}
