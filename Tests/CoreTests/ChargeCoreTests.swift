@@ -267,3 +267,37 @@ struct BalanceTransactionCoreTests {
         }
     }
 }
+
+@Suite("expand[] in the gateway's core")
+struct ExpansionCoreTests {
+    @Test func idsReplacedByTheirObjects() async throws {
+        try await CoreWorld.with { world in
+            let gateway = world.gateway, merchant = world.merchant
+            let customer = try await gateway.createCustomer(NewCustomer(email: "e@example.com"), merchant: merchant)
+            let paid = try await gateway.createPaymentIntent(
+                NewPaymentIntent(amount: 1_000, currency: GatewayCurrency.named("eur")!, paymentMethod: PaymentMethodID("pm_card_visa"), confirm: true,
+                                 fields: IntentFields(customer: customer.id)), merchant: merchant, idempotency: nil, base: CoreWorld.base)
+            let json = GatewayObjects.paymentIntent(paid, base: CoreWorld.base)
+            let expanded = try parsed(try await gateway.expand(json, ["latest_charge.balance_transaction", "customer", "latest_charge.payment_intent"], merchant: merchant, base: CoreWorld.base))
+            let charge = try #require(expanded["latest_charge"] as? [String: Any])
+            #expect((charge["balance_transaction"] as? [String: Any])?["fee"] as? Int == 40)
+            #expect((charge["payment_intent"] as? [String: Any])?["id"] as? String == paid.id.rawValue)
+            #expect((expanded["customer"] as? [String: Any])?["email"] as? String == "e@example.com")
+            let list = GatewayObjects.list([json, GatewayObjects.paymentIntent(paid, base: CoreWorld.base)], hasMore: false, url: "/v1/payment_intents")
+            let listed = try parsed(try await gateway.expand(list, ["data.customer"], merchant: merchant, base: CoreWorld.base))
+            #expect((listed["data"] as? [[String: Any]])?.allSatisfy { ($0["customer"] as? [String: Any])?["object"] as? String == "customer" } == true)
+            for path in ["amount", "latest_charge.amount", "a.b.c.d.e", "", "customer.", "status"] {
+                do {
+                    _ = try await gateway.expand(json, [path], merchant: merchant, base: CoreWorld.base)
+                    Issue.record("\(path) expanded")
+                } catch let failure as GatewayFailure {
+                    #expect(failure.parameter == "expand", "\(path)")
+                }
+            }
+            // A field that is null stays null.
+            let unpaid = try await gateway.createPaymentIntent(NewPaymentIntent(amount: 1_000, currency: GatewayCurrency.named("eur")!), merchant: merchant, idempotency: nil, base: CoreWorld.base)
+            let plain = try parsed(try await gateway.expand(GatewayObjects.paymentIntent(unpaid, base: CoreWorld.base), ["latest_charge", "customer"], merchant: merchant, base: CoreWorld.base))
+            #expect(plain["latest_charge"] is NSNull && plain["customer"] is NSNull)
+        }
+    }
+}

@@ -428,6 +428,26 @@ refund_movements = stripe.BalanceTransaction.list(type="refund", limit=100).data
 check("balance transactions of one type", refund_movements and all(t.type == "refund" for t in refund_movements)
       and [t.id for t in stripe.BalanceTransaction.list(source=payout.id).data] == [payout.balance_transaction])
 raises("an unknown type", stripe.error.InvalidRequestError, lambda: stripe.BalanceTransaction.list(type="nope"), param="type")
+
+# expand[]: ids replaced by the objects they name
+deep = stripe.PaymentIntent.retrieve(intent.id, expand=["latest_charge.balance_transaction", "payment_method", "customer"])
+check("expand on a retrieve, two levels deep", deep.latest_charge.object == "charge" and deep.latest_charge.balance_transaction.fee == card_fee(1800)
+      and deep.payment_method.card.last4 == "4444" and deep.customer.email == "jane@example.com", deep)
+listed = stripe.PaymentIntent.list(limit=5, expand=["data.latest_charge"])
+check("expand in a list", all(i.latest_charge is None or i.latest_charge.object == "charge" for i in listed.data)
+      and any(i.latest_charge is not None for i in listed.data))
+made_expanded = stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method="pm_card_visa", confirm=True, expand=["latest_charge"])
+check("expand on a create", made_expanded.latest_charge.paid and made_expanded.latest_charge.payment_intent == made_expanded.id)
+expected_eur += 1000 - card_fee(1000)
+check("expand through a customer's settings", stripe.Customer.retrieve(customer.id, expand=["invoice_settings.default_payment_method"]).invoice_settings.default_payment_method.id == saved[1].id)
+check("expand on charges and balance transactions",
+      stripe.Charge.retrieve(charge.id, expand=["payment_intent"]).payment_intent.id == intent.id
+      and stripe.BalanceTransaction.list(limit=3, expand=["data.source"]).data[0].source.object in {"charge", "refund", "payout"})
+raises("expand of what holds no id", stripe.error.InvalidRequestError, lambda: stripe.PaymentIntent.retrieve(intent.id, expand=["amount"]), param="expand")
+raises("expand more than four levels", stripe.error.InvalidRequestError,
+       lambda: stripe.PaymentIntent.retrieve(intent.id, expand=["latest_charge.payment_intent.latest_charge.payment_intent.customer"]), param="expand")
+raises("a bad expand on a create moves nothing", stripe.error.InvalidRequestError,
+       lambda: stripe.PaymentIntent.create(amount=1000, currency="eur", payment_method="pm_card_visa", confirm=True, expand=["amount"]), param="expand")
 account = Server(URL).accounts().account_id(merchant["settlement_account"]).call()
 ledger_eur = next(b for b in account["balances"] if b.get("asset_code") == "EUR")
 check("the settlement account holds it on the ledger", ledger_eur["balance"] == f"{expected_eur // 100}.{expected_eur % 100:02d}00000", ledger_eur)

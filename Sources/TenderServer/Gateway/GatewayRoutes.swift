@@ -75,13 +75,14 @@ struct GatewayRoutes: Sendable {
             let form = try StripeForm(body: request.uri.query ?? "")
             let page = try listRequest(form, known: ["email"])
             let (customers, hasMore) = try await service.customers(merchant: merchant, page: page, email: try form.string("email", maxLength: 512))
-            return json(GatewayObjects.list(customers.map(GatewayObjects.customer), hasMore: hasMore, url: "/v1/customers"))
+            return json(try await expanded(GatewayObjects.list(customers.map(GatewayObjects.customer), hasMore: hasMore, url: "/v1/customers"), form, merchant, request))
         }
         v1.get("customers/:id") { request, context in
             let merchant = try context.merchant(allowPublishable: false).0
-            try StripeForm(body: request.uri.query ?? "").refuseUnknown([])
+            let form = try StripeForm(body: request.uri.query ?? "")
+            try form.refuseUnknown([])
             switch try await service.customer(CustomerID(try context.parameters.require("id")), merchant: merchant) {
-            case .live(let customer): return json(GatewayObjects.customer(customer))
+            case .live(let customer): return json(try await expanded(GatewayObjects.customer(customer), form, merchant, request))
             case .deleted(let id): return json(GatewayObjects.deleted(id.rawValue, object: "customer"))
             }
         }
@@ -112,7 +113,7 @@ struct GatewayRoutes: Sendable {
             }
             let id = try context.parameters.require("id")
             let (methods, hasMore) = try await service.paymentMethods(of: CustomerID(id), type: type, merchant: merchant, page: page)
-            return json(GatewayObjects.list(methods.map(GatewayObjects.paymentMethod), hasMore: hasMore, url: "/v1/customers/\(id)/payment_methods"))
+            return json(try await expanded(GatewayObjects.list(methods.map(GatewayObjects.paymentMethod), hasMore: hasMore, url: "/v1/customers/\(id)/payment_methods"), form, merchant, request))
         }
         v1.post("refunds") { request, context in
             try await post(request, context) { merchant, _, form, idempotency in
@@ -126,9 +127,10 @@ struct GatewayRoutes: Sendable {
         }
         v1.get("charges/:id") { request, context in
             let merchant = try context.merchant(allowPublishable: false).0
-            try StripeForm(body: request.uri.query ?? "").refuseUnknown([])
+            let form = try StripeForm(body: request.uri.query ?? "")
+            try form.refuseUnknown([])
             let found = try await service.charge(ChargeID(try context.parameters.require("id")), merchant: merchant)
-            return json(GatewayObjects.charge(found.charge, of: found.intent))
+            return json(try await expanded(GatewayObjects.charge(found.charge, of: found.intent), form, merchant, request))
         }
         v1.get("charges") { request, context in
             let merchant = try context.merchant(allowPublishable: false).0
@@ -136,7 +138,7 @@ struct GatewayRoutes: Sendable {
             let page = try listRequest(form, known: ["payment_intent"])
             let intent = try form.string("payment_intent", maxLength: 255).map { PaymentIntentID($0) }
             let (charges, hasMore) = try await service.charges(merchant: merchant, page: page, paymentIntent: intent)
-            return json(GatewayObjects.list(charges.map { GatewayObjects.charge($0.charge, of: $0.intent) }, hasMore: hasMore, url: "/v1/charges"))
+            return json(try await expanded(GatewayObjects.list(charges.map { GatewayObjects.charge($0.charge, of: $0.intent) }, hasMore: hasMore, url: "/v1/charges"), form, merchant, request))
         }
         v1.get("refunds/:id") { request, context in
             try await retrieve(request, context, RefundRecord.self, render: GatewayObjects.refund)
@@ -222,7 +224,7 @@ struct GatewayRoutes: Sendable {
             try form.refuseUnknown(["client_secret"])
             let intent = try await service.retrieve(PaymentIntentRecord.self, id: RecordID(try context.parameters.require("id")), merchant: merchant)
             if kind == .publishable { try GatewayService.checkClientSecret(try form.string("client_secret", maxLength: 255), of: intent) }
-            return json(intentJSON(intent, request))
+            return json(try await expanded(intentJSON(intent, request), form, merchant, request, key: kind))
         }
         v1.post("payment_intents/:id") { request, context in
             try await post(request, context) { merchant, _, form, _ in
@@ -296,7 +298,7 @@ struct GatewayRoutes: Sendable {
             // explains no other transaction (Stripe's `payout=` lists those an automatic one paid out).
             let source = try form.string("source", maxLength: 255) ?? form.string("payout", maxLength: 255)
             let (records, hasMore) = try await service.balanceTransactions(merchant: merchant, page: page, type: type, source: source)
-            return json(GatewayObjects.list(records.map(GatewayObjects.balanceTransaction), hasMore: hasMore, url: "/v1/balance_transactions"))
+            return json(try await expanded(GatewayObjects.list(records.map(GatewayObjects.balanceTransaction), hasMore: hasMore, url: "/v1/balance_transactions"), form, merchant, request))
         }
         let page = PaymentPage(service: service, routes: self)
         v1.post("payment_links") { request, context in
@@ -313,9 +315,11 @@ struct GatewayRoutes: Sendable {
     /// `GET .../{id}`: one of the merchant's records (a secret key only).
     func retrieve<Record: StoredRecord>(_ request: Request, _ context: GatewayRequestContext, _ type: Record.Type, render: (Record) -> JSONValue) async throws -> Response {
         let merchant = try context.merchant(allowPublishable: false).0
-        // A retrieve takes no parameters: an unknown one is refused, as a list's are.
-        try StripeForm(body: request.uri.query ?? "").refuseUnknown([])
-        return json(render(try await service.retrieve(type, id: RecordID(try context.parameters.require("id")), merchant: merchant)))
+        // A retrieve takes no parameters but `expand`: an unknown one is refused, as a list's are.
+        let form = try StripeForm(body: request.uri.query ?? "")
+        try form.refuseUnknown([])
+        let record = try await service.retrieve(type, id: RecordID(try context.parameters.require("id")), merchant: merchant)
+        return json(try await expanded(render(record), form, merchant, request))
     }
 
     /// `GET` of a list: a page of the merchant's records of a type, newest first (a secret
@@ -325,10 +329,20 @@ struct GatewayRoutes: Sendable {
         narrow: (inout ListRequest) throws -> Void = { _ in }, render: ([Record]) -> [JSONValue]
     ) async throws -> Response {
         let merchant = try context.merchant(allowPublishable: false).0
-        var page = try listRequest(try StripeForm(body: request.uri.query ?? ""), known: known)
+        let form = try StripeForm(body: request.uri.query ?? "")
+        var page = try listRequest(form, known: known)
         try narrow(&page)
         let (records, hasMore) = try await service.list(type, merchant: merchant, page)
-        return json(GatewayObjects.list(render(records), hasMore: hasMore, url: path))
+        return json(try await expanded(GatewayObjects.list(render(records), hasMore: hasMore, url: path), form, merchant, request))
+    }
+
+    /// `value` with the request's `expand[]` applied (each path checked by the core).
+    /// A publishable key expands nothing: what an id names (a customer, a charge) is the secret
+    /// key's to read.
+    func expanded(_ value: JSONValue, _ form: StripeForm, _ merchant: MerchantRecord, _ request: Request, key: KeyKind = .secret) async throws -> JSONValue {
+        guard let paths = try form.stringList("expand"), !paths.isEmpty else { return value }
+        guard key == .secret else { throw StripeError.invalid("expand", "Expanding objects needs a secret key.") }
+        return try await service.expand(value, paths, merchant: merchant, base: request.baseURL)
     }
 
     func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
@@ -357,8 +371,14 @@ struct GatewayRoutes: Sendable {
         var request = request
         let buffer = try await request.collectBody(upTo: Self.maxBodyBytes)
         let text = String(decoding: buffer.readableBytesView, as: UTF8.self)
+        let form = try StripeForm(body: text)
+        // `expand` is checked before anything is done; once done (money may have moved), the
+        // answer is the object, expanded as far as it could be.
+        if try form.stringList("expand")?.isEmpty == false, kind != .secret { throw StripeError.invalid("expand", "Expanding objects needs a secret key.") }
+        try GatewayService.checkExpansionPaths(try form.stringList("expand") ?? [])
+        func answered(_ value: JSONValue) async -> JSONValue { (try? await expanded(value, form, merchant, request, key: kind)) ?? value }
         guard let key = request.headers[HTTPFields.headerName("Idempotency-Key")] else {
-            return json(try await body(merchant, kind, try StripeForm(body: text), nil))
+            return json(await answered(try await body(merchant, kind, form, nil)))
         }
         let requestHash = Array(SHA256.hash(data: Array("\(request.method.rawValue) \(request.uri.path)\n\(text)".utf8)))
         let idempotency: Idempotency
@@ -374,7 +394,7 @@ struct GatewayRoutes: Sendable {
         let status: HTTPResponse.Status
         let answer: JSONValue
         do {
-            answer = try await body(merchant, kind, try StripeForm(body: text), idempotency)
+            answer = await answered(try await body(merchant, kind, form, idempotency))
             status = .ok
         } catch let failure as GatewayFailure where idempotency.resumed && failure.code?.rawValue == PaymentIntentStateError.Code.unexpectedState.rawValue && failure.paymentIntent != nil {
             // The interrupted request had already moved the intent past this step: its answer

@@ -184,8 +184,9 @@ struct StripeForm: Sendable {
 
     /// Every parameter name outside `known` is refused, as Stripe refuses unknown parameters
     /// (`parameter_unknown`).
+    /// `expand` is known everywhere, as Stripe takes it on every request.
     func refuseUnknown(_ known: Set<String>) throws(StripeError) {
-        if let unknown = root.keys.sorted().first(where: { !known.contains($0) }) {
+        if let unknown = root.keys.sorted().first(where: { !known.contains($0) && $0 != "expand" }) {
             throw .invalid(unknown, "Received unknown parameter: \(unknown.prefix(100))", code: "parameter_unknown")
         }
     }
