@@ -157,6 +157,8 @@ public protocol GatewayStore: Sendable {
     /// The earliest time a pending delivery is due, if any is pending.
     func nextDeliveryTime() async throws -> Int64?
     func updateDelivery(_ delivery: WebhookDelivery) async throws
-    /// Every delivery of one event (for the event's `pending_webhooks` and for tests).
+    /// Every delivery of one event (for the event's `pending_webhooks` and its attempts).
     func deliveries(event: String) async throws -> [WebhookDelivery]
+    /// The latest `limit` deliveries to one endpoint, newest first (whether it is failing).
+    func deliveries(endpoint: String, limit: Int) async throws -> [WebhookDelivery]
 }

@@ -58,8 +58,14 @@ public struct WebhookDelivery: Sendable, Equatable {
     public var status: Status
     /// The HTTP status of the last attempt, 0 when it got no answer.
     public var lastStatusCode: Int?
+    /// When the last attempt was made (unix seconds); nil before the first.
+    public var lastAttemptAt: Int64?
 
-    public init(id: String, merchant: String, event: String, endpoint: String, attempts: Int = 0, nextAttemptAt: Int64, status: Status = .pending, lastStatusCode: Int? = nil) {
+    public init(
+        id: String, merchant: String, event: String, endpoint: String, attempts: Int = 0, nextAttemptAt: Int64, status: Status = .pending,
+        lastStatusCode: Int? = nil, lastAttemptAt: Int64? = nil
+    ) {
+        self.lastAttemptAt = lastAttemptAt
         self.id = id
         self.merchant = merchant
         self.event = event
@@ -92,6 +98,7 @@ public struct WebhookRetryPolicy: Sendable, Equatable {
         var next = delivery
         next.attempts += 1
         next.lastStatusCode = statusCode
+        next.lastAttemptAt = now
         if (200..<300).contains(statusCode) {
             next.status = .delivered
         } else if next.attempts >= maxAttempts {

@@ -230,6 +230,10 @@ public final class CachingGatewayStore: GatewayStore {
         try await base.updateDelivery(delivery)
     }
 
+    public func deliveries(endpoint: String, limit: Int) async throws -> [WebhookDelivery] {
+        try await base.deliveries(endpoint: endpoint, limit: limit)
+    }
+
     public func deliveries(event: String) async throws -> [WebhookDelivery] {
         try await base.deliveries(event: event)
     }

@@ -98,4 +98,23 @@ extension GatewayService {
         out.replaceSubrange(range, with: Array(String(count).utf8))
         return out
     }
+    /// The deliveries of one of the merchant's events, in the order they were made: each
+    /// endpoint's attempts, last status code and time, and next retry.
+    /// - Throws: ``GatewayFailure`` `resource_missing` for an event it does not have.
+    package func deliveries(ofEvent id: String, merchant: MerchantRecord) async throws(GatewayFailure) -> [WebhookDelivery] {
+        guard id.utf8.count <= 255 else { throw GatewayFailure.notFound("event", id) }
+        return try await failing { () async throws -> [WebhookDelivery] in
+            guard try await store.object(id: id, kind: .event, merchant: merchant.id) != nil else { throw GatewayFailure.notFound("event", id) }
+            return try await store.deliveries(event: id)
+        }
+    }
+
+    /// The latest deliveries to one of the merchant's endpoints, newest first: whether it is failing.
+    /// - Throws: ``GatewayFailure`` `resource_missing` for an endpoint it does not have.
+    package func deliveries(ofEndpoint id: WebhookEndpointID, merchant: MerchantRecord, limit: Int) async throws(GatewayFailure) -> [WebhookDelivery] {
+        try await failing { () async throws -> [WebhookDelivery] in
+            _ = try await load(WebhookEndpointRecord.self, id: id, merchant: merchant)
+            return try await store.deliveries(endpoint: id.rawValue, limit: limit)
+        }
+    }
 }

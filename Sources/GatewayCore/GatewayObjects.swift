@@ -261,6 +261,17 @@ package enum GatewayObjects {
         ])
     }
 
+    /// One event's delivery to one endpoint (Tender's own object: Stripe shows these in its
+    /// Dashboard only).
+    package static func delivery(_ delivery: WebhookDelivery) -> JSONValue {
+        .object([
+            ("id", .string(delivery.id)), ("object", "webhook_delivery"), ("event", .string(delivery.event)), ("endpoint", .string(delivery.endpoint)),
+            ("status", .string(delivery.status.rawValue)), ("attempts", .number(Int64(delivery.attempts))),
+            ("last_status_code", optional(delivery.lastStatusCode.map(Int64.init))), ("last_attempt_at", optional(delivery.lastAttemptAt)),
+            ("next_attempt_at", delivery.status == .pending ? .number(delivery.nextAttemptAt) : .null),
+        ])
+    }
+
     package static func list(_ data: [JSONValue], hasMore: Bool, url: String) -> JSONValue {
         .object([("object", "list"), ("data", .array(data)), ("has_more", .bool(hasMore)), ("url", .string(url))])
     }

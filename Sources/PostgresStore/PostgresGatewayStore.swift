@@ -51,6 +51,10 @@ public final class PostgresGatewayStore: GatewayStore {
             "CREATE INDEX delivery_due ON delivery (status, next_attempt_at)",
             "CREATE INDEX delivery_by_event ON delivery (event)",
         ]),
+        .init(number: 2, name: "delivery attempts", statements: [
+            "ALTER TABLE delivery ADD COLUMN last_attempt_at BIGINT",
+            "CREATE INDEX delivery_by_endpoint ON delivery (endpoint, seq)",
+        ]),
     ]
 
     // MARK: Merchants
@@ -261,13 +265,13 @@ public final class PostgresGatewayStore: GatewayStore {
         }
     }
 
-    private typealias DeliveryRow = (String, String, String, String, Int64, Int64, String, Int64?)
-    private static let deliveryColumns = "id, merchant, event, endpoint, attempts, next_attempt_at, status, last_status_code"
+    private typealias DeliveryRow = (String, String, String, String, Int64, Int64, String, Int64?, Int64?)
+    private static let deliveryColumns = "id, merchant, event, endpoint, attempts, next_attempt_at, status, last_status_code, last_attempt_at"
 
     private static func delivery(_ row: DeliveryRow) -> WebhookDelivery {
         WebhookDelivery(
             id: row.0, merchant: row.1, event: row.2, endpoint: row.3, attempts: Int(row.4), nextAttemptAt: row.5,
-            status: WebhookDelivery.Status(rawValue: row.6) ?? .failed, lastStatusCode: row.7.map(Int.init))
+            status: WebhookDelivery.Status(rawValue: row.6) ?? .failed, lastStatusCode: row.7.map(Int.init), lastAttemptAt: row.8)
     }
 
     public func dueDeliveries(now: Int64, limit: Int) async throws -> [WebhookDelivery] {
@@ -285,11 +289,17 @@ public final class PostgresGatewayStore: GatewayStore {
         try fence?.check()
         try await database.execute("""
             UPDATE delivery SET attempts = \(Int64(delivery.attempts)), next_attempt_at = \(delivery.nextAttemptAt), status = \(delivery.status.rawValue),
-                last_status_code = \(delivery.lastStatusCode.map(Int64.init)) WHERE id = \(delivery.id)
+                last_status_code = \(delivery.lastStatusCode.map(Int64.init)), last_attempt_at = \(delivery.lastAttemptAt) WHERE id = \(delivery.id)
             """)
     }
 
     public func deliveries(event: String) async throws -> [WebhookDelivery] {
         try await database.rows("SELECT \(unescaped: Self.deliveryColumns) FROM delivery WHERE event = \(event) ORDER BY seq") { try $0.decode(DeliveryRow.self) }.map(Self.delivery)
+    }
+
+    public func deliveries(endpoint: String, limit: Int) async throws -> [WebhookDelivery] {
+        try await database.rows("""
+            SELECT \(unescaped: Self.deliveryColumns) FROM delivery WHERE endpoint = \(endpoint) ORDER BY seq DESC LIMIT \(Int64(limit))
+            """) { try $0.decode(DeliveryRow.self) }.map(Self.delivery)
     }
 }

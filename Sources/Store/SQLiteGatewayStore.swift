@@ -59,6 +59,12 @@ public final class SQLiteGatewayStore: GatewayStore {
         migrator.registerMigration("gateway-v4-interrupted") { db in
             try db.execute(sql: "ALTER TABLE idempotency ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("gateway-v5-delivery-attempts") { db in
+            try db.execute(sql: """
+                ALTER TABLE delivery ADD COLUMN last_attempt_at INTEGER;
+                CREATE INDEX delivery_by_endpoint ON delivery (endpoint);
+                """)
+        }
         return migrator
     }
 
@@ -210,7 +216,8 @@ public final class SQLiteGatewayStore: GatewayStore {
     private static func delivery(_ row: Row) -> WebhookDelivery {
         WebhookDelivery(
             id: row["id"], merchant: row["merchant"], event: row["event"], endpoint: row["endpoint"], attempts: row["attempts"],
-            nextAttemptAt: row["next_attempt_at"], status: WebhookDelivery.Status(rawValue: row["status"]) ?? .failed, lastStatusCode: row["last_status_code"])
+            nextAttemptAt: row["next_attempt_at"], status: WebhookDelivery.Status(rawValue: row["status"]) ?? .failed, lastStatusCode: row["last_status_code"],
+            lastAttemptAt: row["last_attempt_at"])
     }
 
     public func dueObjects(kind: String, now: Int64, limit: Int) async throws -> [StoredObject] {
@@ -261,12 +268,18 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func updateDelivery(_ delivery: WebhookDelivery) async throws {
         try await writer.write { db in
-            try db.cachedStatement(sql: "UPDATE delivery SET attempts = ?, next_attempt_at = ?, status = ?, last_status_code = ? WHERE id = ?").execute(
-                arguments: [delivery.attempts, delivery.nextAttemptAt, delivery.status.rawValue, delivery.lastStatusCode, delivery.id])
+            try db.cachedStatement(sql: "UPDATE delivery SET attempts = ?, next_attempt_at = ?, status = ?, last_status_code = ?, last_attempt_at = ? WHERE id = ?").execute(
+                arguments: [delivery.attempts, delivery.nextAttemptAt, delivery.status.rawValue, delivery.lastStatusCode, delivery.lastAttemptAt, delivery.id])
         }
     }
 
     public func deliveries(event: String) async throws -> [WebhookDelivery] {
         try await database.read { db in try Row.fetchAll(try db.cachedStatement(sql: "SELECT * FROM delivery WHERE event = ? ORDER BY rowid"), arguments: [event]).map(Self.delivery) }
+    }
+
+    public func deliveries(endpoint: String, limit: Int) async throws -> [WebhookDelivery] {
+        try await database.read { db in
+            try Row.fetchAll(try db.cachedStatement(sql: "SELECT * FROM delivery WHERE endpoint = ? ORDER BY rowid DESC LIMIT ?"), arguments: [endpoint, limit]).map(Self.delivery)
+        }
     }
 }

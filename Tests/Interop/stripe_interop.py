@@ -466,6 +466,17 @@ check("every event delivered and verified by stripe.Webhook", {e.id for e in rec
       f"{len(received)} of {len(events)}; {receiver_errors[:3]}")
 check("the first delivery was retried", attempts["count"] == len(received) + 1, attempts)
 shaped("an event", events[0], stripe.Event)
+auth = {"Authorization": f"Bearer {stripe.api_key}"}
+recent = requests.get(f"{URL}/v1/webhook_endpoints/{endpoint.id}/deliveries", params={"limit": 100}, headers=auth, timeout=30).json()["data"]
+check("an endpoint's latest deliveries, newest first", len(recent) == 100 and all(d["status"] == "delivered" and d["last_status_code"] == 200 for d in recent)
+      and recent[0]["event"] == events[0].id, recent[:2])
+first_event = events[-1]
+retried = requests.get(f"{URL}/v1/events/{first_event.id}/deliveries", headers=auth, timeout=30).json()["data"]
+check("an event's deliveries tell their attempts", len(retried) == 1 and retried[0]["attempts"] == 2 and retried[0]["last_status_code"] == 200
+      and retried[0]["status"] == "delivered" and retried[0]["endpoint"] == endpoint.id and retried[0]["last_attempt_at"] >= time.time() - 600
+      and retried[0]["next_attempt_at"] is None, retried)
+check("another merchant's event has no deliveries to read",
+      requests.get(f"{URL}/v1/events/{retried[0]['event']}/deliveries", headers={"Authorization": f"Bearer {other['secret_key']}"}, timeout=30).status_code == 404)
 settled = list(stripe.Event.list(limit=100).auto_paging_iter())
 check("once delivered, no event says a webhook is pending", all(e.pending_webhooks == 0 for e in settled) and stripe.Event.retrieve(events[-1].id).pending_webhooks == 0,
       [(e.type, e.pending_webhooks) for e in settled if e.pending_webhooks])

@@ -140,8 +140,16 @@ enum GatewayStoreContract {
         due.attempts = 1
         due.status = .delivered
         due.lastStatusCode = 200
+        due.lastAttemptAt = 12
         try await store.updateDelivery(due)
         #expect(try await store.deliveries(event: "evt_1") == [due])
+        // An endpoint's latest deliveries, newest first.
+        let later = WebhookDelivery(id: "whd_2", merchant: "acct_1", event: "evt_4", endpoint: "we_1", nextAttemptAt: 20)
+        try await store.insertEvent(object("evt_4", kind: "event"), deliveries: [later, WebhookDelivery(id: "whd_3", merchant: "acct_1", event: "evt_4", endpoint: "we_2", nextAttemptAt: 20)])
+        #expect(try await store.deliveries(endpoint: "we_1", limit: 10) == [later, due])
+        #expect(try await store.deliveries(endpoint: "we_1", limit: 1) == [later])
+        try await store.updateDelivery(WebhookDelivery(id: "whd_2", merchant: "acct_1", event: "evt_4", endpoint: "we_1", attempts: 1, nextAttemptAt: 20, status: .delivered, lastStatusCode: 204, lastAttemptAt: 21))
+        try await store.updateDelivery(WebhookDelivery(id: "whd_3", merchant: "acct_1", event: "evt_4", endpoint: "we_2", attempts: 1, nextAttemptAt: 20, status: .delivered, lastStatusCode: 204, lastAttemptAt: 21))
         #expect(try await store.nextDeliveryTime() == nil)
         #expect(try await store.dueDeliveries(now: 100, limit: 10).isEmpty)
     }
@@ -164,7 +172,7 @@ struct GatewayStoreContractTests {
             // Migrating again (a restart, another node) finds them applied.
             _ = try await PostgresGatewayStore(database)
             let migrations = try await database.rows("SELECT number, name FROM tender_migration ORDER BY number") { try $0.decode((Int64, String).self) }
-            #expect(migrations.map(\.0) == [1] && migrations.map(\.1) == ["gateway"])
+            #expect(migrations.map(\.0) == [1, 2] && migrations.map(\.1) == ["gateway", "delivery attempts"])
         } catch {
             await server.stop()
             throw error

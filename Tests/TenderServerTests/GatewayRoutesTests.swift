@@ -89,6 +89,7 @@ final class CountingGatewayStore: GatewayStore, @unchecked Sendable {
     func nextDeliveryTime() async throws -> Int64? { try await base.nextDeliveryTime() }
     func updateDelivery(_ delivery: WebhookDelivery) async throws { try await base.updateDelivery(delivery) }
     func deliveries(event: String) async throws -> [WebhookDelivery] { try await base.deliveries(event: event) }
+    func deliveries(endpoint: String, limit: Int) async throws -> [WebhookDelivery] { try await base.deliveries(endpoint: endpoint, limit: limit) }
 }
 
 @Suite("The gateway's routes")

@@ -209,6 +209,23 @@ struct GatewayRoutes: Sendable {
             let (events, hasMore) = try await service.events(merchant: merchant, page)
             return json(GatewayObjects.list(events, hasMore: hasMore, url: "/v1/events"))
         }
+        v1.get("events/:id/deliveries") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            try StripeForm(body: request.uri.query ?? "").refuseUnknown([])
+            let id = try context.parameters.require("id")
+            let deliveries = try await service.deliveries(ofEvent: id, merchant: merchant)
+            return json(GatewayObjects.list(deliveries.map(GatewayObjects.delivery), hasMore: false, url: "/v1/events/\(id)/deliveries"))
+        }
+        v1.get("webhook_endpoints/:id/deliveries") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            try form.refuseUnknown(["limit"])
+            let limit = try form.integer("limit") ?? 10
+            guard (1...100).contains(limit) else { throw StripeError.invalid("limit", "This value must be between 1 and 100 (it currently is \(limit)).") }
+            let id = try context.parameters.require("id")
+            let deliveries = try await service.deliveries(ofEndpoint: WebhookEndpointID(id), merchant: merchant, limit: Int(limit))
+            return json(GatewayObjects.list(deliveries.map(GatewayObjects.delivery), hasMore: false, url: "/v1/webhook_endpoints/\(id)/deliveries"))
+        }
         v1.get("events/:id") { request, context in
             let merchant = try context.merchant(allowPublishable: false).0
             return json(try await service.event(try context.parameters.require("id"), merchant: merchant))
