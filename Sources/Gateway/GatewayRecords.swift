@@ -11,6 +11,9 @@ public struct PaymentMethodRecord: Sendable, Codable, Equatable {
         /// What the test acquirer will answer for this card, decided when it was tokenised so
         /// that the number itself need not be kept.
         public let outcome: AcquirerOutcome
+        /// Whether its issuer lets payments made without the customer go through once the card
+        /// was authenticated when set up (nil: no).
+        public var exemptOnceSetUp: Bool?
 
         public init(brand: CardBrand, last4: String, expMonth: Int, expYear: Int, country: String, fingerprint: String, outcome: AcquirerOutcome) {
             self.brand = brand
@@ -33,6 +36,9 @@ public struct PaymentMethodRecord: Sendable, Codable, Equatable {
     public var metadata: [String: String]
     /// Who pays, as the merchant gave it (`billing_details`).
     public var billing: BillingDetails?
+    /// Set up for payments made without the customer (by a setup intent, or a payment with
+    /// `setup_future_usage`), authenticated then if its issuer asked.
+    public var setUpForLater: FutureUsage?
 
     public init(id: PaymentMethodID, type: PaymentMethodType, created: Int64, card: Card? = nil, bank: String? = nil, customer: CustomerID? = nil, metadata: [String: String] = [:]) {
         self.id = id
@@ -127,6 +133,10 @@ public struct PaymentIntentRecord: Sendable, Codable, Equatable {
     public var charges: [ChargeAttempt]?
     /// The payment method attached, as it was then, for the next attempt's charge.
     public var attemptMethod: ChargeMethod?
+    /// Save the payment method for its customer once paid (Stripe's `setup_future_usage`).
+    public var setupFutureUsage: FutureUsage?
+    /// Paid without the customer there (`off_session`): an issuer's challenge declines it.
+    public var offSession: Bool?
 
     public init(id: PaymentIntentID, clientSecret: String, currency: String, created: Int64, machine: PaymentIntentStateMachine, paymentMethodTypes: [PaymentMethodType], metadata: [String: String] = [:]) {
         self.id = id

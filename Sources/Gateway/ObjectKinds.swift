@@ -18,6 +18,7 @@ public struct ObjectKind: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let event = ObjectKind(rawValue: "event")
     public static let paymentLink = ObjectKind(rawValue: "payment_link")
     public static let balanceTransaction = ObjectKind(rawValue: "balance_transaction")
+    public static let setupIntent = ObjectKind(rawValue: "setup_intent")
     /// A deleted customer, kept so that reading it says it was deleted.
     public static let deletedCustomer = ObjectKind(rawValue: "deleted_customer")
     /// A deleted webhook endpoint, kept for its deliveries' history.
@@ -37,6 +38,7 @@ extension CaptureRecord: StoredRecord { public static var kind: ObjectKind { .ca
 extension PayoutRecord: StoredRecord { public static var kind: ObjectKind { .payout } }
 extension WebhookEndpointRecord: StoredRecord { public static var kind: ObjectKind { .webhookEndpoint } }
 extension PaymentLinkRecord: StoredRecord { public static var kind: ObjectKind { .paymentLink } }
+extension SetupIntentRecord: StoredRecord { public static var kind: ObjectKind { .setupIntent } }
 extension BalanceTransactionRecord: StoredRecord { public static var kind: ObjectKind { .balanceTransaction } }
 
 extension StoredObject {

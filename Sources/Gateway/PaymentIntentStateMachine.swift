@@ -34,6 +34,8 @@ public struct PaymentIntentStateError: Error, Sendable, Equatable, CustomStringC
         case unexpectedState = "payment_intent_unexpected_state"
         /// A capture or refund amount outside what the intent allows.
         case invalidAmount = "amount_invalid"
+        /// A setup intent's transition its lifecycle does not allow.
+        case setupUnexpectedState = "setup_intent_unexpected_state"
     }
 
     public let code: Code

@@ -38,6 +38,8 @@ public struct PaymentFailure: Sendable, Equatable, Codable {
     public static let incorrectCVC = PaymentFailure(code: "incorrect_cvc", declineCode: "incorrect_cvc", message: "Your card's security code is incorrect.")
     public static let processingError = PaymentFailure(code: "processing_error", declineCode: "processing_error", message: "An error occurred while processing your card. Try again in a little bit.")
     public static let authenticationFailed = PaymentFailure(code: "payment_intent_authentication_failure", message: "The provided PaymentMethod has failed authentication. Provide a new PaymentMethod to attempt to fulfill this PaymentIntent again.")
+    public static let authenticationRequired = PaymentFailure(code: "authentication_required", declineCode: "authentication_required", message: "Your card was declined. This transaction requires authentication.")
+    public static let setupAuthenticationFailed = PaymentFailure(code: "setup_intent_authentication_failure", message: "The latest attempt to set up the payment method has failed because authentication failed.")
     public static let bankPaymentFailed = PaymentFailure(code: "payment_method_provider_decline", message: "The customer's bank did not authorize the payment.")
 }
 
@@ -70,6 +72,11 @@ public enum TestAcquirer {
         guard outcome == .noAnswer else { return outcome }
         return attempt <= 1 ? .noAnswer : .approved
     }
+
+    /// Cards whose issuer asks for 3-D Secure on each payment the customer makes, but accepts
+    /// the authentication made when the card was set up for the payments made without them
+    /// (Stripe's "authenticationRequiredOnSetup").
+    public static let exemptOnceSetUp: Set<String> = ["4000002500003155"]
 
     /// The outcome of authorising a card with these (sanitised, valid) digits.
     public static func outcome(forCardDigits digits: String) -> AcquirerOutcome {

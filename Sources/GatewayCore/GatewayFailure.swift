@@ -64,6 +64,8 @@ package struct GatewayFailure: Error, Sendable, CustomStringConvertible {
     package var declineCode: String?
     /// The intent the failure is about, as it stands after it (a decline, a state refusal).
     package var paymentIntent: PaymentIntentRecord?
+    /// The setup intent a card error belongs to (Stripe shows it whole).
+    package var setupIntent: SetupIntentRecord?
     package var underlying: (any Error & Sendable)?
 
     package init(

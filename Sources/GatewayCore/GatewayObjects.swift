@@ -83,8 +83,43 @@ package enum GatewayObjects {
             ("automatic_payment_methods", .null), ("customer_account", .null), ("excluded_payment_method_types", .null), ("hooks", .null),
             ("managed_payments", .null), ("on_behalf_of", .null), ("payment_details", .null), ("payment_method_configuration_details", .null),
             ("payment_method_options", .null), ("payment_record", .null), ("presentment_details", .null), ("processing", .null),
-            ("receipt_email", .null), ("review", .null), ("setup_future_usage", .null), ("shipping", .null), ("source", .null),
+            ("receipt_email", .null), ("review", .null), ("setup_future_usage", optional(intent.setupFutureUsage?.rawValue)), ("shipping", .null), ("source", .null),
             ("statement_descriptor_suffix", .null), ("transfer_data", .null), ("transfer_group", .null),
+        ])
+    }
+
+    /// A setup intent as Stripe shows it; `base` is the server's URL, for the 3-D Secure page.
+    package static func setupIntent(_ intent: SetupIntentRecord, base: String) -> JSONValue {
+        let machine = intent.machine
+        var nextAction: JSONValue = .null
+        if machine.status == .requiresAction {
+            nextAction = .object([
+                ("type", "redirect_to_url"),
+                ("redirect_to_url", .object([
+                    ("url", .string("\(base)/v1/test/3ds/\(intent.id)?client_secret=\(intent.clientSecret)")), ("return_url", optional(intent.returnURL)),
+                ])),
+            ])
+        }
+        var lastError: JSONValue = .null
+        if let failure = machine.lastSetupError {
+            var fields: [(String, JSONValue)] = [
+                ("type", .string(failure.code == "setup_intent_authentication_failure" ? "invalid_request_error" : "card_error")),
+                ("code", .string(failure.code)), ("message", .string(failure.message)),
+            ]
+            if let decline = failure.declineCode { fields.append(("decline_code", .string(decline))) }
+            lastError = .object(fields)
+        }
+        return .object([
+            ("id", .string(intent.id.rawValue)), ("object", "setup_intent"), ("allowed_payment_method_types", .null), ("application", .null),
+            ("attach_to_self", .null), ("managed_payments", .null),
+            ("automatic_payment_methods", .null), ("cancellation_reason", optional(machine.cancellationReason?.rawValue)),
+            ("client_secret", .string(intent.clientSecret)), ("created", .number(intent.created)), ("customer", optional(intent.customer?.rawValue)),
+            ("customer_account", .null), ("description", optional(intent.description)), ("excluded_payment_method_types", .null),
+            ("flow_directions", .null), ("last_setup_error", lastError), ("latest_attempt", .null), ("livemode", false), ("mandate", .null),
+            ("metadata", metadata(intent.metadata)), ("next_action", nextAction), ("on_behalf_of", .null),
+            ("payment_method", optional(machine.paymentMethod)), ("payment_method_configuration_details", .null), ("payment_method_options", .null),
+            ("payment_method_types", ["card"]), ("single_use_mandate", .null), ("status", .string(machine.status.rawValue)),
+            ("usage", .string(intent.usage.rawValue)),
         ])
     }
 

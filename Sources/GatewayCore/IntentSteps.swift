@@ -57,6 +57,11 @@ extension GatewayService {
         if let (type, charge) = chargeEvent, !settles {
             events.append(try await event(type, GatewayObjects.charge(charge, of: intent), merchant: merchant))
         }
+        // Paid, and asked to: the method is saved for the intent's customer for later payments.
+        switch action {
+        case .settle, .authorized: try await saveForLater(intent, merchant: merchant)
+        default: break
+        }
         // A pending settlement is due for the start-up recovery (a running server never picks
         // it up: the request that made it finishes it).
         let saved = try await save(
@@ -76,6 +81,19 @@ extension GatewayService {
             break
         }
         return intent
+    }
+
+    /// A paid intent's method saved for its customer (Stripe's `setup_future_usage`), marked set
+    /// up for payments without them: authenticated now if its issuer asked. Nothing without a
+    /// customer, or for a bank's method (saved as a SEPA mandate by Stripe, which Tender has not).
+    func saveForLater(_ intent: PaymentIntentRecord, merchant: MerchantRecord) async throws {
+        guard let usage = intent.setupFutureUsage, let customer = intent.customer, let methodID = intent.machine.paymentMethod else { return }
+        var (method, stored) = try await load(PaymentMethodRecord.self, id: PaymentMethodID(methodID), merchant: merchant, parameter: "payment_method")
+        guard method.type == .card, method.customer == nil || method.customer == customer else { return }
+        guard method.customer != customer || method.setUpForLater != usage else { return }
+        method.customer = customer
+        method.setUpForLater = method.setUpForLater == .offSession ? .offSession : usage
+        _ = try await save(method, over: stored, customer: .some(customer.rawValue))
     }
 
     /// When the janitor must look at an intent next: a redirect's expiry, an authorisation's

@@ -57,6 +57,10 @@ package struct NewPaymentIntent: Sendable {
     /// A marketplace order's payment: settled whole into this escrow account, its fee taken
     /// when the escrow releases it.
     package var escrowAccount: String?
+    /// Save the payment method for the intent's customer once paid.
+    package var setupFutureUsage: FutureUsage?
+    /// Paid without the customer there (needs `confirm`).
+    package var offSession = false
 
     package init(
         amount: Int64, currency: GatewayCurrency, paymentMethodTypes: [PaymentMethodType] = [.card], captureMethod: CaptureMethod = .automatic,
@@ -83,6 +87,9 @@ package struct IntentConfirmation: Sendable {
     package var returnURL: String?
     /// Given with a publishable key: the intent's client secret, which must match.
     package var clientSecret: String?
+    package var setupFutureUsage: FutureUsage?
+    /// Paid without the customer there.
+    package var offSession: Bool?
 
     package init(paymentMethod: PaymentMethodID? = nil, paymentMethodData: NewPaymentMethod? = nil, returnURL: String? = nil, clientSecret: String? = nil) {
         self.paymentMethod = paymentMethod
@@ -121,6 +128,11 @@ extension GatewayService {
                 currency: new.currency.code, created: now(),
                 machine: PaymentIntentStateMachine(amount: new.amount, captureMethod: new.captureMethod), paymentMethodTypes: new.paymentMethodTypes)
             intent.escrowAccount = new.escrowAccount
+            intent.setupFutureUsage = new.setupFutureUsage
+            if new.offSession {
+                guard new.confirm else { throw GatewayFailure.invalid("off_session", "off_session can only be used with confirm=true.") }
+                intent.offSession = true
+            }
             try await checkCustomer(new.fields, merchant: merchant)
             try Self.apply(new.fields, to: &intent)
             var method: PaymentMethodRecord?
@@ -215,6 +227,8 @@ extension GatewayService {
         var intent = intent
         if key == .publishable { try Self.checkClientSecret(confirmation.clientSecret, of: intent) }
         if let returnURL = confirmation.returnURL { intent.returnURL = try Self.checkedURL(returnURL) }
+        if let usage = confirmation.setupFutureUsage { intent.setupFutureUsage = usage }
+        if let offSession = confirmation.offSession { intent.offSession = offSession ? true : nil }
         var known = known
         if let data = confirmation.paymentMethodData {
             guard confirmation.paymentMethod == nil else { throw Self.bothMethods }
@@ -231,7 +245,13 @@ extension GatewayService {
                 method = try await load(PaymentMethodRecord.self, id: PaymentMethodID(methodID), merchant: merchant, parameter: "payment_method").0
             }
             if method.type.isBankRedirect, intent.returnURL == nil { throw GatewayFailure.missing("return_url") }
+            if intent.offSession == true, method.type.isBankRedirect {
+                throw GatewayFailure.invalid("off_session", "A \(method.type.rawValue) payment needs its customer at the bank: it cannot be made off session.")
+            }
             outcome = method.card?.outcome ?? .approved
+            if intent.offSession == true, let card = method.card {
+                outcome = OffSession.outcome(card.outcome, setUp: method.setUpForLater == .offSession, exemptOnceSetUp: card.exemptOnceSetUp == true)
+            }
         }
         let action: PaymentIntentStateMachine.Action
         do { action = try intent.machine.confirm(acquirer: outcome) } catch { throw GatewayFailure.state(error, intent: intent) }

@@ -301,3 +301,48 @@ struct ExpansionCoreTests {
         }
     }
 }
+
+@Suite("Setup intents and payments off session in the gateway's core")
+struct SetupIntentCoreTests {
+    @Test func savedThenChargedOffSession() async throws {
+        try await CoreWorld.with { world in
+            let gateway = world.gateway, merchant = world.merchant
+            let eur = GatewayCurrency.named("eur")!
+            let customer = try await gateway.createCustomer(NewCustomer(email: "s@example.com"), merchant: merchant)
+            let setup = try await gateway.createSetupIntent(
+                NewSetupIntent(customer: customer.id, paymentMethod: PaymentMethodID("pm_card_authenticationRequiredOnSetup"), confirm: true, returnURL: "https://shop.example/"),
+                merchant: merchant, base: CoreWorld.base)
+            #expect(setup.machine.status == .requiresAction)
+            // A wrong client secret is refused; the right one completes it.
+            do {
+                _ = try await gateway.completeSetupAction(setup.id.rawValue, clientSecret: "nope", succeeded: true, base: CoreWorld.base)
+                Issue.record("a wrong secret completed a setup")
+            } catch let failure as GatewayFailure {
+                #expect(failure.parameter == "client_secret")
+            }
+            let done = try await gateway.completeSetupAction(setup.id.rawValue, clientSecret: setup.clientSecret, succeeded: true, base: CoreWorld.base)
+            let methodID = try #require(done.machine.paymentMethod)
+            let method = try await gateway.retrieve(PaymentMethodRecord.self, id: PaymentMethodID(methodID), merchant: merchant)
+            #expect(done.machine.status == .succeeded && method.customer == customer.id && method.setUpForLater == .offSession)
+            var later = NewPaymentIntent(amount: 2_000, currency: eur, paymentMethod: method.id, confirm: true, fields: IntentFields(customer: customer.id))
+            later.offSession = true
+            #expect(try await gateway.createPaymentIntent(later, merchant: merchant, idempotency: nil, base: CoreWorld.base).machine.status == .succeeded)
+            // The same card never set up: declined off session, authentication required.
+            let fresh = try await gateway.createPaymentMethod(NewPaymentMethod(type: .card, cardToken: "tok_authenticationRequiredOnSetup"), merchant: merchant)
+            later.paymentMethod = fresh.id
+            do {
+                _ = try await gateway.createPaymentIntent(later, merchant: merchant, idempotency: nil, base: CoreWorld.base)
+                Issue.record("an off-session payment skipped authentication")
+            } catch let failure as GatewayFailure {
+                #expect(failure.code?.rawValue == "authentication_required" && failure.declineCode == "authentication_required")
+                #expect(failure.paymentIntent?.chargeAttempts.last?.failure == .authenticationRequired)
+            }
+            // setup_future_usage: paid, and saved for its customer.
+            var saving = NewPaymentIntent(amount: 1_000, currency: eur, paymentMethod: fresh.id, confirm: true, fields: IntentFields(customer: customer.id))
+            saving.setupFutureUsage = .onSession
+            let paid = try await gateway.createPaymentIntent(saving, merchant: merchant, idempotency: nil, base: CoreWorld.base)
+            #expect(paid.machine.status == .requiresAction, "on session, the issuer's challenge")
+            #expect(try await world.euros() == 2_000 - 55)
+        }
+    }
+}

@@ -316,6 +316,42 @@ raises("a deleted customer cannot change", stripe.error.InvalidRequestError, lam
 raises("nor be deleted twice", stripe.error.InvalidRequestError, lambda: stripe.Customer.delete(with_card.id), http_status=404)
 raises("an unknown customer", stripe.error.InvalidRequestError, lambda: stripe.Customer.retrieve("cus_nope"), http_status=404, code="resource_missing")
 
+# SetupIntents: cards saved, with 3-D Secure when the issuer asks, for payments made without the customer
+saver = stripe.Customer.create(email="saver@example.com")
+plain = stripe.SetupIntent.create(customer=saver.id, payment_method="pm_card_visa", confirm=True, usage="off_session")
+check("a card set up", plain.status == "succeeded" and plain.usage == "off_session" and stripe.PaymentMethod.retrieve(plain.payment_method).customer == saver.id)
+shaped("a setup intent", plain, stripe.SetupIntent)
+secured = stripe.SetupIntent.create(customer=saver.id, payment_method="pm_card_authenticationRequiredOnSetup", confirm=True, return_url="https://shop.example/saved")
+check("a card whose issuer asks must authenticate to be set up", secured.status == "requires_action" and "/v1/test/3ds/seti_" in secured.next_action.redirect_to_url.url)
+query = follow(secured.next_action, "complete")
+check("and returns to the shop", query["setup_intent"] == [secured.id] and query["redirect_status"] == ["succeeded"], query)
+secured = stripe.SetupIntent.retrieve(secured.id)
+check("set up once authenticated", secured.status == "succeeded" and stripe.PaymentMethod.retrieve(secured.payment_method).customer == saver.id)
+later = stripe.PaymentIntent.create(amount=3000, currency="eur", customer=saver.id, payment_method=secured.payment_method, off_session=True, confirm=True)
+check("an off-session payment with it needs no authentication", later.status == "succeeded")
+expected_eur += 3000 - card_fee(3000)
+always = stripe.PaymentMethod.attach("pm_card_threeDSecureRequired", customer=saver.id)
+refused = raises("an off-session payment whose card always needs authentication", stripe.error.CardError,
+                 lambda: stripe.PaymentIntent.create(amount=3000, currency="eur", customer=saver.id, payment_method=always.id, off_session=True, confirm=True),
+                 code="authentication_required")
+check("... is declined for the customer to come back", refused.json_body["error"]["payment_intent"]["status"] == "requires_payment_method"
+      and refused.json_body["error"]["decline_code"] == "authentication_required")
+check("... and its charge says so", stripe.Charge.retrieve(refused.json_body["error"]["payment_intent"]["latest_charge"]).failure_code == "authentication_required")
+on_session = stripe.PaymentIntent.create(amount=3000, currency="eur", customer=saver.id, payment_method=always.id, confirm=True, return_url="https://shop.example/back")
+check("the same card with the customer there asks for 3-D Secure", on_session.status == "requires_action")
+failing = stripe.SetupIntent.create(payment_method="pm_card_threeDSecure2Required", confirm=True, return_url="https://shop.example/saved")
+follow(failing.next_action, "fail")
+failing = stripe.SetupIntent.retrieve(failing.id)
+check("a failed authentication sets nothing up", failing.status == "requires_payment_method" and failing.last_setup_error.code == "setup_intent_authentication_failure")
+declined_setup = raises("a declined card is not set up", stripe.error.CardError, lambda: stripe.SetupIntent.create(payment_method="pm_card_chargeDeclined", confirm=True), code="card_declined")
+check("... its setup intent in the error", declined_setup.json_body["error"]["setup_intent"]["status"] == "requires_payment_method")
+check("a setup intent canceled", stripe.SetupIntent.cancel(stripe.SetupIntent.create().id).status == "canceled")
+check("setup intents listed by customer", {s.id for s in stripe.SetupIntent.list(customer=saver.id).data} == {plain.id, secured.id})
+kept = stripe.PaymentIntent.create(amount=1200, currency="eur", customer=saver.id, payment_method="pm_card_mastercard", setup_future_usage="off_session", confirm=True)
+check("setup_future_usage saves the card for the customer", kept.setup_future_usage == "off_session" and stripe.PaymentMethod.retrieve(kept.payment_method).customer == saver.id)
+expected_eur += 1200 - card_fee(1200)
+raises("off_session needs confirm", stripe.error.InvalidRequestError, lambda: stripe.PaymentIntent.create(amount=1000, currency="eur", off_session=True), param="off_session")
+
 # Refunds
 refund = stripe.Refund.create(payment_intent=intent.id, amount=500)
 check("partial refund", refund.object == "refund" and refund.status == "succeeded" and refund.amount == 500)
@@ -457,7 +493,8 @@ events = [e for e in stripe.Event.list(limit=100).auto_paging_iter()]
 types = {e.type for e in events}
 check("events of every kind", {"payment_intent.created", "payment_intent.succeeded", "payment_intent.payment_failed", "payment_intent.requires_action",
                                "payment_intent.amount_capturable_updated", "payment_intent.canceled", "charge.refunded", "charge.succeeded", "charge.failed",
-                               "charge.captured"} <= types, types)
+                               "charge.captured", "setup_intent.created", "setup_intent.succeeded", "setup_intent.requires_action",
+                               "setup_intent.setup_failed", "setup_intent.canceled"} <= types, types)
 check("an event retrieved", stripe.Event.retrieve(events[0].id).type == events[0].type)
 deadline = time.time() + 60
 while len({e.id for e in received}) < len(events) and time.time() < deadline:

@@ -254,11 +254,10 @@ struct GatewayRoutes: Sendable {
         }
         v1.post("payment_intents/:id/confirm") { request, context in
             try await post(request, context, allowPublishable: true) { merchant, kind, form, _ in
-                try form.refuseUnknown(["payment_method", "payment_method_data", "return_url", "client_secret"])
-                let confirmation = IntentConfirmation(
-                    paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) }, paymentMethodData: try Self.paymentMethodData(form),
-                    returnURL: try form.string("return_url", maxLength: 2048),
-                    clientSecret: try form.string("client_secret", maxLength: 255))
+                try form.refuseUnknown(["payment_method", "payment_method_data", "return_url", "client_secret", "setup_future_usage", "off_session"])
+                var confirmation = try Self.confirmation(form)
+                confirmation.setupFutureUsage = try Self.futureUsage(form)
+                confirmation.offSession = try Self.offSession(form)
                 return intentJSON(try await service.confirmPaymentIntent(RecordID(try context.parameters.require("id")), confirmation, merchant: merchant, key: kind, base: request.baseURL), request)
             }
         }
@@ -281,6 +280,62 @@ struct GatewayRoutes: Sendable {
                     reason = parsed
                 }
                 return intentJSON(try await service.cancelPaymentIntent(RecordID(try context.parameters.require("id")), reason: reason, merchant: merchant, base: request.baseURL), request)
+            }
+        }
+        v1.post("setup_intents") { request, context in
+            try await post(request, context) { merchant, _, form, _ in
+                try form.refuseUnknown(["customer", "payment_method", "payment_method_data", "payment_method_types", "usage", "confirm", "return_url", "description", "metadata"])
+                if let types = try form.stringList("payment_method_types"), types != ["card"] {
+                    throw StripeError.invalid("payment_method_types", "Tender's setup intents set up cards: payment_method_types is [card].")
+                }
+                let new = NewSetupIntent(
+                    customer: try form.string("customer", maxLength: 255).map { CustomerID($0) },
+                    paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) }, paymentMethodData: try Self.paymentMethodData(form),
+                    usage: try Self.futureUsage(form, "usage") ?? .offSession, confirm: try form.boolean("confirm") == true,
+                    returnURL: try form.string("return_url", maxLength: 2048), description: try form.string("description", maxLength: 1000), metadata: try form.setMetadata())
+                return GatewayObjects.setupIntent(try await service.createSetupIntent(new, merchant: merchant, base: request.baseURL), base: request.baseURL)
+            }
+        }
+        v1.get("setup_intents") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            var page = try listRequest(form, known: ["customer"])
+            page.customer = try form.string("customer", maxLength: 255)
+            let (intents, hasMore) = try await service.list(SetupIntentRecord.self, merchant: merchant, page)
+            return json(try await expanded(GatewayObjects.list(intents.map { GatewayObjects.setupIntent($0, base: request.baseURL) }, hasMore: hasMore, url: "/v1/setup_intents"), form, merchant, request))
+        }
+        v1.get("setup_intents/:id") { request, context in
+            let (merchant, kind) = try context.merchant(allowPublishable: true)
+            let form = try StripeForm(body: request.uri.query ?? "")
+            try form.refuseUnknown(["client_secret"])
+            let intent = try await service.retrieve(SetupIntentRecord.self, id: RecordID(try context.parameters.require("id")), merchant: merchant)
+            if kind == .publishable {
+                guard let secret = try form.string("client_secret", maxLength: 255) else { throw StripeError.missing("client_secret") }
+                guard GatewayService.constantTimeEqual(secret, intent.clientSecret) else {
+                    throw StripeError.invalid("client_secret", "The client_secret provided does not match the client_secret associated with the SetupIntent.")
+                }
+            }
+            return json(try await expanded(GatewayObjects.setupIntent(intent, base: request.baseURL), form, merchant, request, key: kind))
+        }
+        v1.post("setup_intents/:id/confirm") { request, context in
+            try await post(request, context, allowPublishable: true) { merchant, kind, form, _ in
+                try form.refuseUnknown(["payment_method", "payment_method_data", "return_url", "client_secret"])
+                let intent = try await service.confirmSetupIntent(RecordID(try context.parameters.require("id")), try Self.confirmation(form), merchant: merchant, key: kind, base: request.baseURL)
+                return GatewayObjects.setupIntent(intent, base: request.baseURL)
+            }
+        }
+        v1.post("setup_intents/:id/cancel") { request, context in
+            try await post(request, context) { merchant, _, form, _ in
+                try form.refuseUnknown(["cancellation_reason"])
+                var reason: CancellationReason?
+                if let name = try form.string("cancellation_reason", maxLength: 50) {
+                    guard let parsed = CancellationReason(rawValue: name), parsed != .automatic else {
+                        throw StripeError.invalid("cancellation_reason", "Invalid cancellation_reason: must be abandoned, duplicate or requested_by_customer.")
+                    }
+                    reason = parsed
+                }
+                let intent = try await service.cancelSetupIntent(RecordID(try context.parameters.require("id")), reason: reason, merchant: merchant, base: request.baseURL)
+                return GatewayObjects.setupIntent(intent, base: request.baseURL)
             }
         }
         v1.get("balance") { request, context in
@@ -577,8 +632,32 @@ struct GatewayRoutes: Sendable {
 
     static let intentParameters: Set<String> = [
         "amount", "currency", "payment_method_types", "payment_method", "payment_method_data", "customer", "capture_method", "confirm",
-        "return_url", "description", "statement_descriptor", "metadata",
+        "return_url", "description", "statement_descriptor", "metadata", "setup_future_usage", "off_session",
     ]
+
+    /// A confirmation's common parameters (of a payment or a setup intent).
+    static func confirmation(_ form: StripeForm) throws -> IntentConfirmation {
+        IntentConfirmation(
+            paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) }, paymentMethodData: try paymentMethodData(form),
+            returnURL: try form.string("return_url", maxLength: 2048), clientSecret: try form.string("client_secret", maxLength: 255))
+    }
+
+    /// `setup_future_usage`, if given.
+    static func futureUsage(_ form: StripeForm, _ name: String = "setup_future_usage") throws -> FutureUsage? {
+        guard let text = try form.string(name, maxLength: 20) else { return nil }
+        guard let usage = FutureUsage(rawValue: text) else { throw StripeError.invalid(name, "Invalid \(name): must be on_session or off_session.") }
+        return usage
+    }
+
+    /// `off_session`: a boolean, or Stripe's `one_off` and `recurring` (both off session).
+    static func offSession(_ form: StripeForm) throws -> Bool? {
+        guard let text = try form.string("off_session", maxLength: 20) else { return nil }
+        switch text {
+        case "true", "one_off", "recurring": return true
+        case "false": return false
+        default: throw StripeError.invalid("off_session", "Invalid off_session: must be true, false, one_off or recurring.")
+        }
+    }
 
     /// `POST /v1/payment_intents`'s form read into a ``NewPaymentIntent`` (the rules are the
     /// core's).
@@ -603,10 +682,13 @@ struct GatewayRoutes: Sendable {
             guard let method = CaptureMethod(rawValue: name) else { throw StripeError.invalid("capture_method", "Invalid capture_method: must be automatic or manual.") }
             captureMethod = method
         }
-        return NewPaymentIntent(
+        var new = NewPaymentIntent(
             amount: amount, currency: currency, paymentMethodTypes: types, captureMethod: captureMethod,
             paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) }, paymentMethodData: try paymentMethodData(form),
             confirm: try form.boolean("confirm") == true, fields: try intentFields(form))
+        new.setupFutureUsage = try futureUsage(form)
+        new.offSession = try offSession(form) == true
+        return new
     }
 
     /// The fields any intent create or update may set, as the form gives them.

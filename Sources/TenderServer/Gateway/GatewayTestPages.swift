@@ -14,14 +14,29 @@ struct GatewayTestPages: Sendable {
     let routes: GatewayRoutes
 
     func register(on group: RouterGroup<GatewayRequestContext>) {
-        for page in ["3ds", "bank"] {
-            group.get("test/\(page)/:id") { request, context in
-                let (intent, _, _) = try await load(request, context, page: page)
-                return html(show(intent, page: page))
+        group.get("test/3ds/:id") { request, context in
+            let id = try context.parameters.require("id")
+            guard id.hasPrefix("seti_") else {
+                let (intent, _, _) = try await load(request, context, page: "3ds")
+                return html(show(intent, page: "3ds"))
             }
+            let form = try StripeForm(body: request.uri.query ?? "")
+            guard let (setup, _, _) = try await service.setupIntent(id: id, clientSecret: try form.string("client_secret", maxLength: 255)) else {
+                throw StripeError.notFound("setup_intent", id)
+            }
+            return html(show(setup))
+        }
+        group.get("test/bank/:id") { request, context in
+            let (intent, _, _) = try await load(request, context, page: "bank")
+            return html(show(intent, page: "bank"))
+        }
+        for page in ["3ds", "bank"] {
             group.post("test/\(page)/:id/:outcome") { request, context in
                 let outcome = try context.parameters.require("outcome")
                 guard outcome == "complete" || outcome == "fail" else { throw StripeError(status: .notFound, kind: .invalidRequest, code: nil, message: "Unrecognized request URL.") }
+                if page == "3ds", try context.parameters.require("id").hasPrefix("seti_") {
+                    return try await completeSetup(request, context, succeeded: outcome == "complete")
+                }
                 let (intent, stored, merchant) = try await load(request, context, page: page)
                 var next = intent
                 let action: PaymentIntentStateMachine.Action
@@ -54,6 +69,46 @@ struct GatewayTestPages: Sendable {
             _ = try await load(request, context, page: "bank")
             return html(message("You left your bank without paying. The shop will find out that the payment was not made.", title: "You left"))
         }
+    }
+
+    /// A setup intent's 3-D Secure passed or failed: back to its return URL with
+    /// `setup_intent`, `setup_intent_client_secret` and `redirect_status`, as Stripe returns.
+    func completeSetup(_ request: Request, _ context: GatewayRequestContext, succeeded: Bool) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let form = try StripeForm(body: request.uri.query ?? "")
+        let intent: SetupIntentRecord
+        do {
+            intent = try await service.completeSetupAction(id, clientSecret: try form.string("client_secret", maxLength: 255), succeeded: succeeded, base: request.baseURL)
+        } catch let failure as GatewayFailure where failure.code?.rawValue == PaymentIntentStateError.Code.setupUnexpectedState.rawValue {
+            return html(message("This card is no longer waiting for you.", title: "Nothing to do"), status: .conflict)
+        }
+        let status = intent.machine.status == .succeeded ? "succeeded" : "failed"
+        guard let returnURL = intent.returnURL, var components = URLComponents(string: returnURL) else {
+            return html(message(status == "succeeded" ? "Card authenticated. You may close this page." : "Authentication failed. You may close this page.", title: "Done"))
+        }
+        components.queryItems = (components.queryItems ?? []) + [
+            URLQueryItem(name: "setup_intent", value: intent.id.rawValue),
+            URLQueryItem(name: "setup_intent_client_secret", value: intent.clientSecret),
+            URLQueryItem(name: "redirect_status", value: status),
+        ]
+        var headers = HTTPFields()
+        headers[.location] = components.string!
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    /// A setup intent's 3-D Secure page: the card to authenticate, no amount.
+    func show(_ intent: SetupIntentRecord) -> String {
+        guard intent.machine.status == .requiresAction else {
+            return message("This card is not waiting for you (\(intent.machine.status.rawValue)).", title: "Nothing to do")
+        }
+        let query = "client_secret=" + Self.escape(intent.clientSecret)
+        let base = "/v1/test/3ds/\(Self.escape(intent.id.rawValue))"
+        return document(title: "3-D Secure test page", body: """
+            <h1>3-D Secure test page</h1>
+            <p>Authenticate your card to save it\(intent.description.map { " for <span id=\"description\">\(Self.escape($0))</span>" } ?? ""). Nothing is charged now.</p>
+            <form method="post" action="\(base)/complete?\(query)"><button id="complete" type="submit">Complete</button></form>
+            <form method="post" action="\(base)/fail?\(query)"><button id="fail" type="submit">Fail</button></form>
+            """)
     }
 
     /// The intent named in the path, if the query's client secret is its own.

@@ -27,6 +27,7 @@ struct StripeError: Error, Sendable {
     var declineCode: String?
     /// The intent a card error belongs to, rendered whole as Stripe does.
     var paymentIntent: JSONValue?
+    var setupIntent: JSONValue?
 
     static func invalid(_ parameter: String?, _ message: String, code: String = "parameter_invalid") -> StripeError {
         StripeError(status: .badRequest, kind: .invalidRequest, code: code, message: message, parameter: parameter)
@@ -62,6 +63,7 @@ struct StripeError: Error, Sendable {
         if let parameter { fields.append(("param", .string(parameter))) }
         if let declineCode { fields.append(("decline_code", .string(declineCode))) }
         if let paymentIntent { fields.append(("payment_intent", paymentIntent)) }
+        if let setupIntent { fields.append(("setup_intent", setupIntent)) }
         return .object([("error", .object(fields))])
     }
 
@@ -86,7 +88,8 @@ extension StripeError {
         }
         self.init(
             status: failure.httpStatus, kind: kind, code: failure.code?.rawValue, message: failure.message, parameter: failure.parameter,
-            declineCode: failure.declineCode, paymentIntent: failure.paymentIntent.map { GatewayObjects.paymentIntent($0, base: base) })
+            declineCode: failure.declineCode, paymentIntent: failure.paymentIntent.map { GatewayObjects.paymentIntent($0, base: base) },
+            setupIntent: failure.setupIntent.map { GatewayObjects.setupIntent($0, base: base) })
     }
 }
 
