@@ -137,6 +137,8 @@ public struct PaymentIntentRecord: Sendable, Codable, Equatable {
     public var setupFutureUsage: FutureUsage?
     /// Paid without the customer there (`off_session`): an issuer's challenge declines it.
     public var offSession: Bool?
+    /// The Checkout Session it pays, if any.
+    public var checkoutSession: CheckoutSessionID?
 
     public init(id: PaymentIntentID, clientSecret: String, currency: String, created: Int64, machine: PaymentIntentStateMachine, paymentMethodTypes: [PaymentMethodType], metadata: [String: String] = [:]) {
         self.id = id

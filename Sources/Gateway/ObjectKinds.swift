@@ -19,6 +19,7 @@ public struct ObjectKind: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let paymentLink = ObjectKind(rawValue: "payment_link")
     public static let balanceTransaction = ObjectKind(rawValue: "balance_transaction")
     public static let setupIntent = ObjectKind(rawValue: "setup_intent")
+    public static let checkoutSession = ObjectKind(rawValue: "checkout_session")
     /// A deleted customer, kept so that reading it says it was deleted.
     public static let deletedCustomer = ObjectKind(rawValue: "deleted_customer")
     /// A deleted webhook endpoint, kept for its deliveries' history.
@@ -38,6 +39,7 @@ extension CaptureRecord: StoredRecord { public static var kind: ObjectKind { .ca
 extension PayoutRecord: StoredRecord { public static var kind: ObjectKind { .payout } }
 extension WebhookEndpointRecord: StoredRecord { public static var kind: ObjectKind { .webhookEndpoint } }
 extension PaymentLinkRecord: StoredRecord { public static var kind: ObjectKind { .paymentLink } }
+extension CheckoutSessionRecord: StoredRecord { public static var kind: ObjectKind { .checkoutSession } }
 extension SetupIntentRecord: StoredRecord { public static var kind: ObjectKind { .setupIntent } }
 extension BalanceTransactionRecord: StoredRecord { public static var kind: ObjectKind { .balanceTransaction } }
 

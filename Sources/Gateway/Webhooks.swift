@@ -8,6 +8,8 @@ public enum GatewayEventType: String, Sendable, Codable, CaseIterable {
     case paymentIntentSucceeded = "payment_intent.succeeded"
     case paymentIntentPaymentFailed = "payment_intent.payment_failed"
     case paymentIntentCanceled = "payment_intent.canceled"
+    case checkoutSessionCompleted = "checkout.session.completed"
+    case checkoutSessionExpired = "checkout.session.expired"
     case setupIntentCreated = "setup_intent.created"
     case setupIntentRequiresAction = "setup_intent.requires_action"
     case setupIntentSucceeded = "setup_intent.succeeded"

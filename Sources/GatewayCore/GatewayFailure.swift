@@ -30,6 +30,7 @@ package struct GatewayFailure: Error, Sendable, CustomStringConvertible {
         package static let incompatiblePaymentMethod: Code = "payment_intent_incompatible_payment_method"
         package static let paymentMethodUnexpectedState: Code = "payment_method_unexpected_state"
         package static let chargeNotRefundable: Code = "charge_not_refundable"
+        package static let checkoutSessionNotOpen: Code = "checkout_session_not_open"
         /// The ledger did not do what the gateway asked of it (a settlement, an account).
         package static let ledgerRefused: Code = "ledger_refused"
     }

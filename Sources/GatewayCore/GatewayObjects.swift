@@ -123,6 +123,61 @@ package enum GatewayObjects {
         ])
     }
 
+    /// A Checkout Session as Stripe shows it, its status from its intent; `url` is its page.
+    package static func checkoutSession(_ session: CheckoutSessionRecord, intent: PaymentIntentRecord, now: Int64, base: String) -> JSONValue {
+        let status = CheckoutSessionStatus.of(session, intentStatus: intent.machine.status, now: now)
+        let successURL = session.successURL.replacingOccurrences(of: "{CHECKOUT_SESSION_ID}", with: session.id.rawValue)
+        var fields: [(String, JSONValue)] = [
+            ("id", .string(session.id.rawValue)), ("object", "checkout.session"), ("amount_subtotal", .number(session.amountTotal)),
+            ("amount_total", .number(session.amountTotal)),
+            ("automatic_tax", .object([("enabled", false), ("liability", .null), ("provider", .null), ("status", .null)])),
+            ("cancel_url", optional(session.cancelURL)), ("client_reference_id", optional(session.clientReferenceID)), ("created", .number(session.created)),
+            ("currency", .string(session.currency)), ("custom_fields", .array([])),
+            ("custom_text", .object([("after_submit", .null), ("shipping_address", .null), ("submit", .null), ("terms_of_service_acceptance", .null)])),
+            ("customer", optional(session.customer?.rawValue)), ("customer_email", optional(session.customerEmail)),
+            ("expires_at", .number(session.expiresAt)), ("livemode", false), ("metadata", metadata(session.metadata)), ("mode", "payment"),
+            ("payment_intent", .string(session.paymentIntent.rawValue)),
+            ("payment_method_types", .array(session.paymentMethodTypes.map { .string($0.rawValue) })),
+            ("payment_status", .string(intent.machine.status == .succeeded ? "paid" : "unpaid")), ("shipping_options", .array([])),
+            ("status", .string(status.rawValue)), ("success_url", .string(successURL)),
+            ("total_details", .object([("amount_discount", 0), ("amount_shipping", 0), ("amount_tax", 0)])), ("ui_mode", "hosted"),
+            ("url", status == .open ? .string("\(base)/pay/\(session.id)") : .null),
+        ]
+        for name in [
+            "adaptive_pricing", "after_expiration", "allow_promotion_codes", "allowed_payment_method_types", "billing_address_collection",
+            "branding_settings", "client_secret", "collected_information", "consent", "consent_collection", "currency_conversion", "customer_account",
+            "customer_creation", "customer_details", "discounts", "excluded_payment_method_types", "integration_identifier", "invoice", "invoice_creation",
+            "locale", "managed_payments", "name_collection", "optional_items", "origin_context", "payment_link", "payment_method_collection",
+            "payment_method_configuration_details", "payment_method_options", "permissions", "phone_number_collection", "presentment_details",
+            "recovered_from", "redirect_on_completion", "return_url", "saved_payment_method_options", "setup_intent", "shipping_address_collection",
+            "shipping_cost", "submit_type", "subscription", "tax_id_collection", "wallet_options",
+        ] { fields.append((name, .null)) }
+        return .object(fields)
+    }
+
+    /// The id of a session's line.
+    package static func lineItemID(_ session: CheckoutSessionRecord, index: Int) -> String {
+        "li_\(session.id.rawValue.dropFirst(8))_\(index)"
+    }
+
+    /// A session's line, with the price Stripe makes of its `price_data`.
+    package static func lineItem(_ item: SessionLineItem, index: Int, of session: CheckoutSessionRecord) -> JSONValue {
+        let suffix = "\(session.id.rawValue.dropFirst(8))_\(index)"
+        let total = item.unitAmount * item.quantity
+        return .object([
+            ("id", .string("li_" + suffix)), ("object", "item"), ("amount_discount", 0), ("amount_subtotal", .number(total)), ("amount_tax", 0),
+            ("amount_total", .number(total)), ("currency", .string(session.currency)), ("description", .string(item.name)),
+            ("price", .object([
+                ("id", .string("price_" + suffix)), ("object", "price"), ("active", false), ("billing_scheme", "per_unit"), ("created", .number(session.created)),
+                ("currency", .string(session.currency)), ("livemode", false), ("metadata", .object([])), ("nickname", .null),
+                ("product", .string("prod_" + suffix)), ("recurring", .null), ("tax_behavior", "unspecified"), ("type", "one_time"),
+                ("unit_amount", .number(item.unitAmount)),
+            ])),
+            ("quantity", .number(item.quantity)), ("adjustable_quantity", .null), ("discounts", .array([])), ("metadata", .object([])),
+            ("taxes", .array([])),
+        ])
+    }
+
     package static func customer(_ customer: CustomerRecord) -> JSONValue {
         .object([
             ("id", .string(customer.id.rawValue)), ("object", "customer"), ("address", .null), ("balance", 0), ("business_name", .null),

@@ -72,6 +72,7 @@ extension GatewayService {
             intent.settlement = .settled
             var settled = [try await event(.paymentIntentSucceeded, json(intent), merchant: merchant)]
             settled += try settlementTransaction(intent, amount: amount, source: Self.settlementSource(intent), merchant: merchant)
+            settled += try await sessionCompleted(intent, merchant: merchant, base: base)
             if let (type, charge) = chargeEvent { settled.append(try await event(type, GatewayObjects.charge(charge, of: intent), merchant: merchant)) }
             _ = try await save(intent, over: saved, attentionAt: .some(nil), events: settled)
         case .failed(let failure):

@@ -61,6 +61,8 @@ package struct NewPaymentIntent: Sendable {
     package var setupFutureUsage: FutureUsage?
     /// Paid without the customer there (needs `confirm`).
     package var offSession = false
+    /// The Checkout Session it pays.
+    package var checkoutSession: CheckoutSessionID?
 
     package init(
         amount: Int64, currency: GatewayCurrency, paymentMethodTypes: [PaymentMethodType] = [.card], captureMethod: CaptureMethod = .automatic,
@@ -129,6 +131,7 @@ extension GatewayService {
                 machine: PaymentIntentStateMachine(amount: new.amount, captureMethod: new.captureMethod), paymentMethodTypes: new.paymentMethodTypes)
             intent.escrowAccount = new.escrowAccount
             intent.setupFutureUsage = new.setupFutureUsage
+            intent.checkoutSession = new.checkoutSession
             if new.offSession {
                 guard new.confirm else { throw GatewayFailure.invalid("off_session", "off_session can only be used with confirm=true.") }
                 intent.offSession = true
@@ -226,6 +229,10 @@ extension GatewayService {
     ) async throws -> (intent: PaymentIntentRecord, action: PaymentIntentStateMachine.Action) {
         var intent = intent
         if key == .publishable { try Self.checkClientSecret(confirmation.clientSecret, of: intent) }
+        if let sessionID = intent.checkoutSession, let session = try await find(CheckoutSessionRecord.self, id: sessionID, merchant: merchant),
+           session.expiredAt != nil || now() >= session.expiresAt {
+            throw GatewayFailure.invalid(nil, "The Checkout Session this PaymentIntent pays has expired.", code: .checkoutSessionNotOpen)
+        }
         if let returnURL = confirmation.returnURL { intent.returnURL = try Self.checkedURL(returnURL) }
         if let usage = confirmation.setupFutureUsage { intent.setupFutureUsage = usage }
         if let offSession = confirmation.offSession { intent.offSession = offSession ? true : nil }

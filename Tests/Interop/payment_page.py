@@ -6,8 +6,10 @@ CASES_JSON holds field inputs with the messages PaymentEngine's CardInput gives 
 page must say the same). Prints one line per check and exits non-zero at the first failure.
 """
 
+import http.server
 import json
 import sys
+import threading
 import urllib.parse
 
 import requests
@@ -34,6 +36,26 @@ refused = requests.post(f"{URL}/v1/payment_links", auth=auth, timeout=30, data={
 check("a theme colour that is not one is refused", refused.status_code == 400, refused.text)
 
 shot = {"n": 0}
+
+
+class Shop(http.server.BaseHTTPRequestHandler):
+    """The shop's own pages (a Checkout Session's success URL), served on 127.0.0.1."""
+
+    def do_GET(self):
+        body = b"<!doctype html><title>Thanks</title><p id=thanks>Thanks</p>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+shop_server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Shop)
+threading.Thread(target=shop_server.serve_forever, daemon=True).start()
+shop_url = f"http://127.0.0.1:{shop_server.server_address[1]}"
+
 external = []
 
 
@@ -44,7 +66,8 @@ def screenshot(page, name):
 
 def watch(page):
     """Every request the page makes must stay on Tender's origin."""
-    page.on("request", lambda request: None if request.url.startswith(URL) or request.url.startswith("data:") or request.url == "about:blank" else external.append(request.url))
+    page.on("request", lambda request: None if request.url.startswith(URL) or request.url.startswith("data:") or request.url == "about:blank"
+            or request.url.startswith(shop_url + "/") else external.append(request.url))
     dialogs = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     return dialogs
@@ -179,6 +202,63 @@ with sync_playwright() as playwright:
     check("the merchant's intent is paid", paid["status"] == "succeeded", paid)
     wrong = page.goto(f"{URL}/pay/{intent['id']}_secret_wrong")
     check("a wrong client secret gets no page", wrong.status == 404)
+
+    # Checkout Sessions: the line items on the page, paid, and back to the shop's success URL.
+    def session(**extra):
+        fields = {
+            "mode": "payment", "success_url": shop_url + "/done?session={CHECKOUT_SESSION_ID}", "cancel_url": shop_url + "/cart",
+            "line_items[0][price_data][currency]": "eur", "line_items[0][price_data][unit_amount]": 1500,
+            "line_items[0][price_data][product_data][name]": "<i>Sencha</i> tea", "line_items[0][quantity]": 2,
+            "line_items[1][price_data][currency]": "eur", "line_items[1][price_data][unit_amount]": 500,
+            "line_items[1][price_data][product_data][name]": "Cup", "line_items[1][quantity]": 1,
+            "payment_method_types[0]": "card", "payment_method_types[1]": "ideal", **extra}
+        return requests.post(f"{URL}/v1/checkout/sessions", auth=auth, timeout=30, data=fields).json()
+
+    made = session(customer_email="jo@example.com")
+    check("a Checkout Session with its page", made.get("url", "").startswith(f"{URL}/pay/cs_test_") and made["amount_total"] == 3500 and made["status"] == "open", made)
+    page.goto(made["url"])
+    screenshot(page, "session")
+    names = page.eval_on_selector_all("#items .name", "nodes => nodes.map(n => n.textContent)")
+    check("the session's line items are shown as text", names == ["<i>Sencha</i> tea", "Cup"] and page.query_selector("#items i") is None, names)
+    check("with their quantities and the total", page.eval_on_selector_all("#items .line", "nodes => nodes.map(n => n.textContent)") == ["€30.00", "€5.00"]
+          and page.text_content("#amount") == "€35.00")
+    check("a way back to the shop's cart", page.get_attribute("#cancel", "href") == shop_url + "/cart")
+    check("and the session's methods", page.query_selector("#ideal") is not None and page.query_selector("#bancontact") is None)
+    fill_card(page, "4242 4242 4242 4242")
+    page.click("#pay")
+    page.wait_for_url(shop_url + "/done?session=" + made["id"])
+    completed = requests.get(f"{URL}/v1/checkout/sessions/{made['id']}", auth=auth, timeout=30).json()
+    check("paid: back at the shop's success URL, the session complete", completed["status"] == "complete" and completed["payment_status"] == "paid"
+          and completed["url"] is None, completed)
+    events = requests.get(f"{URL}/v1/events?limit=100", auth=auth, timeout=30).json()["data"]
+    check("checkout.session.completed reports it", [e["data"]["object"]["id"] for e in events if e["type"] == "checkout.session.completed"] == [made["id"]])
+
+    secured = session()
+    page.goto(secured["url"])
+    fill_card(page, "4000 0025 0000 3155")
+    page.click("#pay")
+    page.wait_for_selector("#challenge:not([hidden])")
+    page.frame_locator("#challenge-frame").locator("#complete").click()
+    page.wait_for_url(shop_url + "/done?session=" + secured["id"])
+    check("3-D Secure in the frame, then back to the shop", requests.get(f"{URL}/v1/checkout/sessions/{secured['id']}", auth=auth, timeout=30).json()["status"] == "complete")
+
+    banked = session()
+    page.goto(banked["url"])
+    page.click("#ideal")
+    page.wait_for_url("**/v1/test/bank/**")
+    page.click("#complete")
+    page.wait_for_url(shop_url + "/done?session=" + banked["id"])
+    check("iDEAL through the bank, then back to the shop", requests.get(f"{URL}/v1/checkout/sessions/{banked['id']}", auth=auth, timeout=30).json()["payment_status"] == "paid")
+
+    dropped = session()
+    expired = requests.post(f"{URL}/v1/checkout/sessions/{dropped['id']}/expire", auth=auth, timeout=30).json()
+    check("a session expired", expired["status"] == "expired" and expired["url"] is None, expired)
+    page.goto(dropped["url"])
+    page.wait_for_selector("#failure:not([hidden])")
+    check("its page takes no payment", page.is_hidden("#card-form"))
+    again = requests.post(f"{URL}/v1/checkout/sessions/{made['id']}/expire", auth=auth, timeout=30)
+    check("a complete session cannot be expired", again.status_code == 400, again.text)
+    shop_server.shutdown()
     browser.close()
 
 check("the pages made no request outside Tender", external == [], external)

@@ -465,6 +465,38 @@ check("balance transactions of one type", refund_movements and all(t.type == "re
       and [t.id for t in stripe.BalanceTransaction.list(source=payout.id).data] == [payout.balance_transaction])
 raises("an unknown type", stripe.error.InvalidRequestError, lambda: stripe.BalanceTransaction.list(type="nope"), param="type")
 
+# Checkout Sessions through the library (paid in Chromium by payment_page.py)
+cart = stripe.checkout.Session.create(
+    mode="payment", success_url="https://shop.example/thanks?s={CHECKOUT_SESSION_ID}", cancel_url="https://shop.example/cart", customer=customer.id,
+    client_reference_id="cart-42", metadata={"cart": "42"},
+    line_items=[{"price_data": {"currency": "eur", "unit_amount": 1250, "product_data": {"name": "Tea"}}, "quantity": 3},
+                {"price_data": {"currency": "eur", "unit_amount": 199, "product_data": {"name": "Spoon"}}, "quantity": 1}])
+shaped("a checkout session", cart, stripe.checkout.Session, may_lack=("line_items",))  # shown when expanded, as Stripe's
+check("a checkout session", cart.amount_total == 3949 and cart.status == "open" and cart.payment_status == "unpaid" and cart.url.startswith(URL + "/pay/cs_test_")
+      and cart.success_url == f"https://shop.example/thanks?s={cart.id}" and stripe.PaymentIntent.retrieve(cart.payment_intent).amount == 3949, cart)
+lines = stripe.checkout.Session.list_line_items(cart.id, limit=1)
+check("its line items, paged", [(i.description, i.quantity, i.amount_total) for i in lines.data] == [("Tea", 3, 3750)] and lines.has_more
+      and [i.description for i in stripe.checkout.Session.list_line_items(cart.id, starting_after=lines.data[0].id).data] == ["Spoon"])
+shaped("a line item", lines.data[0], stripe.LineItem)
+check("sessions listed by customer and by intent", [s.id for s in stripe.checkout.Session.list(customer=customer.id).data] == [cart.id]
+      and [s.id for s in stripe.checkout.Session.list(payment_intent=cart.payment_intent).data] == [cart.id])
+gone_cart = stripe.checkout.Session.expire(cart.id)
+check("a session expired, its intent canceled", gone_cart.status == "expired" and stripe.PaymentIntent.retrieve(cart.payment_intent).status == "canceled")
+raises("an expired session cannot be paid", stripe.error.InvalidRequestError,
+       lambda: stripe.PaymentIntent.confirm(cart.payment_intent, payment_method="pm_card_visa"))
+raises("nor expired again", stripe.error.InvalidRequestError, lambda: stripe.checkout.Session.expire(cart.id))
+raises("line items in two currencies", stripe.error.InvalidRequestError, lambda: stripe.checkout.Session.create(
+    mode="payment", success_url="https://shop.example/", line_items=[
+        {"price_data": {"currency": "eur", "unit_amount": 100, "product_data": {"name": "A"}}, "quantity": 1},
+        {"price_data": {"currency": "usd", "unit_amount": 100, "product_data": {"name": "B"}}, "quantity": 1}]),
+       param="line_items[1][price_data][currency]")
+raises("a subscription is not served", stripe.error.InvalidRequestError, lambda: stripe.checkout.Session.create(
+    mode="subscription", success_url="https://shop.example/", line_items=[{"price_data": {"currency": "eur", "unit_amount": 100, "product_data": {"name": "A"}}, "quantity": 1}]),
+       param="mode")
+raises("a quantity of nothing", stripe.error.InvalidRequestError, lambda: stripe.checkout.Session.create(
+    mode="payment", success_url="https://shop.example/", line_items=[{"price_data": {"currency": "eur", "unit_amount": 100, "product_data": {"name": "A"}}, "quantity": 0}]),
+       param="line_items[0][quantity]")
+
 # expand[]: ids replaced by the objects they name
 deep = stripe.PaymentIntent.retrieve(intent.id, expand=["latest_charge.balance_transaction", "payment_method", "customer"])
 check("expand on a retrieve, two levels deep", deep.latest_charge.object == "charge" and deep.latest_charge.balance_transaction.fee == card_fee(1800)

@@ -338,6 +338,48 @@ struct GatewayRoutes: Sendable {
                 return GatewayObjects.setupIntent(intent, base: request.baseURL)
             }
         }
+        v1.post("checkout/sessions") { request, context in
+            try await post(request, context) { merchant, _, form, _ in
+                sessionJSON(try await service.createCheckoutSession(try Self.newCheckoutSession(form), merchant: merchant, base: request.baseURL), request)
+            }
+        }
+        v1.get("checkout/sessions") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            let page = try listRequest(form, known: ["customer", "payment_intent"])
+            let (views, hasMore) = try await service.checkoutSessions(
+                merchant: merchant, page: page, customer: try form.string("customer", maxLength: 255).map { CustomerID($0) },
+                paymentIntent: try form.string("payment_intent", maxLength: 255).map { PaymentIntentID($0) })
+            return json(try await expanded(GatewayObjects.list(views.map { sessionJSON($0, request) }, hasMore: hasMore, url: "/v1/checkout/sessions"), form, merchant, request))
+        }
+        v1.get("checkout/sessions/:id") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            try form.refuseUnknown([])
+            let view = try await service.checkoutSession(CheckoutSessionID(try context.parameters.require("id")), merchant: merchant)
+            return json(try await expanded(sessionJSON(view, request), form, merchant, request))
+        }
+        v1.post("checkout/sessions/:id/expire") { request, context in
+            try await post(request, context) { merchant, _, form, _ in
+                try form.refuseUnknown([])
+                return sessionJSON(try await service.expireCheckoutSession(CheckoutSessionID(try context.parameters.require("id")), merchant: merchant, base: request.baseURL), request)
+            }
+        }
+        v1.get("checkout/sessions/:id/line_items") { request, context in
+            let merchant = try context.merchant(allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            let page = try listRequest(form, known: [])
+            let id = try context.parameters.require("id")
+            let session = try await service.checkoutSession(CheckoutSessionID(id), merchant: merchant).session
+            let items = session.lineItems.enumerated().map { GatewayObjects.lineItem($0.element, index: $0.offset, of: session) }
+            // In the session's order; the cursors are the items' own ids.
+            func index(_ cursor: String?) -> Int? { cursor.flatMap { cursor in session.lineItems.indices.first { GatewayObjects.lineItemID(session, index: $0) == cursor } } }
+            var window = Array(items.indices)
+            if let after = index(page.startingAfter) { window = Array(window.drop { $0 <= after }) }
+            if let before = index(page.endingBefore) { window = Array(window.prefix { $0 < before }.suffix(page.limit)) }
+            let shown = window.prefix(page.limit)
+            return json(GatewayObjects.list(shown.map { items[$0] }, hasMore: window.count > shown.count, url: "/v1/checkout/sessions/\(id)/line_items"))
+        }
         v1.get("balance") { request, context in
             let merchant = try context.merchant(allowPublishable: false).0
             let balances = try await service.balances(merchant)
@@ -421,6 +463,10 @@ struct GatewayRoutes: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: value.compactBytes())))
+    }
+
+    func sessionJSON(_ view: CheckoutSessionView, _ request: Request) -> JSONValue {
+        GatewayObjects.checkoutSession(view.session, intent: view.intent, now: service.now(), base: request.baseURL)
     }
 
     func intentJSON(_ intent: PaymentIntentRecord, _ request: Request) -> JSONValue {
@@ -640,6 +686,61 @@ struct GatewayRoutes: Sendable {
         IntentConfirmation(
             paymentMethod: try form.string("payment_method", maxLength: 255).map { PaymentMethodID($0) }, paymentMethodData: try paymentMethodData(form),
             returnURL: try form.string("return_url", maxLength: 2048), clientSecret: try form.string("client_secret", maxLength: 255))
+    }
+
+    /// `POST /v1/checkout/sessions`'s form: mode `payment`, `line_items` with `price_data`
+    /// (currency, unit_amount, product_data[name]) and quantity, the URLs, who pays, methods.
+    static func newCheckoutSession(_ form: StripeForm) throws -> NewCheckoutSession {
+        try form.refuseUnknown([
+            "mode", "line_items", "success_url", "cancel_url", "customer", "customer_email", "payment_method_types", "metadata", "client_reference_id", "expires_at",
+        ])
+        let mode = try form.requiredString("mode", maxLength: 20)
+        guard mode == "payment" else { throw StripeError.invalid("mode", "Tender's Checkout Sessions take payments: mode is payment (\(mode.prefix(20)) is not served).") }
+        guard let lines = try form.hashes("line_items"), !lines.isEmpty else { throw StripeError.missing("line_items") }
+        var items: [SessionLineItem] = []
+        var currency: GatewayCurrency?
+        for (index, line) in lines.enumerated() {
+            do {
+                try line.refuseUnknown(["price_data", "quantity"])
+                guard let price = try line.hash("price_data") else { throw StripeError.missing("price_data") }
+                let (lineCurrency, amount, productName) = try nested("price_data", in: line) { _ in
+                    try price.refuseUnknown(["currency", "unit_amount", "product_data"])
+                    let code = try price.requiredString("currency", maxLength: 10)
+                    guard let lineCurrency = GatewayCurrency.named(code) else { throw StripeError.invalid("currency", "Invalid currency: \(code.prefix(10)).") }
+                    guard let amount = try price.integer("unit_amount") else { throw StripeError.missing("unit_amount") }
+                    guard let product = try price.hash("product_data") else { throw StripeError.missing("product_data") }
+                    let productName = try nested("product_data", in: price) { _ in
+                        try product.refuseUnknown(["name", "description"])
+                        return try product.requiredString("name", maxLength: 250)
+                    } ?? ""
+                    return (lineCurrency, amount, productName)
+                }!
+                guard currency == nil || currency == lineCurrency else { throw StripeError.invalid("price_data[currency]", "Every line item of a session is in one currency.") }
+                currency = lineCurrency
+                guard let quantity = try line.integer("quantity") else { throw StripeError.missing("quantity") }
+                items.append(SessionLineItem(name: productName, unitAmount: amount, quantity: quantity))
+            } catch var error as StripeError {
+                if let parameter = error.parameter {
+                    let head = parameter.prefix { $0 != "[" }
+                    error.parameter = "line_items[\(index)][\(head)]" + parameter.dropFirst(head.count)
+                }
+                throw error
+            }
+        }
+        guard let currency else { throw StripeError.missing("line_items") }
+        var types: [PaymentMethodType] = [.card]
+        if let names = try form.stringList("payment_method_types") {
+            types = try names.map { name in
+                guard let type = PaymentMethodType(rawValue: name) else { throw StripeError.invalid("payment_method_types", "Invalid payment method type: \(name.prefix(50)).") }
+                return type
+            }
+            guard !types.isEmpty else { throw StripeError.invalid("payment_method_types", "Give at least one payment method type.") }
+        }
+        return NewCheckoutSession(
+            lineItems: items, currency: currency, successURL: try form.requiredString("success_url", maxLength: 5000), cancelURL: try form.string("cancel_url", maxLength: 5000),
+            customer: try form.string("customer", maxLength: 255).map { CustomerID($0) }, customerEmail: try form.string("customer_email", maxLength: 800),
+            clientReferenceID: try form.string("client_reference_id", maxLength: 200), paymentMethodTypes: types, metadata: try form.setMetadata(),
+            expiresAt: try form.integer("expires_at"))
     }
 
     /// `setup_future_usage`, if given.

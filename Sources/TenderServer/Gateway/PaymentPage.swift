@@ -81,21 +81,26 @@ struct PaymentPage: Sendable {
 
     // MARK: The page
 
-    /// What `/pay/{token}` names: an intent by its client secret, or a payment link.
-    func resolve(_ token: String) async throws -> (merchant: MerchantRecord, intent: PaymentIntentRecord?, link: PaymentLinkRecord?) {
+    /// What `/pay/{token}` names: an intent by its client secret, a payment link, or a
+    /// Checkout Session (with the intent that pays it).
+    func resolve(_ token: String) async throws -> (merchant: MerchantRecord, intent: PaymentIntentRecord?, link: PaymentLinkRecord?, session: CheckoutSessionView?) {
         guard token.utf8.count <= 255 else { throw StripeError.notFound("payment page", String(token.prefix(40))) }
         if token.hasPrefix("plink_") {
             guard let (link, merchant) = try await service.paymentLink(token) else { throw StripeError.notFound("payment_link", token) }
-            return (merchant, nil, link)
+            return (merchant, nil, link, nil)
+        }
+        if token.hasPrefix("cs_") {
+            guard let view = try await service.checkoutSession(page: token) else { throw StripeError.notFound("checkout.session", token) }
+            return (view.merchant, view.intent, nil, view)
         }
         guard let (intent, _, merchant) = try await service.intent(clientSecret: token) else {
             throw StripeError.notFound("payment page", String(token.prefix(40)))
         }
-        return (merchant, intent, nil)
+        return (merchant, intent, nil, nil)
     }
 
     func page(_ request: Request, token: String) async throws -> Response {
-        let (merchant, intent, link) = try await resolve(token)
+        let (merchant, intent, link, session) = try await resolve(token)
         let query = try StripeForm(body: request.uri.query ?? "")
         let locale = try query.string("locale", maxLength: 10).flatMap { CardTextLocale(rawValue: $0.lowercased()) }
             ?? CardTextLocale.preferred(acceptLanguage: request.headers[.acceptLanguage])
@@ -126,9 +131,19 @@ struct PaymentPage: Sendable {
         let words: [(String, JSONValue)] = text.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }
         var intentJSON: JSONValue = .null
         if let intent { intentJSON = .object([("id", .string(intent.id.rawValue)), ("client_secret", .string(intent.clientSecret))]) }
+        // A session's page goes back to the shop once paid; one that expired unpaid is canceled.
+        var status: JSONValue = intent.map { .string($0.machine.status.rawValue) } ?? .null
+        var successURL: JSONValue = .null
+        if let session {
+            switch session.status(now: service.now()) {
+            case .expired: status = "canceled"
+            case .complete, .open: break
+            }
+            successURL = .string(session.session.successURL.replacingOccurrences(of: "{CHECKOUT_SESSION_ID}", with: session.session.id.rawValue))
+        }
         let data: JSONValue = .object([
             ("key", .string(key)), ("token", .string(token)), ("locale", .string(locale.rawValue)), ("intent", intentJSON),
-            ("status", intent.map { .string($0.machine.status.rawValue) } ?? .null),
+            ("status", status), ("success_url", successURL),
             ("today", .object([("year", .number(Int64(today.year))), ("month", .number(Int64(today.month)))])),
             ("prefixes", .array(prefixes)), ("brands", .object(brands)), ("messages", .object(messages)), ("text", .object(words)),
         ])
@@ -136,6 +151,13 @@ struct PaymentPage: Sendable {
         var values: [String: Any] = ["lang": locale.rawValue, "nonce": nonce, "merchant": merchant.name, "t": text]
         values["amount"] = PageText.money(amount, currency: currency, locale: locale)
         if let description = intent?.description ?? link?.description { values["description"] = description }
+        if let session {
+            values["items"] = session.session.lineItems.map { item -> [String: Any] in
+                ["name": item.name, "quantity": item.quantity, "amount": PageText.money(item.unitAmount * item.quantity, currency: currency, locale: locale)]
+            }
+            values["hasItems"] = true
+            if let cancel = session.session.cancelURL { values["cancelURL"] = cancel }
+        }
         values["banks"] = types.contains(.ideal) || types.contains(.bancontact)
         values["ideal"] = types.contains(.ideal)
         values["bancontact"] = types.contains(.bancontact)
@@ -187,19 +209,19 @@ enum PageText {
             "title": "Pay", "card": "card", "cardNumber": "Card number", "expiry": "Expiry (MM/YY)", "securityCode": "Security code",
             "pay": "Pay", "paying": "Paying…", "authenticate": "Your bank asks you to confirm this payment.", "paid": "Payment received",
             "paidText": "Thank you. You may close this page.", "failed": "The payment did not go through", "tryAgain": "Try again",
-            "orPayWith": "Or pay with", "canceled": "This payment was canceled.", "language": "Language",
+            "orPayWith": "Or pay with", "canceled": "This payment was canceled.", "language": "Language", "back": "Back to the shop",
         ]
         case .nl: [
             "title": "Betalen", "card": "kaart", "cardNumber": "Kaartnummer", "expiry": "Vervaldatum (MM/JJ)", "securityCode": "Beveiligingscode",
             "pay": "Betaal", "paying": "Bezig met betalen…", "authenticate": "Je bank vraagt je deze betaling te bevestigen.", "paid": "Betaling ontvangen",
             "paidText": "Dank je wel. Je kunt deze pagina sluiten.", "failed": "De betaling is niet gelukt", "tryAgain": "Probeer opnieuw",
-            "orPayWith": "Of betaal met", "canceled": "Deze betaling is geannuleerd.", "language": "Taal",
+            "orPayWith": "Of betaal met", "canceled": "Deze betaling is geannuleerd.", "language": "Taal", "back": "Terug naar de winkel",
         ]
         case .de: [
             "title": "Bezahlen", "card": "Karte", "cardNumber": "Kartennummer", "expiry": "Ablaufdatum (MM/JJ)", "securityCode": "Sicherheitscode",
             "pay": "Bezahlen", "paying": "Zahlung läuft…", "authenticate": "Ihre Bank bittet Sie, diese Zahlung zu bestätigen.", "paid": "Zahlung erhalten",
             "paidText": "Vielen Dank. Sie können diese Seite schließen.", "failed": "Die Zahlung ist nicht gelungen", "tryAgain": "Erneut versuchen",
-            "orPayWith": "Oder bezahlen mit", "canceled": "Diese Zahlung wurde storniert.", "language": "Sprache",
+            "orPayWith": "Oder bezahlen mit", "canceled": "Diese Zahlung wurde storniert.", "language": "Sprache", "back": "Zurück zum Shop",
         ]
         }
     }

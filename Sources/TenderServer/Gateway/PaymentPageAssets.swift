@@ -18,6 +18,7 @@ enum PaymentPageAssets {
             <p id="merchant">{{merchant}}</p>
             <p id="amount">{{amount}}</p>
             {{#description}}<p id="description">{{description}}</p>{{/description}}
+            {{#hasItems}}<ul id="items">{{#items}}<li class="item"><span class="name">{{name}}</span> <span class="quantity">× {{quantity}}</span> <span class="line">{{amount}}</span></li>{{/items}}</ul>{{/hasItems}}
           </header>
           <form id="card-form" novalidate>
             <label for="number">{{t.cardNumber}}</label>
@@ -34,6 +35,7 @@ enum PaymentPageAssets {
           {{#banks}}<div id="banks"><p>{{t.orPayWith}}</p>{{#ideal}}<button id="ideal" type="button">iDEAL</button>{{/ideal}}{{#bancontact}}<button id="bancontact" type="button">Bancontact</button>{{/bancontact}}</div>{{/banks}}
           <section id="success" hidden><h2>{{t.paid}}</h2><p>{{t.paidText}}</p></section>
           <section id="failure" hidden><h2>{{t.failed}}</h2><p id="failure-message"></p><button id="try-again" type="button">{{t.tryAgain}}</button></section>
+          {{#cancelURL}}<p id="back"><a id="cancel" href="{{cancelURL}}">{{t.back}}</a></p>{{/cancelURL}}
           <nav id="locales" aria-label="{{t.language}}"><a id="locale-en" href="?locale=en">English</a> · <a id="locale-nl" href="?locale=nl">Nederlands</a> · <a id="locale-de" href="?locale=de">Deutsch</a></nav>
         </main>
         <div id="overlay" hidden><div class="spinner"></div><p>{{t.paying}}</p></div>
@@ -60,6 +62,9 @@ enum PaymentPageAssets {
         #pay{width:100%;margin-top:1rem}
         #banks{margin-top:1rem}#banks button{margin-right:.5rem;background:#fff;color:var(--primary);border:1px solid var(--primary)}
         #failure h2{color:var(--error)}
+        #items{list-style:none;padding:0;margin:.8rem 0 0;border-top:1px solid #e3e8ee}
+        .item{display:flex;gap:.4rem;padding:.4rem 0;border-bottom:1px solid #e3e8ee;font-size:.9rem}.item .name{flex:1}.item .quantity{color:#697386}
+        #back{margin-top:1rem;font-size:.9rem}
         #locales{margin-top:1.5rem;font-size:.8rem;color:#697386}
         #overlay,#challenge{position:fixed;inset:0;background:rgba(255,255,255,.85);display:flex;flex-direction:column;align-items:center;justify-content:center}
         #overlay[hidden],#challenge[hidden]{display:none}
@@ -238,8 +243,12 @@ enum PaymentPageAssets {
           function returnURL(inFrame) {
             return location.origin + "/pay/" + encodeURIComponent(data.token) + (inFrame ? "/return" : "");
           }
+          function paid() {
+            if (data.success_url) { location.assign(data.success_url); return; }
+            view("success");
+          }
           function settle(pi) {
-            if (pi.status === "succeeded" || pi.status === "requires_capture" || pi.status === "processing") return view("success");
+            if (pi.status === "succeeded" || pi.status === "requires_capture" || pi.status === "processing") return paid();
             if (pi.status === "canceled") return view("failure", data.text.canceled);
             if (pi.status === "requires_action" && pi.next_action && pi.next_action.redirect_to_url) {
               var url = pi.next_action.redirect_to_url.url;
@@ -298,7 +307,7 @@ enum PaymentPageAssets {
             view("paying");
             refresh().catch(fail);
           } else if (data.status === "succeeded" || data.status === "requires_capture") {
-            view("success");
+            paid();
           } else if (data.status === "canceled") {
             view("failure", data.text.canceled);
           } else {

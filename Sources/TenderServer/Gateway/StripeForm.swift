@@ -147,6 +147,18 @@ struct StripeForm: Sendable {
         }
     }
 
+    /// A list of hashes (`line_items[0][quantity]`...), each a form of its own.
+    func hashes(_ name: String) throws(StripeError) -> [StripeForm]? {
+        guard let value = root[name] else { return nil }
+        guard case .list(let items) = value else { throw .invalid(name, "Invalid array: \(name) must be a list of hashes.") }
+        var forms: [StripeForm] = []
+        for item in items {
+            guard case .dictionary(let entries) = item else { throw .invalid(name, "Invalid array: \(name) must be a list of hashes.") }
+            forms.append(StripeForm(root: entries))
+        }
+        return forms
+    }
+
     /// A list of strings (`payment_method_types[]`).
     func stringList(_ name: String) throws(StripeError) -> [String]? {
         guard let value = root[name] else { return nil }
