@@ -18,6 +18,8 @@ source Benchmarks/serve.sh
 ADMIN="$(cat "$DATA/ledger/admin.key")"
 SECRET="$(curl -sf -X POST "$URL/v1/admin/merchants" -H "Authorization: Bearer $ADMIN" -d name=Bench | sed -n 's/.*"secret_key":"\([^"]*\)".*/\1/p')"
 .build/release/tender bench gateway --url "$URL" --key "$SECRET" --payments "$PAYMENTS" --connections "$CONNECTIONS" --label "tender serve" | tee "$DATA/tender.txt"
+# The same, each payment with its card inline (payment_method_data: a new payment method each).
+.build/release/tender bench gateway --url "$URL" --key "$SECRET" --payments "$PAYMENTS" --connections "$CONNECTIONS" --inline --label "tender serve, payment_method_data" | tee -a "$DATA/tender.txt"
 
 # localstripe in a virtual environment of its own (it pins old aiohttp).
 LOCALSTRIPE_VENV="${LOCALSTRIPE_VENV:-$(pwd)/.build/localstripe-venv}"
@@ -34,3 +36,5 @@ EXTRA_PIDS=$!
 for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$PEER_PORT/v1/customers" -u sk_test_x: >/dev/null 2>&1 && break; sleep 0.1; done
 curl -sf "http://127.0.0.1:$PEER_PORT/v1/customers" -u sk_test_x: >/dev/null || { echo "localstripe did not start: $(tail -3 "$DATA/localstripe.log")"; exit 1; }
 .build/release/tender bench gateway --url "http://127.0.0.1:$PEER_PORT" --key sk_test_bench --payments "$PEER_PAYMENTS" --connections "$CONNECTIONS" --label "localstripe" | tee "$DATA/localstripe.txt"
+# localstripe with the card inline too (it may not take payment_method_data; the line says what it answered).
+.build/release/tender bench gateway --url "http://127.0.0.1:$PEER_PORT" --key sk_test_bench --payments "$PEER_PAYMENTS" --connections "$CONNECTIONS" --inline --label "localstripe, payment_method_data" | tee -a "$DATA/localstripe.txt"

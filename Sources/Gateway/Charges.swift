@@ -30,16 +30,42 @@ extension RecordID where Record == ChargeAttempt {
 /// The payment method an attempt used, as it was when attached to the intent: its charge shows
 /// it even after the method changes or the intent forgets it (a failed attempt does).
 public struct ChargeMethod: Sendable, Codable, Equatable {
+    /// What a charge shows of a card: no more than its method shows, and how 3-D Secure went.
+    public struct Card: Sendable, Codable, Equatable {
+        public let brand: CardBrand
+        public let last4: String
+        public let expMonth: Int
+        public let expYear: Int
+        public let country: String
+        public let fingerprint: String
+        /// `challenge` or `frictionless` when its issuer asks for 3-D Secure; nil when it does not.
+        public let authenticationFlow: String?
+
+        public init(_ card: PaymentMethodRecord.Card) {
+            brand = card.brand
+            last4 = card.last4
+            expMonth = card.expMonth
+            expYear = card.expYear
+            country = card.country
+            fingerprint = card.fingerprint
+            if case .requiresAuthentication(let challenge, _) = card.outcome {
+                authenticationFlow = challenge ? "challenge" : "frictionless"
+            } else {
+                authenticationFlow = nil
+            }
+        }
+    }
+
     public let id: PaymentMethodID
     public let type: PaymentMethodType
-    public let card: PaymentMethodRecord.Card?
+    public let card: Card?
     public let bank: String?
     public let billing: BillingDetails?
 
     public init(_ method: PaymentMethodRecord) {
         id = method.id
         type = method.type
-        card = method.card
+        card = method.card.map(Card.init)
         bank = method.bank
         billing = method.billing
     }
@@ -129,6 +155,8 @@ extension PaymentIntentRecord {
             return nil
         }
         charges = attempts
+        // The charge keeps what it tried; the next attempt attaches its method again.
+        if attempts.last?.status != .pending { attemptMethod = nil }
         return change
     }
 

@@ -266,11 +266,8 @@ package enum GatewayObjects {
         case .card:
             guard let card = method.card else { return .object([("type", "card"), ("card", .null)]) }
             var secure: JSONValue = .null
-            if case .requiresAuthentication(let challenge, _) = card.outcome {
-                secure = .object([
-                    ("authentication_flow", .string(challenge ? "challenge" : "frictionless")), ("result", "authenticated"),
-                    ("result_reason", .null), ("version", "2.2.0"),
-                ])
+            if let flow = card.authenticationFlow {
+                secure = .object([("authentication_flow", .string(flow)), ("result", "authenticated"), ("result_reason", .null), ("version", "2.2.0")])
             }
             return .object([("type", "card"), ("card", .object([
                 ("brand", .string(card.brand.rawValue)), ("last4", .string(card.last4)),

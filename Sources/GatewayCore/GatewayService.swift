@@ -143,11 +143,10 @@ package struct GatewayService: Sendable {
 
     // MARK: Objects
 
-    package static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }()
+    /// Records as stored: keys in their declaration order (the synthesized encoders' order,
+    /// the same every time), not sorted, which would cost a sort of every object's keys on
+    /// every write.
+    package static let encoder = JSONEncoder()
 
     /// The merchant's record `id` of its type's kind, as read.
     /// - Throws: ``GatewayFailure`` `resource_missing` (naming `parameter`) when there is none.

@@ -101,43 +101,52 @@ extension GatewayService {
     /// - Throws: ``GatewayFailure``: a card failure for a number, expiry or code the rules refuse
     ///   (its parameter named `card[...]`), `parameter_missing` for a card without details.
     package func createPaymentMethod(_ new: NewPaymentMethod, merchant: MerchantRecord) async throws(GatewayFailure) -> PaymentMethodRecord {
-        try await failing { () async throws -> PaymentMethodRecord in
-            let id = PaymentMethodID(GatewayIDs.make("pm", random: random))
-            var record = PaymentMethodRecord(id: id, type: new.type, created: now())
-            record.metadata = new.metadata
-            record.billing = new.billing
-            switch new.type {
-            case .card:
-                var given = new.card
-                if let token = new.cardToken {
-                    guard given == nil else { throw GatewayFailure.invalid("card[token]", "Give either a card's details or a token, not both.") }
-                    guard let number = TestPaymentMethods.cardNumber(token: token) else {
-                        throw GatewayFailure.invalid("card[token]", "No such token: '\(token.prefix(100))'", code: .resourceMissing)
-                    }
-                    given = testCard(number)
-                }
-                guard let card = given else { throw GatewayFailure.missing("card") }
-                do {
-                    let (digits, brand) = try CardRules.checkNumber(card.number)
-                    let month = try Self.cardInteger(card.expMonth, name: "exp_month")
-                    let year = try Self.cardInteger(card.expYear, name: "exp_year")
-                    let expiry = try CardRules.checkExpiry(month: month, year: year, today: today())
-                    if let cvc = card.cvc { try CardRules.checkSecurityCode(cvc, brand: brand) }
-                    record.card = .init(
-                        brand: brand, last4: String(digits.suffix(4)), expMonth: expiry.month, expYear: expiry.year, country: "NL",
-                        fingerprint: secrets.fingerprint(cardDigits: digits), outcome: TestAcquirer.outcome(forCardDigits: digits))
-                    if TestAcquirer.exemptOnceSetUp.contains(digits) { record.card?.exemptOnceSetUp = true }
-                } catch let error as CardCheckError {
-                    throw GatewayFailure.card(error)
-                }
-            case .ideal:
-                record.bank = new.bank
-            case .bancontact:
-                break
-            }
-            try await insert(record, id: id, merchant: merchant)
+        let record = try makePaymentMethod(new)
+        return try await failing { () async throws -> PaymentMethodRecord in
+            try await insert(record, id: record.id, merchant: merchant)
             return record
         }
+    }
+
+    /// A new payment method checked by the rules, not yet stored.
+    func makePaymentMethod(_ new: NewPaymentMethod) throws(GatewayFailure) -> PaymentMethodRecord {
+        let id = PaymentMethodID(GatewayIDs.make("pm", random: random))
+        var record = PaymentMethodRecord(id: id, type: new.type, created: now())
+        record.metadata = new.metadata
+        record.billing = new.billing
+        switch new.type {
+        case .card:
+            var given = new.card
+            if let token = new.cardToken {
+                guard given == nil else { throw GatewayFailure.invalid("card[token]", "Give either a card's details or a token, not both.") }
+                guard let number = TestPaymentMethods.cardNumber(token: token) else {
+                    throw GatewayFailure.invalid("card[token]", "No such token: '\(token.prefix(100))'", code: .resourceMissing)
+                }
+                given = testCard(number)
+            }
+            guard let card = given else { throw GatewayFailure.missing("card") }
+            do {
+                let (digits, brand) = try CardRules.checkNumber(card.number)
+                let month = try Self.cardInteger(card.expMonth, name: "exp_month")
+                let year = try Self.cardInteger(card.expYear, name: "exp_year")
+                let expiry = try CardRules.checkExpiry(month: month, year: year, today: today())
+                if let cvc = card.cvc { try CardRules.checkSecurityCode(cvc, brand: brand) }
+                record.card = .init(
+                    brand: brand, last4: String(digits.suffix(4)), expMonth: expiry.month, expYear: expiry.year, country: "NL",
+                    fingerprint: secrets.fingerprint(cardDigits: digits), outcome: TestAcquirer.outcome(forCardDigits: digits))
+                if TestAcquirer.exemptOnceSetUp.contains(digits) { record.card?.exemptOnceSetUp = true }
+            } catch {
+                guard let check = error as? CardCheckError else {
+                    throw (error as? GatewayFailure) ?? GatewayFailure.internal(error, "The card could not be checked.")
+                }
+                throw GatewayFailure.card(check)
+            }
+        case .ideal:
+            record.bank = new.bank
+        case .bancontact:
+            break
+        }
+        return record
     }
 
     /// One of Stripe's test cards, as its test payment methods and tokens give it: expiring in
@@ -157,11 +166,16 @@ extension GatewayService {
         return (method, stored)
     }
 
-    /// Makes the payment method a request gives inline (`payment_method_data`): a failure names
-    /// its parameter inside `payment_method_data[...]`.
-    func inlinePaymentMethod(_ new: NewPaymentMethod, merchant: MerchantRecord) async throws -> PaymentMethodRecord {
+    /// The payment method a request gives inline (`payment_method_data`), and the object to
+    /// store it as, written with the intent it is attached to (one write, not two); a failure
+    /// names its parameter inside `payment_method_data[...]`.
+    func inlinePaymentMethod(_ new: NewPaymentMethod, merchant: MerchantRecord) throws(GatewayFailure) -> (PaymentMethodRecord, StoredEvent) {
         do {
-            return try await createPaymentMethod(new, merchant: merchant)
+            let record = try makePaymentMethod(new)
+            let object = try failingSync {
+                StoredObject(id: record.id.rawValue, merchant: merchant.id, kind: .paymentMethod, created: record.created, body: Array(try Self.encoder.encode(record)))
+            }
+            return (record, StoredEvent(object: object, deliveries: []))
         } catch {
             var failure = error
             if var parameter = failure.parameter {
@@ -171,6 +185,13 @@ extension GatewayService {
                 failure.parameter = "payment_method_data[\(head)]" + parameter.dropFirst(head.count)
             }
             throw failure
+        }
+    }
+
+    /// Like ``failing(_:)``, for work that does not wait.
+    func failingSync<T>(_ body: () throws -> T) throws(GatewayFailure) -> T {
+        do { return try body() } catch let failure as GatewayFailure { throw failure } catch {
+            throw GatewayFailure.internal(error, "The gateway could not finish this request; it can be retried with the same Idempotency-Key.")
         }
     }
 

@@ -139,28 +139,32 @@ extension GatewayService {
             try await checkCustomer(new.fields, merchant: merchant)
             try Self.apply(new.fields, to: &intent)
             var method: PaymentMethodRecord?
+            // An inline method is stored in the intent's own first write.
+            var made: [StoredEvent] = []
             if let data = new.paymentMethodData {
                 guard new.paymentMethod == nil else { throw Self.bothMethods }
-                method = try await attach(try await inlinePaymentMethod(data, merchant: merchant), to: &intent)
+                let (inline, object) = try inlinePaymentMethod(data, merchant: merchant)
+                method = try await attach(inline, to: &intent)
+                made.append(object)
             } else if let methodID = new.paymentMethod {
                 method = try await attach(methodID, to: &intent, merchant)
             }
             // Stored once, with its payment_intent.created event, and when confirmed at once, in
             // the state the confirmation leaves it in (one write instead of two).
             let unsaved = StoredObject(id: id.rawValue, merchant: merchant.id, kind: .paymentIntent, created: now(), body: [])
-            let created = try await event(.paymentIntentCreated, GatewayObjects.paymentIntent(intent, base: base), merchant: merchant)
+            let created = [try await event(.paymentIntentCreated, GatewayObjects.paymentIntent(intent, base: base), merchant: merchant)] + made
             if new.confirm {
-                let confirmed: (intent: PaymentIntentRecord, action: PaymentIntentStateMachine.Action)
+                let confirmed: (intent: PaymentIntentRecord, action: PaymentIntentStateMachine.Action, made: [StoredEvent])
                 do {
                     confirmed = try await confirmation(of: intent, IntentConfirmation(), merchant: merchant, key: .secret, method: method)
                 } catch {
                     // As before a confirmation: the intent exists even when its confirmation is refused.
-                    _ = try await save(intent, over: unsaved, isNew: true, events: [created])
+                    _ = try await save(intent, over: unsaved, isNew: true, events: created)
                     throw error
                 }
-                return try await perform(confirmed.action, on: confirmed.intent, over: unsaved, merchant, base: base, isNew: true, events: [created])
+                return try await perform(confirmed.action, on: confirmed.intent, over: unsaved, merchant, base: base, isNew: true, events: created + confirmed.made)
             }
-            _ = try await save(intent, over: unsaved, isNew: true, events: [created])
+            _ = try await save(intent, over: unsaved, isNew: true, events: created)
             return intent
         }
     }
@@ -195,8 +199,8 @@ extension GatewayService {
     package func confirmPaymentIntent(_ id: PaymentIntentID, _ confirmation: IntentConfirmation, merchant: MerchantRecord, key: KeyKind, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
         try await failing { () async throws -> PaymentIntentRecord in
             let (intent, stored) = try await load(PaymentIntentRecord.self, id: id, merchant: merchant)
-            let (confirmed, action) = try await self.confirmation(of: intent, confirmation, merchant: merchant, key: key, method: nil)
-            return try await perform(action, on: confirmed, over: stored, merchant, base: base)
+            let (confirmed, action, made) = try await self.confirmation(of: intent, confirmation, merchant: merchant, key: key, method: nil)
+            return try await perform(action, on: confirmed, over: stored, merchant, base: base, events: made)
         }
     }
 
@@ -223,10 +227,11 @@ extension GatewayService {
     }
 
     /// The intent after a confirmation's parameters and its state machine's answer, with what
-    /// must be done; nothing written. `method` is its payment method when the caller has it.
+    /// must be done, and the objects to write with it (an inline payment method); nothing
+    /// written. `method` is its payment method when the caller has it.
     package func confirmation(
         of intent: PaymentIntentRecord, _ confirmation: IntentConfirmation, merchant: MerchantRecord, key: KeyKind, method known: PaymentMethodRecord?
-    ) async throws -> (intent: PaymentIntentRecord, action: PaymentIntentStateMachine.Action) {
+    ) async throws -> (intent: PaymentIntentRecord, action: PaymentIntentStateMachine.Action, made: [StoredEvent]) {
         var intent = intent
         if key == .publishable { try Self.checkClientSecret(confirmation.clientSecret, of: intent) }
         if let sessionID = intent.checkoutSession, let session = try await find(CheckoutSessionRecord.self, id: sessionID, merchant: merchant),
@@ -237,9 +242,12 @@ extension GatewayService {
         if let usage = confirmation.setupFutureUsage { intent.setupFutureUsage = usage }
         if let offSession = confirmation.offSession { intent.offSession = offSession ? true : nil }
         var known = known
+        var made: [StoredEvent] = []
         if let data = confirmation.paymentMethodData {
             guard confirmation.paymentMethod == nil else { throw Self.bothMethods }
-            known = try await attach(try await inlinePaymentMethod(data, merchant: merchant), to: &intent)
+            let (inline, object) = try inlinePaymentMethod(data, merchant: merchant)
+            known = try await attach(inline, to: &intent)
+            made.append(object)
         } else if let methodID = confirmation.paymentMethod {
             known = try await attach(methodID, to: &intent, merchant)
         }
@@ -262,7 +270,7 @@ extension GatewayService {
         }
         let action: PaymentIntentStateMachine.Action
         do { action = try intent.machine.confirm(acquirer: outcome) } catch { throw GatewayFailure.state(error, intent: intent) }
-        return (intent, action)
+        return (intent, action, made)
     }
 
     static let bothMethods = GatewayFailure.invalid("payment_method_data", "You may only specify one of these parameters: payment_method, payment_method_data.")

@@ -48,7 +48,9 @@ extension GatewayService {
             var method: PaymentMethodRecord?
             if let data = new.paymentMethodData {
                 guard new.paymentMethod == nil else { throw Self.bothMethods }
-                method = try await inlinePaymentMethod(data, merchant: merchant)
+                let (inline, object) = try inlinePaymentMethod(data, merchant: merchant)
+                try await store.insert(object.object)
+                method = inline
             } else if let methodID = new.paymentMethod {
                 method = try await paymentMethod(methodID, merchant: merchant, parameter: "payment_method").0
             }
@@ -75,7 +77,9 @@ extension GatewayService {
             var method: PaymentMethodRecord?
             if let data = confirmation.paymentMethodData {
                 guard confirmation.paymentMethod == nil else { throw Self.bothMethods }
-                method = try await inlinePaymentMethod(data, merchant: merchant)
+                let (inline, object) = try inlinePaymentMethod(data, merchant: merchant)
+                try await store.insert(object.object)
+                method = inline
             } else if let methodID = confirmation.paymentMethod {
                 method = try await paymentMethod(methodID, merchant: merchant, parameter: "payment_method").0
             }
