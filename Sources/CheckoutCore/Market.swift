@@ -89,14 +89,14 @@ extension CheckoutService {
         let checked = try addresses.map { address in
             guard Address.isCountry(address.country) else { throw CheckoutFailure.invalid("country_invalid", "country is two capital letters (ISO 3166).") }
             return Address(
-                id: GatewayIDs.make("adr", random: gateway.random, length: 12), name: try Self.text(address.name, "name"),
+                id: gateway.newID("adr", length: 12), name: try Self.text(address.name, "name"),
                 line1: try Self.text(address.line1, "line1"), postalCode: try Self.text(address.postalCode, "postal_code", maxLength: 20),
                 city: try Self.text(address.city, "city"), country: address.country)
         }
         let name = try Self.text(name, "name")
         let customer = try await gateway.createCustomer(NewCustomer(name: name), merchant: market.merchant)
         var user = CheckoutUserRecord(
-            id: CheckoutUserID(GatewayIDs.make("usr", random: gateway.random, length: 16)), name: name,
+            id: CheckoutUserID(gateway.newID("usr", length: 16)), name: name,
             business: business, addresses: checked, customer: customer.id.rawValue, created: gateway.now())
         (user.account, user.sealedSeed) = try await createLedgerAccount()
         try await gateway.insert(user, id: user.id, merchant: market.merchant)
@@ -116,7 +116,7 @@ extension CheckoutService {
         guard methods.count <= 10, Set(methods.map(\.name)).count == methods.count else { throw CheckoutFailure.invalid("delivery_invalid", "At most 10 delivery methods, each named once.") }
         guard new.pickup || !methods.isEmpty else { throw CheckoutFailure.invalid("delivery_invalid", "Offer pickup or at least one delivery method.") }
         let listing = ListingRecord(
-            id: ListingID(GatewayIDs.make("lst", random: gateway.random, length: 16)), seller: caller.user.id, title: try Self.text(new.title, "title"),
+            id: ListingID(gateway.newID("lst", length: 16)), seller: caller.user.id, title: try Self.text(new.title, "title"),
             price: try Self.amount(new.price, "price"), currency: "eur", buyNow: new.buyNow, pickup: new.pickup,
             delivery: methods, country: new.country, created: gateway.now())
         try await gateway.insert(listing, id: listing.id, merchant: caller.merchant, customer: caller.user.id.rawValue)
@@ -147,7 +147,7 @@ extension CheckoutService {
         guard listing.seller != caller.user.id else { throw CheckoutFailure.forbidden("A seller does not bid on their own listing.") }
         guard listing.status == .available else { throw CheckoutFailure.conflict("listing_unavailable", "This listing is \(listing.status.rawValue).") }
         let bid = BidRecord(
-            id: BidID(GatewayIDs.make("bid", random: gateway.random, length: 16)), listing: listing.id, buyer: caller.user.id, seller: listing.seller,
+            id: BidID(gateway.newID("bid", length: 16)), listing: listing.id, buyer: caller.user.id, seller: listing.seller,
             amount: amount, currency: listing.currency, machine: BidMachine(buyNow: false), created: gateway.now())
         try await gateway.insert(bid, id: bid.id, merchant: caller.merchant, customer: listing.id.rawValue)
         return bid
@@ -161,7 +161,7 @@ extension CheckoutService {
         guard listing.buyNow else { throw CheckoutFailure.invalid("buy_now_not_offered", "This listing takes bids only.") }
         guard listing.status == .available else { throw CheckoutFailure.conflict("listing_unavailable", "This listing is \(listing.status.rawValue).") }
         let bid = BidRecord(
-            id: BidID(GatewayIDs.make("bid", random: gateway.random, length: 16)), listing: listing.id, buyer: caller.user.id, seller: listing.seller,
+            id: BidID(gateway.newID("bid", length: 16)), listing: listing.id, buyer: caller.user.id, seller: listing.seller,
             amount: listing.price, currency: listing.currency, machine: BidMachine(buyNow: true), created: gateway.now())
         listing.status = .reserved
         listing.bid = bid.id

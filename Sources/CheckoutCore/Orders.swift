@@ -47,7 +47,7 @@ extension CheckoutService {
         }
         guard bid.machine.status == .accepted else { throw CheckoutFailure.conflict("bid_not_accepted", "An order needs an accepted bid; this one is \(bid.machine.status.rawValue).") }
         let order = OrderRecord(
-            id: OrderID(GatewayIDs.make("ord", random: gateway.random, length: 16)), bid: bid.id, listing: listing.id, buyer: bid.buyer, seller: bid.seller,
+            id: OrderID(gateway.newID("ord", length: 16)), bid: bid.id, listing: listing.id, buyer: bid.buyer, seller: bid.seller,
             machine: OrderMachine(paymentMethod: choices.payment), delivery: choices.delivery, address: choices.address, totals: totals,
             created: gateway.now())
         // One order per bid: the bid names its order, written with the order in one go.
@@ -365,7 +365,7 @@ extension CheckoutService {
         guard order.paymentIntent != nil else { throw CheckoutFailure.state(CheckoutStateError(code: "order_unexpected_state", message: "A paid order without a payment.")) }
         // Claimed by the order's version, with the refund's id chosen and the order due a day
         // on, so that a stop from here on is finished once (``CheckoutService/finishRefund``).
-        order.refund = GatewayIDs.make("re", random: gateway.random)
+        order.refund = gateway.newID("re")
         let claimed = try await save(order, over: stored, attentionAt: .some(gateway.now() + CheckoutService.pendingMoveSeconds))
         do {
             order = try await finishRefund(order, claimed, caller.market, refunder: refunder).0

@@ -29,9 +29,17 @@ package struct BalanceMovement: Sendable {
 extension GatewayService {
     /// The id of the balance transaction `source` made: derived from it, so the charge that
     /// names its balance transaction needs not store it, and a movement recorded twice collides.
+    /// Its first characters are its source's time characters, so it sits in the id index
+    /// beside the others made at the same time (see ``GatewayIDs/make(_:random:at:length:)``).
     package static func balanceTransactionID(source: String) -> BalanceTransactionID {
         let digest = Array(SHA256.hash(data: Array("balance transaction \(source)".utf8)))
-        return BalanceTransactionID(GatewayIDs.make("txn", random: { count in Array((digest + digest).prefix(count)) }))
+        let body = source.drop { $0 != "_" }.dropFirst()
+        let leading = Array(body.utf8.prefix(GatewayIDs.timeCharacters))
+        let id = GatewayIDs.make("txn", random: { count in Array((digest + digest).prefix(count)) }, length: 24 - leading.count)
+        guard leading.count == GatewayIDs.timeCharacters, leading.allSatisfy({ GatewayIDs.alphabet.contains($0) }) else {
+            return BalanceTransactionID(GatewayIDs.make("txn", random: { count in Array((digest + digest).prefix(count)) }))
+        }
+        return BalanceTransactionID("txn_" + String(decoding: leading, as: UTF8.self) + id.dropFirst(4))
     }
 
     /// The balance transaction of `movement`, to be written with the change that records it.

@@ -67,7 +67,7 @@ extension GatewayService {
             if new.customer != nil, new.customerEmail != nil {
                 throw GatewayFailure.invalid("customer_email", "You may only specify one of these parameters: customer, customer_email.")
             }
-            let id = CheckoutSessionID(GatewayIDs.make("cs_test", random: random, length: 40))
+            let id = CheckoutSessionID(newID("cs_test", length: 40))
             var intentRequest = NewPaymentIntent(
                 amount: total, currency: new.currency, paymentMethodTypes: new.paymentMethodTypes,
                 fields: IntentFields(customer: new.customer, metadata: new.metadata.mapValues { Optional($0) }))

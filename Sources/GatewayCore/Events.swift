@@ -18,7 +18,7 @@ extension GatewayService {
         let endpoints = try await store.list(kind: .webhookEndpoint, merchant: merchant.id, ListRequest(limit: 100)).objects
             .map { try records.decode(WebhookEndpointRecord.self, $0) }
             .filter { $0.wants(type.rawValue) }
-        let id = GatewayIDs.make("evt", random: random)
+        let id = newID("evt")
         let created = now()
         let event: JSONValue = .object([
             ("id", .string(id)), ("object", "event"), ("api_version", "2024-06-20"), ("created", .number(created)),
@@ -26,7 +26,7 @@ extension GatewayService {
             ("request", .object([("id", .null), ("idempotency_key", .null)])), ("type", .string(type.rawValue)), ("account", .null), ("context", .null),
         ])
         let deliveries = endpoints.map { endpoint in
-            WebhookDelivery(id: GatewayIDs.make("whd", random: random), merchant: merchant.id, event: id, endpoint: endpoint.id.rawValue, nextAttemptAt: created)
+            WebhookDelivery(id: newID("whd"), merchant: merchant.id, event: id, endpoint: endpoint.id.rawValue, nextAttemptAt: created)
         }
         return StoredEvent(object: StoredObject(id: id, merchant: merchant.id, kind: .event, created: created, body: event.compactBytes()), deliveries: deliveries)
     }

@@ -105,7 +105,7 @@ package struct GatewayService: Sendable {
     /// Makes a merchant: two keys (returned once; only their hashes are kept) and a settlement
     /// account on the ledger that trusts the anchor's currencies, its seed sealed.
     package func createMerchant(name: String) async throws -> NewMerchant {
-        let id = GatewayIDs.make("acct", random: random, length: 16)
+        let id = newID("acct", length: 16)
         let secretKey = GatewayIDs.make("sk_test", random: random, length: 32)
         let publishableKey = derivedPublishableKey(merchantID: id)
         let seed = random(32)
@@ -185,12 +185,17 @@ package struct GatewayService: Sendable {
         return updated
     }
 
+    /// A new object's id, made now (its first characters tell when, see ``GatewayIDs/make(_:random:at:length:)``).
+    package func newID(_ prefix: String, length: Int = 24) -> String {
+        GatewayIDs.make(prefix, random: random, at: now(), length: length)
+    }
+
     /// An id derived from an idempotency key (and when it was claimed, so a key reused after
     /// its 24 hours makes a new object), keyed by the server's secret.
     package func derivedID(_ prefix: String, from scope: Idempotency) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Array("\(prefix) \(scope.merchant) \(scope.created) \(scope.key)".utf8), using: SymmetricKey(data: secrets.idKeyBytes))
         let bytes = Array(mac)
-        return GatewayIDs.make(prefix, random: { count in Array((bytes + bytes).prefix(count)) })
+        return GatewayIDs.make(prefix, random: { count in Array((bytes + bytes).prefix(count)) }, at: scope.created)
     }
 
 }

@@ -149,7 +149,7 @@ extension GatewayService {
     /// - Throws: ``GatewayFailure`` `lock_timeout` when the intent changed meanwhile.
     package func capturePart(_ amount: Int64, of intent: PaymentIntentRecord, over stored: StoredObject, merchant: MerchantRecord, base: String) async throws -> PaymentIntentRecord {
         var capture = CaptureRecord(
-            id: CaptureID(GatewayIDs.make("cap", random: random)), paymentIntent: intent.id, amount: amount, currency: intent.currency,
+            id: CaptureID(newID("cap")), paymentIntent: intent.id, amount: amount, currency: intent.currency,
             created: now(), status: .pending)
         var updated = stored
         updated.body = Array(try Self.encoder.encode(intent))

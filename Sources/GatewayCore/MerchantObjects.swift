@@ -110,7 +110,7 @@ extension GatewayService {
 
     /// A new payment method checked by the rules, not yet stored.
     func makePaymentMethod(_ new: NewPaymentMethod) throws(GatewayFailure) -> PaymentMethodRecord {
-        let id = PaymentMethodID(GatewayIDs.make("pm", random: random))
+        let id = PaymentMethodID(newID("pm"))
         var record = PaymentMethodRecord(id: id, type: new.type, created: now())
         record.metadata = new.metadata
         record.billing = new.billing
@@ -210,7 +210,7 @@ extension GatewayService {
     package func createCustomer(_ new: NewCustomer, merchant: MerchantRecord) async throws(GatewayFailure) -> CustomerRecord {
         try await failing { () async throws -> CustomerRecord in
             guard new.metadata.count <= 50 else { throw GatewayFailure.invalid("metadata", "Metadata may have at most 50 keys.") }
-            let id = CustomerID(GatewayIDs.make("cus", random: random, length: 14))
+            let id = CustomerID(newID("cus", length: 14))
             var customer = CustomerRecord(id: id, created: now(), email: new.email, name: new.name, description: new.description, metadata: new.metadata)
             customer.phone = new.phone
             // The method to save is checked first, so a customer is made whole or not at all.
@@ -355,7 +355,7 @@ extension GatewayService {
             let existing = try await store.list(kind: .webhookEndpoint, merchant: merchant.id, ListRequest(limit: 16))
             guard existing.objects.count < 16 else { throw GatewayFailure.invalid(nil, "A merchant may have at most 16 webhook endpoints.") }
             let secret = GatewayIDs.make("whsec", random: random, length: 32)
-            let id = WebhookEndpointID(GatewayIDs.make("we", random: random))
+            let id = WebhookEndpointID(newID("we"))
             var endpoint = WebhookEndpointRecord(id: id, url: url, enabledEvents: events, created: now(), sealedSecret: try secrets.seal(Array(secret.utf8)))
             endpoint.description = description.flatMap { $0.isEmpty ? nil : $0 }
             guard metadata.count <= 50 else { throw GatewayFailure.invalid("metadata", "Metadata may have at most 50 keys.") }

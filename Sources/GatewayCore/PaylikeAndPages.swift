@@ -152,7 +152,7 @@ extension GatewayService {
     package func startPayment(from link: PaymentLinkRecord, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> PaymentIntentRecord {
         guard link.active else { throw GatewayFailure.invalid(nil, "This payment link is no longer active.", code: "payment_link_inactive") }
         return try await failing { () async throws -> PaymentIntentRecord in
-            let id = PaymentIntentID(GatewayIDs.make("pi", random: random))
+            let id = PaymentIntentID(newID("pi"))
             var intent = PaymentIntentRecord(
                 id: id, clientSecret: id.rawValue + "_secret_" + String(GatewayIDs.make("s", random: random).dropFirst(2)), currency: link.currency,
                 created: now(), machine: PaymentIntentStateMachine(amount: link.amount, captureMethod: .automatic),

@@ -117,7 +117,7 @@ extension GatewayService {
             }
             // Under an idempotency key the id comes from the key, so a request retried after the
             // server stopped in the middle of it finds the intent it made instead of making another.
-            let id = PaymentIntentID(idempotency.map { derivedID("pi", from: $0) } ?? GatewayIDs.make("pi", random: random))
+            let id = PaymentIntentID(idempotency.map { derivedID("pi", from: $0) } ?? newID("pi"))
             if idempotency?.resumed == true, let existing = try await store.object(id: id.rawValue, kind: .paymentIntent, merchant: merchant.id) {
                 let intent = try records.decode(PaymentIntentRecord.self, existing)
                 if new.confirm, intent.machine.status == .requiresConfirmation {

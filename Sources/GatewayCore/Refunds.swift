@@ -61,7 +61,7 @@ extension GatewayService {
             if let reason = new.reason, !Self.refundReasons.contains(reason) {
                 throw GatewayFailure.invalid("reason", "Invalid reason: must be duplicate, fraudulent or requested_by_customer.")
             }
-            let id = RefundID(idempotency.map { derivedID("re", from: $0) } ?? GatewayIDs.make("re", random: random))
+            let id = RefundID(idempotency.map { derivedID("re", from: $0) } ?? newID("re"))
             if idempotency?.resumed == true, let existing = try await store.object(id: id.rawValue, kind: .refund, merchant: merchant.id) {
                 let refund = try records.decode(RefundRecord.self, existing)
                 guard refund.status != .failed else {
@@ -155,7 +155,7 @@ extension GatewayService {
             guard let destination = try? AccountID(new.destination) else {
                 throw GatewayFailure.invalid("destination", "The destination must be a Stellar account address (G...).", code: .payoutDestinationInvalid)
             }
-            let id = PayoutID(idempotency.map { derivedID("po", from: $0) } ?? GatewayIDs.make("po", random: random))
+            let id = PayoutID(idempotency.map { derivedID("po", from: $0) } ?? newID("po"))
             let stored = try await payFromSettlement(new.amount, of: new.currency, to: destination, memo: "tender payout \(id)", merchant: merchant, parameter: "amount")
             var payout = PayoutRecord(
                 id: id, amount: new.amount, currency: new.currency.code, destination: new.destination, created: now(),

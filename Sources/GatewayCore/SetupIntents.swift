@@ -38,7 +38,7 @@ extension GatewayService {
         try await failing { () async throws -> SetupIntentRecord in
             guard new.metadata.count <= 50 else { throw GatewayFailure.invalid("metadata", "Metadata may have at most 50 keys.") }
             try await checkCustomer(IntentFields(customer: new.customer), merchant: merchant)
-            let id = SetupIntentID(GatewayIDs.make("seti", random: random))
+            let id = SetupIntentID(newID("seti"))
             var intent = SetupIntentRecord(
                 id: id, clientSecret: id.rawValue + "_secret_" + String(GatewayIDs.make("s", random: random).dropFirst(2)), created: now(), usage: new.usage,
                 metadata: new.metadata)

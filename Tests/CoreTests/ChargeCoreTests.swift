@@ -346,3 +346,22 @@ struct SetupIntentCoreTests {
         }
     }
 }
+
+@Suite("Object ids that sort by when they were made")
+struct TimeOrderedIDTests {
+    @Test func idsSortByTime() {
+        let random: @Sendable (Int) -> [UInt8] = { count in (0..<count).map { _ in UInt8.random(in: 0...247) } }
+        let times: [Int64] = [0, 1, 61, 62, 3_843, 1_800_000_000, 1_800_000_001, 1_900_000_000]
+        let ids = times.map { GatewayIDs.make("pi", random: random, at: $0) }
+        #expect(ids == ids.sorted(), "\(ids)")
+        #expect(ids.allSatisfy { $0.count == 27 && $0.hasPrefix("pi_") })
+        // The same second: the same six leading characters, then random ones.
+        let a = GatewayIDs.make("evt", random: random, at: 1_800_000_000), b = GatewayIDs.make("evt", random: random, at: 1_800_000_000)
+        #expect(a.prefix(10) == b.prefix(10) && a != b)
+        // A balance transaction's id leads with its source's time characters, and is the same every time.
+        let source = "ch_" + ids[5].dropFirst(3)
+        let txn = GatewayService.balanceTransactionID(source: source).rawValue
+        #expect(txn.hasPrefix("txn_" + ids[5].dropFirst(3).prefix(6)) && txn.count == 28 && txn == GatewayService.balanceTransactionID(source: source).rawValue)
+        #expect(GatewayService.balanceTransactionID(source: "x").rawValue.count == 28)
+    }
+}

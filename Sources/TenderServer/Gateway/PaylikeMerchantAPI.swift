@@ -45,7 +45,7 @@ struct PaylikeMerchantAPI: Sendable {
             let amount = try Self.amount(fields)
             do {
                 _ = try await service.refund(
-                    NewRefund(paymentIntent: PaymentIntentID(id), amount: amount, descriptor: fields.descriptor), id: RefundID(GatewayIDs.make("re", random: service.random)), merchant: merchant)
+                    NewRefund(paymentIntent: PaymentIntentID(id), amount: amount, descriptor: fields.descriptor), id: RefundID(service.newID("re")), merchant: merchant)
             } catch let error as GatewayFailure where error.category == .invalidRequest {
                 throw PaylikeProblem(status: .badRequest, code: PaylikeCode.requestInvalid.rawValue, message: error.message)
             }

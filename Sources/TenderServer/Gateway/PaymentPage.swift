@@ -55,7 +55,7 @@ struct PaymentPage: Sendable {
             }
         }
         let link = PaymentLinkRecord(
-            id: PaymentLinkID(GatewayIDs.make("plink", random: service.random)), created: service.now(), amount: amount, currency: currency.code,
+            id: PaymentLinkID(service.newID("plink")), created: service.now(), amount: amount, currency: currency.code,
             description: try form.string("description", maxLength: 500).flatMap { $0.isEmpty ? nil : $0 }, theme: theme,
             metadata: try (form.metadata() ?? [:]).compactMapValues { $0 })
         try await service.createPaymentLink(link, merchant: merchant)
