@@ -67,12 +67,7 @@ extension GatewayService {
     package func confirmSetupIntent(_ id: SetupIntentID, _ confirmation: IntentConfirmation, merchant: MerchantRecord, key: KeyKind, base: String) async throws(GatewayFailure) -> SetupIntentRecord {
         try await failing { () async throws -> SetupIntentRecord in
             var (intent, stored) = try await load(SetupIntentRecord.self, id: id, merchant: merchant)
-            if key == .publishable {
-                guard let secret = confirmation.clientSecret else { throw GatewayFailure.missing("client_secret") }
-                guard Self.constantTimeEqual(secret, intent.clientSecret) else {
-                    throw GatewayFailure.invalid("client_secret", "The client_secret provided does not match the client_secret associated with the SetupIntent.")
-                }
-            }
+            if key == .publishable { try Self.checkClientSecret(confirmation.clientSecret, of: intent) }
             if let returnURL = confirmation.returnURL { intent.returnURL = try Self.checkedURL(returnURL) }
             var method: PaymentMethodRecord?
             if let data = confirmation.paymentMethodData {
@@ -124,11 +119,17 @@ extension GatewayService {
             return (try records.decode(SetupIntentRecord.self, stored), stored, merchant)
         }
         guard let found else { return nil }
-        guard let clientSecret else { throw GatewayFailure.missing("client_secret") }
-        guard Self.constantTimeEqual(clientSecret, found.0.clientSecret) else {
+        try Self.checkClientSecret(clientSecret, of: found.0)
+        return found
+    }
+
+    /// A publishable key (or the customer's browser) reaches a setup intent only with its client
+    /// secret, compared in constant time.
+    package static func checkClientSecret(_ secret: String?, of intent: SetupIntentRecord) throws(GatewayFailure) {
+        guard let secret else { throw GatewayFailure.missing("client_secret") }
+        guard constantTimeEqual(secret, intent.clientSecret) else {
             throw GatewayFailure.invalid("client_secret", "The client_secret provided does not match the client_secret associated with the SetupIntent.")
         }
-        return found
     }
 
     /// A card method attached to a setup intent (setup intents take cards).

@@ -309,12 +309,7 @@ struct GatewayRoutes: Sendable {
             let form = try StripeForm(body: request.uri.query ?? "")
             try form.refuseUnknown(["client_secret"])
             let intent = try await service.retrieve(SetupIntentRecord.self, id: RecordID(try context.parameters.require("id")), merchant: merchant)
-            if kind == .publishable {
-                guard let secret = try form.string("client_secret", maxLength: 255) else { throw StripeError.missing("client_secret") }
-                guard GatewayService.constantTimeEqual(secret, intent.clientSecret) else {
-                    throw StripeError.invalid("client_secret", "The client_secret provided does not match the client_secret associated with the SetupIntent.")
-                }
-            }
+            if kind == .publishable { try GatewayService.checkClientSecret(try form.string("client_secret", maxLength: 255), of: intent) }
             return json(try await expanded(GatewayObjects.setupIntent(intent, base: request.baseURL), form, merchant, request, key: kind))
         }
         v1.post("setup_intents/:id/confirm") { request, context in
