@@ -105,6 +105,14 @@ public enum ChargeChange: Sendable, Equatable {
     case recorded(ChargeAttempt, GatewayEventType)
     /// The succeeded charge's authorisation was captured: `charge.captured`.
     case captured(ChargeAttempt)
+
+    /// The event that reports it, and the charge it carries.
+    public var event: (type: GatewayEventType, charge: ChargeAttempt) {
+        switch self {
+        case .recorded(let charge, let type): (type, charge)
+        case .captured(let charge): (.chargeCaptured, charge)
+        }
+    }
 }
 
 extension PaymentIntentRecord {

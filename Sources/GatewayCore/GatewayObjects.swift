@@ -162,10 +162,10 @@ package enum GatewayObjects {
 
     /// A session's line, with the price Stripe makes of its `price_data`.
     package static func lineItem(_ item: SessionLineItem, index: Int, of session: CheckoutSessionRecord) -> JSONValue {
-        let suffix = "\(session.id.rawValue.dropFirst(8))_\(index)"
+        let suffix = lineItemID(session, index: index).dropFirst(3)
         let total = item.unitAmount * item.quantity
         return .object([
-            ("id", .string("li_" + suffix)), ("object", "item"), ("amount_discount", 0), ("amount_subtotal", .number(total)), ("amount_tax", 0),
+            ("id", .string(lineItemID(session, index: index))), ("object", "item"), ("amount_discount", 0), ("amount_subtotal", .number(total)), ("amount_tax", 0),
             ("amount_total", .number(total)), ("currency", .string(session.currency)), ("description", .string(item.name)),
             ("price", .object([
                 ("id", .string("price_" + suffix)), ("object", "price"), ("active", false), ("billing_scheme", "per_unit"), ("created", .number(session.created)),

@@ -41,27 +41,18 @@ extension GatewayService {
         case .release, .canceled: reported = .paymentIntentCanceled
         case .settle, .none, .askAcquirerLater, .refund: reported = nil
         }
-        // The charge this step makes or moves, reported with it (a capture's and a success's
-        // once settled, with the intent's).
-        let chargeChange = intent.recordCharge(for: action, now: now)
+        // The charge this step makes or moves, reported with it (a settlement's once settled,
+        // with the intent's).
+        let chargeEvent = intent.recordCharge(for: action, now: now)?.event
         var events = events
         if let reported { events.append(try await event(reported, json(intent), merchant: merchant)) }
-        var chargeEvent: (GatewayEventType, ChargeAttempt)?
-        switch chargeChange {
-        case .recorded(let charge, let type): chargeEvent = (type, charge)
-        case .captured(let charge): chargeEvent = (.chargeCaptured, charge)
-        case nil: break
-        }
-        var settles = false
-        if case .settle = action { settles = true }
+        let settles = if case .settle = action { true } else { false }
+        let authorizes = if case .authorized = action { true } else { false }
         if let (type, charge) = chargeEvent, !settles {
             events.append(try await event(type, GatewayObjects.charge(charge, of: intent), merchant: merchant))
         }
         // Paid, and asked to: the method is saved for the intent's customer for later payments.
-        switch action {
-        case .settle, .authorized: try await saveForLater(intent, merchant: merchant)
-        default: break
-        }
+        if settles || authorizes { try await saveForLater(intent, merchant: merchant) }
         // A pending settlement is due for the start-up recovery (a running server never picks
         // it up: the request that made it finishes it).
         let saved = try await save(

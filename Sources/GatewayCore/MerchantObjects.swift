@@ -188,6 +188,27 @@ extension GatewayService {
         }
     }
 
+    /// The payment method a request names (`payment_method`) or gives inline
+    /// (`payment_method_data`, not both), with the object an inline one is to be stored as;
+    /// nil when it gives neither.
+    func requestedMethod(_ id: PaymentMethodID?, _ data: NewPaymentMethod?, merchant: MerchantRecord) async throws -> (method: PaymentMethodRecord, unsaved: StoredEvent?)? {
+        if let data {
+            guard id == nil else { throw Self.bothMethods }
+            let (inline, object) = try inlinePaymentMethod(data, merchant: merchant)
+            return (inline, object)
+        }
+        guard let id else { return nil }
+        return (try await paymentMethod(id, merchant: merchant, parameter: "payment_method").0, nil)
+    }
+
+    static let bothMethods = GatewayFailure.invalid("payment_method_data", "You may only specify one of these parameters: payment_method, payment_method_data.")
+
+    /// The payment method `id`: `known` when it is that one, else read.
+    func method(_ id: String, known: PaymentMethodRecord?, merchant: MerchantRecord) async throws -> PaymentMethodRecord {
+        if let known, known.id.rawValue == id { return known }
+        return try await load(PaymentMethodRecord.self, id: PaymentMethodID(id), merchant: merchant, parameter: "payment_method").0
+    }
+
     /// Like ``failing(_:)``, for work that does not wait.
     func failingSync<T>(_ body: () throws -> T) throws(GatewayFailure) -> T {
         do { return try body() } catch let failure as GatewayFailure { throw failure } catch {

@@ -141,13 +141,9 @@ extension GatewayService {
             var method: PaymentMethodRecord?
             // An inline method is stored in the intent's own first write.
             var made: [StoredEvent] = []
-            if let data = new.paymentMethodData {
-                guard new.paymentMethod == nil else { throw Self.bothMethods }
-                let (inline, object) = try inlinePaymentMethod(data, merchant: merchant)
-                method = try await attach(inline, to: &intent)
-                made.append(object)
-            } else if let methodID = new.paymentMethod {
-                method = try await attach(methodID, to: &intent, merchant)
+            if let requested = try await requestedMethod(new.paymentMethod, new.paymentMethodData, merchant: merchant) {
+                method = try await attach(requested.method, to: &intent)
+                made += requested.unsaved.map { [$0] } ?? []
             }
             // Stored once, with its payment_intent.created event, and when confirmed at once, in
             // the state the confirmation leaves it in (one write instead of two).
@@ -243,22 +239,13 @@ extension GatewayService {
         if let offSession = confirmation.offSession { intent.offSession = offSession ? true : nil }
         var known = known
         var made: [StoredEvent] = []
-        if let data = confirmation.paymentMethodData {
-            guard confirmation.paymentMethod == nil else { throw Self.bothMethods }
-            let (inline, object) = try inlinePaymentMethod(data, merchant: merchant)
-            known = try await attach(inline, to: &intent)
-            made.append(object)
-        } else if let methodID = confirmation.paymentMethod {
-            known = try await attach(methodID, to: &intent, merchant)
+        if let requested = try await requestedMethod(confirmation.paymentMethod, confirmation.paymentMethodData, merchant: merchant) {
+            known = try await attach(requested.method, to: &intent)
+            made += requested.unsaved.map { [$0] } ?? []
         }
         var outcome = AcquirerOutcome.approved
         if let methodID = intent.machine.paymentMethod {
-            let method: PaymentMethodRecord
-            if let known, known.id.rawValue == methodID {
-                method = known
-            } else {
-                method = try await load(PaymentMethodRecord.self, id: PaymentMethodID(methodID), merchant: merchant, parameter: "payment_method").0
-            }
+            let method = try await self.method(methodID, known: known, merchant: merchant)
             if method.type.isBankRedirect, intent.returnURL == nil { throw GatewayFailure.missing("return_url") }
             if intent.offSession == true, method.type.isBankRedirect {
                 throw GatewayFailure.invalid("off_session", "A \(method.type.rawValue) payment needs its customer at the bank: it cannot be made off session.")
@@ -272,8 +259,6 @@ extension GatewayService {
         do { action = try intent.machine.confirm(acquirer: outcome) } catch { throw GatewayFailure.state(error, intent: intent) }
         return (intent, action, made)
     }
-
-    static let bothMethods = GatewayFailure.invalid("payment_method_data", "You may only specify one of these parameters: payment_method, payment_method_data.")
 
     /// Attaches one of the merchant's payment methods (or a new one of a Stripe test payment
     /// method's card) to an intent that allows its type.

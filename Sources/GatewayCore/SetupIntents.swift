@@ -45,15 +45,7 @@ extension GatewayService {
             intent.customer = new.customer.flatMap { $0.rawValue.isEmpty ? nil : $0 }
             intent.description = new.description
             if let returnURL = new.returnURL { intent.returnURL = try Self.checkedURL(returnURL) }
-            var method: PaymentMethodRecord?
-            if let data = new.paymentMethodData {
-                guard new.paymentMethod == nil else { throw Self.bothMethods }
-                let (inline, object) = try inlinePaymentMethod(data, merchant: merchant)
-                try await store.insert(object.object)
-                method = inline
-            } else if let methodID = new.paymentMethod {
-                method = try await paymentMethod(methodID, merchant: merchant, parameter: "payment_method").0
-            }
+            let method = try await savedMethod(new.paymentMethod, new.paymentMethodData, merchant: merchant)
             if let method { try attach(method, to: &intent) }
             var stored = StoredObject(id: id.rawValue, merchant: merchant.id, kind: .setupIntent, customer: intent.customer?.rawValue, created: intent.created, body: [])
             stored = try await save(intent, over: stored, isNew: true, events: [try await event(.setupIntentCreated, GatewayObjects.setupIntent(intent, base: base), merchant: merchant)])
@@ -69,15 +61,7 @@ extension GatewayService {
             var (intent, stored) = try await load(SetupIntentRecord.self, id: id, merchant: merchant)
             if key == .publishable { try Self.checkClientSecret(confirmation.clientSecret, of: intent) }
             if let returnURL = confirmation.returnURL { intent.returnURL = try Self.checkedURL(returnURL) }
-            var method: PaymentMethodRecord?
-            if let data = confirmation.paymentMethodData {
-                guard confirmation.paymentMethod == nil else { throw Self.bothMethods }
-                let (inline, object) = try inlinePaymentMethod(data, merchant: merchant)
-                try await store.insert(object.object)
-                method = inline
-            } else if let methodID = confirmation.paymentMethod {
-                method = try await paymentMethod(methodID, merchant: merchant, parameter: "payment_method").0
-            }
+            let method = try await savedMethod(confirmation.paymentMethod, confirmation.paymentMethodData, merchant: merchant)
             if let method { try attach(method, to: &intent) }
             return try await confirm(intent, over: stored, method: method, merchant: merchant, base: base)
         }
@@ -132,6 +116,14 @@ extension GatewayService {
         }
     }
 
+    /// The method a setup intent's request names or gives inline; an inline one is stored at
+    /// once (a setup intent's writes are not a payment's hot path).
+    private func savedMethod(_ id: PaymentMethodID?, _ data: NewPaymentMethod?, merchant: MerchantRecord) async throws -> PaymentMethodRecord? {
+        guard let requested = try await requestedMethod(id, data, merchant: merchant) else { return nil }
+        if let unsaved = requested.unsaved { try await store.insert(unsaved.object) }
+        return requested.method
+    }
+
     /// A card method attached to a setup intent (setup intents take cards).
     func attach(_ method: PaymentMethodRecord, to intent: inout SetupIntentRecord) throws {
         guard method.type == .card else {
@@ -144,12 +136,7 @@ extension GatewayService {
         var intent = intent
         var outcome = AcquirerOutcome.approved
         if let methodID = intent.machine.paymentMethod {
-            let method: PaymentMethodRecord
-            if let known, known.id.rawValue == methodID {
-                method = known
-            } else {
-                method = try await load(PaymentMethodRecord.self, id: PaymentMethodID(methodID), merchant: merchant, parameter: "payment_method").0
-            }
+            let method = try await self.method(methodID, known: known, merchant: merchant)
             outcome = method.card?.outcome ?? .approved
         }
         let action: SetupIntentStateMachine.Action

@@ -54,15 +54,7 @@ struct GatewayTestPages: Sendable {
                 guard let returnURL = next.returnURL else {
                     return html(message(status == "succeeded" ? "Payment authorised. You may close this page." : "Payment failed. You may close this page.", title: "Done"))
                 }
-                var components = URLComponents(string: returnURL)!
-                components.queryItems = (components.queryItems ?? []) + [
-                    URLQueryItem(name: "payment_intent", value: next.id.rawValue),
-                    URLQueryItem(name: "payment_intent_client_secret", value: next.clientSecret),
-                    URLQueryItem(name: "redirect_status", value: status),
-                ]
-                var headers = HTTPFields()
-                headers[.location] = components.string!
-                return Response(status: .seeOther, headers: headers)
+                return back(to: URLComponents(string: returnURL)!, "payment_intent", next.id.rawValue, secret: next.clientSecret, status: status)
             }
         }
         group.get("test/bank/:id/leave") { request, context in
@@ -83,13 +75,18 @@ struct GatewayTestPages: Sendable {
             return html(message("This card is no longer waiting for you.", title: "Nothing to do"), status: .conflict)
         }
         let status = intent.machine.status == .succeeded ? "succeeded" : "failed"
-        guard let returnURL = intent.returnURL, var components = URLComponents(string: returnURL) else {
+        guard let returnURL = intent.returnURL, let components = URLComponents(string: returnURL) else {
             return html(message(status == "succeeded" ? "Card authenticated. You may close this page." : "Authentication failed. You may close this page.", title: "Done"))
         }
+        return back(to: components, "setup_intent", intent.id.rawValue, secret: intent.clientSecret, status: status)
+    }
+
+    /// The redirect back to the shop's return URL, with the intent (`name`), its client secret
+    /// and how it went, as Stripe returns a customer.
+    func back(to returnURL: URLComponents, _ name: String, _ id: String, secret: String, status: String) -> Response {
+        var components = returnURL
         components.queryItems = (components.queryItems ?? []) + [
-            URLQueryItem(name: "setup_intent", value: intent.id.rawValue),
-            URLQueryItem(name: "setup_intent_client_secret", value: intent.clientSecret),
-            URLQueryItem(name: "redirect_status", value: status),
+            URLQueryItem(name: name, value: id), URLQueryItem(name: name + "_client_secret", value: secret), URLQueryItem(name: "redirect_status", value: status),
         ]
         var headers = HTTPFields()
         headers[.location] = components.string!
