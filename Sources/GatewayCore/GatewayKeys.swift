@@ -12,6 +12,8 @@ package struct ServerSecrets: Sendable {
     private let fingerprintKeyBytes: [UInt8]
     /// Keys the ids derived from idempotency keys.
     package let idKeyBytes: [UInt8]
+    /// Signs the console's session cookies and CSRF tokens.
+    package let consoleKeyBytes: [UInt8]
     private var sealingKey: SymmetricKey { SymmetricKey(data: sealingKeyBytes) }
     private var fingerprintKey: SymmetricKey { SymmetricKey(data: fingerprintKeyBytes) }
 
@@ -24,6 +26,7 @@ package struct ServerSecrets: Sendable {
         sealingKeyBytes = derive("tender settlement seeds")
         fingerprintKeyBytes = derive("tender card fingerprints")
         idKeyBytes = derive("tender idempotent ids")
+        consoleKeyBytes = derive("tender console sessions")
     }
 
     /// Reads the key file under `directory`, or creates it with fresh random bytes.

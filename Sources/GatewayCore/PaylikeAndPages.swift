@@ -196,4 +196,10 @@ extension GatewayService {
     package func merchants() async throws(GatewayFailure) -> [MerchantRecord] {
         try await failing { try await store.merchants() }
     }
+
+    /// The merchant with this id; nil for none.
+    package func merchant(id: String) async throws(GatewayFailure) -> MerchantRecord? {
+        guard id.utf8.count <= 255 else { return nil }
+        return try await failing { try await store.merchant(id: id) }
+    }
 }

@@ -155,6 +155,12 @@ struct ReadParts {
     /// `GET /`: Horizon's root document.
     static func registerRoot(on router: Router<BasicRequestContext>, commits: LedgerCommits, horizon: HorizonRoutes, configuration: TenderConfiguration) {
         router.get("/") { request, _ in
+            // A browser (which asks for HTML first) is led to the console; JSON clients get Horizon's root.
+            if let accept = request.headers[.accept], accept.hasPrefix("text/html") {
+                var headers = HTTPFields()
+                headers[.location] = "/console"
+                return Response(status: .seeOther, headers: headers)
+            }
             let header = commits.header
             let resources = horizon.resources(for: request)
             let root: JSONValue = .object([
@@ -250,6 +256,7 @@ struct LeaderParts {
         let checkoutRoutes = CheckoutRoutes(service: checkout, routes: gatewayRoutes, logger: logger)
         checkoutRoutes.register(on: router)
         ShopPages(routes: checkoutRoutes).register(on: router)
+        ConsoleRoutes(service: gateway, adminKey: gatewayRoutes.adminKey, logger: logger).register(on: router)
         // Links the janitors hand out point at this server (in a cluster, the address it advertises).
         let base = advertised ?? "http://\(configuration.host):\(configuration.port)"
         return LeaderParts(

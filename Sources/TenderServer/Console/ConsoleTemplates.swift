@@ -1,0 +1,171 @@
+import Mustache
+
+/// The console's pages: one layout (header, navigation, main) around each page's body. Every
+/// value is written with `{{ }}`, which escapes it; `{{{ }}}` is used only for the body and
+/// charts the server rendered itself.
+enum ConsoleTemplates {
+    // The templates are part of the program: a mistake in one fails every test at once.
+    static let layout = try! MustacheTemplate(string: """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>{{title}} · Tender console</title>
+        <link rel="stylesheet" href="/assets/tender.css">
+        </head>
+        <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header class="bar"><div class="inner">
+        <a class="brand" href="/console">Tender console</a>
+        {{#signedIn}}
+        <nav aria-label="Console">
+        <ul>
+        <li><a href="/console{{scope}}"{{#homeCurrent}} aria-current="page"{{/homeCurrent}}>Home</a></li>
+        {{#merchantName}}<li><a href="/console/payments{{scope}}"{{#paymentsCurrent}} aria-current="page"{{/paymentsCurrent}}>Payments</a></li>{{/merchantName}}
+        </ul>
+        </nav>
+        <span class="muted">{{who}}</span>
+        <form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="{{csrf}}"><button class="secondary" type="submit">Sign out</button></form>
+        {{/signedIn}}
+        </div></header>
+        <main id="main">
+        {{{body}}}
+        </main>
+        </body>
+        </html>
+        """)
+
+    static let signIn = try! MustacheTemplate(string: """
+        <div class="card signin">
+        <h1>Sign in</h1>
+        {{#error}}<p class="notice error" role="alert">{{error}}</p>{{/error}}
+        <p class="muted">With the admin key of the data directory (<code>admin.key</code>) to see every merchant, or with a merchant's secret key (<code>sk_test_…</code>) to see its own.</p>
+        <form method="post" action="/console/sign-in">
+        <input type="hidden" name="signin" value="{{token}}">
+        <label for="key">Key</label>
+        <input id="key" name="key" type="password" autocomplete="off" required>
+        <button type="submit">Sign in</button>
+        </form>
+        </div>
+        """)
+
+    static let operatorHome = try! MustacheTemplate(string: """
+        <h1>Merchants</h1>
+        <div class="card"><div class="table-wrap">
+        <table>
+        <caption class="muted">{{count}} merchants</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col" class="optional">Settlement account</th><th scope="col" class="num">Balance</th></tr></thead>
+        <tbody>
+        {{#merchants}}<tr><td><a href="/console?merchant={{id}}">{{name}}</a></td><td><code>{{id}}</code></td><td class="optional"><code>{{account}}</code></td><td class="num">{{balance}}</td></tr>{{/merchants}}
+        </tbody>
+        </table>
+        </div></div>
+        """)
+
+    static let home = try! MustacheTemplate(string: """
+        <h1>{{merchantName}}</h1>
+        <div class="grid">
+        <section class="card" aria-labelledby="balance-h"><h2 id="balance-h">Balance</h2>{{#balances}}<p class="figure">{{amount}}</p>{{/balances}}<p class="muted">Available, on the ledger</p></section>
+        <section class="card" aria-labelledby="paid-h"><h2 id="paid-h">Payments, {{days}} days</h2><p class="figure">{{succeeded}}</p><p class="muted">{{volume}}</p></section>
+        <section class="card" aria-labelledby="rate-h"><h2 id="rate-h">Success rate</h2><p class="figure">{{successRate}}</p><p class="muted">{{failed}} failed</p></section>
+        <section class="card" aria-labelledby="refund-h"><h2 id="refund-h">Refunded</h2><p class="figure">{{refunded}}</p><p class="muted">in {{days}} days</p></section>
+        </div>
+        {{^complete}}<p class="notice">More payments were made in these days than the home page reads at once; the figures cover the newest.</p>{{/complete}}
+        <section class="card" aria-labelledby="volume-h"><h2 id="volume-h">Volume per day ({{volumeCurrency}})</h2>{{{volumeChart}}}</section>
+        <section class="card" aria-labelledby="count-h"><h2 id="count-h">Payments per day</h2>{{{countChart}}}</section>
+        <section class="card" aria-labelledby="recent-h"><h2 id="recent-h">Recent payments</h2>{{{recent}}}<p><a href="/console/payments{{scope}}">All payments</a></p></section>
+        """)
+
+    static let paymentsTable = try! MustacheTemplate(string: """
+        <div class="table-wrap">
+        <table>
+        <thead><tr><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Method</th><th scope="col" class="optional">Description</th><th scope="col" class="optional">Id</th><th scope="col">Created</th></tr></thead>
+        <tbody>
+        {{#rows}}<tr><td class="num"><a href="/console/payments/{{id}}{{scope}}">{{amount}}</a></td><td><span class="badge {{tone}}">{{status}}</span></td><td>{{method}}</td><td class="optional">{{description}}</td><td class="optional"><code>{{id}}</code></td><td>{{created}}</td></tr>{{/rows}}
+        {{^rows}}<tr><td colspan="6" class="muted">No payments.</td></tr>{{/rows}}
+        </tbody>
+        </table>
+        </div>
+        """)
+
+    static let payments = try! MustacheTemplate(string: """
+        <h1>Payments</h1>
+        <form class="filters card" method="get" action="/console/payments" role="search" aria-label="Filter payments">
+        {{#merchantID}}<input type="hidden" name="merchant" value="{{merchantID}}">{{/merchantID}}
+        <label>Status<select name="status"><option value="">Any</option>{{#statuses}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/statuses}}</select></label>
+        <label>Method<select name="method"><option value="">Any</option>{{#methods}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/methods}}</select></label>
+        <label>Currency<select name="currency"><option value="">Any</option>{{#currencies}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/currencies}}</select></label>
+        <label>From amount<input name="min" inputmode="decimal" size="8" value="{{min}}"></label>
+        <label>To amount<input name="max" inputmode="decimal" size="8" value="{{max}}"></label>
+        <label>From date<input name="from" type="date" value="{{from}}"></label>
+        <label>To date<input name="to" type="date" value="{{to}}"></label>
+        <label>Id or e-mail<input name="q" size="24" value="{{q}}"></label>
+        <button type="submit">Filter</button>
+        </form>
+        {{#error}}<p class="notice error" role="alert">{{error}}</p>{{/error}}
+        <section class="card" aria-label="Payments found">{{{table}}}
+        <div class="pager">{{#first}}<a href="{{first}}">Newest</a>{{/first}}{{#next}}<a href="{{next}}" rel="next">Older</a>{{/next}}</div>
+        <p class="muted">{{scanned}} read for this page.</p>
+        </section>
+        """)
+
+    static let payment = try! MustacheTemplate(string: """
+        <p><a href="/console/payments{{scope}}">Payments</a></p>
+        <h1>{{amount}} <span class="badge {{tone}}">{{status}}</span></h1>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        {{#error}}<p class="notice error" role="alert">{{error}}</p>{{/error}}
+        <div class="grid">
+        <section class="card" aria-labelledby="facts-h"><h2 id="facts-h">Payment</h2>
+        <dl class="facts">
+        <dt>Id</dt><dd><code>{{id}}</code></dd>
+        <dt>Created</dt><dd>{{created}}</dd>
+        {{#description}}<dt>Description</dt><dd>{{description}}</dd>{{/description}}
+        {{#customer}}<dt>Customer</dt><dd><code>{{customer}}</code></dd>{{/customer}}
+        <dt>Received</dt><dd>{{received}}</dd>
+        <dt>Refunded</dt><dd>{{refunded}}</dd>
+        {{#fee}}<dt>Fee</dt><dd>{{fee}}</dd><dt>Net</dt><dd>{{net}}</dd>{{/fee}}
+        {{#ledger}}<dt>Settled by</dt><dd><a href="/transactions/{{ledger}}"><code>{{ledger}}</code></a></dd>{{/ledger}}
+        {{#metadata}}<dt>{{key}}</dt><dd>{{value}}</dd>{{/metadata}}
+        </dl></section>
+        <section class="card" aria-labelledby="method-h"><h2 id="method-h">Payment method</h2>
+        <dl class="facts">{{#methodFacts}}<dt>{{key}}</dt><dd>{{value}}</dd>{{/methodFacts}}</dl>
+        {{^methodFacts}}<p class="muted">None yet.</p>{{/methodFacts}}
+        </section>
+        </div>
+        <section class="card" aria-labelledby="timeline-h"><h2 id="timeline-h">Timeline</h2>
+        <ol class="timeline">{{#timeline}}<li><strong>{{what}}</strong> <span class="muted">{{when}}</span>{{#detail}}<br>{{detail}}{{/detail}}</li>{{/timeline}}</ol>
+        </section>
+        {{#hasActions}}
+        <section class="card" aria-labelledby="actions-h"><h2 id="actions-h">Actions</h2>
+        <div class="actions">
+        {{#refundable}}
+        <form method="post" action="/console/payments/{{id}}/refund{{scope}}">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="idempotency" value="{{idempotency}}">
+        <label>Refund amount ({{currency}}), empty for all {{refundable}}<input name="amount" inputmode="decimal" size="10"></label>
+        <label>Reason<select name="reason"><option value="">None</option><option value="requested_by_customer">Requested by customer</option><option value="duplicate">Duplicate</option><option value="fraudulent">Fraudulent</option></select></label>
+        <button type="submit">Refund</button>
+        </form>
+        {{/refundable}}
+        {{#capturable}}
+        <form method="post" action="/console/payments/{{id}}/capture{{scope}}">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="idempotency" value="{{idempotency}}">
+        <label>Capture amount ({{currency}}), empty for all {{capturable}}<input name="amount" inputmode="decimal" size="10"></label>
+        <button type="submit">Capture</button>
+        </form>
+        {{/capturable}}
+        {{#cancelable}}
+        <form method="post" action="/console/payments/{{id}}/cancel{{scope}}">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="idempotency" value="{{idempotency}}">
+        <button class="danger" type="submit">Cancel payment</button>
+        </form>
+        {{/cancelable}}
+        </div>
+        </section>
+        {{/hasActions}}
+        """)
+
+    static let message = try! MustacheTemplate(string: """
+        <div class="card"><h1>{{heading}}</h1><p>{{text}}</p><p><a href="/console">Console home</a></p></div>
+        """)
+}
