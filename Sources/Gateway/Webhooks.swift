@@ -120,6 +120,18 @@ public struct WebhookRetryPolicy: Sendable, Equatable {
     }
 }
 
+extension WebhookDelivery {
+    /// The delivery asked for again by hand (the console's Resend): due now, whatever it was.
+    /// Its attempts so far are kept, so one that had used them all is tried once more (and fails
+    /// again for good if that attempt fails); one still within them goes on with its back-off.
+    public func resent(now: Int64) -> WebhookDelivery {
+        var again = self
+        again.status = .pending
+        again.nextAttemptAt = now
+        return again
+    }
+}
+
 /// Stripe's webhook signature: `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, which
 /// `stripe.Webhook.construct_event` verifies (the secret's UTF-8 bytes are the key).
 public enum WebhookSignature {

@@ -117,4 +117,19 @@ extension GatewayService {
             return try await store.deliveries(endpoint: id.rawValue, limit: limit)
         }
     }
+
+    /// Sends one of the merchant's deliveries to an endpoint again, now (see
+    /// ``WebhookDelivery/resent(now:)``), and wakes the deliverer.
+    /// - Throws: ``GatewayFailure`` `resource_missing` for an endpoint or delivery it does not have.
+    package func resendDelivery(_ id: String, endpoint: WebhookEndpointID, merchant: MerchantRecord) async throws(GatewayFailure) -> WebhookDelivery {
+        try await failing { () async throws -> WebhookDelivery in
+            _ = try await load(WebhookEndpointRecord.self, id: endpoint, merchant: merchant)
+            guard let delivery = try await store.deliveries(endpoint: endpoint.rawValue, limit: 100).first(where: { $0.id == id }),
+                  delivery.merchant == merchant.id else { throw GatewayFailure.notFound("webhook delivery", id) }
+            let again = delivery.resent(now: now())
+            try await store.updateDelivery(again)
+            webhookWakeup.signal()
+            return again
+        }
+    }
 }

@@ -235,4 +235,67 @@ struct ConsoleRoutesTests {
             #expect(try await browser.go(client, .get, "/assets/tender.css").body.contains("prefers-color-scheme: dark"))
         }
     }
+
+    @Test func customersBalanceAndWebhooks() async throws {
+        let directory = temporary.file("pages")
+        let app = try await buildApplication(TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero))
+        try await app.test(.router) { client in
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let secret = try await GatewayRoutesTests.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=Shop").json["secret_key"] as! String
+            let customer = try await GatewayRoutesTests.call(client, .post, "/v1/customers", key: secret, body: "email=jane%40example.com&name=Jane+%3Ci%3EDoe%3C/i%3E").json["id"] as! String
+            _ = try await GatewayRoutesTests.call(client, .post, "/v1/customers", key: secret, body: "email=bob%40example.com&name=Bob")
+            let saved = try await GatewayRoutesTests.call(client, .post, "/v1/payment_intents", key: secret,
+                body: "amount=1000&currency=eur&payment_method=pm_card_visa&confirm=true&customer=\(customer)&setup_future_usage=off_session").json
+            #expect(saved["status"] as? String == "succeeded")
+            _ = try await GatewayRoutesTests.call(client, .post, "/v1/refunds", key: secret, body: "payment_intent=\(saved["id"] as! String)&amount=300")
+            let endpoint = try await GatewayRoutesTests.call(client, .post, "/v1/webhook_endpoints", key: secret,
+                body: "url=http%3A%2F%2F127.0.0.1%3A9%2Fhooks&enabled_events[]=charge.refunded").json["id"] as! String
+            _ = try await GatewayRoutesTests.call(client, .post, "/v1/refunds", key: secret, body: "payment_intent=\(saved["id"] as! String)&amount=100")
+
+            let browser = Browser()
+            _ = try await browser.signIn(client, key: secret)
+            // Customers: listed, by e-mail, one with its saved card and its payment.
+            let customers = try await browser.go(client, .get, "/console/customers")
+            #expect(customers.body.contains("Jane &lt;i&gt;Doe&lt;/i&gt;") && customers.body.contains("Bob"))
+            let byEmail = try await browser.go(client, .get, "/console/customers?email=bob%40example.com")
+            #expect(byEmail.body.contains("Bob") && !byEmail.body.contains("Jane"))
+            let jane = try await browser.go(client, .get, "/console/customers/\(customer)")
+            #expect(jane.status == .ok && jane.body.contains("Visa •••• 4242") && jane.body.contains("set up for off session") && jane.body.contains(saved["id"] as! String))
+            #expect(try await browser.go(client, .get, "/console/customers/cus_nobody").status == .notFound)
+
+            // Balance: 10.00 less its fee (0.40) less the refunds (4.00): 5.60, and the balance transactions that make it.
+            let balance = try await browser.go(client, .get, "/console/balance")
+            #expect(balance.body.contains("€5.60") && balance.body.contains("−€3.00") && balance.body.contains("−€1.00") && balance.body.contains("€0.40"))
+            let refunds = try await browser.go(client, .get, "/console/balance?type=refund")
+            #expect(refunds.body.contains("−€3.00") && !refunds.body.contains("€9.60"))
+
+            // Webhooks: the endpoint and its delivery (never tried here: the deliverer does not run in this test).
+            let hooks = try await browser.go(client, .get, "/console/webhooks")
+            #expect(hooks.body.contains("http://127.0.0.1:9/hooks") && hooks.body.contains("pending"))
+            let csrf = hooks.hidden("csrf")!
+            let added = try await browser.go(client, .post, "/console/webhooks", form: [("csrf", csrf), ("action", "add"), ("url", "https://example.com/h"), ("events", "payment_intent.succeeded")])
+            #expect(added.status == .ok && added.body.contains("added") && added.body.contains("https://example.com/h"))
+            let bad = try await browser.go(client, .post, "/console/webhooks", form: [("csrf", csrf), ("action", "add"), ("url", "ftp://x"), ("events", "")])
+            #expect(bad.status == .badRequest && bad.body.contains("notice error"))
+            #expect(try await browser.go(client, .post, "/console/webhooks", form: [("action", "delete"), ("endpoint", endpoint)]).status == .forbidden)
+            let disabled = try await browser.go(client, .post, "/console/webhooks", form: [("csrf", csrf), ("action", "disable"), ("endpoint", endpoint)])
+            #expect(disabled.body.contains("Endpoint disabled"))
+            let read = try await GatewayRoutesTests.call(client, .get, "/v1/webhook_endpoints/\(endpoint)", key: secret).json
+            #expect(read["status"] as? String == "disabled")
+            let missing = try await browser.go(client, .post, "/console/webhooks", form: [("csrf", csrf), ("action", "resend"), ("endpoint", endpoint), ("delivery", "whd_nobody")])
+            #expect(missing.status == .notFound)
+            let deleted = try await browser.go(client, .post, "/console/webhooks", form: [("csrf", csrf), ("action", "delete"), ("endpoint", endpoint)])
+            #expect(deleted.body.contains("Endpoint deleted") && !deleted.body.contains("http://127.0.0.1:9/hooks"))
+        }
+    }
+
+    @Test func aResentDeliveryIsDueNowAndKeepsItsAttempts() {
+        let failed = WebhookDelivery(id: "whd_1", merchant: "acct_1", event: "evt_1", endpoint: "we_1", attempts: 16, nextAttemptAt: 50, status: .failed, lastStatusCode: 500, lastAttemptAt: 40)
+        let again = failed.resent(now: 100)
+        #expect(again.status == .pending && again.nextAttemptAt == 100 && again.attempts == 16 && again.lastStatusCode == 500)
+        // One more failure gives it up again; a success delivers it.
+        let policy = WebhookRetryPolicy()
+        #expect(policy.after(again, statusCode: 500, now: 101).status == .failed)
+        #expect(policy.after(again, statusCode: 200, now: 101).status == .delivered)
+    }
 }

@@ -18,7 +18,7 @@ struct ConsoleRoutes: Sendable {
     let adminKey: String
     let logger: Logger
     let signOuts = ConsoleSignOuts()
-    private var key: [UInt8] { service.secrets.consoleKeyBytes }
+    var key: [UInt8] { service.secrets.consoleKeyBytes }
 
     /// A page's merchant: the session's own, or for the operator the one `?merchant=` names.
     struct Scope {
@@ -44,6 +44,14 @@ struct ConsoleRoutes: Sendable {
             let notice = ((try? StripeForm(body: request.uri.query ?? "").string("notice", maxLength: 40)) ?? nil).flatMap(Self.notice)
             return try await signedIn(request) { try await payment($0, id: id, notice: notice, error: nil, status: .ok) }
         }
+        console.get("customers") { request, _ in try await signedIn(request) { try await customers($0, request) } }
+        console.get("customers/:id") { request, context in
+            let id = try context.parameters.require("id")
+            return try await signedIn(request) { try await customer($0, id: id) }
+        }
+        console.get("balance") { request, _ in try await signedIn(request) { try await balance($0, request) } }
+        console.get("webhooks") { request, _ in try await signedIn(request) { try await webhooks($0) } }
+        console.post("webhooks") { request, _ in try await signedIn(request) { try await changeWebhooks($0, request) } }
         console.post("payments/:id/:action") { request, context in
             let (id, action) = (try context.parameters.require("id"), try context.parameters.require("action"))
             return try await signedIn(request) { try await act($0, request, id: id, action: action) }

@@ -22,7 +22,10 @@ enum ConsoleTemplates {
         <nav aria-label="Console">
         <ul>
         <li><a href="/console{{scope}}"{{#homeCurrent}} aria-current="page"{{/homeCurrent}}>Home</a></li>
-        {{#merchantName}}<li><a href="/console/payments{{scope}}"{{#paymentsCurrent}} aria-current="page"{{/paymentsCurrent}}>Payments</a></li>{{/merchantName}}
+        {{#merchantName}}<li><a href="/console/payments{{scope}}"{{#paymentsCurrent}} aria-current="page"{{/paymentsCurrent}}>Payments</a></li>
+        <li><a href="/console/customers{{scope}}"{{#customersCurrent}} aria-current="page"{{/customersCurrent}}>Customers</a></li>
+        <li><a href="/console/balance{{scope}}"{{#balanceCurrent}} aria-current="page"{{/balanceCurrent}}>Balance</a></li>
+        <li><a href="/console/webhooks{{scope}}"{{#webhooksCurrent}} aria-current="page"{{/webhooksCurrent}}>Webhooks</a></li>{{/merchantName}}
         </ul>
         </nav>
         <span class="muted">{{who}}</span>
@@ -163,6 +166,57 @@ enum ConsoleTemplates {
         </div>
         </section>
         {{/hasActions}}
+        """)
+
+    /// Any table: columns (`title`, `num`) and rows of cells (`text`, and `href`, `code`, `num`, `tone` for a badge).
+    static let table = try! MustacheTemplate(string: """
+        <div class="table-wrap">
+        <table>
+        {{#caption}}<caption class="muted">{{caption}}</caption>{{/caption}}
+        <thead><tr>{{#columns}}<th scope="col"{{#num}} class="num"{{/num}}>{{title}}</th>{{/columns}}</tr></thead>
+        <tbody>
+        {{#rows}}<tr>{{#cells}}<td{{#num}} class="num"{{/num}}>{{#href}}<a href="{{href}}">{{/href}}{{#tone}}<span class="badge {{tone}}">{{/tone}}{{#code}}<code>{{/code}}{{text}}{{#code}}</code>{{/code}}{{#tone}}</span>{{/tone}}{{#href}}</a>{{/href}}</td>{{/cells}}</tr>{{/rows}}
+        {{^rows}}<tr><td colspan="{{width}}" class="muted">{{empty}}</td></tr>{{/rows}}
+        </tbody>
+        </table>
+        </div>
+        """)
+
+    /// A page of sections, each a heading, an optional text and a table or facts the server rendered.
+    static let sections = try! MustacheTemplate(string: """
+        {{#back}}<p><a href="{{back}}">{{backText}}</a></p>{{/back}}
+        <h1>{{heading}}</h1>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        {{#error}}<p class="notice error" role="alert">{{error}}</p>{{/error}}
+        {{#sections}}<section class="card" aria-labelledby="s{{index}}"><h2 id="s{{index}}">{{title}}</h2>{{#text}}<p class="muted">{{text}}</p>{{/text}}{{{html}}}
+        {{#pager}}<div class="pager"><a href="{{pager}}" rel="next">Older</a></div>{{/pager}}</section>{{/sections}}
+        """)
+
+    static let facts = try! MustacheTemplate(string: """
+        <dl class="facts">{{#facts}}<dt>{{key}}</dt><dd>{{#code}}<code>{{/code}}{{value}}{{#code}}</code>{{/code}}</dd>{{/facts}}</dl>
+        """)
+
+    static let webhookForms = try! MustacheTemplate(string: """
+        <form method="post" action="/console/webhooks{{scope}}" class="filters">
+        <input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="action" value="add">
+        <label>Endpoint URL<input name="url" type="url" size="40" required placeholder="https://example.com/webhooks"></label>
+        <label>Events<input name="events" size="30" value="*"></label>
+        <button type="submit">Add endpoint</button>
+        </form>
+        """)
+
+    static let endpointActions = try! MustacheTemplate(string: """
+        <div class="actions">
+        <form method="post" action="/console/webhooks{{scope}}"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="endpoint" value="{{id}}">
+        <input type="hidden" name="action" value="{{toggle}}"><button class="secondary" type="submit">{{toggleText}}</button></form>
+        <form method="post" action="/console/webhooks{{scope}}"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="endpoint" value="{{id}}">
+        <input type="hidden" name="action" value="delete"><button class="danger" type="submit">Delete endpoint</button></form>
+        </div>
+        """)
+
+    static let resend = try! MustacheTemplate(string: """
+        <form method="post" action="/console/webhooks{{scope}}"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="endpoint" value="{{endpoint}}">
+        <input type="hidden" name="delivery" value="{{delivery}}"><input type="hidden" name="action" value="resend"><button class="secondary" type="submit">Resend <span class="sr-only">{{delivery}}</span></button></form>
         """)
 
     static let message = try! MustacheTemplate(string: """

@@ -29,6 +29,7 @@ enum DesignSystem {
         }
         .skip { position: absolute; left: -999px; top: 0; background: var(--surface); padding: 8px; }
         .skip:focus { left: 8px; z-index: 10; }
+        .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
         header.bar { background: var(--surface); border-bottom: 1px solid var(--line); }
         header.bar .inner { max-width: 1100px; margin: 0 auto; padding: 8px var(--gap); display: flex; flex-wrap: wrap; gap: 8px 20px; align-items: center; }
         .brand { font-weight: 700; font-size: 1.1rem; color: var(--text); text-decoration: none; margin-right: auto; }

@@ -1,0 +1,251 @@
+import Foundation
+import Gateway
+import GatewayCore
+import Hummingbird
+
+/// The console's other pages of a merchant: customers and their saved methods, the balance and
+/// its balance transactions, payouts, webhook endpoints and their deliveries.
+extension ConsoleRoutes {
+    struct Column {
+        let title: String
+        var num = false
+    }
+
+    struct Cell {
+        var text: String
+        var href: String? = nil
+        var code = false
+        var num = false
+        var tone: String? = nil
+
+        var values: [String: Any] {
+            var values: [String: Any] = ["text": text]
+            if let href { values["href"] = href }
+            if code { values["code"] = true }
+            if num { values["num"] = true }
+            if let tone { values["tone"] = tone }
+            return values
+        }
+    }
+
+    static func table(_ columns: [Column], _ rows: [[Cell]], empty: String, caption: String? = nil) -> String {
+        var values: [String: Any] = [
+            "columns": columns.map { ["title": $0.title, "num": $0.num] }, "width": columns.count, "empty": empty,
+            "rows": rows.map { ["cells": $0.map(\.values)] },
+        ]
+        if let caption { values["caption"] = caption }
+        return ConsoleTemplates.table.render(values)
+    }
+
+    static func facts(_ facts: [(String, String, Bool)]) -> String {
+        ConsoleTemplates.facts.render(["facts": facts.map { ["key": $0.0, "value": $0.1, "code": $0.2] }])
+    }
+
+    struct Section {
+        let title: String
+        var text: String? = nil
+        let html: String
+        var pager: String? = nil
+    }
+
+    func sectionsPage(_ scope: Scope, title: String, heading: String, current: String, sections: [Section],
+                      back: (String, String)? = nil, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) -> Response {
+        var values: [String: Any] = [
+            "heading": heading,
+            "sections": sections.enumerated().map { index, section -> [String: Any] in
+                var values: [String: Any] = ["index": index, "title": section.title, "html": section.html]
+                if let text = section.text { values["text"] = text }
+                if let pager = section.pager { values["pager"] = pager }
+                return values
+            },
+        ]
+        if let back { values["back"] = back.0; values["backText"] = back.1 }
+        if let notice { values["notice"] = notice }
+        if let error { values["error"] = error }
+        return render(title: title, body: ConsoleTemplates.sections.render(values), scope: scope, current: current, status: status)
+    }
+
+    /// `?merchant=...&name=value` or `?name=value`.
+    static func link(_ path: String, _ scope: Scope, _ items: [(String, String)] = []) -> String {
+        var all: [(String, String)] = []
+        if !scope.query.isEmpty, let merchant = scope.merchant { all.append(("merchant", merchant.id)) }
+        all += items
+        return path + (all.isEmpty ? "" : "?" + all.map { "\($0.0)=\(queryEscaped($0.1))" }.joined(separator: "&"))
+    }
+
+    static func queryValue(_ request: Request, _ name: String) -> String {
+        guard let form = try? StripeForm(body: request.uri.query ?? "") else { return "" }
+        return ((try? form.string(name, maxLength: 255)) ?? nil) ?? ""
+    }
+
+    // MARK: Customers
+
+    func customers(_ scope: Scope, _ request: Request) async throws -> Response {
+        guard let merchant = scope.merchant else { return Self.redirect("/console") }
+        let after = Self.queryValue(request, "after")
+        let email = Self.queryValue(request, "email").trimmingCharacters(in: .whitespaces)
+        let page = try await service.customers(merchant: merchant, page: ListRequest(limit: 25, startingAfter: after.isEmpty ? nil : after), email: email.isEmpty ? nil : email)
+        let rows = page.records.map { customer -> [Cell] in
+            [
+                Cell(text: customer.name ?? "–", href: Self.link("/console/customers/\(customer.id)", scope)), Cell(text: customer.email ?? "–"),
+                Cell(text: customer.id.rawValue, code: true), Cell(text: Self.time(customer.created)),
+            ]
+        }
+        let table = Self.table([Column(title: "Name"), Column(title: "E-mail"), Column(title: "Id"), Column(title: "Created")], rows, empty: "No customers.")
+        let next = page.hasMore ? page.records.last.map { Self.link("/console/customers", scope, [("after", $0.id.rawValue)] + (email.isEmpty ? [] : [("email", email)])) } : nil
+        return sectionsPage(scope, title: "Customers", heading: "Customers", current: "customers", sections: [
+            Section(title: "Customers, newest first", text: email.isEmpty ? nil : "With the e-mail \(email).", html: table, pager: next ?? nil),
+        ])
+    }
+
+    func customer(_ scope: Scope, id: String) async throws -> Response {
+        guard let merchant = scope.merchant else { return Self.redirect("/console") }
+        guard let customer = try await service.find(CustomerRecord.self, id: CustomerID(id), merchant: merchant) else { return notFound(scope) }
+        var facts: [(String, String, Bool)] = [("Id", customer.id.rawValue, true), ("Created", Self.time(customer.created), false)]
+        if let name = customer.name { facts.append(("Name", name, false)) }
+        if let email = customer.email { facts.append(("E-mail", email, false)) }
+        if let phone = customer.phone { facts.append(("Phone", phone, false)) }
+        if let method = customer.defaultPaymentMethod { facts.append(("Default payment method", method.rawValue, true)) }
+        for (key, value) in customer.metadata.sorted(by: { $0.key < $1.key }) { facts.append(("metadata." + key, value, false)) }
+        let methods = try await service.paymentMethods(of: customer.id, type: nil, merchant: merchant, page: ListRequest(limit: 100)).records
+        let methodRows = methods.map { method -> [Cell] in
+            let card = method.card.map { "\($0.brand.displayName) •••• \($0.last4), expires \(String(format: "%02d/%d", $0.expMonth, $0.expYear))" }
+            return [
+                Cell(text: card ?? method.type.rawValue), Cell(text: method.setUpForLater.map { "set up for \($0.rawValue.replacingOccurrences(of: "_", with: " "))" } ?? "–"),
+                Cell(text: method.id.rawValue, code: true), Cell(text: Self.time(method.created)),
+            ]
+        }
+        var filter = PaymentFilter()
+        filter.customer = customer.id
+        let payments = try await service.payments(merchant: merchant, filter: filter, startingAfter: nil, limit: 10)
+        return sectionsPage(scope, title: "Customer \(customer.id)", heading: customer.name ?? customer.email ?? customer.id.rawValue, current: "customers", sections: [
+            Section(title: "Customer", html: Self.facts(facts)),
+            Section(title: "Saved payment methods", html: Self.table(
+                [Column(title: "Method"), Column(title: "Use"), Column(title: "Id"), Column(title: "Saved")], methodRows, empty: "No saved payment methods.")),
+            Section(title: "Latest payments", html: paymentsTable(payments.intents, scope: scope)),
+        ], back: (Self.link("/console/customers", scope), "Customers"))
+    }
+
+    // MARK: Balance and payouts
+
+    func balance(_ scope: Scope, _ request: Request) async throws -> Response {
+        guard let merchant = scope.merchant else { return Self.redirect("/console") }
+        let after = Self.queryValue(request, "after")
+        let typeText = Self.queryValue(request, "type")
+        let type = BalanceTransactionRecord.Kind(rawValue: typeText)
+        let balances = try await service.balances(merchant)
+        let page = try await service.balanceTransactions(merchant: merchant, page: ListRequest(limit: 25, startingAfter: after.isEmpty ? nil : after), type: type, source: nil)
+        let rows = page.records.map { movement -> [Cell] in
+            [
+                Cell(text: movement.type.rawValue.replacingOccurrences(of: "_", with: " ")), Cell(text: Self.money(movement.amount, movement.currency), num: true),
+                Cell(text: Self.money(movement.fee, movement.currency), num: true), Cell(text: Self.money(movement.amount - movement.fee, movement.currency), num: true),
+                Cell(text: movement.source, href: movement.source.hasPrefix("ch_") ? ChargeID(movement.source).attempt.map { Self.link("/console/payments/\($0.paymentIntent)", scope) } : nil, code: true),
+                Cell(text: Self.time(movement.created)),
+            ]
+        }
+        let next = page.hasMore ? page.records.last.map { Self.link("/console/balance", scope, [("after", $0.id.rawValue)] + (type == nil ? [] : [("type", typeText)])) } : nil
+        let payouts = try await service.list(PayoutRecord.self, merchant: merchant, ListRequest(limit: 25)).records
+        let payoutRows = payouts.map { payout -> [Cell] in
+            [
+                Cell(text: Self.money(payout.amount, payout.currency), num: true), Cell(text: payout.destination, code: true),
+                Cell(text: payout.ledgerTransaction, href: "/transactions/\(payout.ledgerTransaction)", code: true), Cell(text: Self.time(payout.created)),
+            ]
+        }
+        return sectionsPage(scope, title: "Balance", heading: "Balance", current: "balance", sections: [
+            Section(title: "Available", text: "What the merchant's settlement account holds on the ledger, and so what the balance transactions add up to.",
+                    html: Self.facts(balances.map { ($0.0.code.uppercased(), Self.money($0.1, $0.0.code), false) })),
+            Section(title: type.map { "Balance transactions: \($0.rawValue)" } ?? "Balance transactions", html: Self.table(
+                [Column(title: "Type"), Column(title: "Amount", num: true), Column(title: "Fee", num: true), Column(title: "Net", num: true), Column(title: "Source"), Column(title: "Created")],
+                rows, empty: "No balance transactions."), pager: next ?? nil),
+            Section(title: "Payouts", html: Self.table(
+                [Column(title: "Amount", num: true), Column(title: "To"), Column(title: "Ledger transaction"), Column(title: "Created")], payoutRows, empty: "No payouts.")),
+        ])
+    }
+
+    // MARK: Webhooks
+
+    func webhooks(_ scope: Scope, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        guard let merchant = scope.merchant else { return Self.redirect("/console") }
+        let csrf = scope.session.csrfToken(key: key)
+        let endpoints = try await service.list(WebhookEndpointRecord.self, merchant: merchant, ListRequest(limit: 16)).records
+        var sections = [Section(title: "Add an endpoint", text: "Events: * for all, or types separated by commas (payment_intent.succeeded, charge.refunded…).",
+                                html: ConsoleTemplates.webhookForms.render(["csrf": csrf, "scope": scope.query]))]
+        for endpoint in endpoints {
+            let deliveries = try await service.deliveries(ofEndpoint: endpoint.id, merchant: merchant, limit: 25)
+            let rows = deliveries.map { delivery -> [Cell] in
+                let tone = switch delivery.status {
+                case .delivered: "good"
+                case .failed: "bad"
+                case .pending: "warn"
+                }
+                return [
+                    Cell(text: delivery.event, code: true), Cell(text: delivery.status.rawValue, tone: tone), Cell(text: String(delivery.attempts), num: true),
+                    Cell(text: delivery.lastStatusCode.map { $0 == 0 ? "no answer" : String($0) } ?? "–"),
+                    Cell(text: delivery.lastAttemptAt.map(Self.time) ?? "–"),
+                    Cell(text: delivery.status == .pending ? Self.time(delivery.nextAttemptAt) : "–"),
+                ]
+            }
+            var table = Self.table(
+                [Column(title: "Event"), Column(title: "Status"), Column(title: "Attempts", num: true), Column(title: "Last answer"), Column(title: "Last tried"), Column(title: "Next retry")],
+                rows, empty: "Nothing delivered yet.", caption: "Latest deliveries")
+            // One Resend per delivery that is not on its way already.
+            let resendable = deliveries.filter { $0.status != .pending || $0.attempts > 0 }
+            if !resendable.isEmpty {
+                table += "<div class=\"actions\">" + resendable.prefix(10).map {
+                    ConsoleTemplates.resend.render(["csrf": csrf, "scope": scope.query, "endpoint": endpoint.id.rawValue, "delivery": $0.id])
+                }.joined() + "</div>"
+            }
+            let facts = Self.facts([
+                ("URL", endpoint.url, true), ("Events", endpoint.enabledEvents.joined(separator: ", "), false),
+                ("Status", endpoint.disabled == true ? "disabled" : "enabled", false), ("Id", endpoint.id.rawValue, true),
+            ])
+            let actions = ConsoleTemplates.endpointActions.render([
+                "csrf": csrf, "scope": scope.query, "id": endpoint.id.rawValue,
+                "toggle": endpoint.disabled == true ? "enable" : "disable", "toggleText": endpoint.disabled == true ? "Enable" : "Disable",
+            ])
+            sections.append(Section(title: endpoint.url, text: endpoint.description, html: facts + actions + table))
+        }
+        return sectionsPage(scope, title: "Webhooks", heading: "Webhooks", current: "webhooks", sections: sections, notice: notice, error: error, status: status)
+    }
+
+    /// Add, disable, enable or delete an endpoint, or resend a delivery, posted from the webhooks page.
+    func changeWebhooks(_ scope: Scope, _ request: Request) async throws -> Response {
+        guard let merchant = scope.merchant else { return notFound(scope) }
+        let form = try await Self.form(request)
+        guard scope.session.acceptsCSRF(try? form.string("csrf", maxLength: 100), key: key) else { return forbidden(scope) }
+        func field(_ name: String) -> String { ((try? form.string(name, maxLength: 2_048)) ?? nil)?.trimmingCharacters(in: .whitespaces) ?? "" }
+        let outcome = await webhookChange(field, merchant: merchant)
+        switch outcome {
+        case .success(let done): return try await webhooks(scope, notice: done)
+        case .failure(let failure):
+            let category = failure.category
+            return try await webhooks(scope, error: failure.message, status: category == .notFound ? .notFound : .badRequest)
+        }
+    }
+
+    /// What a webhooks form asked for, done: the line to show, or the core's refusal.
+    private func webhookChange(_ field: (String) -> String, merchant: MerchantRecord) async -> Result<String, GatewayFailure> {
+        let endpoint = WebhookEndpointID(field("endpoint"))
+        do {
+            switch field("action") {
+            case "add":
+                let events = field("events").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                let (made, _) = try await service.createWebhookEndpoint(url: field("url"), events: events.isEmpty ? ["*"] : events, merchant: merchant)
+                return .success("Endpoint \(made.id) added. Its signing secret is shown once, by the API (POST /v1/webhook_endpoints); make one there to receive signed events you can verify.")
+            case "disable", "enable":
+                _ = try await service.updateWebhookEndpoint(endpoint, url: nil, events: nil, disabled: field("action") == "disable", description: nil, merchant: merchant)
+                return .success(field("action") == "disable" ? "Endpoint disabled: it is sent nothing until enabled." : "Endpoint enabled.")
+            case "delete":
+                try await service.deleteWebhookEndpoint(endpoint, merchant: merchant)
+                return .success("Endpoint deleted.")
+            case "resend":
+                let delivery = try await service.resendDelivery(field("delivery"), endpoint: endpoint, merchant: merchant)
+                return .success("Event \(delivery.event) will be sent again now.")
+            default:
+                return .failure(GatewayFailure.invalid("action", "Unknown action."))
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+}
