@@ -186,7 +186,7 @@ struct ConsoleRoutesTests {
 
             // The payment's page: card, fee, the ledger transaction, the timeline.
             let page = try await browser.go(client, .get, "/console/payments/\(paidID)")
-            #expect(page.status == .ok && page.body.contains("Visa •••• 4242") && page.body.contains("€0.55") && page.body.contains("/transactions/"))
+            #expect(page.status == .ok && page.body.contains("Visa •••• 4242") && page.body.contains("€0.55") && page.body.contains("/console/explorer/transactions/"))
             #expect(page.body.contains("Charge 1 succeeded") && !page.body.contains("4242424242424242"))
 
             // Another merchant sees none of it, and cannot act on it.
@@ -233,6 +233,27 @@ struct ConsoleRoutesTests {
             browser.cookies = kept
             #expect(try await browser.go(client, .get, "/console").location == "/console/sign-in")
             #expect(try await browser.go(client, .get, "/assets/tender.css").body.contains("prefers-color-scheme: dark"))
+
+            // The explorer: the payment's settlement, found from its page, its account and its ledger.
+            let payerBrowser = Browser()
+            _ = try await payerBrowser.signIn(client, key: secretA)
+            let settled = try await payerBrowser.go(client, .get, "/console/payments/\(paidID)")
+            let hashStart = settled.body.range(of: "/console/explorer/transactions/")!.upperBound
+            let hash = String(settled.body[hashStart...].prefix(64))
+            let transaction = try await payerBrowser.go(client, .get, "/console/explorer?q=\(hash)")
+            #expect(transaction.location == "/console/explorer/transactions/\(hash)")
+            let shown = try await payerBrowser.go(client, .get, transaction.location!)
+            #expect(shown.status == .ok && shown.body.contains("tx_success") && shown.body.contains("payment") && shown.body.contains("op_success"))
+            let account = a["settlement_account"] as! String
+            #expect(try await payerBrowser.go(client, .get, "/console/explorer?q=\(account)").location == "/console/explorer/accounts/\(account)")
+            let accountPage = try await payerBrowser.go(client, .get, "/console/explorer/accounts/\(account)")
+            #expect(accountPage.status == .ok && accountPage.body.contains("EUR") && accountPage.body.contains("14.4500000") && accountPage.body.contains("Latest payments"))
+            #expect(try await payerBrowser.go(client, .get, "/console/explorer?q=2").location == "/console/explorer/ledgers/2")
+            #expect(try await payerBrowser.go(client, .get, "/console/explorer/ledgers/2").body.contains("closed_at"))
+            #expect(try await payerBrowser.go(client, .get, "/console/explorer").body.contains("Latest ledgers"))
+            #expect(try await payerBrowser.go(client, .get, "/console/explorer?q=nothing-here").status == .notFound)
+            #expect(try await payerBrowser.go(client, .get, "/console/explorer/ledgers/99999").status == .notFound)
+            #expect(try await payerBrowser.go(client, .get, "/console/explorer/transactions/\(String(repeating: "0", count: 64))").status == .notFound)
         }
     }
 

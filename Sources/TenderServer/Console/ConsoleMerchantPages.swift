@@ -148,7 +148,7 @@ extension ConsoleRoutes {
         let payoutRows = payouts.map { payout -> [Cell] in
             [
                 Cell(text: Self.money(payout.amount, payout.currency), num: true), Cell(text: payout.destination, code: true),
-                Cell(text: payout.ledgerTransaction, href: "/transactions/\(payout.ledgerTransaction)", code: true), Cell(text: Self.time(payout.created)),
+                Cell(text: payout.ledgerTransaction, href: "/console/explorer/transactions/\(payout.ledgerTransaction)", code: true), Cell(text: Self.time(payout.created)),
             ]
         }
         return sectionsPage(scope, title: "Balance", heading: "Balance", current: "balance", sections: [

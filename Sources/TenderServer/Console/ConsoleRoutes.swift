@@ -15,6 +15,8 @@ import Mustache
 /// a CSRF token bound to its session. No script, nothing from elsewhere, a strict CSP.
 struct ConsoleRoutes: Sendable {
     let service: GatewayService
+    /// Horizon's routes: the explorer shows their documents.
+    let horizon: HorizonRoutes
     let adminKey: String
     let logger: Logger
     let signOuts = ConsoleSignOuts()
@@ -52,6 +54,19 @@ struct ConsoleRoutes: Sendable {
         console.get("balance") { request, _ in try await signedIn(request) { try await balance($0, request) } }
         console.get("webhooks") { request, _ in try await signedIn(request) { try await webhooks($0) } }
         console.post("webhooks") { request, _ in try await signedIn(request) { try await changeWebhooks($0, request) } }
+        console.get("explorer") { request, _ in try await signedIn(request) { try await explorer($0, request) } }
+        console.get("explorer/ledgers/:sequence") { request, context in
+            let sequence = try context.parameters.require("sequence")
+            return try await signedIn(request) { try await explorerLedger($0, request, sequence: sequence) }
+        }
+        console.get("explorer/transactions/:hash") { request, context in
+            let hash = try context.parameters.require("hash")
+            return try await signedIn(request) { try await explorerTransaction($0, request, hash: hash) }
+        }
+        console.get("explorer/accounts/:id") { request, context in
+            let id = try context.parameters.require("id")
+            return try await signedIn(request) { try await explorerAccount($0, request, id: id) }
+        }
         console.post("payments/:id/:action") { request, context in
             let (id, action) = (try context.parameters.require("id"), try context.parameters.require("action"))
             return try await signedIn(request) { try await act($0, request, id: id, action: action) }

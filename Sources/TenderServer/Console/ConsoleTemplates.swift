@@ -26,6 +26,7 @@ enum ConsoleTemplates {
         <li><a href="/console/customers{{scope}}"{{#customersCurrent}} aria-current="page"{{/customersCurrent}}>Customers</a></li>
         <li><a href="/console/balance{{scope}}"{{#balanceCurrent}} aria-current="page"{{/balanceCurrent}}>Balance</a></li>
         <li><a href="/console/webhooks{{scope}}"{{#webhooksCurrent}} aria-current="page"{{/webhooksCurrent}}>Webhooks</a></li>{{/merchantName}}
+        <li><a href="/console/explorer"{{#explorerCurrent}} aria-current="page"{{/explorerCurrent}}>Explorer</a></li>
         </ul>
         </nav>
         <span class="muted">{{who}}</span>
@@ -128,7 +129,7 @@ enum ConsoleTemplates {
         <dt>Received</dt><dd>{{received}}</dd>
         <dt>Refunded</dt><dd>{{refunded}}</dd>
         {{#fee}}<dt>Fee</dt><dd>{{fee}}</dd><dt>Net</dt><dd>{{net}}</dd>{{/fee}}
-        {{#ledger}}<dt>Settled by</dt><dd><a href="/transactions/{{ledger}}"><code>{{ledger}}</code></a></dd>{{/ledger}}
+        {{#ledger}}<dt>Settled by</dt><dd><a href="/console/explorer/transactions/{{ledger}}"><code>{{ledger}}</code></a></dd>{{/ledger}}
         {{#metadata}}<dt>{{key}}</dt><dd>{{value}}</dd>{{/metadata}}
         </dl></section>
         <section class="card" aria-labelledby="method-h"><h2 id="method-h">Payment method</h2>
@@ -217,6 +218,17 @@ enum ConsoleTemplates {
     static let resend = try! MustacheTemplate(string: """
         <form method="post" action="/console/webhooks{{scope}}"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="endpoint" value="{{endpoint}}">
         <input type="hidden" name="delivery" value="{{delivery}}"><input type="hidden" name="action" value="resend"><button class="secondary" type="submit">Resend <span class="sr-only">{{delivery}}</span></button></form>
+        """)
+
+    static let explorerSearch = try! MustacheTemplate(string: """
+        <form class="filters" method="get" action="/console/explorer" role="search" aria-label="Search the ledger">
+        <label>Account, transaction hash, ledger or payment id<input name="q" size="60" value="{{q}}"></label>
+        <button type="submit">Search</button>
+        </form>
+        """)
+
+    static let jsonLink = try! MustacheTemplate(string: """
+        <p><a href="{{path}}">Horizon's JSON</a></p>
         """)
 
     static let message = try! MustacheTemplate(string: """

@@ -1,0 +1,196 @@
+import Foundation
+import Hummingbird
+import Ledger
+import StellarBase
+import TenderJSON
+
+/// The console's ledger explorer: the latest ledgers, a ledger, a transaction with its result
+/// codes and operations, an account with its balances, signers, thresholds, offers and payments,
+/// and one search box for an account, a transaction hash, a ledger number or a payment id. Each
+/// page shows Horizon's own documents, made by the same code as Horizon's routes, with a link to
+/// the JSON itself. Open to every signed-in user, as Horizon is.
+extension ConsoleRoutes {
+    /// A field of a JSON object.
+    static func field(_ value: JSONValue?, _ name: String) -> JSONValue? {
+        guard case .object(let fields) = value else { return nil }
+        return fields.first { $0.0 == name }?.1
+    }
+
+    /// A JSON value as a line of text: strings as they are, numbers, booleans, `–` for null.
+    static func text(_ value: JSONValue?) -> String {
+        switch value {
+        case .string(let text): text
+        case .number(let number): String(number)
+        case .unsigned(let number): String(number)
+        case .bool(let flag): flag ? "yes" : "no"
+        case .null, nil: "–"
+        case .array(let values): values.map { text($0) }.joined(separator: ", ")
+        case .object(let fields): fields.map { "\($0.0): \(text($0.1))" }.joined(separator: ", ")
+        case .raw(let bytes): String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// The scalar fields of a Horizon document (its links and long XDR left out), in its order.
+    static func documentFacts(_ document: JSONValue, skipping: Set<String> = []) -> [(String, String, Bool)] {
+        guard case .object(let fields) = document else { return [] }
+        return fields.compactMap { name, value in
+            if name == "_links" || name.hasSuffix("_xdr") || skipping.contains(name) { return nil }
+            switch value {
+            case .array(let values) where values.contains(where: { if case .object = $0 { true } else { false } }): return nil
+            case .object: return (name, text(value), false)
+            default:
+                let shown = text(value)
+                let isCode = name.hasSuffix("account") || name == "hash" || name == "id" || name == "paging_token" || shown.hasPrefix("G") && shown.count == 56
+                return (name, shown, isCode)
+            }
+        }
+    }
+
+    func explorerSearchForm(_ query: String) -> String {
+        ConsoleTemplates.explorerSearch.render(["q": query])
+    }
+
+    /// `/console/explorer`: the latest ledgers and the search box.
+    func explorer(_ scope: Scope, _ request: Request) async throws -> Response {
+        let search = Self.queryValue(request, "q").trimmingCharacters(in: .whitespaces)
+        if !search.isEmpty {
+            if let target = explorerTarget(search, scope: scope) { return Self.redirect(target) }
+            return sectionsPage(scope, title: "Explorer", heading: "Explorer", current: "explorer",
+                                sections: [Section(title: "Search", html: explorerSearchForm(search))],
+                                error: "Nothing is found by that: search takes an account (G…), a transaction hash (64 hexadecimal characters), a ledger number or a payment id (pi_…).",
+                                status: .notFound)
+        }
+        let resources = horizon.resources(for: request)
+        let ledgers = try await horizon.reader.ledgers(PageRequest(limit: 15, descending: true))
+        let rows = ledgers.map { record -> [Cell] in
+            let document = resources.ledger(record)
+            let sequence = Self.text(Self.field(document, "sequence"))
+            return [
+                Cell(text: sequence, href: "/console/explorer/ledgers/\(sequence)", num: true),
+                Cell(text: Self.text(Self.field(document, "closed_at"))),
+                Cell(text: Self.text(Self.field(document, "successful_transaction_count")), num: true),
+                Cell(text: Self.text(Self.field(document, "failed_transaction_count")), num: true),
+                Cell(text: Self.text(Self.field(document, "operation_count")), num: true),
+            ]
+        }
+        return sectionsPage(scope, title: "Explorer", heading: "Explorer", current: "explorer", sections: [
+            Section(title: "Search", html: explorerSearchForm("")),
+            Section(title: "Latest ledgers", text: "Newest first; a ledger closes every second, or as soon as a batch is full.", html: Self.table(
+                [Column(title: "Ledger", num: true), Column(title: "Closed"), Column(title: "Transactions", num: true), Column(title: "Failed", num: true), Column(title: "Operations", num: true)],
+                rows, empty: "No ledgers yet.")),
+        ])
+    }
+
+    /// Where a search leads: an account, a transaction, a ledger, or (for a merchant's view) a payment.
+    func explorerTarget(_ search: String, scope: Scope) -> String? {
+        if (try? AccountID(search)) != nil { return "/console/explorer/accounts/\(search)" }
+        if search.utf8.count == 64, search.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) || (65...70).contains($0) }) {
+            return "/console/explorer/transactions/\(search.lowercased())"
+        }
+        if let sequence = UInt32(search), sequence > 0 { return "/console/explorer/ledgers/\(sequence)" }
+        if search.hasPrefix("pi_"), scope.merchant != nil { return Self.link("/console/payments/\(Self.pathEscaped(search))", scope) }
+        return nil
+    }
+
+    func explorerLedger(_ scope: Scope, _ request: Request, sequence text: String) async throws -> Response {
+        guard let sequence = UInt32(text), sequence > 0, let record = try await horizon.reader.ledger(sequence) else { return notFound(scope) }
+        let document = horizon.resources(for: request).ledger(record)
+        return sectionsPage(scope, title: "Ledger \(sequence)", heading: "Ledger \(sequence)", current: "explorer", sections: [
+            Section(title: "Ledger", html: Self.facts(Self.documentFacts(document)) + jsonLink("/ledgers/\(sequence)")),
+        ], back: ("/console/explorer", "Explorer"))
+    }
+
+    func explorerTransaction(_ scope: Scope, _ request: Request, hash text: String) async throws -> Response {
+        guard text.utf8.count == 64, let bytes = Self.hexBytes(text), let stored = try await horizon.reader.transaction(hash: Bytes32(bytes)) else { return notFound(scope) }
+        let resources = horizon.resources(for: request)
+        let document = resources.transaction(stored)
+        var facts = Self.documentFacts(document, skipping: ["signatures", "memo_bytes"])
+        let codes = Problem.resultCodes(stored.result)
+        facts.insert(("result", Self.text(Self.field(codes, "transaction")), true), at: 0)
+        let operations = try await horizon.reader.operations(PageRequest(limit: 100), filter: OperationFilter(transactionHash: stored.hash, includeFailed: true))
+        let operationCodes: [String] = if case .array(let values) = Self.field(codes, "operations") { values.map { Self.text($0) } } else { [] }
+        let rows = operations.enumerated().map { index, record -> [Cell] in
+            let operation = resources.operation(record)
+            let details = Self.documentFacts(operation, skipping: ["id", "paging_token", "transaction_successful", "source_account", "type", "type_i", "created_at", "transaction_hash"])
+            return [
+                Cell(text: Self.text(Self.field(operation, "type"))),
+                Cell(text: index < operationCodes.count ? operationCodes[index] : "–", code: true),
+                Cell(text: Self.text(Self.field(operation, "source_account")), href: "/console/explorer/accounts/\(Self.text(Self.field(operation, "source_account")))", code: true),
+                Cell(text: details.map { "\($0.0): \($0.1)" }.joined(separator: "; ")),
+            ]
+        }
+        return sectionsPage(scope, title: "Transaction", heading: "Transaction \(stored.hash.hex.prefix(12))…", current: "explorer", sections: [
+            Section(title: "Transaction", html: Self.facts(facts) + jsonLink("/transactions/\(stored.hash.hex)")),
+            Section(title: "Operations", html: Self.table([Column(title: "Type"), Column(title: "Result"), Column(title: "Source"), Column(title: "Details")], rows, empty: "No operations.")),
+        ], back: ("/console/explorer", "Explorer"))
+    }
+
+    func explorerAccount(_ scope: Scope, _ request: Request, id text: String) async throws -> Response {
+        guard let id = try? AccountID(text), let record = try await horizon.reader.account(id) else { return notFound(scope) }
+        let resources = horizon.resources(for: request)
+        let document = resources.account(record)
+        let balances: [JSONValue] = if case .array(let values) = Self.field(document, "balances") { values } else { [] }
+        let balanceRows = balances.map { balance -> [Cell] in
+            let code = Self.text(Self.field(balance, "asset_type")) == "native" ? "XLM" : Self.text(Self.field(balance, "asset_code"))
+            return [
+                Cell(text: code), Cell(text: Self.text(Self.field(balance, "balance")), num: true),
+                Cell(text: Self.field(balance, "limit").map { Self.text($0) } ?? "–", num: true),
+                Cell(text: Self.field(balance, "asset_issuer").map { Self.text($0) } ?? "–", code: true),
+            ]
+        }
+        let signers: [JSONValue] = if case .array(let values) = Self.field(document, "signers") { values } else { [] }
+        let signerRows = signers.map { [Cell(text: Self.text(Self.field($0, "key")), code: true), Cell(text: Self.text(Self.field($0, "weight")), num: true), Cell(text: Self.text(Self.field($0, "type")))] }
+        let payments = try await horizon.reader.operations(PageRequest(limit: 20, descending: true), filter: OperationFilter(account: id, paymentsOnly: true, includeFailed: false))
+        let paymentRows = payments.map { record -> [Cell] in
+            let operation = resources.operation(record)
+            let asset = Self.text(Self.field(operation, "asset_type")) == "native" ? "XLM" : Self.text(Self.field(operation, "asset_code"))
+            let amount = Self.field(operation, "amount").map { Self.text($0) } ?? Self.text(Self.field(operation, "starting_balance"))
+            let hash = Self.text(Self.field(operation, "transaction_hash"))
+            return [
+                Cell(text: Self.text(Self.field(operation, "type"))), Cell(text: "\(amount) \(asset)", num: true),
+                Cell(text: Self.text(Self.field(operation, "from") ?? Self.field(operation, "funder")), code: true),
+                Cell(text: Self.text(Self.field(operation, "to") ?? Self.field(operation, "account")), code: true),
+                Cell(text: hash.prefix(12) + "…", href: "/console/explorer/transactions/\(hash)", code: true),
+            ]
+        }
+        let offers = try await horizon.reader.offers(PageRequest(limit: 50), seller: id, selling: nil, buying: nil)
+        let offerRows = offers.map { offer -> [Cell] in
+            let json = resources.offer(offer)
+            let asset = { (value: JSONValue?) in Self.text(Self.field(value, "asset_type")) == "native" ? "XLM" : Self.text(Self.field(value, "asset_code")) }
+            return [Cell(text: Self.text(Self.field(json, "id")), code: true), Cell(text: "\(Self.text(Self.field(json, "amount"))) \(asset(Self.field(json, "selling")))", num: true),
+                    Cell(text: asset(Self.field(json, "buying"))), Cell(text: Self.text(Self.field(json, "price")), num: true)]
+        }
+        return sectionsPage(scope, title: "Account", heading: "Account \(text.prefix(6))…\(text.suffix(4))", current: "explorer", sections: [
+            Section(title: "Account", html: Self.facts(Self.documentFacts(document, skipping: ["account_id"]).filter { $0.0 != "id" } + [("id", text, true)]) + jsonLink("/accounts/\(text)")),
+            Section(title: "Balances and trustlines", html: Self.table([Column(title: "Asset"), Column(title: "Balance", num: true), Column(title: "Limit", num: true), Column(title: "Issuer")], balanceRows, empty: "No balances.")),
+            Section(title: "Signers", html: Self.table([Column(title: "Key"), Column(title: "Weight", num: true), Column(title: "Type")], signerRows, empty: "No signers.")),
+            Section(title: "Offers", html: Self.table([Column(title: "Offer"), Column(title: "Selling", num: true), Column(title: "Buying"), Column(title: "Price", num: true)], offerRows, empty: "No offers.")),
+            Section(title: "Latest payments", html: Self.table([Column(title: "Type"), Column(title: "Amount", num: true), Column(title: "From"), Column(title: "To"), Column(title: "Transaction")], paymentRows, empty: "No payments.")),
+        ], back: ("/console/explorer", "Explorer"))
+    }
+
+    func jsonLink(_ path: String) -> String {
+        ConsoleTemplates.jsonLink.render(["path": path])
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case 48...57: digit - 48
+        case 97...102: digit - 87
+        case 65...70: digit - 55
+        default: nil
+        }
+    }
+}
