@@ -7,7 +7,7 @@ TENDER_VENV="${TENDER_VENV:-$(pwd)/.venv}"
 TENDER_VENV_LOCK="${TMPDIR:-/tmp}/tender-venv-$(printf '%s' "$TENDER_VENV" | cksum | cut -d' ' -f1).lock"
 (
   flock 9
-  if [ ! -x "$TENDER_VENV/bin/python" ] || ! "$TENDER_VENV/bin/python" -c 'import stellar_sdk, stripe, paylike, sys, importlib.metadata as m; sys.exit(stellar_sdk.__version__ != "16.1.1" or stripe.VERSION != "16.1.0" or m.version("paylike") != "1.0" or m.version("playwright") != "1.65.2")' 2>/dev/null; then
+  if [ ! -x "$TENDER_VENV/bin/python" ] || ! "$TENDER_VENV/bin/python" -c 'import stellar_sdk, stripe, paylike, sys, importlib.metadata as m; sys.exit(stellar_sdk.__version__ != "16.1.1" or stripe.VERSION != "16.1.0" or m.version("paylike") != "1.0" or m.version("playwright") != "1.65.2" or m.version("axe-playwright-python") != "0.1.8")' 2>/dev/null; then
     python3 -m venv "$TENDER_VENV"
     "$TENDER_VENV/bin/pip" install --quiet --disable-pip-version-check -r Scripts/requirements.txt
   fi

@@ -75,21 +75,6 @@ extension GatewayService {
         narrowed.customer = source
         guard let type else { return try await list(BalanceTransactionRecord.self, merchant: merchant, narrowed) }
         // Of one type: pages read until this one is full (a type is not indexed).
-        return try await failing { () async throws -> (records: [BalanceTransactionRecord], hasMore: Bool) in
-            var found: [BalanceTransactionRecord] = []
-            var request = narrowed
-            request.limit = 100
-            let backwards = page.endingBefore != nil
-            while true {
-                let (objects, hasMore) = try await store.list(kind: .balanceTransaction, merchant: merchant.id, request)
-                let read = try objects.map { try records.decode(BalanceTransactionRecord.self, $0) }
-                // Gathered away from the cursor: older ones forwards, newer ones backwards.
-                found += (backwards ? read.reversed() : read).filter { $0.type == type }
-                if found.count > page.limit || !hasMore || objects.isEmpty { break }
-                if backwards { request.endingBefore = objects.first?.id } else { request.startingAfter = objects.last?.id }
-            }
-            let taken = Array(found.prefix(page.limit))
-            return (backwards ? taken.reversed() : taken, found.count > page.limit)
-        }
+        return try await list(BalanceTransactionRecord.self, merchant: merchant, narrowed) { $0.type == type }
     }
 }

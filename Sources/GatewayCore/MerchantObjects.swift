@@ -454,6 +454,29 @@ extension GatewayService {
         }
     }
 
+    /// A page of the merchant's records of its type's kind that `admits` keeps, newest first:
+    /// pages of the store read until this one is full (for what the store does not index).
+    package func list<Record: StoredRecord>(
+        _ type: Record.Type, merchant: MerchantRecord, _ page: ListRequest, where admits: @escaping (Record) -> Bool
+    ) async throws(GatewayFailure) -> (records: [Record], hasMore: Bool) {
+        try await failing { () async throws -> (records: [Record], hasMore: Bool) in
+            var found: [Record] = []
+            var request = page
+            request.limit = 100
+            let backwards = page.endingBefore != nil
+            while true {
+                let (objects, hasMore) = try await store.list(kind: Record.kind, merchant: merchant.id, request)
+                let read = try objects.map { try records.decode(type, $0) }
+                // Gathered away from the cursor: older ones forwards, newer ones backwards.
+                found += (backwards ? read.reversed() : read).filter(admits)
+                if found.count > page.limit || !hasMore || objects.isEmpty { break }
+                if backwards { request.endingBefore = objects.first?.id } else { request.startingAfter = objects.last?.id }
+            }
+            let taken = Array(found.prefix(page.limit))
+            return (backwards ? taken.reversed() : taken, found.count > page.limit)
+        }
+    }
+
     /// The merchant whose key this is, and which key it is; nil for a key nobody has.
     package func merchant(key: String) async throws(GatewayFailure) -> (MerchantRecord, KeyKind)? {
         guard key.utf8.count <= 255 else { return nil }

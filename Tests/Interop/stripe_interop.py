@@ -391,6 +391,10 @@ by_charge = stripe.Refund.create(charge=paid.latest_charge, amount=400)
 expected_eur -= 400
 check("a refund by charge", by_charge.charge == paid.latest_charge and by_charge.payment_intent == paid.id
       and stripe.Charge.retrieve(paid.latest_charge).amount_refunded == 400 and not stripe.Charge.retrieve(paid.latest_charge).refunded)
+check("refunds listed by payment intent and by charge", [r.id for r in stripe.Refund.list(payment_intent=paid.id).data] == [by_charge.id]
+      and [r.id for r in stripe.Refund.list(charge=paid.latest_charge).data] == [by_charge.id]
+      and [r.amount for r in stripe.Refund.list(payment_intent=intent.id).data] == [1000, 300, 500]
+      and stripe.Refund.list(payment_intent=uncaptured.id).data == [])
 raises("a failed charge cannot be refunded", stripe.error.InvalidRequestError, lambda: stripe.Refund.create(charge=tries.data[1].id), code="charge_not_refundable", param="charge")
 raises("an unknown charge", stripe.error.InvalidRequestError, lambda: stripe.Charge.retrieve("ch_nope"), http_status=404, code="resource_missing")
 raises("a refund of an unknown charge", stripe.error.InvalidRequestError, lambda: stripe.Refund.create(charge="ch_nope"), code="resource_missing", param="charge")

@@ -150,6 +150,31 @@ struct InteropTests {
         }
     }
 
+    /// The console in Debian's Chromium: every check of Tests/Interop/console_page.py must pass
+    /// (payments made with the stripe library listed and acted on, a webhook resent, the explorer,
+    /// another merchant's 404, axe-core on every page); screenshots at desktop and phone width go
+    /// to .build/screenshots/console.
+    @Test(arguments: [ServedStore.sqlite, .postgres])
+    func consoleInChromium(_ store: ServedStore) async throws {
+        try Self.installChromium()
+        let temporary = TemporaryDirectory("console-page")
+        defer { temporary.remove() }
+        let data = temporary.path + "/data"
+        let served = try await ServedTender.start(store, ["serve", "--port", "0", "--data", data, "--close-interval", "0.05"])
+        do {
+            let adminKey = try String(contentsOfFile: data + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let shots = PythonScripts.packageRoot.path + "/.build/screenshots/console-\(store)"
+            try? FileManager.default.removeItem(atPath: shots)
+            try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+            try await Self.runPython("Tests/Interop/console_page.py", [served.url, adminKey, "/usr/bin/chromium", shots])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 20)
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
     /// The marketplace's `/shop` page in Debian's Chromium: `tender checkout demo` seeds it, and
     /// Tests/Interop/shop_page.py buys now, changes the delivery (the total follows), pays by
     /// iDEAL through the bank page and sees the order paid; screenshots go to

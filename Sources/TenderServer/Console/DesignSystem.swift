@@ -54,6 +54,7 @@ enum DesignSystem {
         .badge.bad { background: var(--bad-bg); color: var(--bad); }
         .badge.warn { background: var(--warn-bg); color: var(--warn); }
         form.filters { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: flex-end; }
+        form.filters > label, .actions label { min-width: 0; max-width: 100%; }
         label { display: block; font-size: 0.9rem; color: var(--muted); }
         input, select, textarea { font: inherit; color: var(--text); background: var(--surface); border: 1px solid var(--muted); border-radius: 6px; padding: 6px 8px; max-width: 100%; }
         label > input, label > select { display: block; margin-top: 2px; color: var(--text); }

@@ -144,7 +144,23 @@ struct GatewayRoutes: Sendable {
             try await retrieve(request, context, RefundRecord.self, render: GatewayObjects.refund)
         }
         v1.get("refunds") { request, context in
-            try await list(request, context, RefundRecord.self, path: "/v1/refunds") { $0.map(GatewayObjects.refund) }
+            // Stripe's filters: the refunds of one payment intent, or of one charge (its intent's).
+            let merchant = try context.merchant(allowPublishable: false).0
+            let form = try StripeForm(body: request.uri.query ?? "")
+            let page = try listRequest(form, known: ["payment_intent", "charge"])
+            var intent = try form.string("payment_intent", maxLength: 255).map { PaymentIntentID($0) }
+            if let charge = try form.string("charge", maxLength: 255) {
+                guard let attempt = ChargeID(charge).attempt, intent == nil || intent == attempt.paymentIntent else {
+                    throw StripeError.invalid("charge", "No such charge: '\(charge.prefix(100))'", code: "resource_missing")
+                }
+                intent = attempt.paymentIntent
+            }
+            let (records, hasMore) = if let intent {
+                try await service.list(RefundRecord.self, merchant: merchant, page) { $0.paymentIntent == intent }
+            } else {
+                try await service.list(RefundRecord.self, merchant: merchant, page)
+            }
+            return json(try await expanded(GatewayObjects.list(records.map(GatewayObjects.refund), hasMore: hasMore, url: "/v1/refunds"), form, merchant, request))
         }
         v1.post("payment_intents") { request, context in
             try await post(request, context) { merchant, _, form, idempotency in
