@@ -118,6 +118,13 @@ with sync_playwright() as playwright:
     visit(page, phone, "/console", "home")
     check("home shows the balance: 25.00 less 1.5% and 0.25", "€24.37" in page.text_content("main"))
     check("home draws the day's payments", page.locator("svg.chart rect.bar").count() >= 14)
+    # Live: a payment made now appears on the open home page without a reload.
+    page.evaluate("window.consoleMarker = 'still here'")
+    page.wait_for_timeout(500)
+    arrived = stripe.PaymentIntent.create(amount=1200, currency="eur", payment_method="pm_card_visa", confirm=True)
+    expect(page.locator("main table")).to_contain_text(arrived.id)
+    check("a new payment appears on the open home page, live", page.evaluate("window.consoleMarker") == "still here"
+          and "Updated" in page.text_content("#live-status"))
 
     visit(page, phone, "/console/payments", "payments")
     rows = page.text_content("table")

@@ -3,6 +3,7 @@ import Foundation
 import Gateway
 import GatewayCore
 import Hummingbird
+import LedgerService
 import Logging
 import Mustache
 
@@ -19,6 +20,8 @@ struct ConsoleRoutes: Sendable {
     let horizon: HorizonRoutes
     let adminKey: String
     let logger: Logger
+    /// Paces the live page's reads.
+    let clock: any Clock<Duration>
     let signOuts = ConsoleSignOuts()
     var key: [UInt8] { service.secrets.consoleKeyBytes }
 
@@ -36,6 +39,8 @@ struct ConsoleRoutes: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.get("assets/tender.css") { _, _ in PaymentPage.asset(DesignSystem.styleSheet, type: "text/css; charset=utf-8") }
         let console = router.group("console")
+        router.get("assets/console.js") { _, _ in PaymentPage.asset(Self.script, type: "text/javascript; charset=utf-8") }
+        console.get("live") { request, _ in try await signedIn(request) { live($0) } }
         console.get("sign-in") { request, _ in signInPage(request, error: nil, status: .ok) }
         console.post("sign-in") { request, _ in try await signIn(request) }
         console.post("sign-out") { request, _ in try await signOut(request) }
@@ -360,6 +365,84 @@ struct ConsoleRoutes: Sendable {
         }
     }
 
+    // MARK: Live
+
+    /// `/console/live`: server-sent events for the merchant's home page. After each ledger the
+    /// server commits (or its heartbeat), at most every ``livePace``, the newest payments and the balance are read (from the
+    /// core's cache); when they changed, a `change` event tells the page to fetch itself again.
+    func live(_ scope: Scope) -> Response {
+        guard let merchant = scope.merchant else { return notFound(scope) }
+        let (service, commits, logger, clock) = (self.service, horizon.commits, self.logger, self.clock)
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: "retry: 2000\nevent: open\ndata: \"hello\"\n\n"))
+            var seen = commits.latest
+            var last: String?
+            var quiet = Duration.zero
+            while !commits.isClosed && !Task.isShuttingDownGracefully && !Task.isCancelled {
+                let state: String
+                do {
+                    let newest = try await service.payments(merchant: merchant, filter: PaymentFilter(), startingAfter: nil, limit: 5).intents
+                    let balances = try await service.balances(merchant)
+                    state = newest.map { "\($0.id) \($0.machine.status.rawValue) \($0.machine.amountReceived) \($0.machine.amountRefunded)" }.joined(separator: ",")
+                        + balances.map { " \($0.1)" }.joined()
+                } catch {
+                    logger.error("console live read failed: \(error)")
+                    break
+                }
+                if let last, last != state {
+                    try await writer.write(ByteBuffer(string: "event: change\ndata: \"payments\"\n\n"))
+                    quiet = .zero
+                }
+                last = state
+                // At most two reads a second, however fast ledgers close (under load they close
+                // hundreds of times a second, and an open console must not slow the payments).
+                try? await clock.sleep(for: Self.livePace)
+                let latest = await commits.wait(after: seen)
+                if latest == seen {
+                    quiet += LedgerCommits.heartbeatInterval
+                    if quiet >= HorizonRoutes.streamKeepAlive {
+                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        quiet = .zero
+                    }
+                }
+                seen = latest
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache"], body: body)
+    }
+
+    static let livePace: Duration = .milliseconds(500)
+
+    /// The console's one script: a page marked `data-live` listens to `/console/live` and, on a
+    /// change, fetches itself and puts the new content in place (and says so to a screen reader).
+    static let script = """
+        "use strict";
+        (function () {
+          var marked = document.querySelector("[data-live]");
+          if (!marked || !window.EventSource) { return; }
+          var source = new EventSource(marked.getAttribute("data-live"));
+          var busy = false;
+          source.addEventListener("change", function () {
+            if (busy) { return; }
+            busy = true;
+            fetch(location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" }).then(function (response) {
+              return response.ok ? response.text() : null;
+            }).then(function (text) {
+              busy = false;
+              if (!text) { return; }
+              var next = new DOMParser().parseFromString(text, "text/html").querySelector("[data-live]");
+              var now = document.querySelector("[data-live]");
+              if (next && now) {
+                now.replaceChildren.apply(now, Array.prototype.slice.call(next.childNodes));
+                var status = document.getElementById("live-status");
+                if (status) { status.textContent = "Updated with the latest payments."; }
+              }
+            }).catch(function () { busy = false; });
+          });
+        })();
+        """
+
     // MARK: Actions
 
     /// Refund, capture or cancel, posted from a payment's page: the session's CSRF token, then
@@ -460,7 +543,7 @@ struct ConsoleRoutes: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[HTTPFields.headerName("Content-Security-Policy")] =
-            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+            "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
         headers[HTTPFields.headerName("Referrer-Policy")] = "no-referrer"
         headers[HTTPFields.headerName("X-Content-Type-Options")] = "nosniff"
         headers[.cacheControl] = "no-store"

@@ -68,6 +68,8 @@ enum ConsoleTemplates {
         """)
 
     static let home = try! MustacheTemplate(string: """
+        <p id="live-status" class="sr-only" aria-live="polite"></p>
+        <div data-live="/console/live{{scope}}">
         <h1>{{merchantName}}</h1>
         <div class="grid">
         <section class="card" aria-labelledby="balance-h"><h2 id="balance-h">Balance</h2>{{#balances}}<p class="figure">{{amount}}</p>{{/balances}}<p class="muted">Available, on the ledger</p></section>
@@ -79,6 +81,8 @@ enum ConsoleTemplates {
         <section class="card" aria-labelledby="volume-h"><h2 id="volume-h">Volume per day ({{volumeCurrency}})</h2>{{{volumeChart}}}</section>
         <section class="card" aria-labelledby="count-h"><h2 id="count-h">Payments per day</h2>{{{countChart}}}</section>
         <section class="card" aria-labelledby="recent-h"><h2 id="recent-h">Recent payments</h2>{{{recent}}}<p><a href="/console/payments{{scope}}">All payments</a></p></section>
+        </div>
+        <script src="/assets/console.js"></script>
         """)
 
     static let paymentsTable = try! MustacheTemplate(string: """
