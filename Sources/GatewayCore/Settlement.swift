@@ -116,7 +116,12 @@ extension GatewayService {
 
     /// The merchant's settlement balances on the ledger, in minor units per currency.
     package func balances(_ merchant: MerchantRecord) async throws -> [(GatewayCurrency, Int64)] {
-        let account = try AccountID(merchant.settlementAccount)
+        try await balances(ofAccount: merchant.settlementAccount)
+    }
+
+    /// An account's balances of the anchor's currencies on the ledger, in minor units.
+    package func balances(ofAccount address: String) async throws -> [(GatewayCurrency, Int64)] {
+        let account = try AccountID(address)
         let assets = GatewayCurrency.supported.compactMap { currency in anchor.currency(code: currency.assetCode).map { (currency, $0.asset) } }
         return await writer.read { state in
             assets.map { currency, asset in

@@ -256,7 +256,7 @@ struct LeaderParts {
         let checkoutRoutes = CheckoutRoutes(service: checkout, routes: gatewayRoutes, logger: logger)
         checkoutRoutes.register(on: router)
         ShopPages(routes: checkoutRoutes).register(on: router)
-        ConsoleRoutes(service: gateway, horizon: horizon, adminKey: gatewayRoutes.adminKey, logger: logger, clock: clock).register(on: router)
+        ConsoleRoutes(service: gateway, checkout: checkout, horizon: horizon, adminKey: gatewayRoutes.adminKey, logger: logger, clock: clock).register(on: router)
         // Links the janitors hand out point at this server (in a cluster, the address it advertises).
         let base = advertised ?? "http://\(configuration.host):\(configuration.port)"
         return LeaderParts(

@@ -443,6 +443,49 @@ struct CheckoutRoutesTests {
         }
     }
 
+    /// The console's marketplace pages: orders by status, the escrow beside its ledger account
+    /// (equal), an order's story; a merchant that is not a marketplace has none of it.
+    @Test func theConsoleShowsOrdersAndEscrow() async throws {
+        try await withWorld { client, world, admin in
+            let customer = try #require(try await Self.call(client, .get, "/checkout/v1/me", token: world.buyer)["customer"] as? String)
+            let card = try #require(try await Self.form(client, "/v1/payment_methods", key: world.marketplaceKey, "type=card&card[number]=4242424242424242&card[exp_month]=12&card[exp_year]=2030&card[cvc]=123")["id"] as? String)
+            _ = try await Self.form(client, "/v1/payment_methods/\(card)/attach", key: world.marketplaceKey, "customer=\(customer)")
+            var orders: [String] = []
+            for _ in 0..<2 {
+                let mug = try #require(try await Self.call(client, .post, "/checkout/v1/listings", token: world.seller, json: #"{"title":"Mug <i>","price":500,"pickup":true,"country":"NL"}"#)["id"] as? String)
+                let bid = try #require(try await Self.call(client, .post, "/checkout/v1/listings/\(mug)/buy", token: world.buyer)["id"] as? String)
+                let order = try #require(try await Self.call(client, .post, "/checkout/v1/orders", token: world.buyer, json: #"{"bid":"\#(bid)","payment_method":"card"}"#)["id"] as? String)
+                _ = try await Self.call(client, .post, "/checkout/v1/orders/\(order)/pay", token: world.buyer, json: #"{"card":"\#(card)","return_url":"https://shop.example/back"}"#)
+                orders.append(order)
+            }
+            #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(orders[1])/ship", token: world.seller)["status"] as? String == "shipped")
+            #expect(try await Self.call(client, .post, "/checkout/v1/orders/\(orders[1])/confirm", token: world.buyer)["status"] as? String == "completed")
+
+            let browser = ConsoleRoutesTests.Browser()
+            #expect(try await browser.signIn(client, key: world.marketplaceKey).location == "/console")
+            #expect(try await browser.go(client, .get, "/console").body.contains("/console/marketplace"))
+            let page = try await browser.go(client, .get, "/console/marketplace")
+            #expect(page.status == .ok && page.body.contains("What the orders hold equals the escrow account on the ledger."))
+            // One paid order of €5.15 in escrow, and the ledger's escrow account says the same.
+            #expect(page.body.components(separatedBy: "€5.15").count >= 3 && page.body.contains(orders[0]) && page.body.contains(orders[1]))
+            let paid = try await browser.go(client, .get, "/console/marketplace?status=paid")
+            #expect(paid.body.contains(orders[0]) && !paid.body.contains(orders[1]))
+            #expect(try await browser.go(client, .get, "/console/marketplace?status=nope").status == .notFound)
+            let story = try await browser.go(client, .get, "/console/marketplace/orders/\(orders[1])")
+            #expect(story.status == .ok && story.body.contains("Released to seller and marketplace") && story.body.contains("Held in escrow") && story.body.contains("Shipped"))
+            #expect(story.body.contains("Mug &lt;i&gt;") && story.body.contains("Sam Seller") && story.body.contains("/console/payments/pi_"))
+            #expect(try await browser.go(client, .get, "/console/marketplace/orders/ord_nobody").status == .notFound)
+
+            // A merchant that is not a marketplace has no marketplace page, and cannot read the orders.
+            let shop = try #require(try await Self.form(client, "/v1/admin/merchants", key: admin, "name=Shop")["secret_key"] as? String)
+            let other = ConsoleRoutesTests.Browser()
+            _ = try await other.signIn(client, key: shop)
+            #expect(try await other.go(client, .get, "/console/marketplace").status == .notFound)
+            #expect(try await other.go(client, .get, "/console/marketplace/orders/\(orders[0])").status == .notFound)
+            #expect(!(try await other.go(client, .get, "/console").body.contains("/console/marketplace")))
+        }
+    }
+
     /// A stop after an order's hold reached the ledger but before it was recorded, and a stop
     /// after an order was marked completed but before its release: the next start finds the
     /// first on the ledger (not held twice) and makes the second (released once).

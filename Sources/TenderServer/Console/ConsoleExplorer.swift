@@ -170,7 +170,7 @@ extension ConsoleRoutes {
     }
 
     func jsonLink(_ path: String) -> String {
-        ConsoleTemplates.jsonLink.render(["path": path])
+        ConsoleTemplates.link.render(["href": path, "text": "Horizon's JSON"])
     }
 
     static func hexBytes(_ text: String) -> [UInt8]? {

@@ -1,3 +1,4 @@
+import CheckoutCore
 import Crypto
 import Foundation
 import Gateway
@@ -16,6 +17,7 @@ import Mustache
 /// a CSRF token bound to its session. No script, nothing from elsewhere, a strict CSP.
 struct ConsoleRoutes: Sendable {
     let service: GatewayService
+    let checkout: CheckoutService
     /// Horizon's routes: the explorer shows their documents.
     let horizon: HorizonRoutes
     let adminKey: String
@@ -29,6 +31,8 @@ struct ConsoleRoutes: Sendable {
     struct Scope {
         let session: ConsoleSession
         let merchant: MerchantRecord?
+        /// Whether the merchant is a marketplace (its pages are shown).
+        var isMarketplace = false
         /// `?merchant=...` for the operator's links (empty for a merchant, whose links need none).
         var query: String {
             guard case .admin = session.role, let merchant else { return "" }
@@ -59,6 +63,11 @@ struct ConsoleRoutes: Sendable {
         console.get("balance") { request, _ in try await signedIn(request) { try await balance($0, request) } }
         console.get("webhooks") { request, _ in try await signedIn(request) { try await webhooks($0) } }
         console.post("webhooks") { request, _ in try await signedIn(request) { try await changeWebhooks($0, request) } }
+        console.get("marketplace") { request, _ in try await signedIn(request) { try await marketplacePage($0, request) } }
+        console.get("marketplace/orders/:id") { request, context in
+            let id = try context.parameters.require("id")
+            return try await signedIn(request) { try await orderPage($0, id: id) }
+        }
         console.get("explorer") { request, _ in try await signedIn(request) { try await explorer($0, request) } }
         console.get("explorer/ledgers/:sequence") { request, context in
             let sequence = try context.parameters.require("sequence")
@@ -98,7 +107,9 @@ struct ConsoleRoutes: Sendable {
                 merchant = found
             }
         }
-        return try await page(Scope(session: session, merchant: merchant))
+        var scope = Scope(session: session, merchant: merchant)
+        if let merchant { scope.isMarketplace = try await checkout.marketplaceIfAny(merchant) != nil }
+        return try await page(scope)
     }
 
     func session(_ request: Request) -> ConsoleSession? {
@@ -526,6 +537,7 @@ struct ConsoleRoutes: Sendable {
             case .merchant: scope.merchant?.name ?? ""
             }
             if let merchant = scope.merchant { values["merchantName"] = merchant.name }
+            if scope.isMarketplace { values["isMarketplace"] = true }
             if let current { values[current + "Current"] = true }
         }
         return Self.html(ConsoleTemplates.layout.render(values), status: status)

@@ -26,6 +26,7 @@ enum ConsoleTemplates {
         <li><a href="/console/customers{{scope}}"{{#customersCurrent}} aria-current="page"{{/customersCurrent}}>Customers</a></li>
         <li><a href="/console/balance{{scope}}"{{#balanceCurrent}} aria-current="page"{{/balanceCurrent}}>Balance</a></li>
         <li><a href="/console/webhooks{{scope}}"{{#webhooksCurrent}} aria-current="page"{{/webhooksCurrent}}>Webhooks</a></li>{{/merchantName}}
+        {{#isMarketplace}}<li><a href="/console/marketplace{{scope}}"{{#marketplaceCurrent}} aria-current="page"{{/marketplaceCurrent}}>Marketplace</a></li>{{/isMarketplace}}
         <li><a href="/console/explorer"{{#explorerCurrent}} aria-current="page"{{/explorerCurrent}}>Explorer</a></li>
         </ul>
         </nav>
@@ -231,8 +232,12 @@ enum ConsoleTemplates {
         </form>
         """)
 
-    static let jsonLink = try! MustacheTemplate(string: """
-        <p><a href="{{path}}">Horizon's JSON</a></p>
+    static let link = try! MustacheTemplate(string: """
+        <p><a href="{{href}}">{{text}}</a></p>
+        """)
+
+    static let links = try! MustacheTemplate(string: """
+        <nav aria-label="{{label}}"><ul class="links">{{#links}}<li><a href="{{href}}">{{text}}</a></li>{{/links}}</ul></nav>
         """)
 
     static let message = try! MustacheTemplate(string: """

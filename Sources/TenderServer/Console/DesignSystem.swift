@@ -71,6 +71,7 @@ enum DesignSystem {
         ol.timeline li::before { content: ""; position: absolute; left: -6px; top: 11px; width: 10px; height: 10px; border-radius: 50%; background: var(--accent); }
         .actions { display: flex; flex-wrap: wrap; gap: var(--gap); }
         .actions form { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; }
+        ul.links { list-style: none; padding: 0; margin: 0 0 12px; display: flex; flex-wrap: wrap; gap: 4px 16px; }
         .pager { display: flex; gap: var(--gap); margin-top: 12px; }
         svg.chart { width: 100%; height: auto; display: block; }
         svg.chart .bar { fill: var(--accent); }

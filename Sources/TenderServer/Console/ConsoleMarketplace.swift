@@ -1,0 +1,83 @@
+import Checkout
+import CheckoutCore
+import Foundation
+import Gateway
+import GatewayCore
+import Hummingbird
+
+/// The console's marketplace pages (for a merchant that is a marketplace): its orders by status,
+/// what its escrow holds beside its escrow account on the ledger, and one order's story.
+extension ConsoleRoutes {
+    func marketplacePage(_ scope: Scope, _ request: Request) async throws -> Response {
+        guard let merchant = scope.merchant, let marketplace = try await checkout.marketplaceIfAny(merchant) else { return notFound(scope) }
+        let statusText = Self.queryValue(request, "status")
+        let status = OrderMachine.Status(rawValue: statusText)
+        if !statusText.isEmpty, status == nil { return notFound(scope) }
+        let after = Self.queryValue(request, "after")
+        let statement = try await checkout.escrowStatement(merchant, marketplace)
+        let page = try await checkout.orders(merchant, status: status, startingAfter: after.isEmpty ? nil : OrderID(after), limit: 25)
+        let rows = page.records.map { order -> [Cell] in
+            [
+                Cell(text: order.id.rawValue, href: Self.link("/console/marketplace/orders/\(order.id)", scope), code: true),
+                Cell(text: Self.orderStatus(order.machine.status), tone: Self.orderTone(order.machine.status)),
+                Cell(text: Self.money(order.totals.total, "eur"), num: true), Cell(text: Self.money(order.held, "eur"), num: true),
+                Cell(text: Self.time(order.created)),
+            ]
+        }
+        let statusLinks = [("All", Self.link("/console/marketplace", scope))] + OrderMachine.Status.allCases.map {
+            ("\(Self.orderStatus($0)) (\(statement.counts[$0] ?? 0))", Self.link("/console/marketplace", scope, [("status", $0.rawValue)]))
+        }
+        let filter = ConsoleTemplates.links.render(["label": "Orders by status", "links": statusLinks.map { ["text": $0.0, "href": $0.1] }])
+        let next = page.hasMore ? page.records.last.map { Self.link("/console/marketplace", scope, [("after", $0.id.rawValue)] + (status == nil ? [] : [("status", statusText)])) } : nil
+        let agrees = statement.heldByOrders == statement.onLedger
+        return sectionsPage(scope, title: "Marketplace", heading: marketplace.name, current: "marketplace", sections: [
+            Section(title: "Escrow", text: agrees ? "What the orders hold equals the escrow account on the ledger." : "What the orders hold differs from the escrow account on the ledger.",
+                    html: Self.facts([
+                        ("Held by paid and shipped orders", Self.money(statement.heldByOrders, "eur"), false),
+                        ("Escrow account on the ledger", Self.money(statement.onLedger, "eur"), false),
+                        ("Escrow account", marketplace.escrowAccount, true),
+                    ]) + ConsoleTemplates.link.render(["href": "/console/explorer/accounts/\(marketplace.escrowAccount)", "text": "The escrow account in the explorer"])),
+            Section(title: status.map { "Orders: \(Self.orderStatus($0))" } ?? "Orders", html: filter + Self.table(
+                [Column(title: "Order"), Column(title: "Status"), Column(title: "Total", num: true), Column(title: "In escrow", num: true), Column(title: "Created")],
+                rows, empty: "No orders."), pager: next ?? nil),
+        ], error: agrees ? nil : "Escrow and ledger differ by \(Self.money(statement.onLedger - statement.heldByOrders, "eur")).")
+    }
+
+    func orderPage(_ scope: Scope, id: String) async throws -> Response {
+        guard let merchant = scope.merchant, try await checkout.marketplaceIfAny(merchant) != nil,
+              let (order, listing, buyer, seller) = try await checkout.orderStory(OrderID(id), merchant: merchant) else { return notFound(scope) }
+        var facts: [(String, String, Bool)] = [
+            ("Order", order.id.rawValue, true), ("Status", Self.orderStatus(order.machine.status), false),
+            ("Listing", listing?.title ?? order.listing.rawValue, false), ("Buyer", buyer?.name ?? order.buyer.rawValue, false),
+            ("Seller", seller?.name ?? order.seller.rawValue, false), ("Total", Self.money(order.totals.total, "eur"), false),
+            ("In escrow", Self.money(order.held, "eur"), false),
+        ]
+        if let fee = order.gatewayFee { facts.append(("Gateway's fee", Self.money(fee, "eur"), false)) }
+        let lines = order.totals.lines.map { [Cell(text: $0.kind.rawValue.replacingOccurrences(of: "_", with: " ")), Cell(text: Self.money($0.amount, "eur"), num: true)] }
+        var story: [[Cell]] = [[Cell(text: "Bid accepted, order made"), Cell(text: Self.time(order.created)), Cell(text: order.bid.rawValue, code: true)]]
+        if let intent = order.paymentIntent {
+            story.append([Cell(text: "Payment"), Cell(text: order.paidAt.map(Self.time) ?? "–"), Cell(text: intent, href: Self.link("/console/payments/\(intent)", scope), code: true)])
+        }
+        for (what, hash) in [("Held in escrow", order.holdTransaction), ("Released to seller and marketplace", order.releaseTransaction), ("Returned from escrow", order.returnTransaction)] {
+            if let hash { story.append([Cell(text: what), Cell(text: "–"), Cell(text: String(hash.prefix(16)) + "…", href: "/console/explorer/transactions/\(hash)", code: true)]) }
+        }
+        if let shipped = order.shippedAt { story.append([Cell(text: "Shipped"), Cell(text: Self.time(shipped)), Cell(text: "–")]) }
+        if let refund = order.refund { story.append([Cell(text: "Refunded"), Cell(text: "–"), Cell(text: refund, code: true)]) }
+        return sectionsPage(scope, title: "Order \(order.id)", heading: "Order \(order.id)", current: "marketplace", sections: [
+            Section(title: "Order", html: Self.facts(facts)),
+            Section(title: "Totals", html: Self.table([Column(title: "Line"), Column(title: "Amount", num: true)], lines, empty: "No lines.")),
+            Section(title: "Its story", html: Self.table([Column(title: "What"), Column(title: "When"), Column(title: "Where")], story, empty: "Nothing yet.")),
+        ], back: (Self.link("/console/marketplace", scope), "Marketplace"))
+    }
+
+    static func orderStatus(_ status: OrderMachine.Status) -> String { status.rawValue.replacingOccurrences(of: "_", with: " ") }
+
+    static func orderTone(_ status: OrderMachine.Status) -> String {
+        switch status {
+        case .completed: "good"
+        case .cancelled, .expired: "bad"
+        case .paid, .shipped, .paymentPending: "warn"
+        case .awaitingPayment: ""
+        }
+    }
+}
