@@ -55,4 +55,9 @@ extension CheckoutService {
         let seller = try await gateway.find(CheckoutUserRecord.self, id: order.seller, merchant: merchant)
         return (order, listing, buyer, seller)
     }
+
+    /// The caller's orders as a buyer, newest first (orders are filed under their buyer).
+    package func orders(of caller: Caller) async throws -> [OrderRecord] {
+        try await gateway.list(OrderRecord.self, merchant: caller.merchant, ListRequest(limit: 100, customer: caller.user.id.rawValue)).records
+    }
 }

@@ -13,6 +13,7 @@ import threading
 import urllib.parse
 
 import requests
+from axe_playwright_python.sync_playwright import Axe
 from interop_checks import check, done
 from playwright.sync_api import sync_playwright
 
@@ -59,9 +60,15 @@ shop_url = f"http://127.0.0.1:{shop_server.server_address[1]}"
 external = []
 
 
+axe = Axe()
+
+
 def screenshot(page, name):
     shot["n"] += 1
     page.screenshot(path=f"{SHOTS}/{shot['n']:02d}-{name}.png", full_page=True)
+    # Every state shown is checked by axe-core: no serious or critical violation.
+    bad = [v for v in axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")]
+    check(f"axe: no serious or critical violations on {name}", not bad, [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in bad])
 
 
 def watch(page):

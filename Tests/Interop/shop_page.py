@@ -9,6 +9,7 @@ Prints one line per check and exits non-zero at the first failure.
 
 import sys
 
+from axe_playwright_python.sync_playwright import Axe
 from interop_checks import check, done
 from playwright.sync_api import expect, sync_playwright
 
@@ -21,9 +22,15 @@ external = []
 shots = {"n": 0}
 
 
+axe = Axe()
+
+
 def screenshot(page, name):
     shots["n"] += 1
     page.screenshot(path=f"{SHOTS}/{shots['n']:02d}-{name}.png", full_page=True)
+    # Every page shown is checked by axe-core: no serious or critical violation.
+    bad = [v for v in axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")]
+    check(f"axe: no serious or critical violations on {name}", not bad, [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in bad])
 
 
 with sync_playwright() as playwright:
@@ -34,6 +41,9 @@ with sync_playwright() as playwright:
     check("the login lands on the shop", page.url.endswith("/shop") and response.status == 200, page.url)
     check("the shop sends a Content-Security-Policy", "default-src 'none'" in response.headers.get("content-security-policy", ""))
     screenshot(page, "listings")
+    check("the listings are cards with their prices and delivery costs", page.locator("#listings li.card").count() >= 1
+          and "€100.00" in page.text_content("#listings") and "NL €6.95" in page.text_content("#listings"), page.text_content("#listings"))
+    check("the shop uses Tender's design system", page.locator("link[href='/assets/tender.css']").count() == 1)
     page.click("text=Bicycle")
     check("a listing shows its price and delivery", page.text_content("#price") == "€100.00" and "standard" in page.text_content("#delivery"))
     page.click("#buy-now")
@@ -61,6 +71,13 @@ with sync_playwright() as playwright:
     screenshot(page, "order")
     check("back at the order, paid", page.get_attribute("#status", "data-status") == "paid" and page.text_content("#total") == "€108.94",
           page.text_content("#status"))
+    page.click("text=My orders")
+    screenshot(page, "orders")
+    check("the orders page lists the order", "Bicycle" in page.text_content("#orders") and "Paid" in page.text_content("#orders"), page.text_content("#orders"))
+    page.click("text=Sign out")
+    check("signing out leaves the shop", page.url.endswith("/shop/signed-out"), page.url)
+    response = page.goto(BASE + "/shop")
+    check("and the shop no longer knows the buyer", response.status == 401, response.status)
     browser.close()
 
 check("the pages made no request outside Tender", external == [], external)

@@ -40,6 +40,14 @@ struct ShopPages: Sendable {
         shop.get("bids/:id") { request, context in try await screen(request, bidID: RecordID(try context.parameters.require("id"))) }
         shop.post("bids/:id/pay") { request, context in try await pay(request, bidID: RecordID(try context.parameters.require("id"))) }
         shop.get("orders/:id") { request, context in try await order(request, id: RecordID(try context.parameters.require("id"))) }
+        shop.get("orders") { request, _ in try await orders(request) }
+        shop.post("logout") { _, _ in
+            var headers = HTTPFields()
+            headers[.location] = "/shop/signed-out"
+            headers[.setCookie] = "\(Self.cookie)=; Path=/shop; HttpOnly; SameSite=Strict; Max-Age=0"
+            return Response(status: .seeOther, headers: headers)
+        }
+        shop.get("signed-out") { _, _ in page(Self.signedOutTemplate, [:]) }
     }
 
     /// The user of the cookie.
@@ -70,7 +78,13 @@ struct ShopPages: Sendable {
         let listings = try await service.listingsOnSale(caller)
         return self.page(Self.listingsTemplate, [
             "user": caller.user.name, "marketplace": caller.marketplace.name,
-            "listings": listings.map { ["id": $0.id, "title": $0.title, "price": Self.money($0.price)] },
+            "listings": listings.map { listing -> [String: Any] in
+                var delivery = listing.delivery.map { method in
+                    "\(method.name.capitalized): " + method.costs.sorted { $0.key < $1.key }.map { "\($0.key) \(Self.money($0.value))" }.joined(separator: ", ")
+                }
+                if listing.pickup { delivery.insert("Pickup: free", at: 0) }
+                return ["id": listing.id, "title": listing.title, "price": Self.money(listing.price), "delivery": delivery, "buyNow": listing.buyNow]
+            },
         ])
     }
 
@@ -142,14 +156,31 @@ struct ShopPages: Sendable {
         return Self.redirect("/shop/orders/\(order.id)")
     }
 
+    /// The buyer's orders, newest first.
+    func orders(_ request: Request) async throws -> Response {
+        let caller = try await caller(request)
+        let orders = try await service.orders(of: caller)
+        var rows: [[String: Any]] = []
+        for order in orders {
+            let listing = try? await service.listing(order.listing, caller)
+            rows.append([
+                "id": order.id, "title": listing?.title ?? order.listing.rawValue, "total": Self.money(order.totals.total),
+                "status": Self.statusWords[order.machine.status.rawValue] ?? order.machine.status.rawValue,
+            ])
+        }
+        return page(Self.ordersTemplate, ["user": caller.user.name, "orders": rows])
+    }
+
+    static let statusWords = [
+        "awaiting_payment": "Not paid yet", "payment_pending": "Waiting for the payment", "paid": "Paid", "shipped": "Shipped",
+        "completed": "Completed", "cancelled": "Cancelled", "expired": "Expired",
+    ]
+
     func order(_ request: Request, id: OrderID) async throws -> Response {
         let caller = try await caller(request)
         let order = try await service.currentOrder(caller, orderID: id)
         let listing = try await service.listing(order.listing, caller)
-        let words = [
-            "awaiting_payment": "Not paid yet", "payment_pending": "Waiting for the payment", "paid": "Paid", "shipped": "Shipped",
-            "completed": "Completed", "cancelled": "Cancelled", "expired": "Expired",
-        ]
+        let words = Self.statusWords
         return page(Self.orderTemplate, [
             "user": caller.user.name, "id": order.id, "title": listing.title, "status": order.machine.status.rawValue,
             "statusText": words[order.machine.status.rawValue] ?? order.machine.status.rawValue, "total": Self.money(order.totals.total),
@@ -164,8 +195,13 @@ struct ShopPages: Sendable {
         try! MustacheTemplate(string: """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>Tender shop</title><link rel="stylesheet" href="/shop/assets/shop.css"></head>
-            <body><header><a href="/shop">Tender shop</a> <span id="user">{{user}}</span></header><main>
+            <title>Tender shop</title><link rel="stylesheet" href="/assets/tender.css"><link rel="stylesheet" href="/shop/assets/shop.css"></head>
+            <body><a class="skip" href="#main">Skip to content</a>
+            <header class="bar"><div class="inner"><a class="brand" href="/shop">Tender shop</a>
+            {{#user}}<nav aria-label="Shop"><ul><li><a href="/shop">For sale</a></li><li><a href="/shop/orders">My orders</a></li></ul></nav>
+            <span id="user" class="muted">{{user}}</span>
+            <form method="post" action="/shop/logout"><button class="secondary" type="submit">Sign out</button></form>{{/user}}
+            </div></header><main id="main">
             \(body)
             </main><script src="/shop/assets/shop.js"></script></body></html>
             """)
@@ -173,24 +209,29 @@ struct ShopPages: Sendable {
 
     static let listingsTemplate = template("""
         <h1>For sale{{#marketplace}} at {{marketplace}}{{/marketplace}}</h1>
-        <ul id="listings">{{#listings}}<li><a class="listing" href="/shop/listings/{{id}}">{{title}}</a> <span class="price">{{price}}</span></li>{{/listings}}</ul>
+        <ul id="listings" class="grid cards">{{#listings}}<li class="card"><h2><a class="listing" href="/shop/listings/{{id}}">{{title}}</a></h2>
+        <p class="price figure">{{price}}</p>{{#buyNow}}<p><span class="badge good">Buy now</span></p>{{/buyNow}}
+        <ul class="delivery muted">{{#delivery}}<li>{{.}}</li>{{/delivery}}</ul></li>{{/listings}}</ul>
         {{^listings}}<p>Nothing for sale.</p>{{/listings}}
         """)
 
     static let listingTemplate = template("""
+        <div class="card">
         <h1 id="title">{{title}}</h1>
-        <p id="price">{{price}}</p>
+        <p id="price" class="figure">{{price}}</p>
         <ul id="delivery">{{#pickup}}<li>Pickup</li>{{/pickup}}{{#delivery}}<li>{{name}}: {{costs}}</li>{{/delivery}}</ul>
         {{#available}}<form method="post" action="/shop/listings/{{id}}/buy"><button id="buy-now" type="submit">Buy now</button></form>{{/available}}
         {{^available}}<p id="status">This listing is {{status}}.</p>{{/available}}
+        </div>
         """)
 
     static let screenTemplate = template("""
         <h1>Pay for <span id="title">{{title}}</span></h1>
+        <div class="card">
         {{#pending}}<p id="pending">You left the payment page before paying: you can pay now.</p>{{/pending}}
         <form id="choices" method="get" action="/shop/bids/{{bid}}">
           <fieldset><legend>Delivery</legend>{{#deliveries}}<label><input type="radio" name="delivery" value="{{value}}" {{#checked}}checked{{/checked}}> {{label}}</label>{{/deliveries}}</fieldset>
-          <fieldset><legend>Address</legend><select name="address" id="address">{{#addresses}}<option value="{{id}}" {{#selected}}selected{{/selected}}>{{label}}</option>{{/addresses}}</select></fieldset>
+          <fieldset><legend>Address</legend><label for="address" class="sr-only">Delivery address</label><select name="address" id="address">{{#addresses}}<option value="{{id}}" {{#selected}}selected{{/selected}}>{{label}}</option>{{/addresses}}</select></fieldset>
           <fieldset><legend>Payment method</legend>{{#methods}}<label><input type="radio" name="payment_method" value="{{value}}" {{#checked}}checked{{/checked}}> {{label}}</label>{{/methods}}</fieldset>
           <noscript><button type="submit">Update totals</button></noscript>
         </form>
@@ -203,13 +244,30 @@ struct ShopPages: Sendable {
           {{#card}}<label>Saved card <select name="card" id="card">{{#cards}}<option value="{{id}}">{{label}}</option>{{/cards}}</select></label>{{/card}}
           {{^problem}}<button id="pay" type="submit">Pay {{total}}</button>{{/problem}}
         </form>
+        </div>
         """)
 
     static let orderTemplate = template("""
         <h1>Order for <span id="title">{{title}}</span></h1>
+        <div class="card">
         <p>Status: <strong id="status" data-status="{{status}}">{{statusText}}</strong></p>
         <p>Total: <span id="total">{{total}}</span></p>
         {{#payable}}<p><a id="back" href="/shop/bids/{{bid}}">Back to the payment</a></p>{{/payable}}
+        <p><a href="/shop/orders">All my orders</a></p>
+        </div>
+        """)
+
+    static let ordersTemplate = template("""
+        <h1>My orders</h1>
+        <div class="card"><div class="table-wrap"><table id="orders">
+        <thead><tr><th scope="col">Listing</th><th scope="col">Status</th><th scope="col" class="num">Total</th></tr></thead>
+        <tbody>{{#orders}}<tr><td><a href="/shop/orders/{{id}}">{{title}}</a></td><td>{{status}}</td><td class="num">{{total}}</td></tr>{{/orders}}
+        {{^orders}}<tr><td colspan="3" class="muted">No orders yet.</td></tr>{{/orders}}</tbody>
+        </table></div></div>
+        """)
+
+    static let signedOutTemplate = template("""
+        <div class="card"><h1>Signed out</h1><p>Open the shop's sign-in link again to come back.</p></div>
         """)
 
     /// The choices update the totals at once: a change submits the choices form.
@@ -222,11 +280,16 @@ struct ShopPages: Sendable {
         })();
         """
 
+    /// What the shop adds to Tender's design system (/assets/tender.css).
     static let style = """
-        body{font-family:system-ui,sans-serif;max-width:36rem;margin:1rem auto;padding:0 1rem;color:#1a1f36}
-        header{display:flex;justify-content:space-between;margin-bottom:1rem}fieldset{border:1px solid #cfd7df;margin:.5rem 0}
-        label{display:block;margin:.2rem 0}table{border-collapse:collapse;margin:1rem 0}td,th{padding:.2rem .8rem .2rem 0;text-align:left}
-        button{font-size:1rem;padding:.6rem 1rem;border:0;border-radius:6px;background:#635bff;color:#fff;cursor:pointer}
-        #problem{color:#c0362c}
+        ul.cards { list-style: none; padding: 0; }
+        ul.cards h2 { margin: 0 0 4px; }
+        ul.delivery { padding-left: 18px; margin: 8px 0 0; font-size: 0.9rem; }
+        fieldset { border: 1px solid var(--line); border-radius: var(--radius); margin: 0 0 12px; padding: 8px 12px; }
+        fieldset label { color: var(--text); margin: 4px 0; }
+        #totals { margin: 12px 0; }
+        #totals td:last-child, #totals th:last-child { text-align: right; font-variant-numeric: tabular-nums; }
+        #problem { color: var(--bad); }
+        #pay { margin-top: 12px; }
         """
 }

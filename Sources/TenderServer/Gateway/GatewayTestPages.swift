@@ -103,8 +103,10 @@ struct GatewayTestPages: Sendable {
         return document(title: "3-D Secure test page", body: """
             <h1>3-D Secure test page</h1>
             <p>Authenticate your card to save it\(intent.description.map { " for <span id=\"description\">\(Self.escape($0))</span>" } ?? ""). Nothing is charged now.</p>
+            <div class="actions">
             <form method="post" action="\(base)/complete?\(query)"><button id="complete" type="submit">Complete</button></form>
-            <form method="post" action="\(base)/fail?\(query)"><button id="fail" type="submit">Fail</button></form>
+            <form method="post" action="\(base)/fail?\(query)"><button id="fail" class="secondary" type="submit">Fail</button></form>
+            </div>
             """)
     }
 
@@ -144,8 +146,10 @@ struct GatewayTestPages: Sendable {
         var body = """
             <h1>\(title)</h1>
             <p>Authorise a payment of <strong id="amount">\(Self.escape(amount))</strong>\(intent.description.map { " for <span id=\"description\">\(Self.escape($0))</span>" } ?? "").</p>
+            <div class="actions">
             <form method="post" action="\(base)/complete?\(query)"><button id="complete" type="submit">Complete</button></form>
-            <form method="post" action="\(base)/fail?\(query)"><button id="fail" type="submit">Fail</button></form>
+            <form method="post" action="\(base)/fail?\(query)"><button id="fail" class="secondary" type="submit">Fail</button></form>
+            </div>
             """
         if page == "bank" { body += "\n<p><a id=\"leave\" href=\"\(base)/leave?\(query)\">Leave</a></p>" }
         return document(title: title, body: body)
@@ -158,10 +162,14 @@ struct GatewayTestPages: Sendable {
     func document(title: String, body: String) -> String {
         """
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><title>\(Self.escape(title))</title>
-        <style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto}button{font-size:1rem;margin:.25rem 0}</style>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(Self.escape(title))</title>
+        <link rel="stylesheet" href="/assets/tender.css">
         </head><body>
+        <header class="bar"><div class="inner"><span class="brand">Tender test issuer</span></div></header>
+        <main id="main"><div class="card test-page">
         \(body)
+        </div></main>
         </body></html>
         """
     }
@@ -171,7 +179,7 @@ struct GatewayTestPages: Sendable {
         headers[.contentType] = "text/html; charset=utf-8"
         // Nothing loads from elsewhere; the forms post here and the shop's return URL follows.
         // Only Tender's own payment page may show it in a frame.
-        headers[HTTPFields.headerName("Content-Security-Policy")] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; base-uri 'none'; frame-ancestors 'self'"
+        headers[HTTPFields.headerName("Content-Security-Policy")] = "default-src 'none'; style-src 'self'; form-action 'self' http: https:; base-uri 'none'; frame-ancestors 'self'"
         headers[HTTPFields.headerName("Referrer-Policy")] = "no-referrer"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }

@@ -15,7 +15,7 @@ enum PaylikeFrames {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         let script = nonce.map { "script-src 'nonce-\($0)'" } ?? "script-src 'none'"
-        headers[HTTPFields.headerName("Content-Security-Policy")] = "default-src 'none'; \(script); style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'"
+        headers[HTTPFields.headerName("Content-Security-Policy")] = "default-src 'none'; \(script); style-src 'self'; form-action 'self'; base-uri 'none'"
         headers[HTTPFields.headerName("Referrer-Policy")] = "no-referrer"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
@@ -24,10 +24,10 @@ enum PaylikeFrames {
         """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><title>\(GatewayTestPages.escape(title))</title>
-        <style>body{font-family:system-ui,sans-serif;margin:1rem}button{font-size:1rem;margin:.25rem}</style>
-        </head><body>
+        <link rel="stylesheet" href="/assets/tender.css">
+        </head><body><main id="main">
         \(body)
-        </body></html>
+        </main></body></html>
         """
     }
 

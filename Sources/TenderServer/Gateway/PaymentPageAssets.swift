@@ -9,6 +9,7 @@ enum PaymentPageAssets {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>{{t.title}} · {{merchant}}</title>
+        <link rel="stylesheet" href="/assets/tender.css">
         <link rel="stylesheet" href="/pay/assets/pay.css">
         <style nonce="{{nonce}}">:root{--primary:{{primary}};--error:{{error}};--disabled:{{disabled}};--radius:{{radius}}px}</style>
         </head>
@@ -16,7 +17,7 @@ enum PaymentPageAssets {
         <main id="checkout">
           <header>
             <p id="merchant">{{merchant}}</p>
-            <p id="amount">{{amount}}</p>
+            <h1 id="amount">{{amount}}</h1>
             {{#description}}<p id="description">{{description}}</p>{{/description}}
             {{#hasItems}}<ul id="items">{{#items}}<li class="item"><span class="name">{{name}}</span> <span class="quantity">× {{quantity}}</span> <span class="line">{{amount}}</span></li>{{/items}}</ul>{{/hasItems}}
           </header>
@@ -46,32 +47,41 @@ enum PaymentPageAssets {
         </html>
         """
 
+    /// What the payment page adds to Tender's design system (/assets/tender.css): the
+    /// merchant's theme (`--primary`, `--error`, `--disabled`, `--radius`) on its controls.
     static let style = """
-        *{box-sizing:border-box}
-        body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;background:#f6f8fa;color:#1a1f36;margin:0}
-        main{max-width:26rem;margin:2rem auto;background:#fff;padding:1.5rem;border-radius:var(--radius);box-shadow:0 1px 3px rgba(0,0,0,.12)}
-        header p{margin:.2rem 0}#merchant{color:#697386}#amount{font-size:1.8rem;font-weight:600}
-        label{display:block;font-size:.85rem;margin-top:.8rem;color:#3c4257}
-        input{width:100%;font-size:1rem;padding:.6rem;border:1px solid #cfd7df;border-radius:var(--radius)}
-        input.invalid{border-color:var(--error)}
-        .field{position:relative}.brand{position:absolute;right:.6rem;top:.6rem;font-size:.8rem;font-weight:600;color:#3c4257}
-        .row{display:flex;gap:.8rem}.row>div{flex:1}
-        .message{min-height:1.1rem;margin:.2rem 0;font-size:.8rem;color:#697386}.message.invalid{color:var(--error)}
-        button{font-size:1rem;padding:.7rem 1rem;border:0;border-radius:var(--radius);background:var(--primary);color:#fff;cursor:pointer}
-        button:disabled{background:var(--disabled);cursor:not-allowed}
-        #pay{width:100%;margin-top:1rem}
-        #banks{margin-top:1rem}#banks button{margin-right:.5rem;background:#fff;color:var(--primary);border:1px solid var(--primary)}
-        #failure h2{color:var(--error)}
-        #items{list-style:none;padding:0;margin:.8rem 0 0;border-top:1px solid #e3e8ee}
-        .item{display:flex;gap:.4rem;padding:.4rem 0;border-bottom:1px solid #e3e8ee;font-size:.9rem}.item .name{flex:1}.item .quantity{color:#697386}
-        #back{margin-top:1rem;font-size:.9rem}
-        #locales{margin-top:1.5rem;font-size:.8rem;color:#697386}
-        #overlay,#challenge{position:fixed;inset:0;background:rgba(255,255,255,.85);display:flex;flex-direction:column;align-items:center;justify-content:center}
-        #overlay[hidden],#challenge[hidden]{display:none}
-        .spinner{width:2.5rem;height:2.5rem;border:4px solid var(--disabled);border-top-color:var(--primary);border-radius:50%;animation:spin 1s linear infinite}
-        @keyframes spin{to{transform:rotate(360deg)}}
-        .sheet{background:#fff;padding:1rem;border-radius:var(--radius);box-shadow:0 2px 12px rgba(0,0,0,.2)}
-        #challenge-frame{width:22rem;height:20rem;border:1px solid #cfd7df;border-radius:var(--radius)}
+        main#checkout { max-width: 27rem; margin: 2rem auto; background: var(--surface); padding: 1.5rem; border: 1px solid var(--line); border-radius: var(--radius); }
+        header p { margin: .2rem 0; }
+        #merchant { color: var(--muted); }
+        #amount { font-size: 1.8rem; font-weight: 700; margin: .2rem 0; }
+        label { margin-top: .8rem; }
+        #card-form input { width: 100%; padding: .6rem; border-radius: var(--radius); }
+        input.invalid { border-color: var(--error); }
+        .field { position: relative; }
+        .brand { position: absolute; right: .6rem; top: .6rem; font-size: .8rem; font-weight: 600; color: var(--muted); }
+        .row { display: flex; gap: .8rem; }
+        .row > div { flex: 1; min-width: 0; }
+        .message { min-height: 1.1rem; margin: .2rem 0; font-size: .8rem; color: var(--muted); }
+        .message.invalid { color: var(--error); }
+        #checkout button { padding: .7rem 1rem; border: 1px solid var(--primary); border-radius: var(--radius); background: var(--primary); color: #fff; }
+        #checkout button:disabled { background: var(--disabled); border-color: var(--disabled); color: #1b1f24; cursor: not-allowed; }
+        #pay { width: 100%; margin-top: 1rem; }
+        #banks { margin-top: 1rem; }
+        #banks button { margin-right: .5rem; background: var(--surface); color: var(--primary); }
+        #failure h2 { color: var(--error); }
+        #items { list-style: none; padding: 0; margin: .8rem 0 0; border-top: 1px solid var(--line); }
+        .item { display: flex; gap: .4rem; padding: .4rem 0; border-bottom: 1px solid var(--line); font-size: .9rem; }
+        .item .name { flex: 1; }
+        .item .quantity { color: var(--muted); }
+        #back { margin-top: 1rem; font-size: .9rem; }
+        #locales { margin-top: 1.5rem; font-size: .85rem; color: var(--muted); }
+        #overlay, #challenge { position: fixed; inset: 0; background: color-mix(in srgb, var(--bg) 85%, transparent); display: flex; flex-direction: column; align-items: center; justify-content: center; }
+        #overlay[hidden], #challenge[hidden] { display: none; }
+        .spinner { width: 2.5rem; height: 2.5rem; border: 4px solid var(--disabled); border-top-color: var(--primary); border-radius: 50%; animation: spin 1s linear infinite; }
+        @keyframes spin { to { transform: rotate(360deg); } }
+        .sheet { background: var(--surface); padding: 1rem; border-radius: var(--radius); border: 1px solid var(--line); }
+        #challenge-frame { width: min(22rem, 90vw); height: 20rem; border: 1px solid var(--line); border-radius: var(--radius); }
+        @media (max-width: 480px) { main#checkout { margin: 0; border-radius: 0; border-width: 0 0 1px; } }
         """
 
     /// The page that a 3-D Secure frame or a bank comes back to: in a frame it tells the payment
