@@ -21,6 +21,7 @@ import stripe
 from axe_playwright_python.sync_playwright import Axe
 from interop_checks import check, done
 from playwright.sync_api import expect, sync_playwright
+from stellar_sdk import Asset, Keypair, Network, Server, TransactionBuilder
 
 expect.set_options(timeout=20_000)
 
@@ -65,6 +66,17 @@ try:
     stripe.PaymentIntent.create(amount=990, currency="eur", payment_method="pm_card_chargeDeclined", confirm=True)
 except stripe.error.CardError:
     pass
+# An offer on the ledger: 100 XLM for the anchor's EUR, at 0.25 EUR each.
+horizon = Server(URL)
+euro_issuer = next(b["asset_issuer"] for b in horizon.accounts().account_id(shop["settlement_account"]).call()["balances"] if b.get("asset_code") == "EUR")
+trader = Keypair.random()
+requests.get(f"{URL}/friendbot", params={"addr": trader.public_key}, timeout=30)
+offer = TransactionBuilder(horizon.load_account(trader.public_key), Network.STANDALONE_NETWORK_PASSPHRASE, base_fee=100) \
+    .append_change_trust_op(asset=Asset("EUR", euro_issuer)) \
+    .append_manage_sell_offer_op(selling=Asset.native(), buying=Asset("EUR", euro_issuer), amount="100", price="0.25") \
+    .set_timeout(60).build()
+offer.sign(trader)
+horizon.submit_transaction(offer)
 check("the stripe library made the payments", paid.status == "succeeded" and held.status == "requires_capture")
 
 
@@ -191,6 +203,12 @@ with sync_playwright() as playwright:
     page.click("button:has-text('Search')")
     check("the explorer finds a ledger", page.url.endswith("/console/explorer/ledgers/2") and "closed_at" in page.text_content("main"), page.url)
     visit(page, phone, "/console/explorer/ledgers/2", "ledger")
+
+    page.goto(URL + "/console/explorer")
+    page.click("text=XLM → EUR")
+    check("the explorer shows the order book with its depth drawn", "100.0000000" in page.text_content("main") and "0.25" in page.text_content("main")
+          and page.locator("svg.chart").count() == 1, page.url)
+    visit(page, phone, page.url.replace(URL, ""), "order-book")
 
     # Another merchant cannot open the payment; the operator sees both merchants.
     others = browser.new_context()

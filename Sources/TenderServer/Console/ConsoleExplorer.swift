@@ -73,8 +73,19 @@ extension ConsoleRoutes {
                 Cell(text: Self.text(Self.field(document, "operation_count")), num: true),
             ]
         }
+        let book = horizon.commits.orderBook
+        let marketRows = book.markets.map { pair in (pair, book.offers(selling: pair.selling, buying: pair.buying).count) }
+            .sorted { ($0.1, $0.0.selling.description) > ($1.1, $1.0.selling.description) }.prefix(20).map { pair, count -> [Cell] in
+                [
+                    Cell(text: "\(Self.assetName(pair.selling)) → \(Self.assetName(pair.buying))",
+                         href: "/console/explorer/order_book?selling=\(Self.queryEscaped(pair.selling.description))&buying=\(Self.queryEscaped(pair.buying.description))"),
+                    Cell(text: String(count), num: true),
+                ]
+            }
         return sectionsPage(scope, title: "Explorer", heading: "Explorer", current: "explorer", sections: [
             Section(title: "Search", html: explorerSearchForm("")),
+            Section(title: "Order books", text: "Markets with offers, selling → buying.", html: Self.table(
+                [Column(title: "Market"), Column(title: "Offers", num: true)], Array(marketRows), empty: "No offers on the ledger.")),
             Section(title: "Latest ledgers", text: "Newest first; a ledger closes every second, or as soon as a batch is full.", html: Self.table(
                 [Column(title: "Ledger", num: true), Column(title: "Closed"), Column(title: "Transactions", num: true), Column(title: "Failed", num: true), Column(title: "Operations", num: true)],
                 rows, empty: "No ledgers yet.")),
@@ -167,6 +178,43 @@ extension ConsoleRoutes {
             Section(title: "Offers", html: Self.table([Column(title: "Offer"), Column(title: "Selling", num: true), Column(title: "Buying"), Column(title: "Price", num: true)], offerRows, empty: "No offers.")),
             Section(title: "Latest payments", html: Self.table([Column(title: "Type"), Column(title: "Amount", num: true), Column(title: "From"), Column(title: "To"), Column(title: "Transaction")], paymentRows, empty: "No payments.")),
         ], back: ("/console/explorer", "Explorer"))
+    }
+
+    /// An order book (`?selling=native&buying=CODE:ISSUER`): its bids and asks by price level, as
+    /// Horizon's `/order_book` answers, and their depth drawn (the amount offered at each level
+    /// and better, summed).
+    func explorerOrderBook(_ scope: Scope, _ request: Request) async throws -> Response {
+        guard let selling = try? Asset(parsing: Self.queryValue(request, "selling")), let buying = try? Asset(parsing: Self.queryValue(request, "buying")),
+              selling != buying else { return notFound(scope) }
+        let book = horizon.commits.orderBook
+        let asks = HorizonRoutes.levels(book.offers(selling: selling, buying: buying).map { (Price(n: $0.price.n, d: $0.price.d), $0.amount) }, limit: 20)
+        let bids = HorizonRoutes.levels(book.offers(selling: buying, buying: selling).map { (Price(n: $0.price.d, d: $0.price.n), $0.amount) }, limit: 20)
+        let (base, counter) = (Self.assetName(selling), Self.assetName(buying))
+        func rows(_ levels: [JSONValue]) -> [[Cell]] {
+            levels.map { [Cell(text: Self.text(Self.field($0, "price")), num: true), Cell(text: "\(Self.text(Self.field($0, "amount")))", num: true)] }
+        }
+        func depth(_ levels: [JSONValue], _ side: String) -> String {
+            guard !levels.isEmpty else { return "" }
+            var total: Int64 = 0
+            let bars = levels.map { level -> BarChart.Bar in
+                total += (try? Amount.parse(Self.text(Self.field(level, "amount")))) ?? 0
+                let price = Self.text(Self.field(level, "price"))
+                return BarChart.Bar(label: price, value: total, text: "\(Amount.format(total)) \(base) at \(price) or better")
+            }
+            return BarChart(title: "\(side) depth: \(base) offered at each price in \(counter) or better", bars: bars, height: 160).svg()
+        }
+        let columns = [Column(title: "Price (\(counter))", num: true), Column(title: "Amount (\(base))", num: true)]
+        let query = "selling_asset_type=\(selling.typeName)\(selling.code.map { "&selling_asset_code=\($0.text)" } ?? "")\(selling.issuer.map { "&selling_asset_issuer=\($0.strKey)" } ?? "")"
+            + "&buying_asset_type=\(buying.typeName)\(buying.code.map { "&buying_asset_code=\($0.text)" } ?? "")\(buying.issuer.map { "&buying_asset_issuer=\($0.strKey)" } ?? "")"
+        return sectionsPage(scope, title: "Order book", heading: "\(base) → \(counter)", current: "explorer", sections: [
+            Section(title: "Bids", text: "Offers to buy \(base) with \(counter), best first.", html: depth(bids, "Bid") + Self.table(columns, rows(bids), empty: "No bids.")),
+            Section(title: "Asks", text: "Offers to sell \(base) for \(counter), best first.", html: depth(asks, "Ask") + Self.table(columns, rows(asks), empty: "No asks.") + jsonLink("/order_book?" + query)),
+        ], back: ("/console/explorer", "Explorer"))
+    }
+
+    static func assetName(_ asset: Asset) -> String {
+        guard let code = asset.code, let issuer = asset.issuer else { return "XLM" }
+        return "\(code.text) (\(issuer.strKey.prefix(4))…\(issuer.strKey.suffix(4)))"
     }
 
     func jsonLink(_ path: String) -> String {

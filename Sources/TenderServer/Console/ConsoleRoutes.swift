@@ -69,6 +69,7 @@ struct ConsoleRoutes: Sendable {
             return try await signedIn(request) { try await orderPage($0, id: id) }
         }
         console.get("explorer") { request, _ in try await signedIn(request) { try await explorer($0, request) } }
+        console.get("explorer/order_book") { request, _ in try await signedIn(request) { try await explorerOrderBook($0, request) } }
         console.get("explorer/ledgers/:sequence") { request, context in
             let sequence = try context.parameters.require("sequence")
             return try await signedIn(request) { try await explorerLedger($0, request, sequence: sequence) }
