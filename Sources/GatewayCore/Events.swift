@@ -28,7 +28,36 @@ extension GatewayService {
         let deliveries = endpoints.map { endpoint in
             WebhookDelivery(id: newID("whd"), merchant: merchant.id, event: id, endpoint: endpoint.id.rawValue, nextAttemptAt: created)
         }
-        return StoredEvent(object: StoredObject(id: id, merchant: merchant.id, kind: .event, created: created, body: event.compactBytes()), deliveries: deliveries)
+        return StoredEvent(
+            object: StoredObject(id: id, merchant: merchant.id, kind: .event, customer: Self.paymentIntent(of: object), created: created, body: event.compactBytes()),
+            deliveries: deliveries)
+    }
+
+    /// The payment intent an event's object belongs to (the intent itself, or a charge's or a
+    /// refund's `payment_intent`): events are filed under it, so a payment's events are found
+    /// by the store's index.
+    static func paymentIntent(of object: JSONValue) -> String? {
+        guard case .object(let fields) = object else { return nil }
+        func field(_ name: String) -> String? {
+            guard case .string(let value)? = fields.first(where: { $0.0 == name })?.1 else { return nil }
+            return value
+        }
+        if field("object") == "payment_intent" { return field("id") }
+        return field("payment_intent")
+    }
+
+    /// The events about one of the merchant's payments (its intent, charges and refunds), oldest
+    /// first, each with its deliveries: at most 100.
+    package func events(of intent: PaymentIntentID, merchant: MerchantRecord) async throws(GatewayFailure) -> [(id: String, type: String, created: Int64, deliveries: [WebhookDelivery])] {
+        try await failing { () async throws -> [(id: String, type: String, created: Int64, deliveries: [WebhookDelivery])] in
+            let objects = try await store.list(kind: .event, merchant: merchant.id, ListRequest(limit: 100, customer: intent.rawValue)).objects
+            var events: [(id: String, type: String, created: Int64, deliveries: [WebhookDelivery])] = []
+            for object in objects.reversed() {
+                let type = (try? JSONSerialization.jsonObject(with: Data(object.body)) as? [String: Any])?["type"] as? String ?? "event"
+                events.append((object.id, type, object.created, try await store.deliveries(event: object.id)))
+            }
+            return events
+        }
     }
 
     /// Stores an event about a change already stored, and wakes the deliverer. An event that

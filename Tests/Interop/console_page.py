@@ -180,6 +180,9 @@ with sync_playwright() as playwright:
             break
         page.wait_for_timeout(200)
     check("the resent delivery is delivered", "delivered" in page.text_content("table") and answers["received"] >= 2)
+    page.goto(URL + f"/console/payments/{paid.id}")
+    check("the payment's timeline shows its events and their deliveries", "Event charge.refunded" in page.text_content(".timeline")
+          and "delivered to 1 of 1 endpoints" in page.text_content(".timeline"), page.text_content(".timeline"))
 
     visit(page, phone, "/console/customers", "customers")
     visit(page, phone, "/console/balance", "balance")

@@ -188,6 +188,9 @@ struct ConsoleRoutesTests {
             let page = try await browser.go(client, .get, "/console/payments/\(paidID)")
             #expect(page.status == .ok && page.body.contains("Visa •••• 4242") && page.body.contains("€0.55") && page.body.contains("/console/explorer/transactions/"))
             #expect(page.body.contains("Charge 1 succeeded") && !page.body.contains("4242424242424242"))
+            // The events it sent, found through the store's index, with what became of them.
+            #expect(page.body.contains("Event payment_intent.created") && page.body.contains("Event payment_intent.succeeded")
+                && page.body.contains("Event charge.succeeded") && page.body.contains("no endpoint asked for it"))
 
             // Another merchant sees none of it, and cannot act on it.
             let other = Browser()

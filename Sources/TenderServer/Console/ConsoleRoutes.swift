@@ -334,7 +334,7 @@ struct ConsoleRoutes: Sendable {
             if let email = method.billing?.email { facts.append(["key": "E-mail", "value": email]) }
         }
         values["methodFacts"] = facts
-        values["timeline"] = Self.timeline(intent)
+        values["timeline"] = Self.timeline(intent, events: try await service.events(of: intent.id, merchant: merchant))
         let refundable = machine.amountReceived - machine.amountRefunded
         if machine.status == .succeeded, refundable > 0 { values["refundable"] = Self.money(refundable, currency) }
         if machine.status == .requiresCapture { values["capturable"] = Self.money(machine.amountCapturable, currency) }
@@ -346,8 +346,17 @@ struct ConsoleRoutes: Sendable {
 
     /// What happened to a payment, oldest first, from its record: made, each attempt to pay it
     /// (with 3-D Secure and the decline), authorised, each capture, refund and release, canceled.
-    static func timeline(_ intent: PaymentIntentRecord) -> [[String: Any]] {
+    static func timeline(_ intent: PaymentIntentRecord, events: [(id: String, type: String, created: Int64, deliveries: [WebhookDelivery])] = []) -> [[String: Any]] {
         var entries: [(Int64, Int, String, String?)] = [(intent.created, 0, "Created", nil)]
+        // Each event the payment sent, and what became of its webhook deliveries.
+        for event in events {
+            let delivered = event.deliveries.filter { $0.status == .delivered }.count
+            let failed = event.deliveries.filter { $0.status == .failed }.count
+            let detail = event.deliveries.isEmpty ? "no endpoint asked for it"
+                : "delivered to \(delivered) of \(event.deliveries.count) endpoints" + (failed > 0 ? ", \(failed) failed" : "")
+                + (event.deliveries.contains { $0.status == .pending } ? ", retrying" : "")
+            entries.append((event.created, 6, "Event \(event.type)", detail))
+        }
         if let since = intent.actionSince { entries.append((since, 1, "Customer asked to authenticate", intent.machine.pendingAction.map { $0 == .threeDSecure ? "3-D Secure" : "bank redirect" })) }
         for charge in intent.charges ?? [] {
             let what = switch charge.status {

@@ -67,7 +67,7 @@ enum DesignSystem {
         dl.facts dt { color: var(--muted); }
         dl.facts dd { margin: 0; overflow-wrap: anywhere; }
         ol.timeline { list-style: none; padding: 0; margin: 0; border-left: 2px solid var(--line); }
-        ol.timeline li { padding: 4px 0 10px 14px; position: relative; }
+        ol.timeline li { padding: 4px 0 10px 14px; position: relative; overflow-wrap: anywhere; }
         ol.timeline li::before { content: ""; position: absolute; left: -6px; top: 11px; width: 10px; height: 10px; border-radius: 50%; background: var(--accent); }
         .actions { display: flex; flex-wrap: wrap; gap: var(--gap); }
         .actions form { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; }
