@@ -32,6 +32,25 @@ struct ConsolePartsTests {
         #expect(signOuts.isRevoked(session) && !signOuts.isRevoked(admin))
     }
 
+    @Test func everyTextHasItsDutchAndGermanWithTheSamePlaceholders() {
+        #expect(Set(ConsoleText.dutch.keys) == Set(ConsoleText.german.keys))
+        func placeholders(_ text: String) -> [String] {
+            let braces = try! Regex(#"\{\{?[a-zA-Z]+\}\}?"#)
+            return text.matches(of: braces).map { String(text[$0.range]) }.sorted()
+        }
+        for (english, dutch) in ConsoleText.dutch {
+            #expect(placeholders(english) == placeholders(dutch), "\(english)")
+            #expect(placeholders(english) == placeholders(ConsoleText.german[english] ?? ""), "\(english)")
+        }
+        let dutch = ConsoleText(locale: .nl)
+        #expect(dutch("A refund of {amount} was made.", ["amount": "5,00"]) == "Er is 5,00 terugbetaald.")
+        #expect(ConsoleText(locale: .en)("A refund of {amount} was made.", ["amount": "5.00"]) == "A refund of 5.00 was made.")
+        #expect(dutch("A text nobody translated") == "A text nobody translated")
+        #expect(ConsoleText.locale(query: "DE", cookie: "nl", acceptLanguage: "en") == .de)
+        #expect(ConsoleText.locale(query: "xx", cookie: "nl", acceptLanguage: "de") == .nl)
+        #expect(ConsoleText.locale(query: nil, cookie: nil, acceptLanguage: "fr, de;q=0.8, nl;q=0.9") == .nl)
+    }
+
     @Test func chartsAreDrawnToScaleAndEscapeTheirTexts() {
         let chart = BarChart(title: "A <b>title</b>", bars: [
             .init(label: "1/1", value: 0, text: "none"), .init(label: "2/1", value: 50, text: "half"), .init(label: "<3/1>", value: 100, text: "all & more"),
@@ -172,6 +191,21 @@ struct ConsoleRoutesTests {
             #expect(home.status == .ok && home.body.contains("Shop &lt;b&gt;A&lt;/b&gt;") && !home.body.contains("<b>A</b>"))
             #expect(home.body.contains("€19.45") && home.body.contains("50.0%") && home.body.contains("<svg class=\"chart\""))
             #expect(!home.body.contains("<script>alert(1)") && home.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+
+            // In Dutch or German: asked for by the browser, or chosen and remembered.
+            let dutch = try await browser.go(client, .get, "/console?locale=nl")
+            #expect(dutch.body.contains(#"<html lang="nl">"#) && dutch.body.contains("Recente betalingen") && dutch.body.contains("Afmelden"))
+            #expect(dutch.body.contains("Shop &lt;b&gt;A&lt;/b&gt;") && browser.cookies[ConsoleText.cookieName] == "nl")
+            #expect(try await browser.go(client, .get, "/console/payments").body.contains("Betalingen filteren"))
+            let inGerman = try await browser.go(client, .get, "/console/payments/\(paidID)?locale=de")
+            #expect(inGerman.body.contains("Zahlungsmethode") && inGerman.body.contains("Belastung 1 erfolgreich") && inGerman.body.contains("Ereignis charge.succeeded"))
+            _ = try await browser.go(client, .get, "/console?locale=en")
+            #expect(try await Browser().go(client, .get, "/console/sign-in").body.contains("Sign in"))
+            var german = HTTPFields()
+            german[.acceptLanguage] = "de-DE,de;q=0.9,en;q=0.5"
+            try await client.execute(uri: "/console/sign-in", method: .get, headers: german) { response in
+                #expect(String(buffer: response.body).contains("Anmelden") && String(buffer: response.body).contains(#"lang="de""#))
+            }
 
             // Payments: listed, filtered, searched.
             let all = try await browser.go(client, .get, "/console/payments")

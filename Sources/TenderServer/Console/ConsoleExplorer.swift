@@ -46,18 +46,19 @@ extension ConsoleRoutes {
         }
     }
 
-    func explorerSearchForm(_ query: String) -> String {
-        ConsoleTemplates.explorerSearch.render(["q": query])
+    func explorerSearchForm(_ query: String, _ t: ConsoleText) -> String {
+        ConsoleTemplates.explorerSearch.render(["q": query, "t": t.lambda])
     }
 
     /// `/console/explorer`: the latest ledgers and the search box.
     func explorer(_ scope: Scope, _ request: Request) async throws -> Response {
+        let t = scope.text
         let search = Self.queryValue(request, "q").trimmingCharacters(in: .whitespaces)
         if !search.isEmpty {
             if let target = explorerTarget(search, scope: scope) { return Self.redirect(target) }
-            return sectionsPage(scope, title: "Explorer", heading: "Explorer", current: "explorer",
-                                sections: [Section(title: "Search", html: explorerSearchForm(search))],
-                                error: "Nothing is found by that: search takes an account (G…), a transaction hash (64 hexadecimal characters), a ledger number or a payment id (pi_…).",
+            return sectionsPage(scope, title: t("Explorer"), heading: t("Explorer"), current: "explorer",
+                                sections: [Section(title: t("Search"), html: explorerSearchForm(search, t))],
+                                error: t("Nothing is found by that: search takes an account (G…), a transaction hash (64 hexadecimal characters), a ledger number or a payment id (pi_…)."),
                                 status: .notFound)
         }
         let resources = horizon.resources(for: request)
@@ -82,13 +83,13 @@ extension ConsoleRoutes {
                     Cell(text: String(count), num: true),
                 ]
             }
-        return sectionsPage(scope, title: "Explorer", heading: "Explorer", current: "explorer", sections: [
-            Section(title: "Search", html: explorerSearchForm("")),
-            Section(title: "Order books", text: "Markets with offers, selling → buying.", html: Self.table(
-                [Column(title: "Market"), Column(title: "Offers", num: true)], Array(marketRows), empty: "No offers on the ledger.")),
-            Section(title: "Latest ledgers", text: "Newest first; a ledger closes every second, or as soon as a batch is full.", html: Self.table(
-                [Column(title: "Ledger", num: true), Column(title: "Closed"), Column(title: "Transactions", num: true), Column(title: "Failed", num: true), Column(title: "Operations", num: true)],
-                rows, empty: "No ledgers yet.")),
+        return sectionsPage(scope, title: t("Explorer"), heading: t("Explorer"), current: "explorer", sections: [
+            Section(title: t("Search"), html: explorerSearchForm("", t)),
+            Section(title: t("Order books"), text: t("Markets with offers, selling → buying."), html: Self.table(
+                [Column(title: t("Market")), Column(title: t("Offers"), num: true)], Array(marketRows), empty: t("No offers on the ledger."))),
+            Section(title: t("Latest ledgers"), text: t("Newest first; a ledger closes every second, or as soon as a batch is full."), html: Self.table(
+                [Column(title: t("Ledger"), num: true), Column(title: t("Closed")), Column(title: t("Transactions"), num: true), Column(title: t("Failed"), num: true), Column(title: t("Operations"), num: true)],
+                rows, empty: t("No ledgers yet."))),
         ])
     }
 
@@ -104,14 +105,16 @@ extension ConsoleRoutes {
     }
 
     func explorerLedger(_ scope: Scope, _ request: Request, sequence text: String) async throws -> Response {
+        let t = scope.text
         guard let sequence = UInt32(text), sequence > 0, let record = try await horizon.reader.ledger(sequence) else { return notFound(scope) }
         let document = horizon.resources(for: request).ledger(record)
-        return sectionsPage(scope, title: "Ledger \(sequence)", heading: "Ledger \(sequence)", current: "explorer", sections: [
-            Section(title: "Ledger", html: Self.facts(Self.documentFacts(document)) + jsonLink("/ledgers/\(sequence)")),
-        ], back: ("/console/explorer", "Explorer"))
+        return sectionsPage(scope, title: t("Ledger") + " \(sequence)", heading: t("Ledger") + " \(sequence)", current: "explorer", sections: [
+            Section(title: t("Ledger"), html: Self.facts(Self.documentFacts(document)) + jsonLink("/ledgers/\(sequence)")),
+        ], back: ("/console/explorer", t("Explorer")))
     }
 
     func explorerTransaction(_ scope: Scope, _ request: Request, hash text: String) async throws -> Response {
+        let t = scope.text
         guard text.utf8.count == 64, let bytes = Self.hexBytes(text), let stored = try await horizon.reader.transaction(hash: Bytes32(bytes)) else { return notFound(scope) }
         let resources = horizon.resources(for: request)
         let document = resources.transaction(stored)
@@ -130,13 +133,14 @@ extension ConsoleRoutes {
                 Cell(text: details.map { "\($0.0): \($0.1)" }.joined(separator: "; ")),
             ]
         }
-        return sectionsPage(scope, title: "Transaction", heading: "Transaction \(stored.hash.hex.prefix(12))…", current: "explorer", sections: [
-            Section(title: "Transaction", html: Self.facts(facts) + jsonLink("/transactions/\(stored.hash.hex)")),
-            Section(title: "Operations", html: Self.table([Column(title: "Type"), Column(title: "Result"), Column(title: "Source"), Column(title: "Details")], rows, empty: "No operations.")),
-        ], back: ("/console/explorer", "Explorer"))
+        return sectionsPage(scope, title: t("Transaction"), heading: t("Transaction") + " \(stored.hash.hex.prefix(12))…", current: "explorer", sections: [
+            Section(title: t("Transaction"), html: Self.facts(facts) + jsonLink("/transactions/\(stored.hash.hex)")),
+            Section(title: t("Operations"), html: Self.table([Column(title: t("Type")), Column(title: t("Result")), Column(title: t("Source")), Column(title: t("Details"))], rows, empty: t("No operations."))),
+        ], back: ("/console/explorer", t("Explorer")))
     }
 
     func explorerAccount(_ scope: Scope, _ request: Request, id text: String) async throws -> Response {
+        let t = scope.text
         guard let id = try? AccountID(text), let record = try await horizon.reader.account(id) else { return notFound(scope) }
         let resources = horizon.resources(for: request)
         let document = resources.account(record)
@@ -171,19 +175,20 @@ extension ConsoleRoutes {
             return [Cell(text: Self.text(Self.field(json, "id")), code: true), Cell(text: "\(Self.text(Self.field(json, "amount"))) \(asset(Self.field(json, "selling")))", num: true),
                     Cell(text: asset(Self.field(json, "buying"))), Cell(text: Self.text(Self.field(json, "price")), num: true)]
         }
-        return sectionsPage(scope, title: "Account", heading: "Account \(text.prefix(6))…\(text.suffix(4))", current: "explorer", sections: [
-            Section(title: "Account", html: Self.facts(Self.documentFacts(document, skipping: ["account_id"]).filter { $0.0 != "id" } + [("id", text, true)]) + jsonLink("/accounts/\(text)")),
-            Section(title: "Balances and trustlines", html: Self.table([Column(title: "Asset"), Column(title: "Balance", num: true), Column(title: "Limit", num: true), Column(title: "Issuer")], balanceRows, empty: "No balances.")),
-            Section(title: "Signers", html: Self.table([Column(title: "Key"), Column(title: "Weight", num: true), Column(title: "Type")], signerRows, empty: "No signers.")),
-            Section(title: "Offers", html: Self.table([Column(title: "Offer"), Column(title: "Selling", num: true), Column(title: "Buying"), Column(title: "Price", num: true)], offerRows, empty: "No offers.")),
-            Section(title: "Latest payments", html: Self.table([Column(title: "Type"), Column(title: "Amount", num: true), Column(title: "From"), Column(title: "To"), Column(title: "Transaction")], paymentRows, empty: "No payments.")),
-        ], back: ("/console/explorer", "Explorer"))
+        return sectionsPage(scope, title: t("Account"), heading: t("Account") + " \(text.prefix(6))…\(text.suffix(4))", current: "explorer", sections: [
+            Section(title: t("Account"), html: Self.facts(Self.documentFacts(document, skipping: ["account_id"]).filter { $0.0 != "id" } + [("id", text, true)]) + jsonLink("/accounts/\(text)")),
+            Section(title: t("Balances and trustlines"), html: Self.table([Column(title: t("Asset")), Column(title: t("Balance"), num: true), Column(title: t("Limit"), num: true), Column(title: t("Issuer"))], balanceRows, empty: t("No balances."))),
+            Section(title: t("Signers"), html: Self.table([Column(title: t("Key")), Column(title: t("Weight"), num: true), Column(title: t("Type"))], signerRows, empty: t("No signers."))),
+            Section(title: t("Offers"), html: Self.table([Column(title: t("Offer")), Column(title: t("Selling"), num: true), Column(title: t("Buying")), Column(title: t("Price"), num: true)], offerRows, empty: t("No offers."))),
+            Section(title: t("Latest payments"), html: Self.table([Column(title: t("Type")), Column(title: t("Amount"), num: true), Column(title: t("From")), Column(title: t("To")), Column(title: t("Transaction"))], paymentRows, empty: t("No payments."))),
+        ], back: ("/console/explorer", t("Explorer")))
     }
 
     /// An order book (`?selling=native&buying=CODE:ISSUER`): its bids and asks by price level, as
     /// Horizon's `/order_book` answers, and their depth drawn (the amount offered at each level
     /// and better, summed).
     func explorerOrderBook(_ scope: Scope, _ request: Request) async throws -> Response {
+        let t = scope.text
         guard let selling = try? Asset(parsing: Self.queryValue(request, "selling")), let buying = try? Asset(parsing: Self.queryValue(request, "buying")),
               selling != buying else { return notFound(scope) }
         let book = horizon.commits.orderBook
@@ -203,13 +208,13 @@ extension ConsoleRoutes {
             }
             return BarChart(title: "\(side) depth: \(base) offered at each price in \(counter) or better", bars: bars, height: 160).svg()
         }
-        let columns = [Column(title: "Price (\(counter))", num: true), Column(title: "Amount (\(base))", num: true)]
+        let columns = [Column(title: t("Price") + " (\(counter))", num: true), Column(title: t("Amount") + " (\(base))", num: true)]
         let query = "selling_asset_type=\(selling.typeName)\(selling.code.map { "&selling_asset_code=\($0.text)" } ?? "")\(selling.issuer.map { "&selling_asset_issuer=\($0.strKey)" } ?? "")"
             + "&buying_asset_type=\(buying.typeName)\(buying.code.map { "&buying_asset_code=\($0.text)" } ?? "")\(buying.issuer.map { "&buying_asset_issuer=\($0.strKey)" } ?? "")"
-        return sectionsPage(scope, title: "Order book", heading: "\(base) → \(counter)", current: "explorer", sections: [
-            Section(title: "Bids", text: "Offers to buy \(base) with \(counter), best first.", html: depth(bids, "Bid") + Self.table(columns, rows(bids), empty: "No bids.")),
-            Section(title: "Asks", text: "Offers to sell \(base) for \(counter), best first.", html: depth(asks, "Ask") + Self.table(columns, rows(asks), empty: "No asks.") + jsonLink("/order_book?" + query)),
-        ], back: ("/console/explorer", "Explorer"))
+        return sectionsPage(scope, title: t("Order book"), heading: "\(base) → \(counter)", current: "explorer", sections: [
+            Section(title: t("Bids"), text: "Offers to buy \(base) with \(counter), best first.", html: depth(bids, "Bid") + Self.table(columns, rows(bids), empty: t("No bids."))),
+            Section(title: t("Asks"), text: "Offers to sell \(base) for \(counter), best first.", html: depth(asks, "Ask") + Self.table(columns, rows(asks), empty: t("No asks.")) + jsonLink("/order_book?" + query)),
+        ], back: ("/console/explorer", t("Explorer")))
     }
 
     static func assetName(_ asset: Asset) -> String {

@@ -81,6 +81,7 @@ extension ConsoleRoutes {
     // MARK: Customers
 
     func customers(_ scope: Scope, _ request: Request) async throws -> Response {
+        let t = scope.text
         guard let merchant = scope.merchant else { return Self.redirect("/console") }
         let after = Self.queryValue(request, "after")
         let email = Self.queryValue(request, "email").trimmingCharacters(in: .whitespaces)
@@ -91,21 +92,22 @@ extension ConsoleRoutes {
                 Cell(text: customer.id.rawValue, code: true), Cell(text: Self.time(customer.created)),
             ]
         }
-        let table = Self.table([Column(title: "Name"), Column(title: "E-mail"), Column(title: "Id"), Column(title: "Created")], rows, empty: "No customers.")
+        let table = Self.table([Column(title: t("Name")), Column(title: t("E-mail")), Column(title: t("Id")), Column(title: t("Created"))], rows, empty: t("No customers."))
         let next = page.hasMore ? page.records.last.map { Self.link("/console/customers", scope, [("after", $0.id.rawValue)] + (email.isEmpty ? [] : [("email", email)])) } : nil
-        return sectionsPage(scope, title: "Customers", heading: "Customers", current: "customers", sections: [
-            Section(title: "Customers, newest first", text: email.isEmpty ? nil : "With the e-mail \(email).", html: table, pager: next ?? nil),
+        return sectionsPage(scope, title: t("Customers"), heading: t("Customers"), current: "customers", sections: [
+            Section(title: t("Customers, newest first"), text: email.isEmpty ? nil : t("With the e-mail {email}.", ["email": email]), html: table, pager: next ?? nil),
         ])
     }
 
     func customer(_ scope: Scope, id: String) async throws -> Response {
+        let t = scope.text
         guard let merchant = scope.merchant else { return Self.redirect("/console") }
         guard let customer = try await service.find(CustomerRecord.self, id: CustomerID(id), merchant: merchant) else { return notFound(scope) }
-        var facts: [(String, String, Bool)] = [("Id", customer.id.rawValue, true), ("Created", Self.time(customer.created), false)]
-        if let name = customer.name { facts.append(("Name", name, false)) }
-        if let email = customer.email { facts.append(("E-mail", email, false)) }
-        if let phone = customer.phone { facts.append(("Phone", phone, false)) }
-        if let method = customer.defaultPaymentMethod { facts.append(("Default payment method", method.rawValue, true)) }
+        var facts: [(String, String, Bool)] = [(t("Id"), customer.id.rawValue, true), (t("Created"), Self.time(customer.created), false)]
+        if let name = customer.name { facts.append((t("Name"), name, false)) }
+        if let email = customer.email { facts.append((t("E-mail"), email, false)) }
+        if let phone = customer.phone { facts.append((t("Phone"), phone, false)) }
+        if let method = customer.defaultPaymentMethod { facts.append((t("Default payment method"), method.rawValue, true)) }
         for (key, value) in customer.metadata.sorted(by: { $0.key < $1.key }) { facts.append(("metadata." + key, value, false)) }
         let methods = try await service.paymentMethods(of: customer.id, type: nil, merchant: merchant, page: ListRequest(limit: 100)).records
         let methodRows = methods.map { method -> [Cell] in
@@ -118,17 +120,18 @@ extension ConsoleRoutes {
         var filter = PaymentFilter()
         filter.customer = customer.id
         let payments = try await service.payments(merchant: merchant, filter: filter, startingAfter: nil, limit: 10)
-        return sectionsPage(scope, title: "Customer \(customer.id)", heading: customer.name ?? customer.email ?? customer.id.rawValue, current: "customers", sections: [
-            Section(title: "Customer", html: Self.facts(facts)),
-            Section(title: "Saved payment methods", html: Self.table(
-                [Column(title: "Method"), Column(title: "Use"), Column(title: "Id"), Column(title: "Saved")], methodRows, empty: "No saved payment methods.")),
-            Section(title: "Latest payments", html: paymentsTable(payments.intents, scope: scope)),
-        ], back: (Self.link("/console/customers", scope), "Customers"))
+        return sectionsPage(scope, title: t("Customer") + " " + customer.id.rawValue, heading: customer.name ?? customer.email ?? customer.id.rawValue, current: "customers", sections: [
+            Section(title: t("Customer"), html: Self.facts(facts)),
+            Section(title: t("Saved payment methods"), html: Self.table(
+                [Column(title: t("Method")), Column(title: t("Use")), Column(title: t("Id")), Column(title: t("Saved"))], methodRows, empty: t("No saved payment methods."))),
+            Section(title: t("Latest payments"), html: paymentsTable(payments.intents, scope: scope)),
+        ], back: (Self.link("/console/customers", scope), t("Customers")))
     }
 
     // MARK: Balance and payouts
 
     func balance(_ scope: Scope, _ request: Request) async throws -> Response {
+        let t = scope.text
         guard let merchant = scope.merchant else { return Self.redirect("/console") }
         let after = Self.queryValue(request, "after")
         let typeText = Self.queryValue(request, "type")
@@ -151,25 +154,26 @@ extension ConsoleRoutes {
                 Cell(text: payout.ledgerTransaction, href: "/console/explorer/transactions/\(payout.ledgerTransaction)", code: true), Cell(text: Self.time(payout.created)),
             ]
         }
-        return sectionsPage(scope, title: "Balance", heading: "Balance", current: "balance", sections: [
-            Section(title: "Available", text: "What the merchant's settlement account holds on the ledger, and so what the balance transactions add up to.",
+        return sectionsPage(scope, title: t("Balance"), heading: t("Balance"), current: "balance", sections: [
+            Section(title: t("Available"), text: t("What the merchant's settlement account holds on the ledger, and so what the balance transactions add up to."),
                     html: Self.facts(balances.map { ($0.0.code.uppercased(), Self.money($0.1, $0.0.code), false) })),
-            Section(title: type.map { "Balance transactions: \($0.rawValue)" } ?? "Balance transactions", html: Self.table(
-                [Column(title: "Type"), Column(title: "Amount", num: true), Column(title: "Fee", num: true), Column(title: "Net", num: true), Column(title: "Source"), Column(title: "Created")],
-                rows, empty: "No balance transactions."), pager: next ?? nil),
-            Section(title: "Payouts", html: Self.table(
-                [Column(title: "Amount", num: true), Column(title: "To"), Column(title: "Ledger transaction"), Column(title: "Created")], payoutRows, empty: "No payouts.")),
+            Section(title: type.map { t("Balance transactions: {type}", ["type": $0.rawValue]) } ?? t("Balance transactions"), html: Self.table(
+                [Column(title: t("Type")), Column(title: t("Amount"), num: true), Column(title: t("Fee"), num: true), Column(title: t("Net"), num: true), Column(title: t("Source")), Column(title: t("Created"))],
+                rows, empty: t("No balance transactions.")), pager: next ?? nil),
+            Section(title: t("Payouts"), html: Self.table(
+                [Column(title: t("Amount"), num: true), Column(title: t("To")), Column(title: t("Ledger transaction")), Column(title: t("Created"))], payoutRows, empty: t("No payouts."))),
         ])
     }
 
     // MARK: Webhooks
 
     func webhooks(_ scope: Scope, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let t = scope.text
         guard let merchant = scope.merchant else { return Self.redirect("/console") }
         let csrf = scope.session.csrfToken(key: key)
         let endpoints = try await service.list(WebhookEndpointRecord.self, merchant: merchant, ListRequest(limit: 16)).records
-        var sections = [Section(title: "Add an endpoint", text: "Events: * for all, or types separated by commas (payment_intent.succeeded, charge.refunded…).",
-                                html: ConsoleTemplates.webhookForms.render(["csrf": csrf, "scope": scope.query]))]
+        var sections = [Section(title: t("Add an endpoint"), text: t("Events: * for all, or types separated by commas (payment_intent.succeeded, charge.refunded…)."),
+                                html: ConsoleTemplates.webhookForms.render(["csrf": csrf, "scope": scope.query, "t": t.lambda]))]
         for endpoint in endpoints {
             let deliveries = try await service.deliveries(ofEndpoint: endpoint.id, merchant: merchant, limit: 25)
             let rows = deliveries.map { delivery -> [Cell] in
@@ -180,32 +184,32 @@ extension ConsoleRoutes {
                 }
                 return [
                     Cell(text: delivery.event, code: true), Cell(text: delivery.status.rawValue, tone: tone), Cell(text: String(delivery.attempts), num: true),
-                    Cell(text: delivery.lastStatusCode.map { $0 == 0 ? "no answer" : String($0) } ?? "–"),
+                    Cell(text: delivery.lastStatusCode.map { $0 == 0 ? t("no answer") : String($0) } ?? "–"),
                     Cell(text: delivery.lastAttemptAt.map(Self.time) ?? "–"),
                     Cell(text: delivery.status == .pending ? Self.time(delivery.nextAttemptAt) : "–"),
                 ]
             }
             var table = Self.table(
-                [Column(title: "Event"), Column(title: "Status"), Column(title: "Attempts", num: true), Column(title: "Last answer"), Column(title: "Last tried"), Column(title: "Next retry")],
-                rows, empty: "Nothing delivered yet.", caption: "Latest deliveries")
+                [Column(title: t("Event")), Column(title: t("Status")), Column(title: t("Attempts"), num: true), Column(title: t("Last answer")), Column(title: t("Last tried")), Column(title: t("Next retry"))],
+                rows, empty: t("Nothing delivered yet."), caption: t("Latest deliveries"))
             // One Resend per delivery that is not on its way already.
             let resendable = deliveries.filter { $0.status != .pending || $0.attempts > 0 }
             if !resendable.isEmpty {
                 table += "<div class=\"actions\">" + resendable.prefix(10).map {
-                    ConsoleTemplates.resend.render(["csrf": csrf, "scope": scope.query, "endpoint": endpoint.id.rawValue, "delivery": $0.id])
+                    ConsoleTemplates.resend.render(["csrf": csrf, "scope": scope.query, "endpoint": endpoint.id.rawValue, "delivery": $0.id, "t": t.lambda])
                 }.joined() + "</div>"
             }
             let facts = Self.facts([
-                ("URL", endpoint.url, true), ("Events", endpoint.enabledEvents.joined(separator: ", "), false),
-                ("Status", endpoint.disabled == true ? "disabled" : "enabled", false), ("Id", endpoint.id.rawValue, true),
+                (t("URL"), endpoint.url, true), (t("Events"), endpoint.enabledEvents.joined(separator: ", "), false),
+                (t("Status"), endpoint.disabled == true ? t("disabled") : t("enabled"), false), (t("Id"), endpoint.id.rawValue, true),
             ])
             let actions = ConsoleTemplates.endpointActions.render([
                 "csrf": csrf, "scope": scope.query, "id": endpoint.id.rawValue,
-                "toggle": endpoint.disabled == true ? "enable" : "disable", "toggleText": endpoint.disabled == true ? "Enable" : "Disable",
+                "toggle": endpoint.disabled == true ? "enable" : "disable", "toggleText": endpoint.disabled == true ? t("Enable") : t("Disable"), "t": t.lambda,
             ])
             sections.append(Section(title: endpoint.url, text: endpoint.description, html: facts + actions + table))
         }
-        return sectionsPage(scope, title: "Webhooks", heading: "Webhooks", current: "webhooks", sections: sections, notice: notice, error: error, status: status)
+        return sectionsPage(scope, title: t("Webhooks"), heading: t("Webhooks"), current: "webhooks", sections: sections, notice: notice, error: error, status: status)
     }
 
     /// Add, disable, enable or delete an endpoint, or resend a delivery, posted from the webhooks page.
@@ -214,7 +218,7 @@ extension ConsoleRoutes {
         let form = try await Self.form(request)
         guard scope.session.acceptsCSRF(try? form.string("csrf", maxLength: 100), key: key) else { return forbidden(scope) }
         func field(_ name: String) -> String { ((try? form.string(name, maxLength: 2_048)) ?? nil)?.trimmingCharacters(in: .whitespaces) ?? "" }
-        let outcome = await webhookChange(field, merchant: merchant)
+        let outcome = await webhookChange(field, merchant: merchant, text: scope.text)
         switch outcome {
         case .success(let done): return try await webhooks(scope, notice: done)
         case .failure(let failure):
@@ -224,23 +228,23 @@ extension ConsoleRoutes {
     }
 
     /// What a webhooks form asked for, done: the line to show, or the core's refusal.
-    private func webhookChange(_ field: (String) -> String, merchant: MerchantRecord) async -> Result<String, GatewayFailure> {
+    private func webhookChange(_ field: (String) -> String, merchant: MerchantRecord, text t: ConsoleText) async -> Result<String, GatewayFailure> {
         let endpoint = WebhookEndpointID(field("endpoint"))
         do {
             switch field("action") {
             case "add":
                 let events = field("events").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
                 let (made, _) = try await service.createWebhookEndpoint(url: field("url"), events: events.isEmpty ? ["*"] : events, merchant: merchant)
-                return .success("Endpoint \(made.id) added. Its signing secret is shown once, by the API (POST /v1/webhook_endpoints); make one there to receive signed events you can verify.")
+                return .success(t("Endpoint {id} added. Its signing secret is shown once, by the API (POST /v1/webhook_endpoints); make one there to receive signed events you can verify.", ["id": made.id.rawValue]))
             case "disable", "enable":
                 _ = try await service.updateWebhookEndpoint(endpoint, url: nil, events: nil, disabled: field("action") == "disable", description: nil, merchant: merchant)
-                return .success(field("action") == "disable" ? "Endpoint disabled: it is sent nothing until enabled." : "Endpoint enabled.")
+                return .success(field("action") == "disable" ? t("Endpoint disabled: it is sent nothing until enabled.") : t("Endpoint enabled."))
             case "delete":
                 try await service.deleteWebhookEndpoint(endpoint, merchant: merchant)
-                return .success("Endpoint deleted.")
+                return .success(t("Endpoint deleted."))
             case "resend":
                 let delivery = try await service.resendDelivery(field("delivery"), endpoint: endpoint, merchant: merchant)
-                return .success("Event \(delivery.event) will be sent again now.")
+                return .success(t("Event {event} will be sent again now.", ["event": delivery.event]))
             default:
                 return .failure(GatewayFailure.invalid("action", "Unknown action."))
             }

@@ -33,6 +33,8 @@ struct ConsoleRoutes: Sendable {
         let merchant: MerchantRecord?
         /// Whether the merchant is a marketplace (its pages are shown).
         var isMarketplace = false
+        /// The words of the reader's language.
+        var text = ConsoleText(locale: .en)
         /// `?merchant=...` for the operator's links (empty for a merchant, whose links need none).
         var query: String {
             guard case .admin = session.role, let merchant else { return "" }
@@ -97,6 +99,7 @@ struct ConsoleRoutes: Sendable {
     func signedIn(_ request: Request, _ page: (Scope) async throws -> Response) async throws -> Response {
         guard let session = session(request) else { return Self.redirect("/console/sign-in") }
         let query = try? StripeForm(body: request.uri.query ?? "")
+        let (text, setLocale) = Self.text(request)
         var merchant: MerchantRecord?
         switch session.role {
         case .merchant(let id):
@@ -104,13 +107,25 @@ struct ConsoleRoutes: Sendable {
             merchant = found
         case .admin:
             if let id = try? query?.string("merchant", maxLength: 64), !id.isEmpty {
-                guard let found = try await service.merchant(id: id) else { return notFound(Scope(session: session, merchant: nil)) }
+                guard let found = try await service.merchant(id: id) else { return notFound(Scope(session: session, merchant: nil, text: text)) }
                 merchant = found
             }
         }
-        var scope = Scope(session: session, merchant: merchant)
+        var scope = Scope(session: session, merchant: merchant, text: text)
         if let merchant { scope.isMarketplace = try await checkout.marketplaceIfAny(merchant) != nil }
-        return try await page(scope)
+        var response = try await page(scope)
+        if let setLocale { response.headers[values: .setCookie].append(setLocale) }
+        return response
+    }
+
+    /// The reader's language (`?locale=`, its cookie, or Accept-Language), and the cookie that
+    /// remembers one chosen by `?locale=`.
+    static func text(_ request: Request) -> (ConsoleText, String?) {
+        let asked = queryValue(request, "locale")
+        let locale = ConsoleText.locale(query: asked, cookie: request.cookies[ConsoleText.cookieName]?.value, acceptLanguage: request.headers[.acceptLanguage])
+        let remember = asked.isEmpty || CardTextLocale(rawValue: asked.lowercased()) == nil ? nil
+            : "\(ConsoleText.cookieName)=\(locale.rawValue); Path=/; SameSite=Strict; Max-Age=31536000"
+        return (ConsoleText(locale: locale), remember)
     }
 
     func session(_ request: Request) -> ConsoleSession? {
@@ -120,6 +135,7 @@ struct ConsoleRoutes: Sendable {
     }
 
     func signInPage(_ request: Request, error: String?, status: HTTPResponse.Status) -> Response {
+        let (text, setLocale) = Self.text(request)
         // The form's token is bound to a random value in a cookie of its own (a forged
         // cross-site sign-in carries the form's fields but not the cookie).
         var cookie = request.cookies[ConsoleSession.signInCookieName]?.value ?? ""
@@ -128,11 +144,12 @@ struct ConsoleRoutes: Sendable {
             cookie = ConsoleSession.base64url(service.random(16))
             setCookie = "\(ConsoleSession.signInCookieName)=\(cookie); Path=/console; HttpOnly; SameSite=Strict; Max-Age=3600"
         }
-        var values: [String: Any] = ["token": ConsoleSession.signInToken(cookie, key: key)]
-        if let error { values["error"] = error }
+        var values: [String: Any] = ["token": ConsoleSession.signInToken(cookie, key: key), "t": text.lambda]
+        if let error { values["error"] = text(error) }
         let body = ConsoleTemplates.signIn.render(values)
-        var response = render(title: "Sign in", body: body, scope: nil, status: status)
-        if let setCookie { response.headers[.setCookie] = setCookie }
+        var response = render(title: text("Sign in"), body: body, scope: nil, text: text, status: status)
+        if let setCookie { response.headers[values: .setCookie].append(setCookie) }
+        if let setLocale { response.headers[values: .setCookie].append(setLocale) }
         return response
     }
 
@@ -162,7 +179,7 @@ struct ConsoleRoutes: Sendable {
     func signOut(_ request: Request) async throws -> Response {
         let form = try await Self.form(request)
         if let session = session(request) {
-            guard session.acceptsCSRF(try? form.string("csrf", maxLength: 100), key: key) else { return forbidden(Scope(session: session, merchant: nil)) }
+            guard session.acceptsCSRF(try? form.string("csrf", maxLength: 100), key: key) else { return forbidden(Scope(session: session, merchant: nil, text: Self.text(request).0)) }
             signOuts.revoke(session, now: now())
         }
         var response = Self.redirect("/console/sign-in")
@@ -174,6 +191,7 @@ struct ConsoleRoutes: Sendable {
 
     func home(_ scope: Scope, _ request: Request) async throws -> Response {
         guard let merchant = scope.merchant else { return try await operatorHome(scope) }
+        let t = scope.text
         let days = 14
         let activity = try await service.activity(merchant: merchant, days: days)
         let balances = try await service.balances(merchant)
@@ -181,25 +199,26 @@ struct ConsoleRoutes: Sendable {
         let refunded = activity.total(\.refunded)
         // The chart shows the currency with the most volume (the first the gateway takes when none has any).
         let chartCurrency = volume.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key ?? GatewayCurrency.supported[0].code
-        let volumeChart = BarChart(title: "Volume received per day in \(chartCurrency.uppercased()), last \(days) days", bars: activity.days.map { day in
+        let volumeChart = BarChart(title: t("Volume received per day in {currency}, last {days} days", ["currency": chartCurrency.uppercased(), "days": String(days)]), bars: activity.days.map { day in
             let amount = day.volume[chartCurrency] ?? 0
             return .init(label: Self.shortDate(day.start), value: amount, text: Self.money(amount, chartCurrency))
         })
-        let countChart = BarChart(title: "Succeeded payments per day, last \(days) days", bars: activity.days.map { day in
-            .init(label: Self.shortDate(day.start), value: Int64(day.succeeded), text: "\(day.succeeded) succeeded, \(day.failed) failed")
+        let countChart = BarChart(title: t("Succeeded payments per day, last {days} days", ["days": String(days)]), bars: activity.days.map { day in
+            .init(label: Self.shortDate(day.start), value: Int64(day.succeeded), text: t("{succeeded} succeeded, {failed} failed", ["succeeded": String(day.succeeded), "failed": String(day.failed)]))
         })
         let recent = try await service.payments(merchant: merchant, filter: PaymentFilter(), startingAfter: nil, limit: 10)
-        let values: [String: Any] = [
-            "merchantName": merchant.name, "days": days, "scope": scope.query,
+        var values: [String: Any] = [
+            "merchantName": merchant.name, "days": days, "scope": scope.query, "t": t.lambda,
             "balances": balances.map { ["amount": Self.money($0.1, $0.0.code)] },
             "succeeded": activity.succeeded, "failed": activity.failed,
-            "volume": volume.isEmpty ? "nothing received" : volume.sorted { $0.key < $1.key }.map { Self.money($0.value, $0.key) }.joined(separator: " · "),
+            "volume": volume.isEmpty ? t("nothing received") : volume.sorted { $0.key < $1.key }.map { Self.money($0.value, $0.key) }.joined(separator: " · "),
             "successRate": activity.successPerMille.map { "\($0 / 10).\($0 % 10)%" } ?? "–",
             "refunded": refunded.isEmpty ? Self.money(0, chartCurrency) : refunded.sorted { $0.key < $1.key }.map { Self.money($0.value, $0.key) }.joined(separator: " · "),
-            "complete": activity.complete, "volumeCurrency": chartCurrency.uppercased(),
+            "volumeCurrency": chartCurrency.uppercased(),
             "volumeChart": volumeChart.svg(), "countChart": countChart.svg(),
             "recent": paymentsTable(recent.intents, scope: scope),
         ]
+        if !activity.complete { values["incomplete"] = t("More payments were made in these days than the home page reads at once; the figures cover the newest.") }
         return render(title: merchant.name, body: ConsoleTemplates.home.render(values), scope: scope, current: "home")
     }
 
@@ -213,13 +232,13 @@ struct ConsoleRoutes: Sendable {
                 "balance": balances.map { Self.money($0.1, $0.0.code) }.joined(separator: " · "),
             ])
         }
-        let body = ConsoleTemplates.operatorHome.render(["merchants": rows, "count": merchants.count])
-        return render(title: "Merchants", body: body, scope: scope, current: "home")
+        let body = ConsoleTemplates.operatorHome.render(["merchants": rows, "count": merchants.count, "t": scope.text.lambda])
+        return render(title: scope.text("Merchants"), body: body, scope: scope, current: "home")
     }
 
     func paymentsTable(_ intents: [PaymentIntentRecord], scope: Scope) -> String {
         ConsoleTemplates.paymentsTable.render([
-            "scope": scope.query,
+            "scope": scope.query, "t": scope.text.lambda, "noPayments": scope.text("No payments."),
             "rows": intents.map { intent -> [String: Any] in
                 [
                     "id": intent.id.rawValue, "amount": Self.money(intent.machine.amount, intent.currency),
@@ -232,26 +251,27 @@ struct ConsoleRoutes: Sendable {
 
     func payments(_ scope: Scope, _ request: Request) async throws -> Response {
         guard let merchant = scope.merchant else { return Self.redirect("/console") }
+        let t = scope.text
         let query = (try? StripeForm(body: request.uri.query ?? "")) ?? (try! StripeForm(body: ""))
         func text(_ name: String) -> String { ((try? query.string(name, maxLength: 200)) ?? nil)?.trimmingCharacters(in: .whitespaces) ?? "" }
         var filter = PaymentFilter()
         var problems: [String] = []
         let (status, method, currency) = (text("status"), text("method"), text("currency"))
-        if !status.isEmpty { filter.status = PaymentIntentStatus(rawValue: status); if filter.status == nil { problems.append("Unknown status.") } }
-        if !method.isEmpty { filter.method = PaymentMethodType(rawValue: method); if filter.method == nil { problems.append("Unknown method.") } }
+        if !status.isEmpty { filter.status = PaymentIntentStatus(rawValue: status); if filter.status == nil { problems.append(t("Unknown status.")) } }
+        if !method.isEmpty { filter.method = PaymentMethodType(rawValue: method); if filter.method == nil { problems.append(t("Unknown method.")) } }
         if !currency.isEmpty {
-            if GatewayCurrency.named(currency) != nil { filter.currency = currency } else { problems.append("Unknown currency.") }
+            if GatewayCurrency.named(currency) != nil { filter.currency = currency } else { problems.append(t("Unknown currency.")) }
         }
         let exponent = filter.currency.flatMap { GatewayCurrency.named($0)?.exponent } ?? 2
         for (name, path) in [("min", \PaymentFilter.minimumAmount), ("max", \PaymentFilter.maximumAmount)] where !text(name).isEmpty {
             if let amount = FiatConversion.minorUnits(parsing: text(name).replacingOccurrences(of: ",", with: "."), exponent: exponent) {
                 filter[keyPath: path] = amount
             } else {
-                problems.append("An amount is written as 12.50.")
+                problems.append(t("An amount is written as 12.50."))
             }
         }
         for (name, path, end) in [("from", \PaymentFilter.createdFrom, false), ("to", \PaymentFilter.createdBefore, true)] where !text(name).isEmpty {
-            if let day = Self.day(text(name)) { filter[keyPath: path] = end ? day + 86_400 : day } else { problems.append("A date is written as 2026-11-27.") }
+            if let day = Self.day(text(name)) { filter[keyPath: path] = end ? day + 86_400 : day } else { problems.append(t("A date is written as 2026-11-27.")) }
         }
         // One box for an id or an e-mail: a payment or charge id opens it; a customer id or an
         // e-mail narrows the list to that customer.
@@ -265,7 +285,7 @@ struct ConsoleRoutes: Sendable {
             let customers = try await service.customers(merchant: merchant, page: ListRequest(limit: 1), email: search).records
             filter.customer = customers.first?.id ?? CustomerID("cus_none")
         } else if !search.isEmpty {
-            problems.append("Search takes a payment (pi_…), charge (ch_…) or customer (cus_…) id, or a customer's e-mail.")
+            problems.append(t("Search takes a payment (pi_…), charge (ch_…) or customer (cus_…) id, or a customer's e-mail."))
         }
         let after = text("after")
         let page = problems.isEmpty
@@ -286,17 +306,18 @@ struct ConsoleRoutes: Sendable {
             "min": text("min"), "max": text("max"), "from": text("from"), "to": text("to"), "q": search,
             "table": paymentsTable(page.intents, scope: scope),
             "first": after.isEmpty ? "" : link(after: nil), "next": page.next.map { link(after: $0.rawValue) } ?? "",
-            "scanned": page.scanned,
+            "scanned": page.scanned, "t": t.lambda,
         ]
         if let problem = problems.first { values["error"] = problem }
-        return render(title: "Payments", body: ConsoleTemplates.payments.render(values), scope: scope, current: "payments",
+        return render(title: t("Payments"), body: ConsoleTemplates.payments.render(values), scope: scope, current: "payments",
                       status: problems.isEmpty ? .ok : .badRequest)
     }
 
-    func payment(_ scope: Scope, id: String, notice: String?, error: String?, status: HTTPResponse.Status) async throws -> Response {
+    func payment(_ scope: Scope, id: String, notice: Notice?, error: String?, status: HTTPResponse.Status) async throws -> Response {
         guard let merchant = scope.merchant else { return Self.redirect("/console") }
         // Another merchant's payment is not found, as an unknown one is.
         guard let intent = try await service.find(PaymentIntentRecord.self, id: PaymentIntentID(id), merchant: merchant) else { return notFound(scope) }
+        let t = scope.text
         let machine = intent.machine
         let currency = intent.currency
         var values: [String: Any] = [
@@ -304,11 +325,11 @@ struct ConsoleRoutes: Sendable {
             "tone": Self.tone(machine.status), "created": Self.time(intent.created), "scope": scope.query,
             "received": Self.money(machine.amountReceived, currency), "refunded": Self.money(machine.amountRefunded, currency),
             "currency": currency.uppercased(), "csrf": scope.session.csrfToken(key: key),
-            "idempotency": ConsoleSession.base64url(service.random(16)),
+            "idempotency": ConsoleSession.base64url(service.random(16)), "t": t.lambda,
             "metadata": intent.metadata.sorted { $0.key < $1.key }.map { ["key": "metadata." + $0.key, "value": $0.value] },
         ]
-        if let notice { values["notice"] = notice }
-        if let error { values["error"] = error }
+        if let notice { values["notice"] = t(notice.text, notice.values) }
+        if let error { values["error"] = t(error) }
         if let description = intent.description { values["description"] = description }
         if let customer = intent.customer { values["customer"] = customer.rawValue }
         if let ledger = intent.settlementTransaction { values["ledger"] = ledger }
@@ -322,63 +343,64 @@ struct ConsoleRoutes: Sendable {
         let method = intent.charges?.last?.method ?? intent.attemptMethod
         var facts: [[String: String]] = []
         if let method {
-            facts.append(["key": "Type", "value": method.type.rawValue])
+            facts.append(["key": t("Type"), "value": method.type.rawValue])
             if let card = method.card {
-                facts.append(["key": "Card", "value": "\(card.brand.displayName) •••• \(card.last4)"])
-                facts.append(["key": "Expires", "value": String(format: "%02d/%d", card.expMonth, card.expYear)])
-                facts.append(["key": "Country", "value": card.country])
-                facts.append(["key": "3-D Secure", "value": card.authenticationFlow.map { "asked (\($0))" } ?? "not asked"])
+                facts.append(["key": t("Card"), "value": "\(card.brand.displayName) •••• \(card.last4)"])
+                facts.append(["key": t("Expires"), "value": String(format: "%02d/%d", card.expMonth, card.expYear)])
+                facts.append(["key": t("Country"), "value": card.country])
+                facts.append(["key": t("3-D Secure"), "value": card.authenticationFlow.map { t("asked ({flow})", ["flow": $0]) } ?? t("not asked")])
             }
-            if let bank = method.bank { facts.append(["key": "Bank", "value": bank]) }
-            if let name = method.billing?.name { facts.append(["key": "Name", "value": name]) }
-            if let email = method.billing?.email { facts.append(["key": "E-mail", "value": email]) }
+            if let bank = method.bank { facts.append(["key": t("Bank"), "value": bank]) }
+            if let name = method.billing?.name { facts.append(["key": t("Name"), "value": name]) }
+            if let email = method.billing?.email { facts.append(["key": t("E-mail"), "value": email]) }
         }
         values["methodFacts"] = facts
-        values["timeline"] = Self.timeline(intent, events: try await service.events(of: intent.id, merchant: merchant))
+        values["noneYet"] = t("None yet.")
+        values["timeline"] = Self.timeline(intent, events: try await service.events(of: intent.id, merchant: merchant), text: t)
         let refundable = machine.amountReceived - machine.amountRefunded
         if machine.status == .succeeded, refundable > 0 { values["refundable"] = Self.money(refundable, currency) }
         if machine.status == .requiresCapture { values["capturable"] = Self.money(machine.amountCapturable, currency) }
         let cancelable: Set<PaymentIntentStatus> = [.requiresPaymentMethod, .requiresConfirmation, .requiresAction, .requiresCapture]
         values["cancelable"] = cancelable.contains(machine.status)
         values["hasActions"] = values["refundable"] != nil || values["capturable"] != nil || cancelable.contains(machine.status)
-        return render(title: "Payment \(intent.id.rawValue)", body: ConsoleTemplates.payment.render(values), scope: scope, current: "payments", status: status)
+        return render(title: t("Payment") + " " + intent.id.rawValue, body: ConsoleTemplates.payment.render(values), scope: scope, current: "payments", status: status)
     }
 
     /// What happened to a payment, oldest first, from its record: made, each attempt to pay it
     /// (with 3-D Secure and the decline), authorised, each capture, refund and release, canceled.
-    static func timeline(_ intent: PaymentIntentRecord, events: [(id: String, type: String, created: Int64, deliveries: [WebhookDelivery])] = []) -> [[String: Any]] {
-        var entries: [(Int64, Int, String, String?)] = [(intent.created, 0, "Created", nil)]
+    static func timeline(_ intent: PaymentIntentRecord, events: [(id: String, type: String, created: Int64, deliveries: [WebhookDelivery])] = [], text t: ConsoleText) -> [[String: Any]] {
+        var entries: [(Int64, Int, String, String?)] = [(intent.created, 0, t("Created"), nil)]
         // Each event the payment sent, and what became of its webhook deliveries.
         for event in events {
             let delivered = event.deliveries.filter { $0.status == .delivered }.count
             let failed = event.deliveries.filter { $0.status == .failed }.count
-            let detail = event.deliveries.isEmpty ? "no endpoint asked for it"
-                : "delivered to \(delivered) of \(event.deliveries.count) endpoints" + (failed > 0 ? ", \(failed) failed" : "")
-                + (event.deliveries.contains { $0.status == .pending } ? ", retrying" : "")
-            entries.append((event.created, 6, "Event \(event.type)", detail))
+            let detail = event.deliveries.isEmpty ? t("no endpoint asked for it")
+                : t("delivered to {n} of {m} endpoints", ["n": String(delivered), "m": String(event.deliveries.count)]) + (failed > 0 ? t(", {n} failed", ["n": String(failed)]) : "")
+                + (event.deliveries.contains { $0.status == .pending } ? t(", retrying") : "")
+            entries.append((event.created, 6, t("Event {type}", ["type": event.type]), detail))
         }
-        if let since = intent.actionSince { entries.append((since, 1, "Customer asked to authenticate", intent.machine.pendingAction.map { $0 == .threeDSecure ? "3-D Secure" : "bank redirect" })) }
+        if let since = intent.actionSince { entries.append((since, 1, t("Customer asked to authenticate"), intent.machine.pendingAction.map { $0 == .threeDSecure ? "3-D Secure" : "bank redirect" })) }
         for charge in intent.charges ?? [] {
             let what = switch charge.status {
-            case .succeeded: "Charge \(charge.number) succeeded"
-            case .failed: "Charge \(charge.number) failed"
-            case .pending: "Charge \(charge.number) pending"
+            case .succeeded: t("Charge {n} succeeded", ["n": String(charge.number)])
+            case .failed: t("Charge {n} failed", ["n": String(charge.number)])
+            case .pending: t("Charge {n} pending", ["n": String(charge.number)])
             }
             entries.append((charge.created, 2, what, charge.failure.map { "\($0.message) (\($0.declineCode ?? $0.code))" } ?? money(charge.amount, intent.currency)))
         }
-        if let authorized = intent.authorizedAt { entries.append((authorized, 3, "Authorized", money(intent.machine.amountAuthorized ?? intent.machine.amount, intent.currency))) }
+        if let authorized = intent.authorizedAt { entries.append((authorized, 3, t("Authorized"), money(intent.machine.amountAuthorized ?? intent.machine.amount, intent.currency))) }
         for entry in intent.trail ?? [] {
             let what = switch entry.kind {
-            case .capture: "Captured"
-            case .refund: "Refunded"
-            case .void: "Released"
+            case .capture: t("Captured")
+            case .refund: t("Refunded")
+            case .void: t("Released")
             }
             entries.append((entry.created, 4, what, money(entry.amount, intent.currency)))
         }
         if intent.machine.status == .succeeded, !(intent.trail ?? []).contains(where: { $0.kind == .capture }), let charge = intent.succeededCharge {
-            entries.append((charge.created, 3, "Succeeded", intent.settlementTransaction.map { "settled on the ledger in transaction \($0.prefix(12))…" }))
+            entries.append((charge.created, 3, t("Succeeded"), intent.settlementTransaction.map { t("settled on the ledger in transaction {hash}…", ["hash": String($0.prefix(12))]) }))
         }
-        if let canceled = intent.canceledAt { entries.append((canceled, 5, "Canceled", intent.machine.cancellationReason?.rawValue)) }
+        if let canceled = intent.canceledAt { entries.append((canceled, 5, t("Canceled"), intent.machine.cancellationReason?.rawValue)) }
         return entries.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map { entry in
             var values: [String: Any] = ["what": entry.2, "when": time(entry.0)]
             if let detail = entry.3 { values["detail"] = detail }
@@ -522,28 +544,37 @@ struct ConsoleRoutes: Sendable {
 
     /// The line a payment's page shows after an action, from the code the action's redirect
     /// carries (never text from the address itself).
-    static func notice(_ code: String) -> String? {
-        if code == "canceled" { return "The payment was canceled." }
-        if code == "repeated" { return "This form was already sent; it was done once, not again." }
+    static func notice(_ code: String) -> Notice? {
+        if code == "canceled" { return Notice(text: "The payment was canceled.") }
+        if code == "repeated" { return Notice(text: "This form was already sent; it was done once, not again.") }
         let parts = code.split(separator: "-")
         guard parts.count == 2, let amount = Int64(parts[1]), amount >= 0 else { return nil }
+        let written = FiatConversion.format(minorUnits: amount, exponent: 2)
         switch parts[0] {
-        case "refunded": return "A refund of \(FiatConversion.format(minorUnits: amount, exponent: 2)) was made."
-        case "captured": return "Captured: \(FiatConversion.format(minorUnits: amount, exponent: 2)) received in all."
+        case "refunded": return Notice(text: "A refund of {amount} was made.", values: ["amount": written])
+        case "captured": return Notice(text: "Captured: {amount} received in all.", values: ["amount": written])
         default: return nil
         }
     }
 
+    /// A line shown after an action: its English text (looked up in the reader's language) and
+    /// the values it names.
+    struct Notice {
+        let text: String
+        var values: KeyValuePairs<String, String> = [:]
+    }
+
     // MARK: Rendering
 
-    func render(title: String, body: String, scope: Scope?, current: String? = nil, status: HTTPResponse.Status = .ok) -> Response {
-        var values: [String: Any] = ["title": title, "body": body]
+    func render(title: String, body: String, scope: Scope?, text: ConsoleText? = nil, current: String? = nil, status: HTTPResponse.Status = .ok) -> Response {
+        let t = text ?? scope?.text ?? ConsoleText(locale: .en)
+        var values: [String: Any] = ["title": title, "body": body, "t": t.lambda, "lang": t.locale.rawValue]
         if let scope {
             values["signedIn"] = true
             values["csrf"] = scope.session.csrfToken(key: key)
             values["scope"] = scope.query
             values["who"] = switch scope.session.role {
-            case .admin: scope.merchant.map { "Operator, viewing \($0.name)" } ?? "Operator"
+            case .admin: scope.merchant.map { t("Operator, viewing {name}", ["name": $0.name]) } ?? t("Operator")
             case .merchant: scope.merchant?.name ?? ""
             }
             if let merchant = scope.merchant { values["merchantName"] = merchant.name }
@@ -554,11 +585,15 @@ struct ConsoleRoutes: Sendable {
     }
 
     func notFound(_ scope: Scope) -> Response {
-        render(title: "Not found", body: ConsoleTemplates.message.render(["heading": "Not found", "text": "There is nothing here, or it is not yours to see."]), scope: scope, status: .notFound)
+        render(title: scope.text("Not found"), body: ConsoleTemplates.message.render([
+            "heading": scope.text("Not found"), "text": scope.text("There is nothing here, or it is not yours to see."), "t": scope.text.lambda,
+        ]), scope: scope, status: .notFound)
     }
 
     func forbidden(_ scope: Scope) -> Response {
-        render(title: "Refused", body: ConsoleTemplates.message.render(["heading": "Refused", "text": "This form has expired. Open the page again and repeat."]), scope: scope, status: .forbidden)
+        render(title: scope.text("Refused"), body: ConsoleTemplates.message.render([
+            "heading": scope.text("Refused"), "text": scope.text("This form has expired. Open the page again and repeat."), "t": scope.text.lambda,
+        ]), scope: scope, status: .forbidden)
     }
 
     static func html(_ text: String, status: HTTPResponse.Status) -> Response {
