@@ -58,6 +58,8 @@ package struct PaymentActivity: Sendable, Equatable {
     }
 
     package var days: [Day]
+    /// The last 24 hours, hour by hour (the same counts, by the hour).
+    package var hours: [Day] = []
     /// Whether every payment of the window was read (false when the window holds more than the
     /// scan limit; the figures then cover the newest ones).
     package var complete: Bool
@@ -75,22 +77,30 @@ package struct PaymentActivity: Sendable, Equatable {
         }
     }
 
-    /// Days of `days` ending with the one holding `now`, filled from `intents` (newest first).
+    /// Days of `days` ending with the one holding `now`, and the 24 hours ending with the one
+    /// holding `now`, filled from `intents` (newest first).
     package static func of(_ intents: [PaymentIntentRecord], days count: Int, now: Int64, complete: Bool) -> PaymentActivity {
         let today = now - ((now % 86_400) + 86_400) % 86_400
-        let first = today - Int64(count - 1) * 86_400
-        var days = (0..<count).map { Day(start: first + Int64($0) * 86_400) }
-        for intent in intents where intent.created >= first && intent.created < today + 86_400 {
-            let index = Int((intent.created - first) / 86_400)
+        var activity = PaymentActivity(days: periods(intents, count: count, length: 86_400, last: today), complete: complete)
+        activity.hours = periods(intents, count: 24, length: 3_600, last: now - ((now % 3_600) + 3_600) % 3_600)
+        return activity
+    }
+
+    /// `count` periods of `length` seconds, the last starting at `last`.
+    static func periods(_ intents: [PaymentIntentRecord], count: Int, length: Int64, last: Int64) -> [Day] {
+        let first = last - Int64(count - 1) * length
+        var periods = (0..<count).map { Day(start: first + Int64($0) * length) }
+        for intent in intents where intent.created >= first && intent.created < last + length {
+            let index = Int((intent.created - first) / length)
             if intent.machine.amountReceived > 0 {
-                days[index].succeeded += 1
-                days[index].volume[intent.currency, default: 0] += intent.machine.amountReceived
+                periods[index].succeeded += 1
+                periods[index].volume[intent.currency, default: 0] += intent.machine.amountReceived
             } else if intent.charges?.contains(where: { $0.status == .failed }) == true || intent.machine.status == .canceled && intent.charges != nil {
-                days[index].failed += 1
+                periods[index].failed += 1
             }
-            if intent.machine.amountRefunded > 0 { days[index].refunded[intent.currency, default: 0] += intent.machine.amountRefunded }
+            if intent.machine.amountRefunded > 0 { periods[index].refunded[intent.currency, default: 0] += intent.machine.amountRefunded }
         }
-        return PaymentActivity(days: days, complete: complete)
+        return periods
     }
 }
 

@@ -190,6 +190,13 @@ with sync_playwright() as playwright:
 
     # The explorer: by account, transaction and ledger.
     visit(page, phone, "/console/explorer", "explorer")
+    # Live: the latest ledgers follow the ledger as it closes, without a reload.
+    ledgers = "section:has(h2:has-text('Latest ledgers')) table tbody tr td"
+    newest = page.text_content(ledgers)
+    page.evaluate("window.consoleMarker = 'explorer'")
+    stripe.PaymentIntent.create(amount=700, currency="eur", payment_method="pm_card_visa", confirm=True)
+    expect(page.locator(ledgers).first).not_to_have_text(newest)
+    check("the explorer's latest ledgers follow the ledger live", page.evaluate("window.consoleMarker") == "explorer")
     page.fill("input[name=q]", shop["settlement_account"])
     page.click("button:has-text('Search')")
     check("the explorer finds the account", "/console/explorer/accounts/" in page.url and "EUR" in page.text_content("main"), page.url)

@@ -475,6 +475,7 @@ struct CheckoutRoutesTests {
             #expect(story.status == .ok && story.body.contains("Released to seller and marketplace") && story.body.contains("Held in escrow") && story.body.contains("Shipped"))
             #expect(story.body.contains("Mug &lt;i&gt;") && story.body.contains("Sam Seller") && story.body.contains("/console/payments/pi_"))
             #expect(try await browser.go(client, .get, "/console/marketplace/orders/ord_nobody").status == .notFound)
+            #expect(try await browser.go(client, .get, "/console/explorer?q=\(orders[0])").location == "/console/marketplace/orders/\(orders[0])")
 
             // A merchant that is not a marketplace has no marketplace page, and cannot read the orders.
             let shop = try #require(try await Self.form(client, "/v1/admin/merchants", key: admin, "name=Shop")["secret_key"] as? String)

@@ -97,6 +97,9 @@ struct ConsolePartsTests {
         #expect(starts == [691_200, 777_600, 864_000])
         let (succeeded, failed): ([Int], [Int]) = (activity.days.map(\.succeeded), activity.days.map(\.failed))
         #expect(succeeded == [0, 1, 1] && failed == [0, 0, 1])
+        // By the hour: the last 24 hours end with the one holding now; a day ago is outside them.
+        #expect(activity.hours.count == 24 && activity.hours.last?.start == 10 * 86_400 + 3_600 && activity.hours.first?.start == 9 * 86_400 + 7_200)
+        #expect(activity.hours[22].succeeded == 1 && activity.hours[22].failed == 1 && activity.hours.map(\.succeeded).reduce(0, +) == 1)
         let volume: [String: Int64] = activity.total(\.volume)
         #expect(volume == ["eur": 1_250])
         #expect(activity.successPerMille == 666)

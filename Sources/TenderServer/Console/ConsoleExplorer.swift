@@ -85,11 +85,11 @@ extension ConsoleRoutes {
             }
         return sectionsPage(scope, title: t("Explorer"), heading: t("Explorer"), current: "explorer", sections: [
             Section(title: t("Search"), html: explorerSearchForm("", t)),
-            Section(title: t("Order books"), text: t("Markets with offers, selling → buying."), html: Self.table(
-                [Column(title: t("Market")), Column(title: t("Offers"), num: true)], Array(marketRows), empty: t("No offers on the ledger."))),
             Section(title: t("Latest ledgers"), text: t("Newest first; a ledger closes every second, or as soon as a batch is full."), html: Self.table(
                 [Column(title: t("Ledger"), num: true), Column(title: t("Closed")), Column(title: t("Transactions"), num: true), Column(title: t("Failed"), num: true), Column(title: t("Operations"), num: true)],
-                rows, empty: t("No ledgers yet."))),
+                rows, empty: t("No ledgers yet.")), live: "/console/live?ledgers=1"),
+            Section(title: t("Order books"), text: t("Markets with offers, selling → buying."), html: Self.table(
+                [Column(title: t("Market")), Column(title: t("Offers"), num: true)], Array(marketRows), empty: t("No offers on the ledger."))),
         ])
     }
 
@@ -101,6 +101,7 @@ extension ConsoleRoutes {
         }
         if let sequence = UInt32(search), sequence > 0 { return "/console/explorer/ledgers/\(sequence)" }
         if search.hasPrefix("pi_"), scope.merchant != nil { return Self.link("/console/payments/\(Self.pathEscaped(search))", scope) }
+        if search.hasPrefix("ord_"), scope.isMarketplace { return Self.link("/console/marketplace/orders/\(Self.pathEscaped(search))", scope) }
         return nil
     }
 

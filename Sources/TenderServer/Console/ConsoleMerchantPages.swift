@@ -46,20 +46,24 @@ extension ConsoleRoutes {
         var text: String? = nil
         let html: String
         var pager: String? = nil
+        /// Where the section's content is kept up to date from (`/console/live...`), if it is.
+        var live: String? = nil
     }
 
     func sectionsPage(_ scope: Scope, title: String, heading: String, current: String, sections: [Section],
                       back: (String, String)? = nil, notice: String? = nil, error: String? = nil, status: HTTPResponse.Status = .ok) -> Response {
         var values: [String: Any] = [
-            "heading": heading,
+            "heading": heading, "older": scope.text("Older"),
             "sections": sections.enumerated().map { index, section -> [String: Any] in
                 var values: [String: Any] = ["index": index, "title": section.title, "html": section.html]
                 if let text = section.text { values["text"] = text }
                 if let pager = section.pager { values["pager"] = pager }
+                if let live = section.live { values["liveURL"] = live }
                 return values
             },
         ]
         if let back { values["back"] = back.0; values["backText"] = back.1 }
+        if sections.contains(where: { $0.live != nil }) { values["live"] = true }
         if let notice { values["notice"] = notice }
         if let error { values["error"] = error }
         return render(title: title, body: ConsoleTemplates.sections.render(values), scope: scope, current: current, status: status)

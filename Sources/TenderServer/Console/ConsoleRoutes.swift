@@ -46,7 +46,7 @@ struct ConsoleRoutes: Sendable {
         router.get("assets/tender.css") { _, _ in PaymentPage.asset(DesignSystem.styleSheet, type: "text/css; charset=utf-8") }
         let console = router.group("console")
         router.get("assets/console.js") { _, _ in PaymentPage.asset(Self.script, type: "text/javascript; charset=utf-8") }
-        console.get("live") { request, _ in try await signedIn(request) { live($0) } }
+        console.get("live") { request, _ in try await signedIn(request) { live($0, ledgers: Self.queryValue(request, "ledgers") == "1") } }
         console.get("sign-in") { request, _ in signInPage(request, error: nil, status: .ok) }
         console.post("sign-in") { request, _ in try await signIn(request) }
         console.post("sign-out") { request, _ in try await signOut(request) }
@@ -206,6 +206,9 @@ struct ConsoleRoutes: Sendable {
         let countChart = BarChart(title: t("Succeeded payments per day, last {days} days", ["days": String(days)]), bars: activity.days.map { day in
             .init(label: Self.shortDate(day.start), value: Int64(day.succeeded), text: t("{succeeded} succeeded, {failed} failed", ["succeeded": String(day.succeeded), "failed": String(day.failed)]))
         })
+        let hourChart = BarChart(title: t("Succeeded payments per hour, last 24 hours"), bars: activity.hours.map { hour in
+            .init(label: Self.hour(hour.start), value: Int64(hour.succeeded), text: t("{succeeded} succeeded, {failed} failed", ["succeeded": String(hour.succeeded), "failed": String(hour.failed)]))
+        })
         let recent = try await service.payments(merchant: merchant, filter: PaymentFilter(), startingAfter: nil, limit: 10)
         var values: [String: Any] = [
             "merchantName": merchant.name, "days": days, "scope": scope.query, "t": t.lambda,
@@ -215,7 +218,7 @@ struct ConsoleRoutes: Sendable {
             "successRate": activity.successPerMille.map { "\($0 / 10).\($0 % 10)%" } ?? "–",
             "refunded": refunded.isEmpty ? Self.money(0, chartCurrency) : refunded.sorted { $0.key < $1.key }.map { Self.money($0.value, $0.key) }.joined(separator: " · "),
             "volumeCurrency": chartCurrency.uppercased(),
-            "volumeChart": volumeChart.svg(), "countChart": countChart.svg(),
+            "volumeChart": volumeChart.svg(), "countChart": countChart.svg(), "hourChart": hourChart.svg(),
             "recent": paymentsTable(recent.intents, scope: scope),
         ]
         if !activity.complete { values["incomplete"] = t("More payments were made in these days than the home page reads at once; the figures cover the newest.") }
@@ -413,9 +416,22 @@ struct ConsoleRoutes: Sendable {
     /// `/console/live`: server-sent events for the merchant's home page. After each ledger the
     /// server commits (or its heartbeat), at most every ``livePace``, the newest payments and the balance are read (from the
     /// core's cache); when they changed, a `change` event tells the page to fetch itself again.
-    func live(_ scope: Scope) -> Response {
-        guard let merchant = scope.merchant else { return notFound(scope) }
+    func live(_ scope: Scope, ledgers: Bool = false) -> Response {
+        // The explorer's ledgers change with every ledger; a merchant's home with its payments.
         let (service, commits, logger, clock) = (self.service, horizon.commits, self.logger, self.clock)
+        let read: @Sendable () async throws -> String
+        if ledgers {
+            read = { String(commits.latest) }
+        } else if let merchant = scope.merchant {
+            read = {
+                let newest = try await service.payments(merchant: merchant, filter: PaymentFilter(), startingAfter: nil, limit: 5).intents
+                let balances = try await service.balances(merchant)
+                return newest.map { "\($0.id) \($0.machine.status.rawValue) \($0.machine.amountReceived) \($0.machine.amountRefunded)" }.joined(separator: ",")
+                    + balances.map { " \($0.1)" }.joined()
+            }
+        } else {
+            return notFound(scope)
+        }
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: "retry: 2000\nevent: open\ndata: \"hello\"\n\n"))
             var seen = commits.latest
@@ -424,10 +440,7 @@ struct ConsoleRoutes: Sendable {
             while !commits.isClosed && !Task.isShuttingDownGracefully && !Task.isCancelled {
                 let state: String
                 do {
-                    let newest = try await service.payments(merchant: merchant, filter: PaymentFilter(), startingAfter: nil, limit: 5).intents
-                    let balances = try await service.balances(merchant)
-                    state = newest.map { "\($0.id) \($0.machine.status.rawValue) \($0.machine.amountReceived) \($0.machine.amountRefunded)" }.joined(separator: ",")
-                        + balances.map { " \($0.1)" }.joined()
+                    state = try await read()
                 } catch {
                     logger.error("console live read failed: \(error)")
                     break
@@ -648,6 +661,9 @@ struct ConsoleRoutes: Sendable {
         let inDay = ((seconds % 86_400) + 86_400) % 86_400
         return String(format: "%04d-%02d-%02d %02d:%02d UTC", year, month, day, inDay / 3_600, inDay % 3_600 / 60)
     }
+
+    /// The hour of unix seconds, UTC: `16h`.
+    static func hour(_ seconds: Int64) -> String { "\(((seconds % 86_400) + 86_400) % 86_400 / 3_600)h" }
 
     static func shortDate(_ seconds: Int64) -> String {
         let (_, month, day) = civil(seconds)

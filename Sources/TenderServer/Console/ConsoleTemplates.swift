@@ -74,7 +74,7 @@ enum ConsoleTemplates {
         <div data-live="/console/live{{scope}}">
         <h1>{{merchantName}}</h1>
         <div class="grid">
-        <section class="card" aria-labelledby="balance-h"><h2 id="balance-h">{{#t}}Balance{{/t}}</h2>{{#balances}}<p class="figure">{{amount}}</p>{{/balances}}<p class="muted">{{#t}}Available, on the ledger{{/t}}</p></section>
+        <section class="card" aria-labelledby="balance-h"><h2 id="balance-h">{{#t}}Balance{{/t}}</h2>{{#balances}}<p class="figure">{{amount}}</p>{{/balances}}<p class="muted">{{#t}}Available, on the ledger; nothing is pending, as payments settle at once{{/t}}</p></section>
         <section class="card" aria-labelledby="paid-h"><h2 id="paid-h">{{#t}}Payments, {{days}} days{{/t}}</h2><p class="figure">{{succeeded}}</p><p class="muted">{{volume}}</p></section>
         <section class="card" aria-labelledby="rate-h"><h2 id="rate-h">{{#t}}Success rate{{/t}}</h2><p class="figure">{{successRate}}</p><p class="muted">{{#t}}{{failed}} failed{{/t}}</p></section>
         <section class="card" aria-labelledby="refund-h"><h2 id="refund-h">{{#t}}Refunded{{/t}}</h2><p class="figure">{{refunded}}</p><p class="muted">{{#t}}in {{days}} days{{/t}}</p></section>
@@ -82,6 +82,7 @@ enum ConsoleTemplates {
         {{#incomplete}}<p class="notice">{{incomplete}}</p>{{/incomplete}}
         <section class="card" aria-labelledby="volume-h"><h2 id="volume-h">{{#t}}Volume per day ({{volumeCurrency}}){{/t}}</h2>{{{volumeChart}}}</section>
         <section class="card" aria-labelledby="count-h"><h2 id="count-h">{{#t}}Payments per day{{/t}}</h2>{{{countChart}}}</section>
+        <section class="card" aria-labelledby="hour-h"><h2 id="hour-h">{{#t}}Payments per hour, last 24 hours (UTC){{/t}}</h2>{{{hourChart}}}</section>
         <section class="card" aria-labelledby="recent-h"><h2 id="recent-h">{{#t}}Recent payments{{/t}}</h2>{{{recent}}}<p><a href="/console/payments{{scope}}">{{#t}}All payments{{/t}}</a></p></section>
         </div>
         <script src="/assets/console.js"></script>
@@ -195,8 +196,10 @@ enum ConsoleTemplates {
         <h1>{{heading}}</h1>
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#error}}<p class="notice error" role="alert">{{error}}</p>{{/error}}
-        {{#sections}}<section class="card" aria-labelledby="s{{index}}"><h2 id="s{{index}}">{{title}}</h2>{{#text}}<p class="muted">{{text}}</p>{{/text}}{{{html}}}
-        {{#pager}}<div class="pager"><a href="{{pager}}" rel="next">Older</a></div>{{/pager}}</section>{{/sections}}
+        {{#live}}<p id="live-status" class="sr-only" aria-live="polite"></p>{{/live}}
+        {{#sections}}<section class="card" aria-labelledby="s{{index}}"><h2 id="s{{index}}">{{title}}</h2>{{#text}}<p class="muted">{{text}}</p>{{/text}}{{#liveURL}}<div data-live="{{liveURL}}">{{/liveURL}}{{{html}}}{{#liveURL}}</div>{{/liveURL}}
+        {{#pager}}<div class="pager"><a href="{{pager}}" rel="next">{{older}}</a></div>{{/pager}}</section>{{/sections}}
+        {{#live}}<script src="/assets/console.js"></script>{{/live}}
         """)
 
     static let facts = try! MustacheTemplate(string: """
@@ -228,7 +231,7 @@ enum ConsoleTemplates {
 
     static let explorerSearch = try! MustacheTemplate(string: """
         <form class="filters" method="get" action="/console/explorer" role="search" aria-label="{{#t}}Search the ledger{{/t}}">
-        <label>{{#t}}Account, transaction hash, ledger or payment id{{/t}}<input name="q" size="60" value="{{q}}"></label>
+        <label>{{#t}}Account, transaction hash, ledger, payment or order id{{/t}}<input name="q" size="60" value="{{q}}"></label>
         <button type="submit">{{#t}}Search{{/t}}</button>
         </form>
         """)

@@ -39,7 +39,8 @@ struct ConsoleText: Sendable {
         "With the admin key of the data directory (<code>admin.key</code>) to see every merchant, or with a merchant's secret key (<code>sk_test_…</code>) to see its own.":
             "Met de beheersleutel van de datamap (<code>admin.key</code>) om alle handelaren te zien, of met de geheime sleutel van een handelaar (<code>sk_test_…</code>) om die van hem te zien.",
         "Key": "Sleutel", "Merchants": "Handelaren", "{{count}} merchants": "{{count}} handelaren", "Name": "Naam", "Id": "Id",
-        "Settlement account": "Afrekeningsrekening", "Available, on the ledger": "Beschikbaar, op het grootboek",
+        "Settlement account": "Afrekeningsrekening", "Available, on the ledger; nothing is pending, as payments settle at once": "Beschikbaar, op het grootboek; er staat niets open, want betalingen worden meteen afgerekend",
+        "Payments per hour, last 24 hours (UTC)": "Betalingen per uur, de laatste 24 uur (UTC)", "Succeeded payments per hour, last 24 hours": "Geslaagde betalingen per uur, de laatste 24 uur",
         "Payments, {{days}} days": "Betalingen, {{days}} dagen", "Success rate": "Geslaagd", "{{failed}} failed": "{{failed}} mislukt",
         "Refunded": "Terugbetaald", "in {{days}} days": "in {{days}} dagen",
         "More payments were made in these days than the home page reads at once; the figures cover the newest.":
@@ -57,7 +58,7 @@ struct ConsoleText: Sendable {
         "Refund": "Terugbetalen", "Capture amount ({{currency}}), empty for all {{capturable}}": "Te innen bedrag ({{currency}}), leeg voor alles: {{capturable}}",
         "Capture": "Innen", "Cancel payment": "Betaling annuleren", "Endpoint URL": "URL van het eindpunt", "Events": "Gebeurtenissen",
         "Add endpoint": "Eindpunt toevoegen", "Delete endpoint": "Eindpunt verwijderen", "Resend": "Opnieuw sturen",
-        "Search the ledger": "Het grootboek doorzoeken", "Account, transaction hash, ledger or payment id": "Rekening, transactiehash, grootboek of betalings-id",
+        "Search the ledger": "Het grootboek doorzoeken", "Account, transaction hash, ledger, payment or order id": "Rekening, transactiehash, grootboek, betalings- of bestellings-id",
         "Search": "Zoeken", "Console home": "Naar het overzicht",
         // In the code
         "This sign-in form has expired. Please try again.": "Dit aanmeldformulier is verlopen. Probeer het opnieuw.",
@@ -125,7 +126,8 @@ struct ConsoleText: Sendable {
         "With the admin key of the data directory (<code>admin.key</code>) to see every merchant, or with a merchant's secret key (<code>sk_test_…</code>) to see its own.":
             "Mit dem Admin-Schlüssel des Datenverzeichnisses (<code>admin.key</code>), um alle Händler zu sehen, oder mit dem geheimen Schlüssel eines Händlers (<code>sk_test_…</code>), um dessen Daten zu sehen.",
         "Key": "Schlüssel", "Merchants": "Händler", "{{count}} merchants": "{{count}} Händler", "Name": "Name", "Id": "ID",
-        "Settlement account": "Abrechnungskonto", "Available, on the ledger": "Verfügbar, im Ledger",
+        "Settlement account": "Abrechnungskonto", "Available, on the ledger; nothing is pending, as payments settle at once": "Verfügbar, im Ledger; nichts ist ausstehend, da Zahlungen sofort abgerechnet werden",
+        "Payments per hour, last 24 hours (UTC)": "Zahlungen pro Stunde, letzte 24 Stunden (UTC)", "Succeeded payments per hour, last 24 hours": "Erfolgreiche Zahlungen pro Stunde, letzte 24 Stunden",
         "Payments, {{days}} days": "Zahlungen, {{days}} Tage", "Success rate": "Erfolgsquote", "{{failed}} failed": "{{failed}} fehlgeschlagen",
         "Refunded": "Erstattet", "in {{days}} days": "in {{days}} Tagen",
         "More payments were made in these days than the home page reads at once; the figures cover the newest.":
@@ -143,7 +145,7 @@ struct ConsoleText: Sendable {
         "Refund": "Erstatten", "Capture amount ({{currency}}), empty for all {{capturable}}": "Einzuziehender Betrag ({{currency}}), leer für alles: {{capturable}}",
         "Capture": "Einziehen", "Cancel payment": "Zahlung stornieren", "Endpoint URL": "URL des Endpunkts", "Events": "Ereignisse",
         "Add endpoint": "Endpunkt hinzufügen", "Delete endpoint": "Endpunkt löschen", "Resend": "Erneut senden",
-        "Search the ledger": "Das Ledger durchsuchen", "Account, transaction hash, ledger or payment id": "Konto, Transaktions-Hash, Ledger oder Zahlungs-ID",
+        "Search the ledger": "Das Ledger durchsuchen", "Account, transaction hash, ledger, payment or order id": "Konto, Transaktions-Hash, Ledger, Zahlungs- oder Bestell-ID",
         "Search": "Suchen", "Console home": "Zur Übersicht",
         "This sign-in form has expired. Please try again.": "Dieses Anmeldeformular ist abgelaufen. Bitte versuchen Sie es erneut.",
         "That is neither the admin key nor a merchant's secret key.": "Das ist weder der Admin-Schlüssel noch der geheime Schlüssel eines Händlers.",
