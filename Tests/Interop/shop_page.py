@@ -3,7 +3,10 @@ executable_path set; no browser download): a buyer logs in, buys a listing now, 
 delivery and watches the total change, pays by iDEAL through the test bank and comes back to the
 order, paid.
 
-Usage: python shop_page.py SHOP_LOGIN_URL CHROMIUM SCREENSHOT_DIR
+Then the marketplace, signed in to the console with its key, sees the order in escrow and its
+escrow equal to its escrow account on the ledger.
+
+Usage: python shop_page.py SHOP_LOGIN_URL CHROMIUM SCREENSHOT_DIR MARKETPLACE_KEY
 Prints one line per check and exits non-zero at the first failure.
 """
 
@@ -16,7 +19,7 @@ from playwright.sync_api import expect, sync_playwright
 # A loaded machine (the whole suite runs in parallel) can take seconds to answer a page.
 expect.set_options(timeout=20_000)
 
-LOGIN, CHROMIUM, SHOTS = sys.argv[1], sys.argv[2], sys.argv[3]
+LOGIN, CHROMIUM, SHOTS, MARKETPLACE_KEY = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 BASE = LOGIN.split("/shop/")[0]
 external = []
 shots = {"n": 0}
@@ -78,6 +81,19 @@ with sync_playwright() as playwright:
     check("signing out leaves the shop", page.url.endswith("/shop/signed-out"), page.url)
     response = page.goto(BASE + "/shop")
     check("and the shop no longer knows the buyer", response.status == 401, response.status)
+
+    # The marketplace's console: the paid order in escrow, and escrow equal to its ledger account.
+    page.goto(BASE + "/console/sign-in")
+    page.fill("#key", MARKETPLACE_KEY)
+    page.click("button[type=submit]")
+    page.click("text=Marketplace")
+    screenshot(page, "console-marketplace")
+    main = page.text_content("main")
+    check("the console shows the order's escrow equal to its ledger account",
+          "What the orders hold equals the escrow account on the ledger." in main and main.count("€108.94") >= 3, main[:400])
+    page.click("table a[href*='/console/marketplace/orders/']")
+    screenshot(page, "console-order")
+    check("and the order's story: paid and held in escrow", "Held in escrow" in page.text_content("main") and "paid" in page.text_content("main"))
     browser.close()
 
 check("the pages made no request outside Tender", external == [], external)

@@ -198,11 +198,13 @@ struct InteropTests {
     func checkShop(_ served: ServedTender, data: String) async throws {
         let url = served.url
         let demo = try await Tender.runDetached(["checkout", "demo", "--data", data, "--url", url, "--json"])
-        let shop = try #require((try JSONSerialization.jsonObject(with: Data(demo.stdout.utf8)) as? [String: Any])?["shop"] as? String, "\(demo.stdout) \(demo.stderr)")
+        let seeded = try #require(try JSONSerialization.jsonObject(with: Data(demo.stdout.utf8)) as? [String: Any], "\(demo.stdout) \(demo.stderr)")
+        let shop = try #require(seeded["shop"] as? String)
+        let marketplaceKey = try #require(seeded["secret_key"] as? String)
         let shots = PythonScripts.packageRoot.path + "/.build/screenshots/shop"
         try? FileManager.default.removeItem(atPath: shots)
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
-        try await Self.runPython("Tests/Interop/shop_page.py", [shop, "/usr/bin/chromium", shots])
+        try await Self.runPython("Tests/Interop/shop_page.py", [shop, "/usr/bin/chromium", shots, marketplaceKey])
         #expect(try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 5)
     }
 }
