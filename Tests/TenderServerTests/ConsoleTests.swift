@@ -198,7 +198,7 @@ struct ConsoleRoutesTests {
             // In Dutch or German: asked for by the browser, or chosen and remembered.
             let dutch = try await browser.go(client, .get, "/console?locale=nl")
             #expect(dutch.body.contains(#"<html lang="nl">"#) && dutch.body.contains("Recente betalingen") && dutch.body.contains("Afmelden"))
-            #expect(dutch.body.contains("Shop &lt;b&gt;A&lt;/b&gt;") && browser.cookies[ConsoleText.cookieName] == "nl")
+            #expect(dutch.body.contains("Shop &lt;b&gt;A&lt;/b&gt;") && browser.cookies[ConsoleText.cookieName] == "nl" && dutch.body.contains("€ 19,45"))
             #expect(try await browser.go(client, .get, "/console/payments").body.contains("Betalingen filteren"))
             let inGerman = try await browser.go(client, .get, "/console/payments/\(paidID)?locale=de")
             #expect(inGerman.body.contains("Zahlungsmethode") && inGerman.body.contains("Belastung 1 erfolgreich") && inGerman.body.contains("Ereignis charge.succeeded"))

@@ -44,19 +44,6 @@ struct BarChart: Sendable {
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    /// Text for HTML and SVG, escaped as every page of Tender's escapes it.
+    static func escape(_ text: String) -> String { GatewayTestPages.escape(text) }
 }

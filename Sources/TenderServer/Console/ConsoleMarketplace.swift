@@ -21,7 +21,7 @@ extension ConsoleRoutes {
             [
                 Cell(text: order.id.rawValue, href: Self.link("/console/marketplace/orders/\(order.id)", scope), code: true),
                 Cell(text: Self.orderStatus(order.machine.status), tone: Self.orderTone(order.machine.status)),
-                Cell(text: Self.money(order.totals.total, "eur"), num: true), Cell(text: Self.money(order.held, "eur"), num: true),
+                Cell(text: t.money(order.totals.total, "eur"), num: true), Cell(text: t.money(order.held, "eur"), num: true),
                 Cell(text: Self.time(order.created)),
             ]
         }
@@ -34,14 +34,14 @@ extension ConsoleRoutes {
         return sectionsPage(scope, title: "Marketplace", heading: marketplace.name, current: "marketplace", sections: [
             Section(title: t("Escrow"), text: agrees ? t("What the orders hold equals the escrow account on the ledger.") : t("What the orders hold differs from the escrow account on the ledger."),
                     html: Self.facts([
-                        (t("Held by paid and shipped orders"), Self.money(statement.heldByOrders, "eur"), false),
-                        (t("Escrow account on the ledger"), Self.money(statement.onLedger, "eur"), false),
+                        (t("Held by paid and shipped orders"), t.money(statement.heldByOrders, "eur"), false),
+                        (t("Escrow account on the ledger"), t.money(statement.onLedger, "eur"), false),
                         (t("Escrow account"), marketplace.escrowAccount, true),
                     ]) + ConsoleTemplates.link.render(["href": "/console/explorer/accounts/\(marketplace.escrowAccount)", "text": t("The escrow account in the explorer")])),
             Section(title: status.map { t("Orders") + ": " + Self.orderStatus($0) } ?? t("Orders"), html: filter + Self.table(
                 [Column(title: t("Order")), Column(title: t("Status")), Column(title: t("Total"), num: true), Column(title: t("In escrow"), num: true), Column(title: t("Created"))],
                 rows, empty: t("No orders.")), pager: next ?? nil),
-        ], error: agrees ? nil : t("Escrow and ledger differ by {amount}.", ["amount": Self.money(statement.onLedger - statement.heldByOrders, "eur")]))
+        ], error: agrees ? nil : t("Escrow and ledger differ by {amount}.", ["amount": t.money(statement.onLedger - statement.heldByOrders, "eur")]))
     }
 
     func orderPage(_ scope: Scope, id: String) async throws -> Response {
@@ -51,11 +51,11 @@ extension ConsoleRoutes {
         var facts: [(String, String, Bool)] = [
             (t("Order"), order.id.rawValue, true), (t("Status"), Self.orderStatus(order.machine.status), false),
             (t("Listing"), listing?.title ?? order.listing.rawValue, false), (t("Buyer"), buyer?.name ?? order.buyer.rawValue, false),
-            (t("Seller"), seller?.name ?? order.seller.rawValue, false), (t("Total"), Self.money(order.totals.total, "eur"), false),
-            (t("In escrow"), Self.money(order.held, "eur"), false),
+            (t("Seller"), seller?.name ?? order.seller.rawValue, false), (t("Total"), t.money(order.totals.total, "eur"), false),
+            (t("In escrow"), t.money(order.held, "eur"), false),
         ]
-        if let fee = order.gatewayFee { facts.append((t("Gateway's fee"), Self.money(fee, "eur"), false)) }
-        let lines = order.totals.lines.map { [Cell(text: $0.kind.rawValue.replacingOccurrences(of: "_", with: " ")), Cell(text: Self.money($0.amount, "eur"), num: true)] }
+        if let fee = order.gatewayFee { facts.append((t("Gateway's fee"), t.money(fee, "eur"), false)) }
+        let lines = order.totals.lines.map { [Cell(text: $0.kind.rawValue.replacingOccurrences(of: "_", with: " ")), Cell(text: t.money($0.amount, "eur"), num: true)] }
         var story: [[Cell]] = [[Cell(text: t("Bid accepted, order made")), Cell(text: Self.time(order.created)), Cell(text: order.bid.rawValue, code: true)]]
         if let intent = order.paymentIntent {
             story.append([Cell(text: t("Payment")), Cell(text: order.paidAt.map(Self.time) ?? "–"), Cell(text: intent, href: Self.link("/console/payments/\(intent)", scope), code: true)])

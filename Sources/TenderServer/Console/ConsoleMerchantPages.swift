@@ -144,8 +144,8 @@ extension ConsoleRoutes {
         let page = try await service.balanceTransactions(merchant: merchant, page: ListRequest(limit: 25, startingAfter: after.isEmpty ? nil : after), type: type, source: nil)
         let rows = page.records.map { movement -> [Cell] in
             [
-                Cell(text: movement.type.rawValue.replacingOccurrences(of: "_", with: " ")), Cell(text: Self.money(movement.amount, movement.currency), num: true),
-                Cell(text: Self.money(movement.fee, movement.currency), num: true), Cell(text: Self.money(movement.amount - movement.fee, movement.currency), num: true),
+                Cell(text: movement.type.rawValue.replacingOccurrences(of: "_", with: " ")), Cell(text: t.money(movement.amount, movement.currency), num: true),
+                Cell(text: t.money(movement.fee, movement.currency), num: true), Cell(text: t.money(movement.amount - movement.fee, movement.currency), num: true),
                 Cell(text: movement.source, href: movement.source.hasPrefix("ch_") ? ChargeID(movement.source).attempt.map { Self.link("/console/payments/\($0.paymentIntent)", scope) } : nil, code: true),
                 Cell(text: Self.time(movement.created)),
             ]
@@ -154,13 +154,13 @@ extension ConsoleRoutes {
         let payouts = try await service.list(PayoutRecord.self, merchant: merchant, ListRequest(limit: 25)).records
         let payoutRows = payouts.map { payout -> [Cell] in
             [
-                Cell(text: Self.money(payout.amount, payout.currency), num: true), Cell(text: payout.destination, code: true),
+                Cell(text: t.money(payout.amount, payout.currency), num: true), Cell(text: payout.destination, code: true),
                 Cell(text: payout.ledgerTransaction, href: "/console/explorer/transactions/\(payout.ledgerTransaction)", code: true), Cell(text: Self.time(payout.created)),
             ]
         }
         return sectionsPage(scope, title: t("Balance"), heading: t("Balance"), current: "balance", sections: [
             Section(title: t("Available"), text: t("What the merchant's settlement account holds on the ledger, and so what the balance transactions add up to."),
-                    html: Self.facts(balances.map { ($0.0.code.uppercased(), Self.money($0.1, $0.0.code), false) })),
+                    html: Self.facts(balances.map { ($0.0.code.uppercased(), t.money($0.1, $0.0.code), false) })),
             Section(title: type.map { t("Balance transactions: {type}", ["type": $0.rawValue]) } ?? t("Balance transactions"), html: Self.table(
                 [Column(title: t("Type")), Column(title: t("Amount"), num: true), Column(title: t("Fee"), num: true), Column(title: t("Net"), num: true), Column(title: t("Source")), Column(title: t("Created"))],
                 rows, empty: t("No balance transactions.")), pager: next ?? nil),

@@ -201,7 +201,7 @@ struct ConsoleRoutes: Sendable {
         let chartCurrency = volume.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key ?? GatewayCurrency.supported[0].code
         let volumeChart = BarChart(title: t("Volume received per day in {currency}, last {days} days", ["currency": chartCurrency.uppercased(), "days": String(days)]), bars: activity.days.map { day in
             let amount = day.volume[chartCurrency] ?? 0
-            return .init(label: Self.shortDate(day.start), value: amount, text: Self.money(amount, chartCurrency))
+            return .init(label: Self.shortDate(day.start), value: amount, text: t.money(amount, chartCurrency))
         })
         let countChart = BarChart(title: t("Succeeded payments per day, last {days} days", ["days": String(days)]), bars: activity.days.map { day in
             .init(label: Self.shortDate(day.start), value: Int64(day.succeeded), text: t("{succeeded} succeeded, {failed} failed", ["succeeded": String(day.succeeded), "failed": String(day.failed)]))
@@ -212,11 +212,11 @@ struct ConsoleRoutes: Sendable {
         let recent = try await service.payments(merchant: merchant, filter: PaymentFilter(), startingAfter: nil, limit: 10)
         var values: [String: Any] = [
             "merchantName": merchant.name, "days": days, "scope": scope.query, "t": t.lambda,
-            "balances": balances.map { ["amount": Self.money($0.1, $0.0.code)] },
+            "balances": balances.map { ["amount": t.money($0.1, $0.0.code)] },
             "succeeded": activity.succeeded, "failed": activity.failed,
-            "volume": volume.isEmpty ? t("nothing received") : volume.sorted { $0.key < $1.key }.map { Self.money($0.value, $0.key) }.joined(separator: " · "),
+            "volume": volume.isEmpty ? t("nothing received") : volume.sorted { $0.key < $1.key }.map { t.money($0.value, $0.key) }.joined(separator: " · "),
             "successRate": activity.successPerMille.map { "\($0 / 10).\($0 % 10)%" } ?? "–",
-            "refunded": refunded.isEmpty ? Self.money(0, chartCurrency) : refunded.sorted { $0.key < $1.key }.map { Self.money($0.value, $0.key) }.joined(separator: " · "),
+            "refunded": refunded.isEmpty ? t.money(0, chartCurrency) : refunded.sorted { $0.key < $1.key }.map { t.money($0.value, $0.key) }.joined(separator: " · "),
             "volumeCurrency": chartCurrency.uppercased(),
             "volumeChart": volumeChart.svg(), "countChart": countChart.svg(), "hourChart": hourChart.svg(),
             "recent": paymentsTable(recent.intents, scope: scope),
@@ -226,13 +226,14 @@ struct ConsoleRoutes: Sendable {
     }
 
     func operatorHome(_ scope: Scope) async throws -> Response {
+        let t = scope.text
         let merchants = try await service.merchants().sorted { $0.created > $1.created }
         var rows: [[String: Any]] = []
         for merchant in merchants {
             let balances = try await service.balances(merchant)
             rows.append([
                 "id": merchant.id, "name": merchant.name, "account": merchant.settlementAccount,
-                "balance": balances.map { Self.money($0.1, $0.0.code) }.joined(separator: " · "),
+                "balance": balances.map { t.money($0.1, $0.0.code) }.joined(separator: " · "),
             ])
         }
         let body = ConsoleTemplates.operatorHome.render(["merchants": rows, "count": merchants.count, "t": scope.text.lambda])
@@ -240,11 +241,12 @@ struct ConsoleRoutes: Sendable {
     }
 
     func paymentsTable(_ intents: [PaymentIntentRecord], scope: Scope) -> String {
-        ConsoleTemplates.paymentsTable.render([
+        let t = scope.text
+        return ConsoleTemplates.paymentsTable.render([
             "scope": scope.query, "t": scope.text.lambda, "noPayments": scope.text("No payments."),
             "rows": intents.map { intent -> [String: Any] in
                 [
-                    "id": intent.id.rawValue, "amount": Self.money(intent.machine.amount, intent.currency),
+                    "id": intent.id.rawValue, "amount": t.money(intent.machine.amount, intent.currency),
                     "status": Self.statusText(intent.machine.status), "tone": Self.tone(intent.machine.status),
                     "method": Self.methodText(intent), "description": intent.description ?? "", "created": Self.time(intent.created),
                 ]
@@ -324,9 +326,9 @@ struct ConsoleRoutes: Sendable {
         let machine = intent.machine
         let currency = intent.currency
         var values: [String: Any] = [
-            "id": intent.id.rawValue, "amount": Self.money(machine.amount, currency), "status": Self.statusText(machine.status),
+            "id": intent.id.rawValue, "amount": t.money(machine.amount, currency), "status": Self.statusText(machine.status),
             "tone": Self.tone(machine.status), "created": Self.time(intent.created), "scope": scope.query,
-            "received": Self.money(machine.amountReceived, currency), "refunded": Self.money(machine.amountRefunded, currency),
+            "received": t.money(machine.amountReceived, currency), "refunded": t.money(machine.amountRefunded, currency),
             "currency": currency.uppercased(), "csrf": scope.session.csrfToken(key: key),
             "idempotency": ConsoleSession.base64url(service.random(16)), "t": t.lambda,
             "metadata": intent.metadata.sorted { $0.key < $1.key }.map { ["key": "metadata." + $0.key, "value": $0.value] },
@@ -339,8 +341,8 @@ struct ConsoleRoutes: Sendable {
         if let charge = intent.succeededCharge {
             let movements = try await service.balanceTransactions(source: intent.id.charge(charge.number).rawValue, merchant: merchant)
             if let movement = movements.first(where: { $0.type == .charge || $0.type == .payment }) {
-                values["fee"] = Self.money(movement.fee, currency)
-                values["net"] = Self.money(movement.amount - movement.fee, currency)
+                values["fee"] = t.money(movement.fee, currency)
+                values["net"] = t.money(movement.amount - movement.fee, currency)
             }
         }
         let method = intent.charges?.last?.method ?? intent.attemptMethod
@@ -361,8 +363,8 @@ struct ConsoleRoutes: Sendable {
         values["noneYet"] = t("None yet.")
         values["timeline"] = Self.timeline(intent, events: try await service.events(of: intent.id, merchant: merchant), text: t)
         let refundable = machine.amountReceived - machine.amountRefunded
-        if machine.status == .succeeded, refundable > 0 { values["refundable"] = Self.money(refundable, currency) }
-        if machine.status == .requiresCapture { values["capturable"] = Self.money(machine.amountCapturable, currency) }
+        if machine.status == .succeeded, refundable > 0 { values["refundable"] = t.money(refundable, currency) }
+        if machine.status == .requiresCapture { values["capturable"] = t.money(machine.amountCapturable, currency) }
         let cancelable: Set<PaymentIntentStatus> = [.requiresPaymentMethod, .requiresConfirmation, .requiresAction, .requiresCapture]
         values["cancelable"] = cancelable.contains(machine.status)
         values["hasActions"] = values["refundable"] != nil || values["capturable"] != nil || cancelable.contains(machine.status)
@@ -389,16 +391,16 @@ struct ConsoleRoutes: Sendable {
             case .failed: t("Charge {n} failed", ["n": String(charge.number)])
             case .pending: t("Charge {n} pending", ["n": String(charge.number)])
             }
-            entries.append((charge.created, 2, what, charge.failure.map { "\($0.message) (\($0.declineCode ?? $0.code))" } ?? money(charge.amount, intent.currency)))
+            entries.append((charge.created, 2, what, charge.failure.map { "\($0.message) (\($0.declineCode ?? $0.code))" } ?? t.money(charge.amount, intent.currency)))
         }
-        if let authorized = intent.authorizedAt { entries.append((authorized, 3, t("Authorized"), money(intent.machine.amountAuthorized ?? intent.machine.amount, intent.currency))) }
+        if let authorized = intent.authorizedAt { entries.append((authorized, 3, t("Authorized"), t.money(intent.machine.amountAuthorized ?? intent.machine.amount, intent.currency))) }
         for entry in intent.trail ?? [] {
             let what = switch entry.kind {
             case .capture: t("Captured")
             case .refund: t("Refunded")
             case .void: t("Released")
             }
-            entries.append((entry.created, 4, what, money(entry.amount, intent.currency)))
+            entries.append((entry.created, 4, what, t.money(entry.amount, intent.currency)))
         }
         if intent.machine.status == .succeeded, !(intent.trail ?? []).contains(where: { $0.kind == .capture }), let charge = intent.succeededCharge {
             entries.append((charge.created, 3, t("Succeeded"), intent.settlementTransaction.map { t("settled on the ledger in transaction {hash}…", ["hash": String($0.prefix(12))]) }))
@@ -633,10 +635,6 @@ struct ConsoleRoutes: Sendable {
     }
 
     // MARK: Formats
-
-    static func money(_ minor: Int64, _ currency: String) -> String {
-        minor < 0 ? "−" + PageText.money(-minor, currency: currency, locale: .en) : PageText.money(minor, currency: currency, locale: .en)
-    }
 
     static func statusText(_ status: PaymentIntentStatus) -> String { status.rawValue.replacingOccurrences(of: "_", with: " ") }
 

@@ -24,6 +24,11 @@ struct ConsoleText: Sendable {
         return text
     }
 
+    /// `minor` units of `currency` as the language writes money: €12.50, € 12,50, 12,50 €.
+    func money(_ minor: Int64, _ currency: String) -> String {
+        minor < 0 ? "−" + PageText.money(-minor, currency: currency, locale: locale) : PageText.money(minor, currency: currency, locale: locale)
+    }
+
     /// For the templates: `{{#t}}English text{{/t}}`.
     var lambda: MustacheLambda {
         let words = Self.translations[locale] ?? [:]
