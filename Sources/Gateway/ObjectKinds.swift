@@ -16,6 +16,9 @@ public struct ObjectKind: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let payout = ObjectKind(rawValue: "payout")
     public static let webhookEndpoint = ObjectKind(rawValue: "webhook_endpoint")
     public static let event = ObjectKind(rawValue: "event")
+    /// A test event sent to one endpoint by hand (the console's "Send test event"): delivered
+    /// as an event is, but not one of the merchant's events (`/v1/events` does not list it).
+    public static let testEvent = ObjectKind(rawValue: "test_event")
     public static let paymentLink = ObjectKind(rawValue: "payment_link")
     public static let balanceTransaction = ObjectKind(rawValue: "balance_transaction")
     public static let setupIntent = ObjectKind(rawValue: "setup_intent")

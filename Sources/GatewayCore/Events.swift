@@ -161,4 +161,34 @@ extension GatewayService {
             return again
         }
     }
+
+    /// Sends one endpoint a test event, whatever events it asked for: a `payment_intent.succeeded`
+    /// about a made-up paid intent (`pi_test_...`, 10.00 EUR by a Visa card), signed and retried
+    /// as every delivery is. Returns the event's id.
+    /// - Throws: ``GatewayFailure`` `resource_missing` for an endpoint the merchant does not
+    ///   have; an invalid request for a disabled one.
+    package func sendTestEvent(to endpointID: WebhookEndpointID, merchant: MerchantRecord, base: String) async throws(GatewayFailure) -> String {
+        try await failing { () async throws -> String in
+            let (endpoint, _) = try await load(WebhookEndpointRecord.self, id: endpointID, merchant: merchant)
+            guard endpoint.disabled != true else { throw GatewayFailure.invalid(nil, "This endpoint is disabled: enable it to send it a test event.") }
+            let created = now()
+            var intent = PaymentIntentRecord(
+                id: PaymentIntentID(newID("pi_test")), clientSecret: "", currency: "eur", created: created,
+                machine: PaymentIntentStateMachine(amount: 1_000, captureMethod: .automatic), paymentMethodTypes: [.card])
+            intent.description = "A test event from Tender's console"
+            try intent.machine.attach(paymentMethod: "pm_test_visa", type: .card)
+            _ = try intent.machine.confirm(acquirer: .approved)
+            let id = newID("evt")
+            let event: JSONValue = .object([
+                ("id", .string(id)), ("object", "event"), ("api_version", "2024-06-20"), ("created", .number(created)),
+                ("data", .object([("object", GatewayObjects.paymentIntent(intent, base: base))])), ("livemode", false), ("pending_webhooks", 1),
+                ("request", .object([("id", .null), ("idempotency_key", .null)])), ("type", .string(GatewayEventType.paymentIntentSucceeded.rawValue)),
+                ("account", .null), ("context", .null),
+            ])
+            let delivery = WebhookDelivery(id: newID("whd"), merchant: merchant.id, event: id, endpoint: endpoint.id.rawValue, nextAttemptAt: created)
+            try await store.insertEvent(StoredObject(id: id, merchant: merchant.id, kind: .testEvent, created: created, body: event.compactBytes()), deliveries: [delivery])
+            webhookWakeup.signal()
+            return id
+        }
+    }
 }

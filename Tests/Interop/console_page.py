@@ -42,13 +42,18 @@ stripe.api_key = shop["secret_key"]
 stripe.max_network_retries = 0
 
 # A webhook receiver that fails until told to answer 200.
-answers = {"status": 500, "received": 0}
+answers = {"status": 500, "received": 0, "types": []}
 
 
 class Receiver(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         answers["received"] += 1
+        try:
+            event = stripe.Webhook.construct_event(body, self.headers.get("Stripe-Signature"), endpoint_secret["value"])
+            answers["types"].append((event.type, event.data.object.id))
+        except Exception as error:  # noqa: BLE001 - a bad signature is recorded as such
+            answers["types"].append(("unverified", str(error)))
         self.send_response(answers["status"])
         self.end_headers()
 
@@ -58,7 +63,9 @@ class Receiver(http.server.BaseHTTPRequestHandler):
 
 receiver = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
 threading.Thread(target=receiver.serve_forever, daemon=True).start()
+endpoint_secret = {"value": ""}
 endpoint = stripe.WebhookEndpoint.create(url=f"http://127.0.0.1:{receiver.server_port}/hooks", enabled_events=["charge.refunded"])
+endpoint_secret["value"] = endpoint.secret
 
 paid = stripe.PaymentIntent.create(amount=2500, currency="eur", payment_method="pm_card_visa", confirm=True, description="Order <42>")
 held = stripe.PaymentIntent.create(amount=4000, currency="eur", payment_method="pm_card_mastercard", confirm=True, capture_method="manual")
@@ -180,6 +187,14 @@ with sync_playwright() as playwright:
             break
         page.wait_for_timeout(200)
     check("the resent delivery is delivered", "delivered" in page.text_content("table") and answers["received"] >= 2)
+    page.click("button:has-text('Send test event')")
+    expect(page.locator("[role=status]")).to_contain_text("is on its way")
+    for _ in range(100):
+        if any(kind == "payment_intent.succeeded" for kind, _ in answers["types"]):
+            break
+        page.wait_for_timeout(100)
+    check("the test event arrives, signed, as a payment_intent.succeeded of a made-up intent",
+          any(kind == "payment_intent.succeeded" and obj.startswith("pi_test") for kind, obj in answers["types"]), answers["types"])
     page.goto(URL + f"/console/payments/{paid.id}")
     check("the payment's timeline shows its events and their deliveries", "Event charge.refunded" in page.text_content(".timeline")
           and "delivered to 1 of 1 endpoints" in page.text_content(".timeline"), page.text_content(".timeline"))

@@ -339,10 +339,19 @@ struct ConsoleRoutesTests {
             let bad = try await browser.go(client, .post, "/console/webhooks", form: [("csrf", csrf), ("action", "add"), ("url", "ftp://x"), ("events", "")])
             #expect(bad.status == .badRequest && bad.body.contains("notice error"))
             #expect(try await browser.go(client, .post, "/console/webhooks", form: [("action", "delete"), ("endpoint", endpoint)]).status == .forbidden)
+            // A test event: one delivery to this endpoint, of a made-up paid intent, not among the merchant's events.
+            let tested = try await browser.go(client, .post, "/console/webhooks", form: [("csrf", csrf), ("action", "test"), ("endpoint", endpoint)])
+            #expect(tested.status == .ok && tested.body.contains("payment_intent.succeeded) is on its way."))
+            let testEvent = try #require(tested.body.range(of: "A test event (").map { String(tested.body[$0.upperBound...].prefix { $0 != "," }) })
+            #expect(testEvent.hasPrefix("evt_") && tested.body.contains("<code>\(testEvent)</code>"))
+            let events = try await GatewayRoutesTests.call(client, .get, "/v1/events?limit=100", key: secret).json["data"] as? [[String: Any]] ?? []
+            #expect(!events.isEmpty && !events.contains { $0["id"] as? String == testEvent })
             let disabled = try await browser.go(client, .post, "/console/webhooks", form: [("csrf", csrf), ("action", "disable"), ("endpoint", endpoint)])
             #expect(disabled.body.contains("Endpoint disabled"))
             let read = try await GatewayRoutesTests.call(client, .get, "/v1/webhook_endpoints/\(endpoint)", key: secret).json
             #expect(read["status"] as? String == "disabled")
+            let refusedTest = try await browser.go(client, .post, "/console/webhooks", form: [("csrf", csrf), ("action", "test"), ("endpoint", endpoint)])
+            #expect(refusedTest.status == .badRequest && refusedTest.body.contains("disabled"))
             let missing = try await browser.go(client, .post, "/console/webhooks", form: [("csrf", csrf), ("action", "resend"), ("endpoint", endpoint), ("delivery", "whd_nobody")])
             #expect(missing.status == .notFound)
             let deleted = try await browser.go(client, .post, "/console/webhooks", form: [("csrf", csrf), ("action", "delete"), ("endpoint", endpoint)])

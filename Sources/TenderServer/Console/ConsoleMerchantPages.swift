@@ -222,7 +222,7 @@ extension ConsoleRoutes {
         let form = try await Self.form(request)
         guard scope.session.acceptsCSRF(try? form.string("csrf", maxLength: 100), key: key) else { return forbidden(scope) }
         func field(_ name: String) -> String { ((try? form.string(name, maxLength: 2_048)) ?? nil)?.trimmingCharacters(in: .whitespaces) ?? "" }
-        let outcome = await webhookChange(field, merchant: merchant, text: scope.text)
+        let outcome = await webhookChange(field, merchant: merchant, base: request.baseURL, text: scope.text)
         switch outcome {
         case .success(let done): return try await webhooks(scope, notice: done)
         case .failure(let failure):
@@ -232,7 +232,7 @@ extension ConsoleRoutes {
     }
 
     /// What a webhooks form asked for, done: the line to show, or the core's refusal.
-    private func webhookChange(_ field: (String) -> String, merchant: MerchantRecord, text t: ConsoleText) async -> Result<String, GatewayFailure> {
+    private func webhookChange(_ field: (String) -> String, merchant: MerchantRecord, base: String, text t: ConsoleText) async -> Result<String, GatewayFailure> {
         let endpoint = WebhookEndpointID(field("endpoint"))
         do {
             switch field("action") {
@@ -246,6 +246,9 @@ extension ConsoleRoutes {
             case "delete":
                 try await service.deleteWebhookEndpoint(endpoint, merchant: merchant)
                 return .success(t("Endpoint deleted."))
+            case "test":
+                let event = try await service.sendTestEvent(to: endpoint, merchant: merchant, base: base)
+                return .success(t("A test event ({event}, payment_intent.succeeded) is on its way.", ["event": event]))
             case "resend":
                 let delivery = try await service.resendDelivery(field("delivery"), endpoint: endpoint, merchant: merchant)
                 return .success(t("Event {event} will be sent again now.", ["event": delivery.event]))

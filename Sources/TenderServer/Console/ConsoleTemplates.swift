@@ -221,6 +221,8 @@ enum ConsoleTemplates {
         <input type="hidden" name="action" value="{{toggle}}"><button class="secondary" type="submit">{{toggleText}}</button></form>
         <form method="post" action="/console/webhooks{{scope}}"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="endpoint" value="{{id}}">
         <input type="hidden" name="action" value="delete"><button class="danger" type="submit">{{#t}}Delete endpoint{{/t}}</button></form>
+        <form method="post" action="/console/webhooks{{scope}}"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="endpoint" value="{{id}}">
+        <input type="hidden" name="action" value="test"><button class="secondary" type="submit">{{#t}}Send test event{{/t}}</button></form>
         </div>
         """)
 
