@@ -47,6 +47,13 @@ with sync_playwright() as playwright:
     check("the listings are cards with their prices and delivery costs", page.locator("#listings li.card").count() >= 1
           and "€100.00" in page.text_content("#listings") and "NL €6.95" in page.text_content("#listings"), page.text_content("#listings"))
     check("the shop uses Tender's design system", page.locator("link[href='/assets/tender.css']").count() == 1)
+    page.goto(BASE + "/shop?locale=nl")
+    check("the shop in Dutch", "Te koop bij" in page.text_content("h1") and "Nu kopen" in page.text_content("#listings")
+          and "Ophalen: gratis" in page.text_content("#listings") and page.get_attribute("html", "lang") == "nl", page.text_content("h1"))
+    screenshot(page, "listings-dutch")
+    page.goto(BASE + "/shop?locale=de")
+    check("and in German", "Zu verkaufen bei" in page.text_content("h1") and "Sofort kaufen" in page.text_content("#listings"))
+    page.goto(BASE + "/shop?locale=en")
     page.click("text=Bicycle")
     check("a listing shows its price and delivery", page.text_content("#price") == "€100.00" and "standard" in page.text_content("#delivery"))
     page.click("#buy-now")

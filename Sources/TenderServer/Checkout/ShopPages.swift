@@ -47,7 +47,7 @@ struct ShopPages: Sendable {
             headers[.setCookie] = "\(Self.cookie)=; Path=/shop; HttpOnly; SameSite=Strict; Max-Age=0"
             return Response(status: .seeOther, headers: headers)
         }
-        shop.get("signed-out") { _, _ in page(Self.signedOutTemplate, [:]) }
+        shop.get("signed-out") { request, _ in page(Self.signedOutTemplate, [:], request) }
     }
 
     /// The user of the cookie.
@@ -67,25 +67,34 @@ struct ShopPages: Sendable {
 
     static func money(_ minor: Int64) -> String { PageText.money(minor, currency: "eur", locale: .en) }
 
-    func page(_ template: MustacheTemplate, _ values: [String: Any]) -> Response {
-        PaymentPage.html(template.render(values), nonce: nil)
+    /// A page in the reader's language (`?locale=`, the console's language cookie, or
+    /// Accept-Language), its words looked up as the console's are (``ConsoleText``).
+    func page(_ template: MustacheTemplate, _ values: [String: Any], _ request: Request) -> Response {
+        let (text, remember) = ConsoleRoutes.text(request)
+        var values = values
+        values["t"] = text.lambda
+        values["lang"] = text.locale.rawValue
+        var response = PaymentPage.html(template.render(values), nonce: nil)
+        if let remember { response.headers[values: .setCookie].append(remember) }
+        return response
     }
 
     // MARK: Pages
 
     func listings(_ request: Request) async throws -> Response {
+        let text = ConsoleRoutes.text(request).0
         let caller = try await caller(request)
         let listings = try await service.listingsOnSale(caller)
         return self.page(Self.listingsTemplate, [
-            "user": caller.user.name, "marketplace": caller.marketplace.name,
+            "user": caller.user.name, "marketplace": caller.marketplace.name, "nothingForSale": text("Nothing for sale."),
             "listings": listings.map { listing -> [String: Any] in
                 var delivery = listing.delivery.map { method in
                     "\(method.name.capitalized): " + method.costs.sorted { $0.key < $1.key }.map { "\($0.key) \(Self.money($0.value))" }.joined(separator: ", ")
                 }
-                if listing.pickup { delivery.insert("Pickup: free", at: 0) }
+                if listing.pickup { delivery.insert(text("Pickup: free"), at: 0) }
                 return ["id": listing.id, "title": listing.title, "price": Self.money(listing.price), "delivery": delivery, "buyNow": listing.buyNow]
             },
-        ])
+        ], request)
     }
 
     func listing(_ request: Request, id: ListingID) async throws -> Response {
@@ -97,11 +106,12 @@ struct ShopPages: Sendable {
             "pickup": listing.pickup, "delivery": listing.delivery.map { method in
                 ["name": method.name, "costs": method.costs.sorted { $0.key < $1.key }.map { "\($0.key) \(Self.money($0.value))" }.joined(separator: ", ")]
             },
-        ])
+        ], request)
     }
 
     /// The payment screen: the choices from the query (or the defaults), the totals for them.
     func screen(_ request: Request, bidID: BidID) async throws -> Response {
+        let text = ConsoleRoutes.text(request).0
         let caller = try await caller(request)
         let query = try StripeForm(body: request.uri.query ?? "")
         let screen: Screen
@@ -126,18 +136,18 @@ struct ShopPages: Sendable {
             "deliveries": (listing.pickup ? [["value": "pickup", "label": "Pickup", "checked": chosenDelivery == "pickup"]] : [])
                 + listing.delivery.map { ["value": $0.name, "label": $0.name.capitalized, "checked": chosenDelivery == $0.name] },
             "addresses": caller.user.addresses.map { ["id": $0.id, "label": "\($0.line1), \($0.city) (\($0.country))", "selected": $0.id == choices.address?.id] },
-            "methods": CheckoutPaymentMethod.allCases.map { ["value": $0.rawValue, "label": ["card": "Card", "ideal": "iDEAL", "bancontact": "Bancontact"][$0.rawValue]!, "checked": $0 == choices.payment] },
+            "methods": CheckoutPaymentMethod.allCases.map { ["value": $0.rawValue, "label": text(["card": "Card", "ideal": "iDEAL", "bancontact": "Bancontact"][$0.rawValue]!), "checked": $0 == choices.payment] },
             "cards": cards.map { ["id": $0.0, "label": "\($0.1.brand.displayName) •••• \($0.1.last4)"] },
             "card": choices.payment == .card, "pending": order?.machine.status == .paymentPending,
         ]
         switch screen.totals {
         case .success(let totals):
-            values["lines"] = totals.lines.map { ["kind": ["item": "Item", "shipping": "Shipping", "payment_fee": "Payment fee", "vat": "of which VAT"][$0.kind.rawValue]!, "amount": Self.money($0.amount)] }
+            values["lines"] = totals.lines.map { ["kind": text(["item": "Item", "shipping": "Shipping", "payment_fee": "Payment fee", "vat": "of which VAT"][$0.kind.rawValue]!), "amount": Self.money($0.amount)] }
             values["total"] = Self.money(totals.total)
         case .failure(let problem):
             values["problem"] = problem.message
         }
-        return page(Self.screenTemplate, values)
+        return page(Self.screenTemplate, values, request)
     }
 
     /// Pay: the order made or updated with the form's choices, then the payment; the buyer goes
@@ -158,6 +168,7 @@ struct ShopPages: Sendable {
 
     /// The buyer's orders, newest first.
     func orders(_ request: Request) async throws -> Response {
+        let text = ConsoleRoutes.text(request).0
         let caller = try await caller(request)
         let orders = try await service.orders(of: caller)
         var rows: [[String: Any]] = []
@@ -165,10 +176,10 @@ struct ShopPages: Sendable {
             let listing = try? await service.listing(order.listing, caller)
             rows.append([
                 "id": order.id, "title": listing?.title ?? order.listing.rawValue, "total": Self.money(order.totals.total),
-                "status": Self.statusWords[order.machine.status.rawValue] ?? order.machine.status.rawValue,
+                "status": text(Self.statusWords[order.machine.status.rawValue] ?? order.machine.status.rawValue),
             ])
         }
-        return page(Self.ordersTemplate, ["user": caller.user.name, "orders": rows])
+        return page(Self.ordersTemplate, ["user": caller.user.name, "orders": rows, "noOrders": text("No orders yet.")], request)
     }
 
     static let statusWords = [
@@ -177,15 +188,16 @@ struct ShopPages: Sendable {
     ]
 
     func order(_ request: Request, id: OrderID) async throws -> Response {
+        let text = ConsoleRoutes.text(request).0
         let caller = try await caller(request)
         let order = try await service.currentOrder(caller, orderID: id)
         let listing = try await service.listing(order.listing, caller)
         let words = Self.statusWords
         return page(Self.orderTemplate, [
             "user": caller.user.name, "id": order.id, "title": listing.title, "status": order.machine.status.rawValue,
-            "statusText": words[order.machine.status.rawValue] ?? order.machine.status.rawValue, "total": Self.money(order.totals.total),
+            "statusText": text(words[order.machine.status.rawValue] ?? order.machine.status.rawValue), "total": Self.money(order.totals.total),
             "payable": order.machine.isPayable, "bid": order.bid,
-        ])
+        ], request)
     }
 
     // MARK: Templates
@@ -194,13 +206,14 @@ struct ShopPages: Sendable {
         // The templates are part of the program: a mistake in one fails every test at once.
         try! MustacheTemplate(string: """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>Tender shop</title><link rel="stylesheet" href="/assets/tender.css"><link rel="stylesheet" href="/shop/assets/shop.css"></head>
-            <body><a class="skip" href="#main">Skip to content</a>
-            <header class="bar"><div class="inner"><a class="brand" href="/shop">Tender shop</a>
-            {{#user}}<nav aria-label="Shop"><ul><li><a href="/shop">For sale</a></li><li><a href="/shop/orders">My orders</a></li></ul></nav>
+            <html lang="{{lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>{{#t}}Tender shop{{/t}}</title><link rel="stylesheet" href="/assets/tender.css"><link rel="stylesheet" href="/shop/assets/shop.css"></head>
+            <body><a class="skip" href="#main">{{#t}}Skip to content{{/t}}</a>
+            <header class="bar"><div class="inner"><a class="brand" href="/shop">{{#t}}Tender shop{{/t}}</a>
+            {{#user}}<nav aria-label="{{#t}}Shop{{/t}}"><ul><li><a href="/shop">{{#t}}For sale{{/t}}</a></li><li><a href="/shop/orders">{{#t}}My orders{{/t}}</a></li></ul></nav>
             <span id="user" class="muted">{{user}}</span>
-            <form method="post" action="/shop/logout"><button class="secondary" type="submit">Sign out</button></form>{{/user}}
+            <form method="post" action="/shop/logout"><button class="secondary" type="submit">{{#t}}Sign out{{/t}}</button></form>{{/user}}
+            <nav aria-label="{{#t}}Language{{/t}}"><ul class="links"><li><a href="?locale=en" lang="en">English</a></li><li><a href="?locale=nl" lang="nl">Nederlands</a></li><li><a href="?locale=de" lang="de">Deutsch</a></li></ul></nav>
             </div></header><main id="main">
             \(body)
             </main><script src="/shop/assets/shop.js"></script></body></html>
@@ -208,66 +221,66 @@ struct ShopPages: Sendable {
     }
 
     static let listingsTemplate = template("""
-        <h1>For sale{{#marketplace}} at {{marketplace}}{{/marketplace}}</h1>
+        <h1>{{#marketplace}}{{#t}}For sale at {{marketplace}}{{/t}}{{/marketplace}}{{^marketplace}}{{#t}}For sale{{/t}}{{/marketplace}}</h1>
         <ul id="listings" class="grid cards">{{#listings}}<li class="card"><h2><a class="listing" href="/shop/listings/{{id}}">{{title}}</a></h2>
-        <p class="price figure">{{price}}</p>{{#buyNow}}<p><span class="badge good">Buy now</span></p>{{/buyNow}}
+        <p class="price figure">{{price}}</p>{{#buyNow}}<p><span class="badge good">{{#t}}Buy now{{/t}}</span></p>{{/buyNow}}
         <ul class="delivery muted">{{#delivery}}<li>{{.}}</li>{{/delivery}}</ul></li>{{/listings}}</ul>
-        {{^listings}}<p>Nothing for sale.</p>{{/listings}}
+        {{^listings}}<p>{{nothingForSale}}</p>{{/listings}}
         """)
 
     static let listingTemplate = template("""
         <div class="card">
         <h1 id="title">{{title}}</h1>
         <p id="price" class="figure">{{price}}</p>
-        <ul id="delivery">{{#pickup}}<li>Pickup</li>{{/pickup}}{{#delivery}}<li>{{name}}: {{costs}}</li>{{/delivery}}</ul>
-        {{#available}}<form method="post" action="/shop/listings/{{id}}/buy"><button id="buy-now" type="submit">Buy now</button></form>{{/available}}
-        {{^available}}<p id="status">This listing is {{status}}.</p>{{/available}}
+        <ul id="delivery">{{#pickup}}<li>{{#t}}Pickup{{/t}}</li>{{/pickup}}{{#delivery}}<li>{{name}}: {{costs}}</li>{{/delivery}}</ul>
+        {{#available}}<form method="post" action="/shop/listings/{{id}}/buy"><button id="buy-now" type="submit">{{#t}}Buy now{{/t}}</button></form>{{/available}}
+        {{^available}}<p id="status">{{#t}}This listing is {{status}}.{{/t}}</p>{{/available}}
         </div>
         """)
 
     static let screenTemplate = template("""
-        <h1>Pay for <span id="title">{{title}}</span></h1>
+        <h1>{{#t}}Pay for{{/t}} <span id="title">{{title}}</span></h1>
         <div class="card">
-        {{#pending}}<p id="pending">You left the payment page before paying: you can pay now.</p>{{/pending}}
+        {{#pending}}<p id="pending">{{#t}}You left the payment page before paying: you can pay now.{{/t}}</p>{{/pending}}
         <form id="choices" method="get" action="/shop/bids/{{bid}}">
-          <fieldset><legend>Delivery</legend>{{#deliveries}}<label><input type="radio" name="delivery" value="{{value}}" {{#checked}}checked{{/checked}}> {{label}}</label>{{/deliveries}}</fieldset>
-          <fieldset><legend>Address</legend><label for="address" class="sr-only">Delivery address</label><select name="address" id="address">{{#addresses}}<option value="{{id}}" {{#selected}}selected{{/selected}}>{{label}}</option>{{/addresses}}</select></fieldset>
-          <fieldset><legend>Payment method</legend>{{#methods}}<label><input type="radio" name="payment_method" value="{{value}}" {{#checked}}checked{{/checked}}> {{label}}</label>{{/methods}}</fieldset>
-          <noscript><button type="submit">Update totals</button></noscript>
+          <fieldset><legend>{{#t}}Delivery{{/t}}</legend>{{#deliveries}}<label><input type="radio" name="delivery" value="{{value}}" {{#checked}}checked{{/checked}}> {{label}}</label>{{/deliveries}}</fieldset>
+          <fieldset><legend>{{#t}}Address{{/t}}</legend><label for="address" class="sr-only">{{#t}}Delivery address{{/t}}</label><select name="address" id="address">{{#addresses}}<option value="{{id}}" {{#selected}}selected{{/selected}}>{{label}}</option>{{/addresses}}</select></fieldset>
+          <fieldset><legend>{{#t}}Payment method{{/t}}</legend>{{#methods}}<label><input type="radio" name="payment_method" value="{{value}}" {{#checked}}checked{{/checked}}> {{label}}</label>{{/methods}}</fieldset>
+          <noscript><button type="submit">{{#t}}Update totals{{/t}}</button></noscript>
         </form>
         {{#problem}}<p id="problem">{{problem}}</p>{{/problem}}
-        <table id="totals">{{#lines}}<tr><td>{{kind}}</td><td>{{amount}}</td></tr>{{/lines}}<tr><th>Total</th><th id="total">{{total}}</th></tr></table>
+        <table id="totals">{{#lines}}<tr><td>{{kind}}</td><td>{{amount}}</td></tr>{{/lines}}<tr><th>{{#t}}Total{{/t}}</th><th id="total">{{total}}</th></tr></table>
         <form id="pay-form" method="post" action="/shop/bids/{{bid}}/pay">
           {{#deliveries}}{{#checked}}<input type="hidden" name="delivery" value="{{value}}">{{/checked}}{{/deliveries}}
           {{#addresses}}{{#selected}}<input type="hidden" name="address" value="{{id}}">{{/selected}}{{/addresses}}
           {{#methods}}{{#checked}}<input type="hidden" name="payment_method" value="{{value}}">{{/checked}}{{/methods}}
-          {{#card}}<label>Saved card <select name="card" id="card">{{#cards}}<option value="{{id}}">{{label}}</option>{{/cards}}</select></label>{{/card}}
-          {{^problem}}<button id="pay" type="submit">Pay {{total}}</button>{{/problem}}
+          {{#card}}<label>{{#t}}Saved card{{/t}} <select name="card" id="card">{{#cards}}<option value="{{id}}">{{label}}</option>{{/cards}}</select></label>{{/card}}
+          {{^problem}}<button id="pay" type="submit">{{#t}}Pay {{total}}{{/t}}</button>{{/problem}}
         </form>
         </div>
         """)
 
     static let orderTemplate = template("""
-        <h1>Order for <span id="title">{{title}}</span></h1>
+        <h1>{{#t}}Order for{{/t}} <span id="title">{{title}}</span></h1>
         <div class="card">
-        <p>Status: <strong id="status" data-status="{{status}}">{{statusText}}</strong></p>
-        <p>Total: <span id="total">{{total}}</span></p>
-        {{#payable}}<p><a id="back" href="/shop/bids/{{bid}}">Back to the payment</a></p>{{/payable}}
-        <p><a href="/shop/orders">All my orders</a></p>
+        <p>{{#t}}Status:{{/t}} <strong id="status" data-status="{{status}}">{{statusText}}</strong></p>
+        <p>{{#t}}Total:{{/t}} <span id="total">{{total}}</span></p>
+        {{#payable}}<p><a id="back" href="/shop/bids/{{bid}}">{{#t}}Back to the payment{{/t}}</a></p>{{/payable}}
+        <p><a href="/shop/orders">{{#t}}All my orders{{/t}}</a></p>
         </div>
         """)
 
     static let ordersTemplate = template("""
-        <h1>My orders</h1>
+        <h1>{{#t}}My orders{{/t}}</h1>
         <div class="card"><div class="table-wrap"><table id="orders">
-        <thead><tr><th scope="col">Listing</th><th scope="col">Status</th><th scope="col" class="num">Total</th></tr></thead>
+        <thead><tr><th scope="col">{{#t}}Listing{{/t}}</th><th scope="col">{{#t}}Status{{/t}}</th><th scope="col" class="num">{{#t}}Total{{/t}}</th></tr></thead>
         <tbody>{{#orders}}<tr><td><a href="/shop/orders/{{id}}">{{title}}</a></td><td>{{status}}</td><td class="num">{{total}}</td></tr>{{/orders}}
-        {{^orders}}<tr><td colspan="3" class="muted">No orders yet.</td></tr>{{/orders}}</tbody>
+        {{^orders}}<tr><td colspan="3" class="muted">{{noOrders}}</td></tr>{{/orders}}</tbody>
         </table></div></div>
         """)
 
     static let signedOutTemplate = template("""
-        <div class="card"><h1>Signed out</h1><p>Open the shop's sign-in link again to come back.</p></div>
+        <div class="card"><h1>{{#t}}Signed out{{/t}}</h1><p>{{#t}}Open the shop's sign-in link again to come back.{{/t}}</p></div>
         """)
 
     /// The choices update the totals at once: a change submits the choices form.
