@@ -47,8 +47,8 @@ package struct PaymentsPage: Sendable {
 
 /// A merchant's figures over the last days, day by day (UTC).
 package struct PaymentActivity: Sendable, Equatable {
-    package struct Day: Sendable, Equatable {
-        /// Unix seconds at 00:00 UTC.
+    package struct Period: Sendable, Equatable {
+        /// Unix seconds when it begins (00:00 UTC for a day).
         package let start: Int64
         package var succeeded = 0
         package var failed = 0
@@ -57,9 +57,9 @@ package struct PaymentActivity: Sendable, Equatable {
         package var refunded: [String: Int64] = [:]
     }
 
-    package var days: [Day]
+    package var days: [Period]
     /// The last 24 hours, hour by hour (the same counts, by the hour).
-    package var hours: [Day] = []
+    package var hours: [Period] = []
     /// Whether every payment of the window was read (false when the window holds more than the
     /// scan limit; the figures then cover the newest ones).
     package var complete: Bool
@@ -71,7 +71,7 @@ package struct PaymentActivity: Sendable, Equatable {
         let decided = succeeded + failed
         return decided == 0 ? nil : succeeded * 1000 / decided
     }
-    package func total(_ keyPath: KeyPath<Day, [String: Int64]>) -> [String: Int64] {
+    package func total(_ keyPath: KeyPath<Period, [String: Int64]>) -> [String: Int64] {
         days.reduce(into: [:]) { sum, day in
             for (currency, amount) in day[keyPath: keyPath] { sum[currency, default: 0] += amount }
         }
@@ -87,9 +87,9 @@ package struct PaymentActivity: Sendable, Equatable {
     }
 
     /// `count` periods of `length` seconds, the last starting at `last`.
-    static func periods(_ intents: [PaymentIntentRecord], count: Int, length: Int64, last: Int64) -> [Day] {
+    static func periods(_ intents: [PaymentIntentRecord], count: Int, length: Int64, last: Int64) -> [Period] {
         let first = last - Int64(count - 1) * length
-        var periods = (0..<count).map { Day(start: first + Int64($0) * length) }
+        var periods = (0..<count).map { Period(start: first + Int64($0) * length) }
         for intent in intents where intent.created >= first && intent.created < last + length {
             let index = Int((intent.created - first) / length)
             if intent.machine.amountReceived > 0 {

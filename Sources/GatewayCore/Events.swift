@@ -20,11 +20,7 @@ extension GatewayService {
             .filter { $0.wants(type.rawValue) }
         let id = newID("evt")
         let created = now()
-        let event: JSONValue = .object([
-            ("id", .string(id)), ("object", "event"), ("api_version", "2024-06-20"), ("created", .number(created)),
-            ("data", .object([("object", object)])), ("livemode", false), ("pending_webhooks", .number(Int64(endpoints.count))),
-            ("request", .object([("id", .null), ("idempotency_key", .null)])), ("type", .string(type.rawValue)), ("account", .null), ("context", .null),
-        ])
+        let event = Self.eventBody(id: id, type: type, object: object, created: created, pendingWebhooks: endpoints.count)
         let deliveries = endpoints.map { endpoint in
             WebhookDelivery(id: newID("whd"), merchant: merchant.id, event: id, endpoint: endpoint.id.rawValue, nextAttemptAt: created)
         }
@@ -58,6 +54,15 @@ extension GatewayService {
             }
             return events
         }
+    }
+
+    /// An event as Stripe sends it, about `object`.
+    static func eventBody(id: String, type: GatewayEventType, object: JSONValue, created: Int64, pendingWebhooks: Int) -> JSONValue {
+        .object([
+            ("id", .string(id)), ("object", "event"), ("api_version", "2024-06-20"), ("created", .number(created)),
+            ("data", .object([("object", object)])), ("livemode", false), ("pending_webhooks", .number(Int64(pendingWebhooks))),
+            ("request", .object([("id", .null), ("idempotency_key", .null)])), ("type", .string(type.rawValue)), ("account", .null), ("context", .null),
+        ])
     }
 
     /// Stores an event about a change already stored, and wakes the deliverer. An event that
@@ -179,12 +184,7 @@ extension GatewayService {
             try intent.machine.attach(paymentMethod: "pm_test_visa", type: .card)
             _ = try intent.machine.confirm(acquirer: .approved)
             let id = newID("evt")
-            let event: JSONValue = .object([
-                ("id", .string(id)), ("object", "event"), ("api_version", "2024-06-20"), ("created", .number(created)),
-                ("data", .object([("object", GatewayObjects.paymentIntent(intent, base: base))])), ("livemode", false), ("pending_webhooks", 1),
-                ("request", .object([("id", .null), ("idempotency_key", .null)])), ("type", .string(GatewayEventType.paymentIntentSucceeded.rawValue)),
-                ("account", .null), ("context", .null),
-            ])
+            let event = Self.eventBody(id: id, type: .paymentIntentSucceeded, object: GatewayObjects.paymentIntent(intent, base: base), created: created, pendingWebhooks: 1)
             let delivery = WebhookDelivery(id: newID("whd"), merchant: merchant.id, event: id, endpoint: endpoint.id.rawValue, nextAttemptAt: created)
             try await store.insertEvent(StoredObject(id: id, merchant: merchant.id, kind: .testEvent, created: created, body: event.compactBytes()), deliveries: [delivery])
             webhookWakeup.signal()

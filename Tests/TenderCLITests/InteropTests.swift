@@ -27,6 +27,35 @@ struct InteropTests {
         try #require(install.terminationStatus == 0, "chromium is needed")
     }
 
+    /// A `tender serve` on `store` for a browser test: Chromium installed, a data directory of
+    /// its own, the server stopped when `body` returns or throws.
+    func inChromium(
+        _ store: ServedStore, _ name: String, _ arguments: [String] = [], errorLog: (String) -> String? = { _ in nil },
+        _ body: (ServedTender, TemporaryDirectory, String) async throws -> Void
+    ) async throws {
+        try Self.installChromium()
+        let temporary = TemporaryDirectory(name)
+        defer { temporary.remove() }
+        let data = temporary.path + "/data"
+        let served = try await ServedTender.start(
+            store, ["serve", "--port", "0", "--data", data, "--close-interval", "0.05"] + arguments, errorLog: errorLog(temporary.path))
+        do {
+            try await body(served, temporary, data)
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
+    /// An empty `.build/screenshots/{name}` for a browser test's screenshots.
+    static func screenshots(_ name: String) throws -> String {
+        let shots = PythonScripts.packageRoot.path + "/.build/screenshots/" + name
+        try? FileManager.default.removeItem(atPath: shots)
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        return shots
+    }
+
     /// On SQLite, on PostgreSQL, and through a follower node of a PostgreSQL cluster (its reads
     /// and streams from the database, its submissions forwarded to the leader).
     @Test(arguments: ServedStore.allCases)
@@ -94,19 +123,9 @@ struct InteropTests {
     /// no card number typed is in the server's files or its trace log.
     @Test(arguments: [ServedStore.sqlite, .postgres])
     func paymentPageInChromium(_ store: ServedStore) async throws {
-        try Self.installChromium()
-        let temporary = TemporaryDirectory("payment-page")
-        defer { temporary.remove() }
-        let data = temporary.path + "/data"
-        let log = temporary.path + "/server.log"
-        let served = try await ServedTender.start(store, ["serve", "--port", "0", "--data", data, "--close-interval", "0.05", "--log-level", "trace"], errorLog: log)
-        do {
-            try await checkPaymentPage(served, temporary: temporary, data: data, log: log)
-        } catch {
-            await served.stop()
-            throw error
+        try await inChromium(store, "payment-page", ["--log-level", "trace"], errorLog: { $0 + "/server.log" }) { served, temporary, data in
+            try await checkPaymentPage(served, temporary: temporary, data: data, log: temporary.path + "/server.log")
         }
-        await served.stop()
     }
 
     func checkPaymentPage(_ served: ServedTender, temporary: TemporaryDirectory, data: String, log: String) async throws {
@@ -133,9 +152,7 @@ struct InteropTests {
         }
         let casesFile = temporary.path + "/cases.json"
         try JSONSerialization.data(withJSONObject: cases).write(to: URL(fileURLWithPath: casesFile))
-        let shots = PythonScripts.packageRoot.path + "/.build/screenshots/payment-page"
-        try? FileManager.default.removeItem(atPath: shots)
-        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let shots = try Self.screenshots("payment-page")
 
         try await Self.runPython("Tests/Interop/payment_page.py", [url, adminKey, "/usr/bin/chromium", shots, casesFile])
 
@@ -156,23 +173,12 @@ struct InteropTests {
     /// to .build/screenshots/console.
     @Test(arguments: [ServedStore.sqlite, .postgres])
     func consoleInChromium(_ store: ServedStore) async throws {
-        try Self.installChromium()
-        let temporary = TemporaryDirectory("console-page")
-        defer { temporary.remove() }
-        let data = temporary.path + "/data"
-        let served = try await ServedTender.start(store, ["serve", "--port", "0", "--data", data, "--close-interval", "0.05"])
-        do {
+        try await inChromium(store, "console-page") { served, _, data in
             let adminKey = try String(contentsOfFile: data + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            let shots = PythonScripts.packageRoot.path + "/.build/screenshots/console-\(store)"
-            try? FileManager.default.removeItem(atPath: shots)
-            try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+            let shots = try Self.screenshots("console-\(store)")
             try await Self.runPython("Tests/Interop/console_page.py", [served.url, adminKey, "/usr/bin/chromium", shots])
             #expect(try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 20)
-        } catch {
-            await served.stop()
-            throw error
         }
-        await served.stop()
     }
 
     /// The marketplace's `/shop` page in Debian's Chromium: `tender checkout demo` seeds it, and
@@ -181,18 +187,9 @@ struct InteropTests {
     /// .build/screenshots/shop.
     @Test(arguments: [ServedStore.sqlite, .postgres])
     func shopPageInChromium(_ store: ServedStore) async throws {
-        try Self.installChromium()
-        let temporary = TemporaryDirectory("shop-page")
-        defer { temporary.remove() }
-        let data = temporary.path + "/data"
-        let served = try await ServedTender.start(store, ["serve", "--port", "0", "--data", data, "--close-interval", "0.05"])
-        do {
+        try await inChromium(store, "shop-page") { served, _, data in
             try await checkShop(served, data: data)
-        } catch {
-            await served.stop()
-            throw error
         }
-        await served.stop()
     }
 
     func checkShop(_ served: ServedTender, data: String) async throws {
@@ -201,9 +198,7 @@ struct InteropTests {
         let seeded = try #require(try JSONSerialization.jsonObject(with: Data(demo.stdout.utf8)) as? [String: Any], "\(demo.stdout) \(demo.stderr)")
         let shop = try #require(seeded["shop"] as? String)
         let marketplaceKey = try #require(seeded["secret_key"] as? String)
-        let shots = PythonScripts.packageRoot.path + "/.build/screenshots/shop"
-        try? FileManager.default.removeItem(atPath: shots)
-        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let shots = try Self.screenshots("shop")
         try await Self.runPython("Tests/Interop/shop_page.py", [shop, "/usr/bin/chromium", shots, marketplaceKey])
         #expect(try FileManager.default.contentsOfDirectory(atPath: shots).filter { $0.hasSuffix(".png") }.count >= 5)
     }

@@ -18,7 +18,7 @@ struct ConsolePartsTests {
         #expect(ConsoleSession.read(token, key: key, now: 1_000) == nil, "expired")
         #expect(ConsoleSession.read(token, key: Array(repeating: 8, count: 32), now: 0) == nil, "another server's key")
         // Another role with the same MAC, a MAC changed, garbage.
-        let forged = ConsoleSession.base64url(Array("v1|operator|1000|abc".utf8)) + "." + token.split(separator: ".")[1]
+        let forged = PaylikeRoutes.base64url(Array("v1|operator|1000|abc".utf8)) + "." + token.split(separator: ".")[1]
         #expect(ConsoleSession.read(forged, key: key, now: 0) == nil)
         #expect(ConsoleSession.read(String(token.dropLast()) + (token.last == "A" ? "B" : "A"), key: key, now: 0) == nil)
         for junk in ["", ".", "a.b.c", "%%%.x", String(repeating: "a", count: 600)] { #expect(ConsoleSession.read(junk, key: key, now: 0) == nil) }

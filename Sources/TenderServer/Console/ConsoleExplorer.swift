@@ -100,8 +100,8 @@ extension ConsoleRoutes {
             return "/console/explorer/transactions/\(search.lowercased())"
         }
         if let sequence = UInt32(search), sequence > 0 { return "/console/explorer/ledgers/\(sequence)" }
-        if search.hasPrefix("pi_"), scope.merchant != nil { return Self.link("/console/payments/\(Self.pathEscaped(search))", scope) }
-        if search.hasPrefix("ord_"), scope.isMarketplace { return Self.link("/console/marketplace/orders/\(Self.pathEscaped(search))", scope) }
+        if search.hasPrefix("pi_"), scope.merchant != nil { return Self.link("/console/payments/\(Self.queryEscaped(search))", scope) }
+        if search.hasPrefix("ord_"), scope.isMarketplace { return Self.link("/console/marketplace/orders/\(Self.queryEscaped(search))", scope) }
         return nil
     }
 
@@ -116,7 +116,7 @@ extension ConsoleRoutes {
 
     func explorerTransaction(_ scope: Scope, _ request: Request, hash text: String) async throws -> Response {
         let t = scope.text
-        guard text.utf8.count == 64, let bytes = Self.hexBytes(text), let stored = try await horizon.reader.transaction(hash: Bytes32(bytes)) else { return notFound(scope) }
+        guard text.utf8.count == 64, let bytes = Hex.decode(text), let stored = try await horizon.reader.transaction(hash: Bytes32(bytes)) else { return notFound(scope) }
         let resources = horizon.resources(for: request)
         let document = resources.transaction(stored)
         var facts = Self.documentFacts(document, skipping: ["signatures", "memo_bytes"])
@@ -227,24 +227,4 @@ extension ConsoleRoutes {
         ConsoleTemplates.link.render(["href": path, "text": "Horizon's JSON"])
     }
 
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case 48...57: digit - 48
-        case 97...102: digit - 87
-        case 65...70: digit - 55
-        default: nil
-        }
-    }
 }

@@ -140,8 +140,8 @@ struct ConsoleRoutes: Sendable {
         // cross-site sign-in carries the form's fields but not the cookie).
         var cookie = request.cookies[ConsoleSession.signInCookieName]?.value ?? ""
         var setCookie: String?
-        if cookie.utf8.count != 22 || ConsoleSession.unbase64url(cookie) == nil {
-            cookie = ConsoleSession.base64url(service.random(16))
+        if cookie.utf8.count != 22 || PaylikeRoutes.unbase64url(cookie) == nil {
+            cookie = PaylikeRoutes.base64url(service.random(16))
             setCookie = "\(ConsoleSession.signInCookieName)=\(cookie); Path=/console; HttpOnly; SameSite=Strict; Max-Age=3600"
         }
         var values: [String: Any] = ["token": ConsoleSession.signInToken(cookie, key: key), "t": text.lambda]
@@ -156,7 +156,7 @@ struct ConsoleRoutes: Sendable {
     func signIn(_ request: Request) async throws -> Response {
         let form = try await Self.form(request)
         guard let cookie = request.cookies[ConsoleSession.signInCookieName]?.value,
-              ConsoleSession.constantTimeEqual(ConsoleSession.signInToken(cookie, key: key), (try? form.string("signin", maxLength: 100)) ?? "") else {
+              GatewayService.constantTimeEqual(ConsoleSession.signInToken(cookie, key: key), (try? form.string("signin", maxLength: 100)) ?? "") else {
             return signInPage(request, error: "This sign-in form has expired. Please try again.", status: .forbidden)
         }
         let presented = ((try? form.string("key", maxLength: 255)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -169,7 +169,7 @@ struct ConsoleRoutes: Sendable {
             // The key is never repeated back, not even in part.
             return signInPage(request, error: "That is neither the admin key nor a merchant's secret key.", status: .unauthorized)
         }
-        let session = ConsoleSession(role: role, expires: now() + ConsoleSession.lifetime, id: ConsoleSession.base64url(service.random(16)))
+        let session = ConsoleSession(role: role, expires: now() + ConsoleSession.lifetime, id: PaylikeRoutes.base64url(service.random(16)))
         var response = Self.redirect("/console")
         response.headers[.setCookie] = "\(ConsoleSession.cookieName)=\(session.token(key: key)); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(ConsoleSession.lifetime)"
         logger.info("console session started", metadata: ["console.role": "\(role == .admin ? "operator" : "merchant")"])
@@ -283,7 +283,7 @@ struct ConsoleRoutes: Sendable {
         let search = text("q")
         if search.hasPrefix("pi_") || search.hasPrefix("ch_") {
             let id = search.hasPrefix("ch_") ? (ChargeID(search).attempt?.paymentIntent.rawValue ?? search) : search
-            return Self.redirect("/console/payments/\(Self.pathEscaped(id))\(scope.query)")
+            return Self.redirect("/console/payments/\(Self.queryEscaped(id))\(scope.query)")
         } else if search.hasPrefix("cus_") {
             filter.customer = CustomerID(search)
         } else if search.contains("@") {
@@ -330,7 +330,7 @@ struct ConsoleRoutes: Sendable {
             "tone": Self.tone(machine.status), "created": Self.time(intent.created), "scope": scope.query,
             "received": t.money(machine.amountReceived, currency), "refunded": t.money(machine.amountRefunded, currency),
             "currency": currency.uppercased(), "csrf": scope.session.csrfToken(key: key),
-            "idempotency": ConsoleSession.base64url(service.random(16)), "t": t.lambda,
+            "idempotency": PaylikeRoutes.base64url(service.random(16)), "t": t.lambda,
             "metadata": intent.metadata.sorted { $0.key < $1.key }.map { ["key": "metadata." + $0.key, "value": $0.value] },
         ]
         if let notice { values["notice"] = t(notice.text, notice.values) }
@@ -524,13 +524,13 @@ struct ConsoleRoutes: Sendable {
         if let reason, !["requested_by_customer", "duplicate", "fraudulent"].contains(reason) {
             return try await payment(scope, id: id, notice: nil, error: "Unknown reason.", status: .badRequest)
         }
-        let key = "console " + (((try? form.string("idempotency", maxLength: 64)) ?? nil) ?? ConsoleSession.base64url(service.random(16)))
+        let key = "console " + (((try? form.string("idempotency", maxLength: 64)) ?? nil) ?? PaylikeRoutes.base64url(service.random(16)))
         let hash = Array(SHA256.hash(data: Array("\(action) \(id) \(amount.map(String.init) ?? "") \(reason ?? "")".utf8)))
         let done: String
         do {
             switch try await service.claimIdempotencyKey(key, merchant: merchant, requestHash: hash) {
             case .replay:
-                return Self.redirect("/console/payments/\(Self.pathEscaped(id))\(scope.query)\(scope.query.isEmpty ? "?" : "&")notice=repeated")
+                return Self.redirect("/console/payments/\(Self.queryEscaped(id))\(scope.query)\(scope.query.isEmpty ? "?" : "&")notice=repeated")
             case .run(let idempotency):
                 do {
                     switch action {
@@ -554,7 +554,7 @@ struct ConsoleRoutes: Sendable {
             return try await payment(scope, id: id, notice: nil, error: failure.message, status: .badRequest)
         }
         logger.info("console action", metadata: ["console.action": "\(action)", "payment.intent.id": "\(intent.id)", "merchant.id": "\(merchant.id)"])
-        return Self.redirect("/console/payments/\(Self.pathEscaped(id))\(scope.query)\(scope.query.isEmpty ? "?" : "&")notice=\(Self.queryEscaped(done))")
+        return Self.redirect("/console/payments/\(Self.queryEscaped(id))\(scope.query)\(scope.query.isEmpty ? "?" : "&")notice=\(Self.queryEscaped(done))")
     }
 
     /// The line a payment's page shows after an action, from the code the action's redirect
@@ -704,5 +704,4 @@ struct ConsoleRoutes: Sendable {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
-    static func pathEscaped(_ text: String) -> String { queryEscaped(text) }
 }

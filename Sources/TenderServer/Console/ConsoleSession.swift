@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatewayCore
 import Synchronization
 
 /// Who a console session belongs to: the operator (the data directory's admin key), who sees
@@ -33,15 +34,15 @@ struct ConsoleSession: Equatable, Sendable {
         case .merchant(let id): "merchant:" + id
         }
         let payload = "v1|\(subject)|\(expires)|\(id)"
-        return Self.base64url(Array(payload.utf8)) + "." + Self.mac(payload, key: key)
+        return PaylikeRoutes.base64url(Array(payload.utf8)) + "." + Self.mac(payload, key: key)
     }
 
     /// The session a cookie's value names, if its MAC is right and it has not expired.
     static func read(_ token: String, key: [UInt8], now: Int64) -> ConsoleSession? {
         guard token.utf8.count <= 512 else { return nil }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let bytes = unbase64url(String(parts[0])), let payload = String(bytes: bytes, encoding: .utf8),
-              constantTimeEqual(mac(payload, key: key), String(parts[1])) else { return nil }
+        guard parts.count == 2, let bytes = PaylikeRoutes.unbase64url(String(parts[0])), let payload = String(bytes: bytes, encoding: .utf8),
+              GatewayService.constantTimeEqual(mac(payload, key: key), String(parts[1])) else { return nil }
         let fields = payload.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
         guard fields.count == 4, fields[0] == "v1", let expires = Int64(fields[2]), expires > now else { return nil }
         let role: ConsoleRole
@@ -60,7 +61,7 @@ struct ConsoleSession: Equatable, Sendable {
 
     func acceptsCSRF(_ token: String?, key: [UInt8]) -> Bool {
         guard let token else { return false }
-        return Self.constantTimeEqual(csrfToken(key: key), token)
+        return GatewayService.constantTimeEqual(csrfToken(key: key), token)
     }
 
     /// The sign-in form's token for the value of its cookie.
@@ -69,27 +70,7 @@ struct ConsoleSession: Equatable, Sendable {
     // MARK: Encoding
 
     static func mac(_ text: String, key: [UInt8]) -> String {
-        base64url(Array(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: SymmetricKey(data: key))))
-    }
-
-    static func base64url(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func unbase64url(_ text: String) -> [UInt8]? {
-        guard text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64).map(Array.init)
-    }
-
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let (x, y) = (Array(a.utf8), Array(b.utf8))
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
+        PaylikeRoutes.base64url(Array(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: SymmetricKey(data: key))))
     }
 }
 
