@@ -30,6 +30,8 @@ public struct LedgerChanges: Sendable {
     public var data: [DataKey: DataEntry?] = [:]
     /// The markets whose offers the ledger created, changed or removed (both before and after).
     public var offerMarkets: Set<AssetPair> = []
+    /// How each issued asset's holders and balances changed (Horizon's asset statistics).
+    public var assets: [Asset: AssetTally] = [:]
 }
 
 /// A closed ledger: its header, every transaction offered to it in order, and its changes.
@@ -115,6 +117,7 @@ extension LedgerState {
                 if let entry = offer?.entry { changes.offerMarkets.insert(AssetPair(selling: entry.selling, buying: entry.buying)) }
             }
             for key in data { changes.data[key] = .some(state.data[key]) }
+            changes.assets = AssetTally.changes(before: firstLines, after: changes.trustLines)
             return changes
         }
     }

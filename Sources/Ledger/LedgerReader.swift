@@ -28,6 +28,49 @@ public struct PageRequest: Sendable, Equatable {
     }
 }
 
+/// A page of a collection ordered by a key that is not a number (an account, an asset):
+/// the records strictly after `after` in the page's order.
+public struct KeyedPage<Key: Sendable & Equatable>: Sendable, Equatable {
+    public var after: Key?
+    public var limit: Int {
+        didSet { precondition(PageRequest.limits.contains(limit), "a page holds 1 to 200 records") }
+    }
+    public var descending: Bool
+
+    public init(after: Key? = nil, limit: Int = 10, descending: Bool = false) {
+        precondition(PageRequest.limits.contains(limit), "a page holds 1 to 200 records")
+        self.after = after
+        self.limit = limit
+        self.descending = descending
+    }
+}
+
+/// An issued asset's statistics as the store keeps them, for `/assets`: ordered by code, then
+/// issuer (Horizon's order and paging token).
+public struct AssetStats: Sendable, Equatable {
+    public var asset: Asset
+    public var tally: AssetTally
+
+    public init(asset: Asset, tally: AssetTally) {
+        self.asset = asset
+        self.tally = tally
+    }
+
+    /// Horizon's paging token: `CODE_ISSUER_TYPE`.
+    public var pagingToken: String { "\(asset.code?.text ?? "")_\(asset.issuer?.strKey ?? "")_\(asset.typeName)" }
+}
+
+/// Where an `/assets` page starts: after this code and issuer.
+public struct AssetCursor: Sendable, Equatable {
+    public var code: String
+    public var issuer: String
+
+    public init(code: String, issuer: String) {
+        self.code = code
+        self.issuer = issuer
+    }
+}
+
 /// An account with its trustlines and data entries, as `GET /accounts/{id}` shows it.
 public struct AccountRecord: Sendable {
     public var account: AccountEntry
@@ -139,6 +182,13 @@ public protocol LedgerReader: Sendable {
     /// One open offer.
     /// - Throws: when the storage cannot be read.
     func offer(_ id: Int64) async throws -> LedgerOffer?
+    /// Issued assets with their holders and balances, by code then issuer; only those with a
+    /// trustline. `code` and `issuer` filter.
+    /// - Throws: when the storage cannot be read.
+    func assets(_ page: KeyedPage<AssetCursor>, code: String?, issuer: AccountID?) async throws -> [AssetStats]
+    /// The accounts holding a trustline to `asset`, by account key.
+    /// - Throws: when the storage cannot be read.
+    func accounts(holding asset: Asset, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord]
     /// The fees charged per operation by the transactions of the last `ledgers` ledgers, and the
     /// most they offered.
     /// - Throws: when the storage cannot be read.

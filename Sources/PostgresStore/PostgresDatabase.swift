@@ -151,6 +151,15 @@ public enum PostgresMigrations {
         public let number: Int64
         public let name: String
         public let statements: [String]
+        /// Run after the statements, in their transaction: for data SQL alone cannot move.
+        public let backfill: (@Sendable (PostgresDatabase.Transaction) async throws -> Void)?
+
+        public init(number: Int64, name: String, statements: [String], backfill: (@Sendable (PostgresDatabase.Transaction) async throws -> Void)? = nil) {
+            self.number = number
+            self.name = name
+            self.statements = statements
+            self.backfill = backfill
+        }
     }
 
     /// The advisory lock's key while migrating ("tender" in ASCII).
@@ -167,6 +176,7 @@ public enum PostgresMigrations {
                 let applied = try await transaction.count("SELECT 1 FROM tender_migration WHERE number = \(migration.number)")
                 guard applied == 0 else { return }
                 for statement in migration.statements { try await transaction.execute(PostgresQuery(unsafeSQL: statement)) }
+                try await migration.backfill?(transaction)
                 try await transaction.execute("INSERT INTO tender_migration (number, name) VALUES (\(migration.number), \(migration.name))")
             }
         }

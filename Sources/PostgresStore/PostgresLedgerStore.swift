@@ -52,7 +52,59 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             "CREATE TABLE account_transactions (account_id BYTEA NOT NULL, transaction_id BIGINT NOT NULL, PRIMARY KEY (account_id, transaction_id))",
             "CREATE TABLE account_operations (account_id BYTEA NOT NULL, operation_id BIGINT NOT NULL, is_payment BOOLEAN NOT NULL, PRIMARY KEY (account_id, operation_id))",
         ]),
+        .init(number: 102, name: "asset statistics", statements: [
+            "CREATE INDEX trust_lines_by_asset ON trust_lines (asset, account_id)",
+            """
+            CREATE TABLE asset_stats (
+                asset BYTEA PRIMARY KEY, code TEXT COLLATE "C" NOT NULL, issuer TEXT COLLATE "C" NOT NULL,
+                accounts_authorized BIGINT NOT NULL, accounts_maintain BIGINT NOT NULL, accounts_unauthorized BIGINT NOT NULL,
+                balance_authorized TEXT NOT NULL, balance_maintain TEXT NOT NULL, balance_unauthorized TEXT NOT NULL)
+            """,
+            "CREATE INDEX asset_stats_by_code ON asset_stats (code, issuer)",
+        ], backfill: { transaction in
+            // A database from before this version: count the trustlines it holds.
+            var tallies: [Asset: AssetTally] = [:]
+            for line in try await transaction.rows("SELECT entry FROM trust_lines", bytes).map({ try TrustLineEntry(xdrBytes: $0) }) {
+                tallies[line.asset, default: AssetTally()].count(line, sign: 1)
+            }
+            try await writeAssetTallies(tallies, transaction)
+        }),
     ]
+
+    /// Adds each asset's change to the totals the store keeps, removing an asset no trustline
+    /// holds any more (as Horizon's asset statistics do).
+    static func writeAssetTallies(_ changes: [Asset: AssetTally], _ transaction: PostgresDatabase.Transaction) async throws {
+        for (asset, change) in changes {
+            guard let code = asset.code, let issuer = asset.issuer else { continue }
+            let key = asset.storageKey
+            let old = try await transaction.rows("""
+                SELECT accounts_authorized, accounts_maintain, accounts_unauthorized, balance_authorized, balance_maintain, balance_unauthorized
+                FROM asset_stats WHERE asset = \(key) FOR UPDATE
+                """, tally).first ?? AssetTally()
+            let new = old + change
+            if new.totalAccounts == 0 {
+                try await transaction.execute("DELETE FROM asset_stats WHERE asset = \(key)")
+            } else {
+                let (a, m, u) = (new.accounts[0], new.accounts[1], new.accounts[2])
+                let (ba, bm, bu) = (String(new.balances[0]), String(new.balances[1]), String(new.balances[2]))
+                try await transaction.execute("""
+                    INSERT INTO asset_stats VALUES (\(key), \(code.text), \(issuer.strKey), \(a), \(m), \(u), \(ba), \(bm), \(bu))
+                    ON CONFLICT (asset) DO UPDATE SET accounts_authorized = EXCLUDED.accounts_authorized,
+                        accounts_maintain = EXCLUDED.accounts_maintain, accounts_unauthorized = EXCLUDED.accounts_unauthorized,
+                        balance_authorized = EXCLUDED.balance_authorized, balance_maintain = EXCLUDED.balance_maintain,
+                        balance_unauthorized = EXCLUDED.balance_unauthorized
+                    """)
+            }
+        }
+    }
+
+    /// Three counts and three balances (decimal text), as `asset_stats` keeps them.
+    static let tally: @Sendable (PostgresRow) throws -> AssetTally = { row in
+        let (a, m, u, ba, bm, bu) = try row.decode((Int64, Int64, Int64, String, String, String).self)
+        let balances = [ba, bm, bu].compactMap { Int128($0) }
+        guard balances.count == 3 else { throw BadStoredValue(description: "asset_stats holds a balance that is not a number") }
+        return AssetTally(accounts: [a, m, u], balances: balances)
+    }
 
     // MARK: The write side
 
@@ -92,6 +144,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
                         \(Int64(history.transactions.filter(\.successful).count)), \(Int64(history.operations.count)))
                 """)
             try await Self.writeChanges(ledger.changes, transaction)
+            try await Self.writeAssetTallies(ledger.changes.assets, transaction)
             try await Self.writeHistory(history, transaction)
             // Delivered to the followers when the transaction commits, never before.
             try await transaction.execute("SELECT pg_notify(\(PostgresCluster.ledgerChannel), \(String(header.sequence)))")
@@ -384,6 +437,48 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         ).map { try LedgerOffer(xdrBytes: $0) }
     }
 
+    public func assets(_ page: KeyedPage<AssetCursor>, code: String?, issuer: AccountID?) async throws -> [AssetStats] {
+        var bindings = PostgresBindings()
+        var conditions = ["TRUE"]
+        if let code {
+            bindings.append(code)
+            conditions.append("code = $\(bindings.count)")
+        }
+        if let issuer {
+            bindings.append(issuer.strKey)
+            conditions.append("issuer = $\(bindings.count)")
+        }
+        if let after = page.after {
+            bindings.append(after.code)
+            bindings.append(after.issuer)
+            conditions.append("(code, issuer) \(page.descending ? "<" : ">") ($\(bindings.count - 1), $\(bindings.count))")
+        }
+        let order = page.descending ? "DESC" : "ASC"
+        let rows = try await database.rows(PostgresQuery(unsafeSQL: """
+            SELECT accounts_authorized, accounts_maintain, accounts_unauthorized, balance_authorized, balance_maintain, balance_unauthorized, asset
+            FROM asset_stats WHERE \(conditions.joined(separator: " AND ")) ORDER BY code \(order), issuer \(order) LIMIT \(page.limit)
+            """, binds: bindings)) { row in
+            (try Self.tally(row), Array(buffer: try row.decode((Int64, Int64, Int64, String, String, String, ByteBuffer).self).6))
+        }
+        return try rows.map { AssetStats(asset: try Asset(xdrBytes: $0.1), tally: $0.0) }
+    }
+
+    public func accounts(holding asset: Asset, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        var bindings = PostgresBindings()
+        bindings.append(asset.storageKey)
+        var sql = "SELECT account_id FROM trust_lines WHERE asset = $1"
+        if let after = page.after {
+            bindings.append(after.storageKey)
+            sql += " AND account_id \(page.descending ? "<" : ">") $2"
+        }
+        sql += " ORDER BY account_id \(page.descending ? "DESC" : "ASC") LIMIT \(page.limit)"
+        var records: [AccountRecord] = []
+        for key in try await database.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), Self.bytes) {
+            if let record = try await account(AccountID(publicKey: Bytes32(key))) { records.append(record) }
+        }
+        return records
+    }
+
     public func offer(_ id: Int64) async throws -> LedgerOffer? {
         try await database.rows("SELECT entry FROM offers WHERE offer_id = \(id)", Self.bytes).first.map { try LedgerOffer(xdrBytes: $0) }
     }
@@ -402,6 +497,11 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         }
         return (charged, offered)
     }
+}
+
+/// A value in a table that this version cannot read.
+struct BadStoredValue: Error, CustomStringConvertible {
+    let description: String
 }
 
 extension AccountID {

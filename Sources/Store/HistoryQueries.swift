@@ -17,20 +17,22 @@ extension PageRequest {
 // of the pool does the work on its own thread. Every read sees whole committed ledgers only.
 extension SQLiteLedgerStore: LedgerReader {
     public func account(_ id: AccountID) async throws -> AccountRecord? {
-        try await database.read { db in
-            let key = id.storageKey
-            guard let blob = try Data.fetchOne(db, sql: "SELECT entry FROM accounts WHERE account_id = ?", arguments: [key]) else { return nil }
-            let account = try AccountEntry(xdrBytes: [UInt8](blob))
-            var lines: [TrustLineEntry] = []
-            var data: [DataEntry] = []
-            if account.numSubEntries > 0 {
-                lines = try Data.fetchAll(db, sql: "SELECT entry FROM trust_lines WHERE account_id = ?", arguments: [key])
-                    .map { try TrustLineEntry(xdrBytes: [UInt8]($0)) }
-                data = try Data.fetchAll(db, sql: "SELECT entry FROM account_data WHERE account_id = ? ORDER BY name", arguments: [key])
-                    .map { try DataEntry(xdrBytes: [UInt8]($0)) }
-            }
-            return AccountRecord(account: account, trustLines: lines, data: data)
+        try await database.read { db in try Self.account(key: id.storageKey, db) }
+    }
+
+    /// An account with its trustlines and data entries, read in `db`.
+    static func account(key: Data, _ db: Database) throws -> AccountRecord? {
+        guard let blob = try Data.fetchOne(db, sql: "SELECT entry FROM accounts WHERE account_id = ?", arguments: [key]) else { return nil }
+        let account = try AccountEntry(xdrBytes: [UInt8](blob))
+        var lines: [TrustLineEntry] = []
+        var data: [DataEntry] = []
+        if account.numSubEntries > 0 {
+            lines = try Data.fetchAll(db, sql: "SELECT entry FROM trust_lines WHERE account_id = ?", arguments: [key])
+                .map { try TrustLineEntry(xdrBytes: [UInt8]($0)) }
+            data = try Data.fetchAll(db, sql: "SELECT entry FROM account_data WHERE account_id = ? ORDER BY name", arguments: [key])
+                .map { try DataEntry(xdrBytes: [UInt8]($0)) }
         }
+        return AccountRecord(account: account, trustLines: lines, data: data)
     }
 
     /// Whether the account exists.
@@ -168,6 +170,45 @@ extension SQLiteLedgerStore: LedgerReader {
         }
     }
 
+    public func assets(_ page: KeyedPage<AssetCursor>, code: String?, issuer: AccountID?) async throws -> [AssetStats] {
+        try await database.read { db in
+            var conditions = ["1"]
+            var arguments: [any DatabaseValueConvertible] = []
+            if let code {
+                conditions.append("code = ?")
+                arguments.append(code)
+            }
+            if let issuer {
+                conditions.append("issuer = ?")
+                arguments.append(issuer.strKey)
+            }
+            if let after = page.after {
+                conditions.append("(code, issuer) \(page.descending ? "<" : ">") (?, ?)")
+                arguments += [after.code, after.issuer]
+            }
+            let order = page.descending ? "DESC" : "ASC"
+            return try Row.fetchAll(db, sql: """
+                SELECT accounts_authorized, accounts_maintain, accounts_unauthorized, balance_authorized, balance_maintain, balance_unauthorized, asset
+                FROM asset_stats WHERE \(conditions.joined(separator: " AND ")) ORDER BY code \(order), issuer \(order) LIMIT \(page.limit)
+                """, arguments: StatementArguments(arguments)).map { row in
+                AssetStats(asset: try Asset(xdrBytes: [UInt8](row[6] as Data)), tally: try AssetTally(row: row))
+            }
+        }
+    }
+
+    public func accounts(holding asset: Asset, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        try await database.read { db in
+            var sql = "SELECT account_id FROM trust_lines WHERE asset = ?"
+            var arguments: [any DatabaseValueConvertible] = [asset.storageKey]
+            if let after = page.after {
+                sql += " AND account_id \(page.descending ? "<" : ">") ?"
+                arguments.append(after.storageKey)
+            }
+            sql += " ORDER BY account_id \(page.descending ? "DESC" : "ASC") LIMIT \(page.limit)"
+            return try Data.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).compactMap { try Self.account(key: $0, db) }
+        }
+    }
+
     public func offer(_ id: Int64) async throws -> LedgerOffer? {
         try await database.read { db in
             try Data.fetchOne(db, sql: "SELECT entry FROM offers WHERE offer_id = ?", arguments: [id]).map { try LedgerOffer(xdrBytes: [UInt8]($0)) }
@@ -189,5 +230,20 @@ extension SQLiteLedgerStore: LedgerReader {
             }
             return (charged, offered)
         }
+    }
+}
+
+
+extension AssetTally {
+    /// Counts and balances from a row of `asset_stats` whose first six columns are the three
+    /// counts and the three balances (as decimal text).
+    init(row: Row) throws {
+        var balances: [Int128] = []
+        for index in 3..<6 {
+            let text: String = row[index]
+            guard let value = Int128(text) else { throw DatabaseError(message: "asset_stats holds \"\(text)\" as a balance") }
+            balances.append(value)
+        }
+        self.init(accounts: [row[0], row[1], row[2]], balances: balances)
     }
 }

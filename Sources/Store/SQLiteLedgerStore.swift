@@ -159,7 +159,52 @@ public final class SQLiteLedgerStore: LedgerStore {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("ledger-v2-assets") { db in
+            try db.execute(sql: """
+                CREATE INDEX trust_lines_by_asset ON trust_lines (asset);
+                CREATE TABLE asset_stats (
+                    asset BLOB PRIMARY KEY, code TEXT NOT NULL, issuer TEXT NOT NULL,
+                    accounts_authorized INTEGER NOT NULL, accounts_maintain INTEGER NOT NULL, accounts_unauthorized INTEGER NOT NULL,
+                    balance_authorized TEXT NOT NULL, balance_maintain TEXT NOT NULL, balance_unauthorized TEXT NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX asset_stats_by_code ON asset_stats (code, issuer);
+                """)
+            // A database from before this version: count the trustlines it holds.
+            var tallies: [Asset: AssetTally] = [:]
+            let lines = try Data.fetchCursor(db, sql: "SELECT entry FROM trust_lines")
+            while let blob = try lines.next() {
+                let line = try TrustLineEntry(xdrBytes: [UInt8](blob))
+                tallies[line.asset, default: AssetTally()].count(line, sign: 1)
+            }
+            try writeAssetTallies(tallies, db)
+        }
         return migrator
+    }
+
+    /// Adds each asset's change to the totals the store keeps, removing an asset no trustline
+    /// holds any more (as Horizon's asset statistics do).
+    static func writeAssetTallies(_ changes: [Asset: AssetTally], _ db: Database) throws {
+        guard !changes.isEmpty else { return }
+        let read = try db.cachedStatement(sql: """
+            SELECT accounts_authorized, accounts_maintain, accounts_unauthorized, balance_authorized, balance_maintain, balance_unauthorized
+            FROM asset_stats WHERE asset = ?
+            """)
+        let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO asset_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        let delete = try db.cachedStatement(sql: "DELETE FROM asset_stats WHERE asset = ?")
+        for (asset, change) in changes {
+            guard let code = asset.code, let issuer = asset.issuer else { continue }
+            let key = asset.storageKey
+            let old = try Row.fetchOne(read, arguments: [key]).map(AssetTally.init(row:)) ?? AssetTally()
+            let new = old + change
+            if new.totalAccounts == 0 {
+                try delete.execute(arguments: [key])
+            } else {
+                try upsert.execute(arguments: [
+                    key, code.text, issuer.strKey, new.accounts[0], new.accounts[1], new.accounts[2],
+                    String(new.balances[0]), String(new.balances[1]), String(new.balances[2]),
+                ])
+            }
+        }
     }
 
     public func loadState() async throws -> LedgerState? {
@@ -191,6 +236,7 @@ public final class SQLiteLedgerStore: LedgerStore {
                         history.transactions.filter(\.successful).count, history.operations.count,
                     ])
                 try Self.writeChanges(ledger.changes, db)
+                try Self.writeAssetTallies(ledger.changes.assets, db)
                 try Self.writeHistory(history, db)
             }, completion: { _, result in
                 continuation.resume(with: result)

@@ -330,7 +330,7 @@ final class ClusterNode: Sendable {
 /// submissions, friendbot, the test anchor, the gateway, Paylike, the checkout and their pages.
 enum FollowerRouting {
     static let localRoots: Set<Substring> = [
-        "", "accounts", "ledgers", "transactions", "operations", "payments", "offers", "order_book", "paths", "fee_stats", "metrics", "health",
+        "", "accounts", "assets", "ledgers", "transactions", "operations", "payments", "offers", "order_book", "paths", "fee_stats", "metrics", "health",
     ]
 
     static func servesLocally(method: HTTPRequest.Method, path: String) -> Bool {

@@ -25,15 +25,8 @@ struct HorizonQuery {
     /// `cursor`, `limit` (1-200, default 10) and `order` (asc, desc).
     /// - Parameter now: the paging token that `cursor=now` stands for.
     func page(now: Int64) throws(ProblemError) -> PageRequest {
-        var page = PageRequest()
-        if let order = self["order"] {
-            guard order == "asc" || order == "desc" else { throw .invalid("order", "order must be \"asc\" or \"desc\", not \"\(order)\"") }
-            page.descending = order == "desc"
-        }
-        if let limit = self["limit"] {
-            guard let value = Int(limit), (1...200).contains(value) else { throw .invalid("limit", "limit must be a whole number from 1 to 200, not \"\(limit)\"") }
-            page.limit = value
-        }
+        let (limit, descending) = try limitAndOrder()
+        var page = PageRequest(limit: limit, descending: descending)
         if let cursor = self["cursor"] {
             if cursor == "now" {
                 page.cursor = now
@@ -43,6 +36,27 @@ struct HorizonQuery {
             }
         }
         return page
+    }
+
+    /// `limit` (1-200, default 10) and `order` (asc, desc).
+    func limitAndOrder() throws(ProblemError) -> (limit: Int, descending: Bool) {
+        var descending = false
+        if let order = self["order"] {
+            guard order == "asc" || order == "desc" else { throw .invalid("order", "order must be \"asc\" or \"desc\", not \"\(order)\"") }
+            descending = order == "desc"
+        }
+        guard let limit = self["limit"] else { return (10, descending) }
+        guard let value = Int(limit), PageRequest.limits.contains(value) else { throw .invalid("limit", "limit must be a whole number from 1 to 200, not \"\(limit)\"") }
+        return (value, descending)
+    }
+
+    /// `asset_code`: 1 to 12 letters and digits.
+    func assetCode() throws(ProblemError) -> String? {
+        guard let code = self["asset_code"] else { return nil }
+        guard (1...12).contains(code.utf8.count), code.utf8.allSatisfy(AssetCode.isAllowed) else {
+            throw .invalid("asset_code", "an asset code has 1 to 12 letters and digits, not \"\(code)\"")
+        }
+        return code
     }
 
     func includeFailed() throws(ProblemError) -> Bool {
@@ -125,6 +139,15 @@ struct HorizonQuery {
         }
         guard !assets.isEmpty, assets.count <= 15 else { throw .invalid(name, "\(name) must list 1 to 15 assets") }
         return assets
+    }
+
+    /// An `/assets` paging token, `CODE_ISSUER_TYPE` (Horizon's).
+    static func assetCursor(_ text: String) throws(ProblemError) -> AssetCursor {
+        let parts = text.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, ["credit_alphanum4", "credit_alphanum12"].contains(parts[2]) else {
+            throw .invalid("cursor", "an assets cursor is CODE_ISSUER_TYPE, as the paging tokens, not \"\(text)\"")
+        }
+        return AssetCursor(code: String(parts[0]), issuer: String(parts[1]))
     }
 
     static func asset(_ text: String, field: String) throws(ProblemError) -> Asset {

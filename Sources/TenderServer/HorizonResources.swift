@@ -367,4 +367,45 @@ struct HorizonResources: Sendable {
             + assetFields(path.destinationAsset, prefix: "destination_") + [("destination_amount", amount(path.destinationAmount))]
             + [("path", .array(path.path.map(asset)))])
     }
+
+    /// An issued asset as `/assets` shows it: its holders and balances by authorization, its
+    /// issuer's flags and stellar.toml. Claimable balances, liquidity pools and contracts hold
+    /// none of it: this ledger has none of them.
+    func asset(_ stats: AssetStats, issuer: AccountEntry?) -> JSONValue {
+        let tally = stats.tally
+        func balance(_ authorization: TrustLineAuthorization) -> JSONValue { .string(Amount.format(tally[balance: authorization])) }
+        let flags = issuer?.flags ?? 0
+        let domain = issuer.map { String(decoding: $0.homeDomain, as: UTF8.self) } ?? ""
+        return .object([
+            ("_links", .object([("toml", .object([("href", .string(domain.isEmpty ? "" : "https://\(domain)/.well-known/stellar.toml"))]))])),
+            ("asset_type", .string(stats.asset.typeName)),
+            ("asset_code", .string(stats.asset.code?.text ?? "")),
+            ("asset_issuer", .string(stats.asset.issuer?.strKey ?? "")),
+            ("paging_token", .string(stats.pagingToken)),
+            ("num_accounts", .number(tally[accounts: .authorized])),
+            ("num_claimable_balances", 0),
+            ("num_liquidity_pools", 0),
+            ("num_contracts", 0),
+            ("amount", balance(.authorized)),
+            ("accounts", .object([
+                ("authorized", .number(tally[accounts: .authorized])),
+                ("authorized_to_maintain_liabilities", .number(tally[accounts: .authorizedToMaintainLiabilities])),
+                ("unauthorized", .number(tally[accounts: .unauthorized])),
+            ])),
+            ("claimable_balances_amount", .string(Amount.format(Int64(0)))),
+            ("liquidity_pools_amount", .string(Amount.format(Int64(0)))),
+            ("contracts_amount", .string(Amount.format(Int64(0)))),
+            ("balances", .object([
+                ("authorized", balance(.authorized)),
+                ("authorized_to_maintain_liabilities", balance(.authorizedToMaintainLiabilities)),
+                ("unauthorized", balance(.unauthorized)),
+            ])),
+            ("flags", .object([
+                ("auth_required", .bool(flags & AccountFlags.authRequired != 0)),
+                ("auth_revocable", .bool(flags & AccountFlags.authRevocable != 0)),
+                ("auth_immutable", .bool(flags & AccountFlags.authImmutable != 0)),
+                ("auth_clawback_enabled", .bool(flags & AccountFlags.authClawbackEnabled != 0)),
+            ])),
+        ])
+    }
 }

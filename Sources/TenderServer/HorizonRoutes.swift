@@ -130,6 +130,33 @@ struct HorizonRoutes: Sendable {
         router.get("/paths/strict-receive") { request, _ in
             await respond(request) { resources in try await Self.atLowPriority { try await strictReceivePaths(HorizonQuery(request), resources) } }
         }
+        router.get("/assets") { request, _ in
+            await keyedCollection(request, path: "/assets", cursor: HorizonQuery.assetCursor, tokenOf: \AssetStats.pagingToken) { query, page in
+                try await reader.assets(page, code: try query.assetCode(), issuer: try query.accountID("asset_issuer"))
+            } render: { resources, records in
+                var issuers: [AccountID: AccountEntry?] = [:]
+                for issuer in Set(records.compactMap(\.asset.issuer)) { issuers[issuer] = try await reader.account(issuer)?.account }
+                return records.map { resources.asset($0, issuer: $0.asset.issuer.flatMap { issuers[$0] ?? nil }) }
+            }
+        }
+        router.get("/accounts") { request, _ in
+            await keyedCollection(request, path: "/accounts", cursor: { text throws(ProblemError) in try HorizonQuery.accountID(text, field: "cursor") }, tokenOf: { (record: AccountRecord) in
+                record.account.accountID.strKey
+            }) { query, page in
+                let filters = ["signer", "asset", "sponsor", "liquidity_pool"].filter { !(query[$0] ?? "").isEmpty }
+                guard filters.count == 1 else {
+                    throw ProblemError.invalid("signer", "exactly one of signer, asset, sponsor and liquidity_pool is required, \(filters.isEmpty ? "none was" : "\(filters.count) were") given")
+                }
+                guard let text = query["asset"], !text.isEmpty else {
+                    throw ProblemError.invalid(filters[0], "this server lists accounts by asset only; \(filters[0]) is not supported yet")
+                }
+                let asset = try HorizonQuery.asset(text, field: "asset")
+                guard asset != .native else { throw ProblemError.invalid("asset", "asset is an issued asset, CODE:ISSUER") }
+                return try await reader.accounts(holding: asset, page)
+            } render: { resources, records in
+                records.map { resources.account($0) }
+            }
+        }
         router.get("/fee_stats") { request, _ in
             await respond(request) { _ in try await feeStats() }
         }
@@ -200,25 +227,49 @@ struct HorizonRoutes: Sendable {
                 }
             }
             let records = try await fetch(query, page)
-            let tokens = records.map(tokenOf)
-            return try json(pageDocument(resources, path: path, query: query, page: page, tokens: tokens, records: records.map { render(resources, $0) }))
+            let tokens = records.map { String(tokenOf($0)) }
+            return try json(pageDocument(
+                resources, path: path, query: query, cursor: page.cursor.map(String.init), limit: page.limit, descending: page.descending,
+                tokens: tokens, records: records.map { render(resources, $0) }))
         }
     }
 
-    func pageDocument(_ resources: HorizonResources, path: String, query: HorizonQuery, page: PageRequest, tokens: [Int64], records: [JSONValue]) -> JSONValue {
+    /// A collection ordered by a key that is not a number (`/assets`, `/accounts`): a HAL page,
+    /// its paging tokens the keys.
+    func keyedCollection<Key, Record>(
+        _ request: Request, path: String, cursor parse: @escaping @Sendable (String) throws(ProblemError) -> Key, tokenOf: @escaping @Sendable (Record) -> String,
+        fetch: @escaping @Sendable (HorizonQuery, KeyedPage<Key>) async throws -> [Record],
+        render: @escaping @Sendable (HorizonResources, [Record]) async throws -> [JSONValue]
+    ) async -> Response {
+        let query = HorizonQuery(request)
+        return await respond(request) { resources in
+            let (limit, descending) = try query.limitAndOrder()
+            var page = KeyedPage<Key>(limit: limit, descending: descending)
+            let cursor = query["cursor"]
+            if let cursor { page.after = try parse(cursor) }
+            let records = try await fetch(query, page)
+            return try json(pageDocument(
+                resources, path: path, query: query, cursor: cursor, limit: page.limit, descending: page.descending,
+                tokens: records.map(tokenOf), records: try await render(resources, records)))
+        }
+    }
+
+    func pageDocument(
+        _ resources: HorizonResources, path: String, query: HorizonQuery, cursor: String?, limit: Int, descending: Bool, tokens: [String], records: [JSONValue]
+    ) -> JSONValue {
         let extra = query.parameters.filter { !["cursor", "limit", "order"].contains($0.key) && !$0.value.isEmpty }
             .sorted { $0.key < $1.key }
             .map { "&\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))) ?? $0.value)" }
             .joined()
-        func href(cursor: Int64?, descending: Bool) -> JSONValue {
-            let cursorText = cursor.map(String.init) ?? ""
-            return resources.link("\(path)?cursor=\(cursorText)&limit=\(page.limit)&order=\(descending ? "desc" : "asc")\(extra)")
+        func href(cursor: String?, descending: Bool) -> JSONValue {
+            let cursorText = cursor?.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))) ?? ""
+            return resources.link("\(path)?cursor=\(cursorText)&limit=\(limit)&order=\(descending ? "desc" : "asc")\(extra)")
         }
         return .object([
             ("_links", .object([
-                ("self", href(cursor: page.cursor, descending: page.descending)),
-                ("next", href(cursor: tokens.last ?? page.cursor, descending: page.descending)),
-                ("prev", href(cursor: tokens.first ?? page.cursor, descending: !page.descending)),
+                ("self", href(cursor: cursor, descending: descending)),
+                ("next", href(cursor: tokens.last ?? cursor, descending: descending)),
+                ("prev", href(cursor: tokens.first ?? cursor, descending: !descending)),
             ])),
             ("_embedded", .object([("records", .array(records))])),
         ])

@@ -209,6 +209,37 @@ try:
 except NotFoundError:
     check("the merged account is gone", True)
 
+# --- assets and their holders -------------------------------------------------------------------
+srt = server.assets().for_code("SRT").for_issuer(SRT.issuer).call()["_embedded"]["records"]
+check("/assets finds SRT by code and issuer", len(srt) == 1 and srt[0]["asset_type"] == "credit_alphanum4" and srt[0]["asset_issuer"] == SRT.issuer, srt)
+srt = srt[0]
+holders = []
+page = server.accounts().for_asset(SRT).limit(2)
+records = page.call()["_embedded"]["records"]
+while records:
+    holders += records
+    records = page.next()["_embedded"]["records"]
+ids = [h["account_id"] for h in holders]
+check("/accounts?asset= pages through SRT's holders once each (bob, carol, maker; not alice, who gave it up)",
+      {bob.public_key, carol.public_key, maker.public_key} <= set(ids) and alice.public_key not in ids and len(set(ids)) == len(ids), ids)
+held = sum(Decimal(b["balance"]) for h in holders for b in h["balances"] if b.get("asset_code") == "SRT" and b["asset_issuer"] == SRT.issuer)
+check("SRT's holders and balances add up to what /assets says", srt["accounts"]["authorized"] == srt["num_accounts"] == len(ids)
+      and Decimal(srt["balances"]["authorized"]) == Decimal(srt["amount"]) == held and held >= Decimal("2000"), (srt, held))
+check("an asset shows its issuer's flags and toml link", set(srt["flags"]) == {"auth_required", "auth_revocable", "auth_immutable", "auth_clawback_enabled"}
+      and srt["_links"]["toml"]["href"] == f"https://{issuer['home_domain']}/.well-known/stellar.toml", srt)
+every, page = [], server.assets().limit(1)
+records = page.call()["_embedded"]["records"]
+while records:
+    every += records
+    records = page.next()["_embedded"]["records"]
+check("/assets pages by code with its CODE_ISSUER_TYPE tokens", [a["asset_code"] for a in every] == sorted(a["asset_code"] for a in every)
+      and {"SRT", "USDC"} <= {a["asset_code"] for a in every} and every[0]["paging_token"].endswith("_credit_alphanum4"), [a["paging_token"] for a in every])
+try:
+    server.accounts().call()
+    check("/accounts without a filter is refused", False)
+except BadRequestError:
+    check("/accounts without a filter is refused", True)
+
 # --- paging --------------------------------------------------------------------------------------
 first = server.payments().for_account(alice.public_key).limit(2).call()
 records = first["_embedded"]["records"]

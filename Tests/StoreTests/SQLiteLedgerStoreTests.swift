@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import TenderTesting
 import Testing
 import StellarBase
@@ -68,6 +69,22 @@ struct SQLiteLedgerStoreTests {
         #expect(stored.result == offerLedger.transactions[0].application.result)
         #expect(stored.envelope == offerLedger.transactions[0].prepared.envelope)
         #expect(try await store.latestLedgerSequence() == state.header.sequence)
+
+        // /assets: alice's 50 USD (the offer only reserves 10 of it).
+        let assets = try await store.assets(KeyedPage(), code: nil, issuer: nil)
+        #expect(assets == [AssetStats(asset: usd, tally: AssetTally(accounts: [1, 0, 0], balances: [50 * Int128(Amount.stroopsPerUnit), 0, 0]))])
+        #expect(try await store.accounts(holding: usd, KeyedPage()).map(\.account.accountID) == [alice.accountID])
+        #expect(try await store.accounts(holding: usd, KeyedPage(after: alice.accountID)).isEmpty)
+
+        // A database from before asset statistics: the migration counts the trustlines it holds.
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try await queue.write { db in
+                try db.execute(sql: "DROP TABLE asset_stats; DROP INDEX trust_lines_by_asset; DELETE FROM grdb_migrations WHERE identifier = 'ledger-v2-assets'")
+            }
+            try queue.close()
+        }
+        #expect(try await SQLiteLedgerStore(path: path).assets(KeyedPage(), code: nil, issuer: nil) == assets)
     }
 
     @Test func entryEncodingsRoundTrip() throws {

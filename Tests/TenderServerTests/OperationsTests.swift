@@ -137,5 +137,11 @@ final class BreakableStore: LedgerStore, LedgerReader, @unchecked Sendable {
         try await store.offers(page, seller: seller, selling: selling, buying: buying)
     }
     func offer(_ id: Int64) async throws -> LedgerOffer? { try await store.offer(id) }
+    func assets(_ page: KeyedPage<AssetCursor>, code: String?, issuer: AccountID?) async throws -> [AssetStats] {
+        try await store.assets(page, code: code, issuer: issuer)
+    }
+    func accounts(holding asset: Asset, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        try await store.accounts(holding: asset, page)
+    }
     func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) { try await store.recentFees(ledgers: ledgers) }
 }

@@ -23,7 +23,7 @@ public struct AssetCode: Hashable, Sendable, Comparable, CustomStringConvertible
         return raw.count == 4 ? (1...4).contains(characters.count) : (5...12).contains(characters.count)
     }
 
-    static func isAllowed(_ byte: UInt8) -> Bool {
+    public static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
         default: false

@@ -1,0 +1,83 @@
+import StellarBase
+
+/// How far a trustline's holder may use it, as Horizon's asset statistics count holders:
+/// authorized, authorized only to maintain liabilities, or not authorized.
+public enum TrustLineAuthorization: Int, CaseIterable, Sendable {
+    case authorized = 0
+    case authorizedToMaintainLiabilities = 1
+    case unauthorized = 2
+
+    public init(flags: UInt32) {
+        if flags & TrustLineFlags.authorized != 0 {
+            self = .authorized
+        } else if flags & TrustLineFlags.authorizedToMaintainLiabilities != 0 {
+            self = .authorizedToMaintainLiabilities
+        } else {
+            self = .unauthorized
+        }
+    }
+}
+
+/// An issued asset's holders and what they hold, by authorization: Horizon's `accounts` and
+/// `balances` of `/assets`. As a ledger's change it is a difference (counts may be negative);
+/// as a store keeps it, a total. Balances are 128-bit: the trustlines of one asset can
+/// together hold more than an `Int64`.
+public struct AssetTally: Sendable, Equatable {
+    /// Trustlines, by ``TrustLineAuthorization`` raw value.
+    public var accounts: [Int64]
+    /// Stroops held, by ``TrustLineAuthorization`` raw value.
+    public var balances: [Int128]
+
+    public init(accounts: [Int64] = [0, 0, 0], balances: [Int128] = [0, 0, 0]) {
+        precondition(accounts.count == 3 && balances.count == 3, "one count and one balance per authorization")
+        self.accounts = accounts
+        self.balances = balances
+    }
+
+    public subscript(accounts authorization: TrustLineAuthorization) -> Int64 { accounts[authorization.rawValue] }
+    public subscript(balance authorization: TrustLineAuthorization) -> Int128 { balances[authorization.rawValue] }
+
+    /// Every trustline of the asset, summed.
+    public var totalAccounts: Int64 { accounts.reduce(0, +) }
+
+    /// Nothing counted: no holders and nothing held.
+    public var isZero: Bool { accounts.allSatisfy { $0 == 0 } && balances.allSatisfy { $0 == 0 } }
+
+    /// Counts `line` once (`sign` 1) or takes it away (`sign` -1).
+    public mutating func count(_ line: TrustLineEntry, sign: Int64) {
+        let index = TrustLineAuthorization(flags: line.flags).rawValue
+        accounts[index] += sign
+        balances[index] += Int128(sign) * Int128(line.balance)
+    }
+
+    public static func + (lhs: AssetTally, rhs: AssetTally) -> AssetTally {
+        AssetTally(accounts: zip(lhs.accounts, rhs.accounts).map(+), balances: zip(lhs.balances, rhs.balances).map(+))
+    }
+
+    /// What the trustlines changed between `before` and after (`changes`) do to each asset's
+    /// tally; assets whose tally does not change are left out.
+    public static func changes(before: [TrustLineKey: TrustLineEntry?], after: [TrustLineKey: TrustLineEntry?]) -> [Asset: AssetTally] {
+        var tallies: [Asset: AssetTally] = [:]
+        for (key, old) in before {
+            let new = after[key] ?? nil
+            if let old, let new, old.balance == new.balance,
+               TrustLineAuthorization(flags: old.flags) == TrustLineAuthorization(flags: new.flags) {
+                continue
+            }
+            if let old { tallies[key.asset, default: AssetTally()].count(old, sign: -1) }
+            if let new { tallies[key.asset, default: AssetTally()].count(new, sign: 1) }
+        }
+        return tallies.filter { !$0.value.isZero }
+    }
+}
+
+extension Amount {
+    /// Formats a 128-bit number of stroops with 7 decimals, as Horizon writes an asset's totals.
+    public static func format(_ stroops: Int128) -> String {
+        if let small = Int64(exactly: stroops) { return format(small) }
+        let magnitude = stroops.magnitude
+        let whole = magnitude / UInt128(stroopsPerUnit)
+        let fraction = String(magnitude % UInt128(stroopsPerUnit))
+        return (stroops < 0 ? "-" : "") + "\(whole)." + String(repeating: "0", count: 7 - fraction.count) + fraction
+    }
+}
