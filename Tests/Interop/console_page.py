@@ -216,6 +216,10 @@ with sync_playwright() as playwright:
     page.click("button:has-text('Search')")
     check("the explorer finds the account", "/console/explorer/accounts/" in page.url and "EUR" in page.text_content("main"), page.url)
     visit(page, phone, f"/console/explorer/accounts/{shop['settlement_account']}", "account")
+    page.click("main a:text-is('EUR')")
+    check("the account's EUR leads to the asset: its supply, holders and their authorization",
+          "/console/explorer/assets/EUR:" in page.url and shop["settlement_account"] in page.text_content("main") and "Supply" in page.text_content("main"), page.url)
+    visit(page, phone, page.url.replace(URL, ""), "asset")
     page.goto(URL + f"/console/payments/{paid.id}")
     ledger_hash = re.search(r"/console/explorer/transactions/([0-9a-f]{64})", page.content()).group(1)
     page.goto(URL + "/console/explorer")

@@ -288,6 +288,25 @@ struct ConsoleRoutesTests {
             #expect(try await payerBrowser.go(client, .get, "/console/explorer?q=\(account)").location == "/console/explorer/accounts/\(account)")
             let accountPage = try await payerBrowser.go(client, .get, "/console/explorer/accounts/\(account)")
             #expect(accountPage.status == .ok && accountPage.body.contains("EUR") && accountPage.body.contains("14.4500000") && accountPage.body.contains("Latest payments"))
+            // The settlement account's EUR leads to the asset's page: its supply is what /assets counts, its holders include the account.
+            let eurStart = accountPage.body.range(of: "/console/explorer/assets/EUR:")!.lowerBound
+            let eurPath = String(accountPage.body[eurStart...].prefix(while: { $0 != "\"" }))
+            let eurIssuer = String(eurPath.split(separator: ":").last!)
+            let assetPage = try await payerBrowser.go(client, .get, eurPath)
+            let stats = try await client.execute(uri: "/assets?asset_code=EUR&asset_issuer=\(eurIssuer)", method: .get) { response in
+                let records = (try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as! [String: Any])["_embedded"] as! [String: Any]
+                return (records["records"] as! [[String: Any]]).first!
+            }
+            let supply = (stats["balances"] as! [String: String])["authorized"]!
+            #expect(assetPage.status == .ok && assetPage.body.contains("\(supply) EUR") && assetPage.body.contains("/console/explorer/accounts/\(account)")
+                    && assetPage.body.contains("Holders") && assetPage.body.contains("authorized"))
+            #expect(Decimal(string: supply)! >= Decimal(string: "14.45")!)
+            #expect(try await payerBrowser.go(client, .get, "/console/explorer?q=EUR").location == "/console/explorer/assets?code=EUR")
+            #expect(try await payerBrowser.go(client, .get, "/console/explorer?q=EUR:\(eurIssuer)").location == eurPath)
+            let assetList = try await payerBrowser.go(client, .get, "/console/explorer/assets?code=EUR")
+            #expect(assetList.status == .ok && assetList.body.contains(eurPath))
+            #expect(try await payerBrowser.go(client, .get, "/console/explorer").body.contains(eurPath))
+            #expect(try await payerBrowser.go(client, .get, "/console/explorer/assets/EUR:GNOTANISSUER").status == .notFound)
             #expect(try await payerBrowser.go(client, .get, "/console/explorer?q=2").location == "/console/explorer/ledgers/2")
             #expect(try await payerBrowser.go(client, .get, "/console/explorer/ledgers/2").body.contains("closed_at"))
             #expect(try await payerBrowser.go(client, .get, "/console/explorer").body.contains("Latest ledgers"))

@@ -58,7 +58,7 @@ extension ConsoleRoutes {
             if let target = explorerTarget(search, scope: scope) { return Self.redirect(target) }
             return sectionsPage(scope, title: t("Explorer"), heading: t("Explorer"), current: "explorer",
                                 sections: [Section(title: t("Search"), html: explorerSearchForm(search, t))],
-                                error: t("Nothing is found by that: search takes an account (G…), a transaction hash (64 hexadecimal characters), a ledger number or a payment id (pi_…)."),
+                                error: t("Nothing is found by that: search takes an account (G…), a transaction hash (64 hexadecimal characters), a ledger number, an asset (CODE or CODE:ISSUER) or a payment id (pi_…)."),
                                 status: .notFound)
         }
         let resources = horizon.resources(for: request)
@@ -83,8 +83,11 @@ extension ConsoleRoutes {
                     Cell(text: String(count), num: true),
                 ]
             }
+        let assets = try await horizon.reader.assets(KeyedPage(limit: 20), code: nil, issuer: nil)
         return sectionsPage(scope, title: t("Explorer"), heading: t("Explorer"), current: "explorer", sections: [
             Section(title: t("Search"), html: explorerSearchForm("", t)),
+            Section(title: t("Assets"), text: t("Issued assets with their holders, by code."), html: assetTable(assets, t),
+                    pager: assets.count == 20 ? "/console/explorer/assets?after=\(Self.queryEscaped(assets[19].pagingToken))" : nil, pagerText: t("More assets")),
             Section(title: t("Latest ledgers"), text: t("Newest first; a ledger closes every second, or as soon as a batch is full."), html: Self.table(
                 [Column(title: t("Ledger"), num: true), Column(title: t("Closed")), Column(title: t("Transactions"), num: true), Column(title: t("Failed"), num: true), Column(title: t("Operations"), num: true)],
                 rows, empty: t("No ledgers yet.")), live: "/console/live?ledgers=1"),
@@ -100,6 +103,10 @@ extension ConsoleRoutes {
             return "/console/explorer/transactions/\(search.lowercased())"
         }
         if let sequence = UInt32(search), sequence > 0 { return "/console/explorer/ledgers/\(sequence)" }
+        if search.contains(":"), let asset = try? Asset(parsing: search), asset != .native { return "/console/explorer/assets/\(asset.description)" }
+        if (1...12).contains(search.utf8.count), search.utf8.allSatisfy(AssetCode.isAllowed), search.utf8.contains(where: { $0 > 57 }) {
+            return "/console/explorer/assets?code=\(search)"
+        }
         if search.hasPrefix("pi_"), scope.merchant != nil { return Self.link("/console/payments/\(Self.queryEscaped(search))", scope) }
         if search.hasPrefix("ord_"), scope.isMarketplace { return Self.link("/console/marketplace/orders/\(Self.queryEscaped(search))", scope) }
         return nil
@@ -148,8 +155,9 @@ extension ConsoleRoutes {
         let balances: [JSONValue] = if case .array(let values) = Self.field(document, "balances") { values } else { [] }
         let balanceRows = balances.map { balance -> [Cell] in
             let code = Self.text(Self.field(balance, "asset_type")) == "native" ? "XLM" : Self.text(Self.field(balance, "asset_code"))
+            let issuer = Self.field(balance, "asset_issuer").map { Self.text($0) }
             return [
-                Cell(text: code), Cell(text: Self.text(Self.field(balance, "balance")), num: true),
+                Cell(text: code, href: issuer.map { "/console/explorer/assets/\(code):\($0)" }), Cell(text: Self.text(Self.field(balance, "balance")), num: true),
                 Cell(text: Self.field(balance, "limit").map { Self.text($0) } ?? "–", num: true),
                 Cell(text: Self.field(balance, "asset_issuer").map { Self.text($0) } ?? "–", code: true),
             ]
@@ -216,6 +224,90 @@ extension ConsoleRoutes {
             Section(title: t("Bids"), text: "Offers to buy \(base) with \(counter), best first.", html: depth(bids, "Bid") + Self.table(columns, rows(bids), empty: t("No bids."))),
             Section(title: t("Asks"), text: "Offers to sell \(base) for \(counter), best first.", html: depth(asks, "Ask") + Self.table(columns, rows(asks), empty: t("No asks.")) + jsonLink("/order_book?" + query)),
         ], back: ("/console/explorer", t("Explorer")))
+    }
+
+    /// Assets as rows: code, issuer, holders, supply; each leads to its page.
+    func assetTable(_ assets: [AssetStats], _ t: ConsoleText) -> String {
+        let rows = assets.map { stats -> [Cell] in
+            [
+                Cell(text: stats.asset.code?.text ?? "", href: "/console/explorer/assets/\(stats.asset.description)"),
+                Cell(text: stats.asset.issuer?.strKey ?? "", href: "/console/explorer/accounts/\(stats.asset.issuer?.strKey ?? "")", code: true),
+                Cell(text: String(stats.tally.totalAccounts), num: true),
+                Cell(text: Amount.format(stats.tally.balances.reduce(0, +)), num: true),
+            ]
+        }
+        return Self.table([Column(title: t("Asset")), Column(title: t("Issuer")), Column(title: t("Holders"), num: true), Column(title: t("Supply"), num: true)],
+                          rows, empty: t("No issued assets are held yet."))
+    }
+
+    /// `/console/explorer/assets` (`?code=`, `?after=CODE_ISSUER_TYPE`): Horizon's `/assets`, as a table.
+    func explorerAssets(_ scope: Scope, _ request: Request) async throws -> Response {
+        let t = scope.text
+        let code = Self.queryValue(request, "code")
+        let after = try? HorizonQuery.assetCursor(Self.queryValue(request, "after"))
+        let limit = 50
+        let assets = try await horizon.reader.assets(KeyedPage(after: after, limit: limit), code: code.isEmpty ? nil : code, issuer: nil)
+        let next = assets.count == limit
+            ? "/console/explorer/assets?" + (code.isEmpty ? "" : "code=\(Self.queryEscaped(code))&") + "after=\(Self.queryEscaped(assets[limit - 1].pagingToken))" : nil
+        let json = "/assets?limit=\(limit)" + (code.isEmpty ? "" : "&asset_code=\(Self.queryEscaped(code))")
+        return sectionsPage(scope, title: t("Assets"), heading: code.isEmpty ? t("Assets") : "\(t("Assets")): \(code)", current: "explorer", sections: [
+            Section(title: t("Assets"), text: t("Issued assets with their holders, by code."), html: assetTable(assets, t) + jsonLink(json), pager: next, pagerText: t("More assets")),
+        ], back: ("/console/explorer", t("Explorer")))
+    }
+
+    /// `/console/explorer/assets/CODE:ISSUER`: the asset as `/assets` counts it (holders and what
+    /// they hold, by authorization, and the supply: all of it), its issuer's flags, and its
+    /// holders as `/accounts?asset=` lists them, paged.
+    func explorerAsset(_ scope: Scope, _ request: Request, asset text: String) async throws -> Response {
+        let t = scope.text
+        let text = text.removingPercentEncoding ?? text
+        guard let asset = try? Asset(parsing: text), let code = asset.code, let issuer = asset.issuer else { return notFound(scope) }
+        let resources = horizon.resources(for: request)
+        let stats = try await horizon.reader.assets(KeyedPage(limit: 1), code: code.text, issuer: issuer).first { $0.asset == asset }
+        let issuerEntry = try await horizon.reader.account(issuer)?.account
+        let after = try? AccountID(Self.queryValue(request, "after"))
+        let limit = 50
+        let holders = try await horizon.reader.accounts(holding: asset, KeyedPage(after: after, limit: limit))
+        let rows = holders.map { record -> [Cell] in
+            let line = record.trustLines.first { $0.asset == asset }
+            let id = record.account.accountID.strKey
+            return [
+                Cell(text: id, href: "/console/explorer/accounts/\(id)", code: true),
+                Cell(text: line.map { Amount.format($0.balance) } ?? "–", num: true),
+                Cell(text: line.map { $0.limit == .max ? t("none") : Amount.format($0.limit) } ?? "–", num: true),
+                Cell(text: line.map { Self.authorizationName(TrustLineAuthorization(flags: $0.flags), t) } ?? "–"),
+            ]
+        }
+        var facts: [(String, String, Bool)] = [(t("Issuer"), issuer.strKey, true)]
+        if let stats {
+            let document = resources.asset(stats, issuer: issuerEntry)
+            let tally = stats.tally
+            facts.append((t("Supply"), Amount.format(tally.balances.reduce(0, +)) + " \(code.text)", false))
+            facts.append((t("Holders"), String(tally.totalAccounts), false))
+            for authorization in TrustLineAuthorization.allCases {
+                facts.append(("\(t("Holders")): \(Self.authorizationName(authorization, t))",
+                              "\(tally[accounts: authorization]) · \(Amount.format(tally[balance: authorization])) \(code.text)", false))
+            }
+            facts += Self.documentFacts(document, skipping: ["asset_type", "asset_code", "asset_issuer", "paging_token", "accounts", "balances", "amount", "num_accounts"])
+        } else {
+            facts.append((t("Holders"), "0", false))
+        }
+        let next = holders.count == limit ? "/console/explorer/assets/\(asset.description)?after=\(holders[limit - 1].account.accountID.strKey)" : nil
+        return sectionsPage(scope, title: "\(t("Asset")) \(code.text)", heading: "\(t("Asset")) \(code.text)", current: "explorer", sections: [
+            Section(title: t("Asset"), html: Self.facts(facts) + jsonLink("/assets?asset_code=\(code.text)&asset_issuer=\(issuer.strKey)")),
+            Section(title: t("Holders"), text: t("Every account with a trustline to it."),
+                    html: Self.table([Column(title: t("Account")), Column(title: t("Balance"), num: true), Column(title: t("Limit"), num: true), Column(title: t("Authorization"))],
+                                     rows, empty: t("No account holds it.")) + jsonLink("/accounts?asset=\(asset.description)&limit=\(limit)"),
+                    pager: next, pagerText: t("More holders")),
+        ], back: ("/console/explorer", t("Explorer")))
+    }
+
+    static func authorizationName(_ authorization: TrustLineAuthorization, _ t: ConsoleText) -> String {
+        switch authorization {
+        case .authorized: t("authorized")
+        case .authorizedToMaintainLiabilities: t("to maintain liabilities")
+        case .unauthorized: t("not authorized")
+        }
     }
 
     static func assetName(_ asset: Asset) -> String {

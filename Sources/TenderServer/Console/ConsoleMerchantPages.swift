@@ -46,6 +46,8 @@ extension ConsoleRoutes {
         var text: String? = nil
         let html: String
         var pager: String? = nil
+        /// The pager link's words (default: "Older").
+        var pagerText: String? = nil
         /// Where the section's content is kept up to date from (`/console/live...`), if it is.
         var live: String? = nil
     }
@@ -57,7 +59,7 @@ extension ConsoleRoutes {
             "sections": sections.enumerated().map { index, section -> [String: Any] in
                 var values: [String: Any] = ["index": index, "title": section.title, "html": section.html]
                 if let text = section.text { values["text"] = text }
-                if let pager = section.pager { values["pager"] = pager }
+                if let pager = section.pager { values["pager"] = pager; values["pagerText"] = section.pagerText ?? scope.text("Older") }
                 if let live = section.live { values["liveURL"] = live }
                 return values
             },

@@ -72,6 +72,11 @@ struct ConsoleRoutes: Sendable {
         }
         console.get("explorer") { request, _ in try await signedIn(request) { try await explorer($0, request) } }
         console.get("explorer/order_book") { request, _ in try await signedIn(request) { try await explorerOrderBook($0, request) } }
+        console.get("explorer/assets") { request, _ in try await signedIn(request) { try await explorerAssets($0, request) } }
+        console.get("explorer/assets/:asset") { request, context in
+            let asset = context.parameters.get("asset") ?? ""
+            return try await signedIn(request) { try await explorerAsset($0, request, asset: asset) }
+        }
         console.get("explorer/ledgers/:sequence") { request, context in
             let sequence = try context.parameters.require("sequence")
             return try await signedIn(request) { try await explorerLedger($0, request, sequence: sequence) }

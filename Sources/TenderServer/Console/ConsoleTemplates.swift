@@ -198,7 +198,7 @@ enum ConsoleTemplates {
         {{#error}}<p class="notice error" role="alert">{{error}}</p>{{/error}}
         {{#live}}<p id="live-status" class="sr-only" aria-live="polite"></p>{{/live}}
         {{#sections}}<section class="card" aria-labelledby="s{{index}}"><h2 id="s{{index}}">{{title}}</h2>{{#text}}<p class="muted">{{text}}</p>{{/text}}{{#liveURL}}<div data-live="{{liveURL}}">{{/liveURL}}{{{html}}}{{#liveURL}}</div>{{/liveURL}}
-        {{#pager}}<div class="pager"><a href="{{pager}}" rel="next">{{older}}</a></div>{{/pager}}</section>{{/sections}}
+        {{#pager}}<div class="pager"><a href="{{pager}}" rel="next">{{pagerText}}</a></div>{{/pager}}</section>{{/sections}}
         {{#live}}<script src="/assets/console.js"></script>{{/live}}
         """)
 
@@ -233,7 +233,7 @@ enum ConsoleTemplates {
 
     static let explorerSearch = try! MustacheTemplate(string: """
         <form class="filters" method="get" action="/console/explorer" role="search" aria-label="{{#t}}Search the ledger{{/t}}">
-        <label>{{#t}}Account, transaction hash, ledger, payment or order id{{/t}}<input name="q" size="60" value="{{q}}"></label>
+        <label>{{#t}}Account, transaction hash, ledger, asset, payment or order id{{/t}}<input name="q" size="60" value="{{q}}"></label>
         <button type="submit">{{#t}}Search{{/t}}</button>
         </form>
         """)
