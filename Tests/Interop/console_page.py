@@ -157,7 +157,7 @@ with sync_playwright() as playwright:
     page.fill("input[name=amount]", "3.00")
     page.select_option("select[name=reason]", "requested_by_customer")
     page.click("button:has-text('Refund')")
-    expect(page.locator("[role=status]")).to_contain_text("A refund of 3.00 was made.")
+    expect(page.locator("[role=status]")).to_contain_text("A refund of €3.00 was made.")
     check("the refund is in the timeline", "Refunded" in page.text_content(".timeline"))
     refunds = stripe.Refund.list(payment_intent=paid.id).data
     check("the stripe library sees the console's refund", len(refunds) == 1 and refunds[0].amount == 300 and refunds[0].reason == "requested_by_customer", refunds)

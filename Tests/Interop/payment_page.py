@@ -195,6 +195,19 @@ with sync_playwright() as playwright:
     watch(german)
     german.goto(link["url"])
     check("German by Accept-Language", german.text_content("label[for=number]") == "Kartennummer" and german.text_content("#amount") == "12,50 €")
+    # The test bank speaks the browser's language too (and ?locale=): German, then Dutch; leaving pays nothing.
+    german.click("#ideal")
+    german.wait_for_url("**/v1/test/bank/**")
+    bank_url = german.url
+    check("the test bank in German", german.text_content("h1") == "Testbank" and german.text_content("#amount") == "12,50 €"
+          and german.text_content("#complete") == "Abschließen" and german.get_attribute("html", "lang") == "de", german.text_content("main"))
+    screenshot(german, "bank-german")
+    german.goto(bank_url + "&locale=nl")
+    check("the test bank in Dutch by ?locale=nl", german.text_content("h1") == "Testbank" and german.text_content("#amount") == "€ 12,50"
+          and german.text_content("#fail") == "Mislukken" and german.text_content("#leave") == "Weggaan", german.text_content("main"))
+    german.goto(bank_url)
+    german.click("#leave")
+    check("leaving the bank, told in German", "ohne zu bezahlen" in german.text_content("#message"), german.text_content("main"))
 
     # A page for an intent the merchant made, by its client secret.
     intent = requests.post(f"{URL}/v1/payment_intents", auth=auth, timeout=30, data={"amount": 990, "currency": "usd", "description": "Mug"}).json()

@@ -251,7 +251,11 @@ struct ConsoleRoutesTests {
             let refunded = try await GatewayRoutesTests.call(client, .get, "/v1/payment_intents/\(paidID)?expand[]=latest_charge", key: secretA).json
             #expect((refunded["latest_charge"] as? [String: Any])?["amount_refunded"] as? Int == 500)
             let after = try await browser.go(client, .get, first.location!)
-            #expect(after.body.contains("A refund of 5.00 was made.") && after.body.contains("Refunded"))
+            #expect(after.body.contains("A refund of €5.00 was made.") && after.body.contains("Refunded"))
+            // In Dutch and German the amount is written as they write money.
+            #expect(try await browser.go(client, .get, first.location! + "&locale=nl").body.contains("Er is € 5,00 terugbetaald."))
+            #expect(try await browser.go(client, .get, first.location! + "&locale=de").body.contains("5,00 €"))
+            _ = try await browser.go(client, .get, "/console?locale=en")
             // Too much is the core's refusal, shown on the page; nothing moves.
             let tooMuch = try await browser.go(client, .post, "/console/payments/\(paidID)/refund",
                 form: [("csrf", page.hidden("csrf")!), ("idempotency", "another"), ("amount", "100.00")])

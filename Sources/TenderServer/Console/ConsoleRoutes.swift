@@ -338,7 +338,7 @@ struct ConsoleRoutes: Sendable {
             "idempotency": PaylikeRoutes.base64url(service.random(16)), "t": t.lambda,
             "metadata": intent.metadata.sorted { $0.key < $1.key }.map { ["key": "metadata." + $0.key, "value": $0.value] },
         ]
-        if let notice { values["notice"] = t(notice.text, notice.values) }
+        if let notice { values["notice"] = t(notice.text, notice.amount.map { ["amount": t.money($0, currency)] } ?? [:]) }
         if let error { values["error"] = t(error) }
         if let description = intent.description { values["description"] = description }
         if let customer = intent.customer { values["customer"] = customer.rawValue }
@@ -569,19 +569,19 @@ struct ConsoleRoutes: Sendable {
         if code == "repeated" { return Notice(text: "This form was already sent; it was done once, not again.") }
         let parts = code.split(separator: "-")
         guard parts.count == 2, let amount = Int64(parts[1]), amount >= 0 else { return nil }
-        let written = FiatConversion.format(minorUnits: amount, exponent: 2)
         switch parts[0] {
-        case "refunded": return Notice(text: "A refund of {amount} was made.", values: ["amount": written])
-        case "captured": return Notice(text: "Captured: {amount} received in all.", values: ["amount": written])
+        case "refunded": return Notice(text: "A refund of {amount} was made.", amount: amount)
+        case "captured": return Notice(text: "Captured: {amount} received in all.", amount: amount)
         default: return nil
         }
     }
 
     /// A line shown after an action: its English text (looked up in the reader's language) and
-    /// the values it names.
+    /// the amount it names, in the payment's minor units (written as the reader's language
+    /// writes money).
     struct Notice {
         let text: String
-        var values: KeyValuePairs<String, String> = [:]
+        var amount: Int64? = nil
     }
 
     // MARK: Rendering

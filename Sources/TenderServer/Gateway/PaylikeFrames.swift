@@ -20,10 +20,10 @@ enum PaylikeFrames {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
-    static func document(_ title: String, _ body: String) -> String {
+    static func document(_ title: String, _ body: String, language: String = "en") -> String {
         """
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><title>\(GatewayTestPages.escape(title))</title>
+        <html lang="\(language)"><head><meta charset="utf-8"><title>\(GatewayTestPages.escape(title))</title>
         <link rel="stylesheet" href="/assets/tender.css">
         </head><body><main id="main">
         \(body)
@@ -44,14 +44,16 @@ enum PaylikeFrames {
             """), nonce: nonce)
     }
 
-    static func challenge(token: String) -> Response {
+    /// The challenge in the browser's language (English, Dutch or German).
+    static func challenge(token: String, _ t: ConsoleText) -> Response {
         let value = GatewayTestPages.escape(token)
-        return response(document("3-D Secure test challenge", """
-            <h1>3-D Secure test challenge</h1>
-            <p>Authenticate this payment?</p>
-            <form method="post" action="challenge"><input type="hidden" name="creq" value="\(value)"><input type="hidden" name="answer" value="authenticated"><button id="complete" type="submit">Complete</button></form>
-            <form method="post" action="challenge"><input type="hidden" name="creq" value="\(value)"><input type="hidden" name="answer" value="failed"><button id="fail" type="submit">Fail</button></form>
-            """), nonce: nil)
+        let escape = GatewayTestPages.escape
+        return response(document(t("3-D Secure test challenge"), """
+            <h1>\(escape(t("3-D Secure test challenge")))</h1>
+            <p>\(escape(t("Authenticate this payment?")))</p>
+            <form method="post" action="challenge"><input type="hidden" name="creq" value="\(value)"><input type="hidden" name="answer" value="authenticated"><button id="complete" type="submit">\(escape(t("Complete")))</button></form>
+            <form method="post" action="challenge"><input type="hidden" name="creq" value="\(value)"><input type="hidden" name="answer" value="failed"><button id="fail" type="submit">\(escape(t("Fail")))</button></form>
+            """, language: t.locale.rawValue), nonce: nil)
     }
 }
 

@@ -248,7 +248,7 @@ struct PaylikeRoutes: Sendable {
         let form = try await form(request)
         let token = try form.string("creq", maxLength: 512) ?? ""
         let (digest, _) = try openFrameToken(token)
-        guard let answer = try form.string("answer", maxLength: 20) else { return PaylikeFrames.challenge(token: token) }
+        guard let answer = try form.string("answer", maxLength: 20) else { return PaylikeFrames.challenge(token: token, GatewayTestPages.text(request)) }
         guard answer == "authenticated" || answer == "failed" else { throw PaylikeProblem.invalid("answer", "answer must be authenticated or failed.") }
         return PaylikeFrames.posting(hints: [hint("tds-challenge-\(answer)", at: 7, digest: digest)], title: "3-D Secure", nonce: service.random(16))
     }
