@@ -128,6 +128,10 @@ let package = Package(
         // orders moved by their state machines, escrow on the ledger, its janitor, its one
         // failure type. No HTTP.
         .target(
+            name: "Anchor",
+            dependencies: ["StellarBase"]
+        ),
+        .target(
             name: "CheckoutCore",
             dependencies: [
                 "Checkout",
@@ -257,6 +261,10 @@ let package = Package(
         .testTarget(
             name: "PostgresStoreTests",
             dependencies: ["PostgresStore", "Store", "Gateway", "Ledger", "StellarBase", "TenderTesting"]
+        ),
+        .testTarget(
+            name: "AnchorTests",
+            dependencies: ["Anchor", "StellarBase", "TenderTesting"]
         ),
         .testTarget(
             name: "StoreTests",
