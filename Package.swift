@@ -132,6 +132,16 @@ let package = Package(
             dependencies: ["StellarBase"]
         ),
         .target(
+            name: "AnchorCore",
+            dependencies: [
+                "Anchor",
+                "Ledger",
+                "StellarBase",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
+        .target(
             name: "CheckoutCore",
             dependencies: [
                 "Checkout",
@@ -150,6 +160,8 @@ let package = Package(
         .target(
             name: "TenderServer",
             dependencies: [
+                "Anchor",
+                "AnchorCore",
                 "GatewayCore",
                 "CheckoutCore",
                 "StellarBase",
@@ -264,7 +276,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AnchorTests",
-            dependencies: ["Anchor", "StellarBase", "TenderTesting"]
+            dependencies: ["Anchor", "AnchorCore", "Ledger", "StellarBase", "Store", "TenderTesting"]
         ),
         .testTarget(
             name: "StoreTests",

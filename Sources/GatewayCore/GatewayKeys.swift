@@ -14,6 +14,8 @@ package struct ServerSecrets: Sendable {
     package let idKeyBytes: [UInt8]
     /// Signs the console's session cookies and CSRF tokens.
     package let consoleKeyBytes: [UInt8]
+    /// Signs the anchor's SEP-10 tokens.
+    package let anchorKeyBytes: [UInt8]
     private var sealingKey: SymmetricKey { SymmetricKey(data: sealingKeyBytes) }
     private var fingerprintKey: SymmetricKey { SymmetricKey(data: fingerprintKeyBytes) }
 
@@ -27,6 +29,7 @@ package struct ServerSecrets: Sendable {
         fingerprintKeyBytes = derive("tender card fingerprints")
         idKeyBytes = derive("tender idempotent ids")
         consoleKeyBytes = derive("tender console sessions")
+        anchorKeyBytes = derive("tender anchor tokens")
     }
 
     /// Reads the key file under `directory`, or creates it with fresh random bytes.

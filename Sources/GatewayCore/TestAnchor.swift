@@ -17,6 +17,8 @@ public struct TestAnchor: Sendable {
 
     public let currencies: [Currency]
     public let homeDomain: String
+    /// SEP-10's signing key (the toml's `SIGNING_KEY`): it signs the challenges.
+    public let signingKey: KeyPair
     /// What the test anchor hands out per request, in stroops (1,000 units).
     public static let grant: Int64 = 1_000 * Amount.stroopsPerUnit
     /// The XLM each issuer starts with, for its fees.
@@ -26,6 +28,7 @@ public struct TestAnchor: Sendable {
 
     public init(seed: String, homeDomain: String) {
         self.homeDomain = homeDomain
+        signingKey = try! KeyPair(seed: Array(SHA256.hash(data: Array("tender test anchor \(seed) SEP-10 signing key".utf8))))
         currencies = [("USDC", "USD Coin (test)"), ("SRT", "Stellar Reference Token (test)"), ("EUR", "Euro (test)")].map { code, name in
             let digest = SHA256.hash(data: Array("tender test anchor \(seed) \(code)".utf8))
             return Currency(code: code, name: name, keyPair: try! KeyPair(seed: Array(digest)))
@@ -74,13 +77,16 @@ public struct TestAnchor: Sendable {
         }
     }
 
-    /// SEP-1's stellar.toml for the local network and its test anchor.
-    package func stellarToml(network: Network, horizonURL: String) -> String {
+    /// SEP-1's stellar.toml for the local network and its test anchor, its URLs on `base` (the
+    /// host it was fetched from).
+    package func stellarToml(network: Network, horizonURL base: String) -> String {
         var lines = [
             "# The local Tender network and its test anchor (SEP-1).",
             "VERSION=\"2.7.0\"",
             "NETWORK_PASSPHRASE=\(tomlString(network.passphrase))",
-            "HORIZON_URL=\(tomlString(horizonURL))",
+            "HORIZON_URL=\(tomlString(base))",
+            "WEB_AUTH_ENDPOINT=\(tomlString(base + "/auth"))",
+            "SIGNING_KEY=\(tomlString(signingKey.accountID.strKey))",
             "ACCOUNTS=[\(currencies.map { tomlString($0.keyPair.accountID.strKey) }.joined(separator: ", "))]",
             "",
             "[DOCUMENTATION]",

@@ -1,4 +1,5 @@
 import TenderJSON
+import AnchorCore
 import Foundation
 import Gateway
 import CheckoutCore
@@ -258,6 +259,10 @@ struct LeaderParts {
         checkoutRoutes.register(on: router)
         ShopPages(routes: checkoutRoutes).register(on: router)
         ConsoleRoutes(service: gateway, checkout: checkout, horizon: horizon, adminKey: gatewayRoutes.adminKey, logger: logger, clock: clock).register(on: router)
+        let webAuth = await WebAuthService(
+            signingKey: anchor.signingKey, network: configuration.network, homeDomains: [anchor.homeDomain], tokenKey: secrets.anchorKeyBytes,
+            reader: reads.horizon.reader, now: { UInt64(clamping: now()) }, random: environment.random)
+        AnchorRoutes(webAuth: webAuth, logger: logger).register(on: router)
         // Links the janitors hand out point at this server (in a cluster, the address it advertises).
         let base = advertised ?? "http://\(configuration.host):\(configuration.port)"
         return LeaderParts(

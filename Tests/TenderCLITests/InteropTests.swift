@@ -75,6 +75,23 @@ struct InteropTests {
         await served.stop()
     }
 
+    /// The test anchor's SEP-10 through the real Python stellar-sdk: its toml reader, its
+    /// SEP-10 helpers as a wallet uses them (and its server-side verifiers as a second opinion),
+    /// and each refusal: every check of Tests/Interop/anchor_interop.py must pass.
+    @Test(arguments: [ServedStore.sqlite, .postgres])
+    func pythonStellarSDKSignsInToTheAnchor(_ store: ServedStore) async throws {
+        let temporary = TemporaryDirectory("anchor-interop")
+        defer { temporary.remove() }
+        let served = try await ServedTender.start(store, ["serve", "--port", "0", "--data", temporary.path, "--close-interval", "0.2"])
+        do {
+            try await Self.runPython("Tests/Interop/anchor_interop.py", [served.url])
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
     /// The real `stripe` Python library (installed into .venv by Scripts/python-env.sh) against
     /// the gateway of a real `tender serve`: every check of Tests/Interop/stripe_interop.py must
     /// pass. Afterwards no card number it used is anywhere in the data directory's files or in

@@ -1,0 +1,135 @@
+"""Signs in to a running `tender serve`'s test anchor with SEP-10, only through the real Python
+stellar-sdk: its SEP-1 toml reader, its SEP-10 helpers (read and verify the challenge the way a
+wallet does, and the server-side verifiers as a second opinion on the challenge's shape) and its
+transaction builders.
+
+Usage: python anchor_interop.py HORIZON_URL
+Prints one line per check and exits non-zero at the first failure.
+"""
+
+import base64
+import json
+import sys
+from urllib.parse import urlparse
+
+import requests
+from interop_checks import check, done
+from stellar_sdk import Keypair, MuxedAccount, Network, Server, Signer, TransactionBuilder, TransactionEnvelope
+from stellar_sdk.sep.ed25519_public_key_signer import Ed25519PublicKeySigner
+from stellar_sdk.sep.exceptions import InvalidSep10ChallengeError
+from stellar_sdk.sep.stellar_toml import fetch_stellar_toml
+from stellar_sdk.sep.stellar_web_authentication import (
+    read_challenge_transaction,
+    verify_challenge_transaction_signed_by_client_master_key,
+    verify_challenge_transaction_threshold,
+)
+
+URL = sys.argv[1].rstrip("/")
+DOMAIN = urlparse(URL).netloc
+server = Server(URL)
+PASSPHRASE = Network.STANDALONE_NETWORK_PASSPHRASE
+
+# --- SEP-1 ---------------------------------------------------------------------------------------
+toml = fetch_stellar_toml(DOMAIN, use_http=True)
+check("the toml names the web auth endpoint and signing key, on the host it was fetched from",
+      toml["WEB_AUTH_ENDPOINT"] == f"{URL}/auth" and toml["SIGNING_KEY"].startswith("G") and toml["NETWORK_PASSPHRASE"] == PASSPHRASE, toml)
+AUTH = toml["WEB_AUTH_ENDPOINT"]
+SIGNING_KEY = toml["SIGNING_KEY"]
+WEB_AUTH_DOMAIN = urlparse(AUTH).netloc
+
+
+def challenge(account, **params):
+    response = requests.get(AUTH, params={"account": account, **params}, timeout=30)
+    check(f"GET /auth answers a challenge ({params or 'no memo'})", response.status_code == 200 and response.json()["network_passphrase"] == PASSPHRASE, response.text)
+    return response.json()["transaction"]
+
+
+def post(envelope_xdr, as_form=False):
+    if as_form:
+        return requests.post(AUTH, data={"transaction": envelope_xdr}, timeout=30)
+    return requests.post(AUTH, json={"transaction": envelope_xdr}, timeout=30)
+
+
+def signed(xdr, *keypairs, passphrase=PASSPHRASE):
+    envelope = TransactionEnvelope.from_xdr(xdr, passphrase)
+    for keypair in keypairs:
+        envelope.sign(keypair)
+    return envelope.to_xdr()
+
+
+def claims(token):
+    payload = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+def refused(name, response, code):
+    check(name, response.status_code == 400 and response.json().get("code") == code and response.json().get("error"), f"{response.status_code} {response.text}")
+
+
+# --- a new account, signed by its master key -----------------------------------------------------
+alice = Keypair.random()
+xdr = challenge(alice.public_key)
+read = read_challenge_transaction(xdr, SIGNING_KEY, DOMAIN, WEB_AUTH_DOMAIN, PASSPHRASE)
+check("the SDK reads the challenge as a wallet does (server-signed, bounds, home and web auth domain)",
+      read.client_account_id == alice.public_key and read.matched_home_domain == DOMAIN and read.memo is None)
+envelope = read.transaction
+check("sequence 0 and a 15-minute window", envelope.transaction.sequence == 0
+      and envelope.transaction.preconditions.time_bounds.max_time - envelope.transaction.preconditions.time_bounds.min_time == 900)
+answer = signed(xdr, alice)
+try:
+    verify_challenge_transaction_signed_by_client_master_key(answer, SIGNING_KEY, DOMAIN, WEB_AUTH_DOMAIN, PASSPHRASE)
+    check("the SDK's own server-side verifier accepts the signed challenge", True)
+except InvalidSep10ChallengeError as error:
+    check("the SDK's own server-side verifier accepts the signed challenge", False, error)
+response = post(answer)
+check("POST /auth (JSON) answers a token", response.status_code == 200 and response.json()["token"].count(".") == 2, response.text)
+token = claims(response.json()["token"])
+check("the token's claims: iss, sub, iat, exp, jti", token["iss"] == AUTH and token["sub"] == alice.public_key
+      and token["exp"] - token["iat"] == 86400 and token["jti"] == envelope.hash_hex(), token)
+refused("the same challenge twice is refused", post(answer), "challenge_already_used")
+
+# A form post, and the refusals a wallet can cause.
+xdr = challenge(alice.public_key)
+check("POST /auth as a form", post(signed(xdr, alice), as_form=True).status_code == 200)
+refused("not signed by the client", post(xdr), "not_signed_by_client")
+refused("signed for another network", post(signed(challenge(alice.public_key), alice, passphrase=Network.TESTNET_NETWORK_PASSPHRASE)), "wrong_network")
+refused("signed by a stranger too", post(signed(challenge(alice.public_key), alice, Keypair.random())), "unrecognized_signature")
+twice = TransactionEnvelope.from_xdr(signed(challenge(alice.public_key), alice), PASSPHRASE)
+twice.signatures.append(twice.signatures[-1])  # the SDK will not sign twice; a wallet bug might
+refused("signed twice by the same key", post(twice.to_xdr()), "duplicate_signature")
+stripped = TransactionEnvelope.from_xdr(signed(challenge(alice.public_key), alice), PASSPHRASE)
+stripped.signatures = stripped.signatures[1:]
+refused("without the server's signature", post(stripped.to_xdr()), "not_signed_by_server")
+refused("a transaction that is not a challenge", post("AAAA"), "challenge_malformed")
+response = requests.get(AUTH, params={"account": alice.public_key, "home_domain": "elsewhere.example"}, timeout=30)
+refused("a home domain the anchor does not serve", response, "invalid_home_domain")
+refused("no account", requests.get(AUTH, timeout=30), "invalid_request")
+
+# --- memos and muxed accounts --------------------------------------------------------------------
+xdr = challenge(alice.public_key, memo="12345")
+read = read_challenge_transaction(xdr, SIGNING_KEY, DOMAIN, WEB_AUTH_DOMAIN, PASSPHRASE)
+check("the memo is in the challenge", read.memo == 12345)
+check("the token names G...:memo", claims(post(signed(xdr, alice)).json()["token"])["sub"] == f"{alice.public_key}:12345")
+muxed = MuxedAccount(alice.public_key, 99).account_muxed
+check("the token names a muxed account M...", claims(post(signed(challenge(muxed), alice)).json()["token"])["sub"] == muxed)
+refused("a memo with a muxed account", requests.get(AUTH, params={"account": muxed, "memo": "1"}, timeout=30), "invalid_request")
+refused("a memo that is not an id", requests.get(AUTH, params={"account": alice.public_key, "memo": "hello"}, timeout=30), "invalid_memo")
+
+# --- an account on the ledger with two signers and a medium threshold of 2 -----------------------
+bob, cosigner = Keypair.random(), Keypair.random()
+check("friendbot funds bob", requests.get(f"{URL}/friendbot", params={"addr": bob.public_key}, timeout=30).status_code == 200)
+account = server.load_account(bob.public_key)
+tx = (TransactionBuilder(account, PASSPHRASE, base_fee=100).set_timeout(60)
+      .append_set_options_op(signer=Signer.ed25519_public_key(cosigner.public_key, 1), low_threshold=1, med_threshold=2, high_threshold=2).build())
+tx.sign(bob)
+server.submit_transaction(tx)
+refused("one of two signers does not reach the medium threshold", post(signed(challenge(bob.public_key), bob)), "insufficient_weight")
+xdr = signed(challenge(bob.public_key), bob, cosigner)
+weights = [signer.account_id for signer in verify_challenge_transaction_threshold(
+    xdr, SIGNING_KEY, DOMAIN, WEB_AUTH_DOMAIN, PASSPHRASE, 2,
+    [Ed25519PublicKeySigner(bob.public_key, 1), Ed25519PublicKeySigner(cosigner.public_key, 1)])]
+check("the SDK's threshold verifier agrees both signers are needed", set(weights) == {bob.public_key, cosigner.public_key})
+check("both signers together get a token", post(xdr).status_code == 200)
+refused("the old master-only way no longer works for a cosigned account", post(signed(challenge(bob.public_key), cosigner)), "insufficient_weight")
+
+done()
