@@ -135,6 +135,8 @@ let package = Package(
             name: "AnchorCore",
             dependencies: [
                 "Anchor",
+                "Gateway",
+                "GatewayCore",
                 "Ledger",
                 "StellarBase",
                 .product(name: "Crypto", package: "swift-crypto"),

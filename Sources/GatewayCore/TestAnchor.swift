@@ -87,6 +87,7 @@ public struct TestAnchor: Sendable {
             "HORIZON_URL=\(tomlString(base))",
             "WEB_AUTH_ENDPOINT=\(tomlString(base + "/auth"))",
             "SIGNING_KEY=\(tomlString(signingKey.accountID.strKey))",
+            "KYC_SERVER=\(tomlString(base + "/kyc"))",
             "ACCOUNTS=[\(currencies.map { tomlString($0.keyPair.accountID.strKey) }.joined(separator: ", "))]",
             "",
             "[DOCUMENTATION]",

@@ -262,7 +262,8 @@ struct LeaderParts {
         let webAuth = await WebAuthService(
             signingKey: anchor.signingKey, network: configuration.network, homeDomains: [anchor.homeDomain], tokenKey: secrets.anchorKeyBytes,
             reader: reads.horizon.reader, now: { UInt64(clamping: now()) }, random: environment.random)
-        AnchorRoutes(webAuth: webAuth, logger: logger).register(on: router)
+        let customers = CustomerService(store: gatewayStore, secrets: secrets, now: now, random: environment.random)
+        AnchorRoutes(webAuth: webAuth, customers: customers, logger: logger).register(on: router)
         // Links the janitors hand out point at this server (in a cluster, the address it advertises).
         let base = advertised ?? "http://\(configuration.host):\(configuration.port)"
         return LeaderParts(

@@ -132,4 +132,62 @@ check("the SDK's threshold verifier agrees both signers are needed", set(weights
 check("both signers together get a token", post(xdr).status_code == 200)
 refused("the old master-only way no longer works for a cosigned account", post(signed(challenge(bob.public_key), cosigner)), "insufficient_weight")
 
+# --- SEP-12 ------------------------------------------------------------------------------------
+KYC = toml["KYC_SERVER"]
+check("the toml names the KYC server", KYC == f"{URL}/kyc", toml)
+# Values no file or log line may hold (the Swift side looks for them once the server stops).
+SURNAME, EMAIL = "Zyxwvutsrq", "jane.zyxwvutsrq@example.com"
+
+
+def sign_in(keypair, **params):
+    return post(signed(challenge(keypair.public_key, **params), keypair)).json()["token"]
+
+
+def kyc(method, token, path="/customer", **kwargs):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return requests.request(method, KYC + path, headers=headers, timeout=30, **kwargs)
+
+
+carol = Keypair.random()
+token = sign_in(carol)
+response = kyc("GET", None)
+check("no token is a 403 with an error", response.status_code == 403 and response.json()["error"], response.text)
+check("a forged token is a 403", kyc("GET", token[:-4] + "AAAA").status_code == 403)
+response = kyc("GET", token).json()
+check("a new customer NEEDS_INFO, with the natural person's fields", response["status"] == "NEEDS_INFO" and "id" not in response
+      and {"first_name", "last_name", "email_address"} <= set(response["fields"]) and response["fields"]["mobile_number"]["optional"], response)
+response = kyc("PUT", token, json={"first_name": "Jane", "last_name": SURNAME})
+check("PUT /customer (JSON) answers 202 with the id", response.status_code == 202 and response.json()["id"].startswith("cus_"), response.text)
+customer_id = response.json()["id"]
+response = kyc("GET", token).json()
+check("still NEEDS_INFO: the e-mail is missing, the names are given", response["status"] == "NEEDS_INFO" and response["id"] == customer_id
+      and "email_address" in response["fields"] and set(response["provided_fields"]) == {"first_name", "last_name"}, response)
+response = kyc("PUT", token, files={"email_address": (None, "not an e-mail")})
+check("a bad value is a 400 naming the field", response.status_code == 400 and "email_address" in response.json()["error"], response.text)
+response = kyc("PUT", token, files={"email_address": (None, EMAIL), "mobile_number": (None, "+31612345678")})
+check("PUT /customer (multipart, as the iOS SDK sends it) adds to the same customer", response.status_code == 202 and response.json()["id"] == customer_id, response.text)
+response = kyc("GET", token, params={"id": customer_id}).json()
+check("with every required field the customer is ACCEPTED", response["status"] == "ACCEPTED"
+      and response["provided_fields"]["email_address"]["status"] == "ACCEPTED" and "email_address" not in response.get("fields", {}), response)
+check("a form PUT works too", kyc("PUT", token, data={"address": "1 Main St"}).status_code == 202)
+
+# One shared account, two customers told apart by memo; nobody reads another's.
+shared = sign_in(carol, memo="77")
+check("the memo's customer is another one", kyc("GET", shared).json()["status"] == "NEEDS_INFO")
+check("the memo's token cannot name another memo", kyc("GET", shared, params={"memo": "78"}).status_code == 403)
+dave = Keypair.random()
+dave_token = sign_in(dave)
+check("another user's token does not find the customer by id (404)", kyc("GET", dave_token, params={"id": customer_id}).status_code == 404)
+check("another user's token cannot write for the account (403)", kyc("PUT", dave_token, json={"account": carol.public_key, "first_name": "X"}).status_code == 403)
+response = kyc("PUT", dave_token, json={"first_name": "Dave", "last_name": "D", "email_address": "dave+review@example.com"})
+check("an e-mail with +review is PROCESSING", kyc("GET", dave_token).json()["status"] == "PROCESSING")
+response = kyc("PUT", dave_token, json={"email_address": "dave+reject@example.com"})
+check("an e-mail with +reject is REJECTED", kyc("GET", dave_token).json()["status"] == "REJECTED")
+
+check("another user cannot delete the customer", kyc("DELETE", dave_token, path=f"/customer/{carol.public_key}").status_code == 403)
+check("DELETE /customer/{account} erases it", kyc("DELETE", token, path=f"/customer/{carol.public_key}").status_code == 200)
+response = kyc("GET", token).json()
+check("after deletion the account is a new customer", response["status"] == "NEEDS_INFO" and "id" not in response, response)
+check("deleting twice is a 404", kyc("DELETE", token, path=f"/customer/{carol.public_key}").status_code == 404)
+
 done()

@@ -82,9 +82,19 @@ struct InteropTests {
     func pythonStellarSDKSignsInToTheAnchor(_ store: ServedStore) async throws {
         let temporary = TemporaryDirectory("anchor-interop")
         defer { temporary.remove() }
-        let served = try await ServedTender.start(store, ["serve", "--port", "0", "--data", temporary.path, "--close-interval", "0.2"])
+        let data = temporary.path + "/data"
+        let log = temporary.path + "/server.log"
+        let served = try await ServedTender.start(store, ["serve", "--port", "0", "--data", data, "--close-interval", "0.2", "--log-level", "trace"], errorLog: log)
         do {
             try await Self.runPython("Tests/Interop/anchor_interop.py", [served.url])
+            // The customers' fields are sealed at rest and never logged: no file holds them.
+            await served.stopNodes()
+            let files = try FileManager.default.contentsOfDirectory(atPath: data).map { data + "/" + $0 } + [log] + served.databaseFiles()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: log)).count > 1_000, "the trace log was written")
+            for file in files {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+                for secret in ["Zyxwvutsrq", "zyxwvutsrq", "+31612345678"] { #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is in \(file)") }
+            }
         } catch {
             await served.stop()
             throw error

@@ -2,6 +2,8 @@ import AnchorCore
 import Foundation
 import Hummingbird
 import Logging
+import MultipartKit
+import Anchor
 import TenderJSON
 
 /// The test anchor's SEP routes: SEP-10's `/auth`. They only adapt: the query or body in, one
@@ -10,6 +12,7 @@ import TenderJSON
 /// origin as SEP-1 asks.
 struct AnchorRoutes: Sendable {
     let webAuth: WebAuthService
+    let customers: CustomerService
     let logger: Logger
     static let maxBodyBytes = 64 * 1024
 
@@ -31,9 +34,61 @@ struct AnchorRoutes: Sendable {
                 return .object([("token", .string(token))])
             }
         }
-        for path in ["/auth"] {
+        router.get("/kyc/customer") { request, _ in
+            await answer {
+                let user = try await user(request)
+                let query = Self.query(request)
+                let view = try await customers.get(user, id: query["id"], account: query["account"], memo: query["memo"], memoType: query["memo_type"])
+                return Self.customer(view)
+            }
+        }
+        router.put("/kyc/customer") { request, _ in
+            var request = request
+            return await answer(status: .accepted) {
+                let user = try await user(request)
+                var fields = try await Self.body(&request)
+                var meta: [String: String] = [:]
+                for name in ["id", "account", "memo", "memo_type", "type", "transaction_id", "lang"] { meta[name] = fields.removeValue(forKey: name) }
+                let id = try await customers.put(
+                    user, id: meta["id"], account: meta["account"], memo: meta["memo"], memoType: meta["memo_type"], type: meta["type"], values: fields)
+                return .object([("id", .string(id))])
+            }
+        }
+        router.delete("/kyc/customer/:account") { request, context in
+            await answer {
+                let user = try await user(request)
+                let query = Self.query(request)
+                try await customers.delete(user, account: context.parameters.get("account") ?? "", memo: query["memo"], memoType: query["memo_type"])
+                return .object([])
+            }
+        }
+        for path in ["/auth", "/kyc/customer", "/kyc/customer/:account"] {
             router.on(RouterPath(path), method: .options) { _, _ in Self.response(.noContent, body: nil) }
         }
+    }
+
+    /// The user an `Authorization: Bearer` token names.
+    func user(_ request: Request) async throws(AnchorFailure) -> AnchorUser {
+        let header = request.headers[.authorization] ?? ""
+        let token = header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
+        return try await webAuth.user(token: token)
+    }
+
+    /// SEP-12's answer for a customer.
+    static func customer(_ view: CustomerView) -> JSONValue {
+        func field(_ field: KYC.Field, status: KYC.Status?) -> (String, JSONValue) {
+            var values: [(String, JSONValue)] = [("type", .string(field.type)), ("description", .string(field.description)), ("optional", .bool(field.optional))]
+            if let choices = field.choices { values.append(("choices", .array(choices.map(JSONValue.string)))) }
+            if let status { values.append(("status", .string(status == .needsInfo ? KYC.Status.processing.rawValue : status.rawValue))) }
+            return (field.name, .object(values))
+        }
+        var values: [(String, JSONValue)] = []
+        if let id = view.id { values.append(("id", .string(id))) }
+        values.append(("status", .string(view.status.rawValue)))
+        if !view.fields.isEmpty { values.append(("fields", .object(view.fields.map { field($0, status: nil) }))) }
+        if !view.provided.isEmpty { values.append(("provided_fields", .object(view.provided.map { field($0, status: view.status) }))) }
+        if let message = view.message { values.append(("message", .string(message))) }
+        return .object(values)
     }
 
     /// The host the request came to (`host:port`): the web auth domain and default home domain.
@@ -56,11 +111,23 @@ struct AnchorRoutes: Sendable {
             throw AnchorFailure.badRequest(code: "invalid_request", message: "the body is larger than \(maxBodyBytes) bytes")
         }
         let bytes = Data(buffer: buffer)
-        if request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false {
+        let contentType = request.headers[.contentType] ?? ""
+        if contentType.lowercased().hasPrefix("multipart/form-data") {
+            guard let boundary = TransactionRoutes.multipartBoundary(contentType),
+                  let fields = try? FormDataDecoder().decode([String: String].self, from: buffer, boundary: boundary) else {
+                throw AnchorFailure.badRequest(code: "invalid_request", message: "the multipart body cannot be read (its parts are text fields)")
+            }
+            return fields
+        }
+        if contentType.lowercased().hasPrefix("application/json") {
             guard let object = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any] else {
                 throw AnchorFailure.badRequest(code: "invalid_request", message: "the body is not a JSON object")
             }
-            return object.compactMapValues { $0 as? String }
+            return object.compactMapValues { value in
+                if let text = value as? String { return text }
+                if let number = value as? NSNumber { return number.stringValue }
+                return nil
+            }
         }
         var fields: [String: String] = [:]
         for pair in String(decoding: bytes, as: UTF8.self).split(separator: "&") {
@@ -70,10 +137,10 @@ struct AnchorRoutes: Sendable {
         return fields
     }
 
-    /// Runs `body`: its JSON with 200, or the failure as the SEPs write it.
-    func answer(_ body: () async throws -> JSONValue) async -> Response {
+    /// Runs `body`: its JSON with `status`, or the failure as the SEPs write it.
+    func answer(status: HTTPResponse.Status = .ok, _ body: () async throws -> JSONValue) async -> Response {
         do {
-            return Self.response(.ok, body: try await body())
+            return Self.response(status, body: try await body())
         } catch let failure as AnchorFailure {
             switch failure {
             case .badRequest(let code, let message): return Self.response(.badRequest, body: .object([("error", .string(message)), ("code", .string(code))]))
