@@ -29,7 +29,7 @@ public struct TestAnchor: Sendable {
     public init(seed: String, homeDomain: String) {
         self.homeDomain = homeDomain
         signingKey = try! KeyPair(seed: Array(SHA256.hash(data: Array("tender test anchor \(seed) SEP-10 signing key".utf8))))
-        currencies = [("USDC", "USD Coin (test)"), ("SRT", "Stellar Reference Token (test)"), ("EUR", "Euro (test)")].map { code, name in
+        currencies = [("USDC", "USD Coin (test)"), ("SRT", "Reference token"), ("EUR", "Euro (test)")].map { code, name in
             let digest = SHA256.hash(data: Array("tender test anchor \(seed) \(code)".utf8))
             return Currency(code: code, name: name, keyPair: try! KeyPair(seed: Array(digest)))
         }
@@ -88,6 +88,7 @@ public struct TestAnchor: Sendable {
             "WEB_AUTH_ENDPOINT=\(tomlString(base + "/auth"))",
             "SIGNING_KEY=\(tomlString(signingKey.accountID.strKey))",
             "KYC_SERVER=\(tomlString(base + "/kyc"))",
+            "TRANSFER_SERVER_SEP0024=\(tomlString(base + "/sep24"))",
             "ACCOUNTS=[\(currencies.map { tomlString($0.keyPair.accountID.strKey) }.joined(separator: ", "))]",
             "",
             "[DOCUMENTATION]",
@@ -103,9 +104,10 @@ public struct TestAnchor: Sendable {
                 "display_decimals=7",
                 "name=\(tomlString(currency.name))",
                 "desc=\(tomlString("A test asset with no value, handed out by the local network's test anchor."))",
-                "is_asset_anchored=false",
                 "status=\"test\"",
-            ]
+            ] + (currency.code == "SRT" ? ["is_asset_anchored=false", "anchor_asset_type=\"other\""] : [
+                "is_asset_anchored=true", "anchor_asset_type=\"fiat\"", "anchor_asset=\(tomlString(currency.code == "EUR" ? "EUR" : "USD"))",
+            ])
         }
         return lines.joined(separator: "\n") + "\n"
     }

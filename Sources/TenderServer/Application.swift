@@ -263,7 +263,10 @@ struct LeaderParts {
             signingKey: anchor.signingKey, network: configuration.network, homeDomains: [anchor.homeDomain], tokenKey: secrets.anchorKeyBytes,
             reader: reads.horizon.reader, now: { UInt64(clamping: now()) }, random: environment.random)
         let customers = CustomerService(store: gatewayStore, secrets: secrets, now: now, random: environment.random)
-        AnchorRoutes(webAuth: webAuth, customers: customers, logger: logger).register(on: router)
+        let anchorRoutes = AnchorRoutes(webAuth: webAuth, customers: customers, logger: logger)
+        anchorRoutes.register(on: router)
+        let transfers = TransferService(gateway: gateway, reader: store, logger: logger)
+        TransferRoutes(transfers: transfers, anchor: anchorRoutes, key: secrets.anchorKeyBytes, logger: logger).register(on: router)
         // Links the janitors hand out point at this server (in a cluster, the address it advertises).
         let base = advertised ?? "http://\(configuration.host):\(configuration.port)"
         return LeaderParts(
@@ -272,6 +275,7 @@ struct LeaderParts {
                 LedgerWriterService(writer: writer),
                 GatewayJanitor(service: gateway, base: base, clock: clock, interval: .seconds(1), logger: logger),
                 CheckoutJanitor(service: checkout, reader: store, refunder: checkout.refunder, base: base, clock: clock, interval: .seconds(1), logger: logger),
+                AnchorJanitor(transfers: transfers, clock: clock, interval: .seconds(1), logger: logger),
                 WebhookDeliverer(
                     store: gatewayStore, secrets: secrets, policy: configuration.webhookRetry, wakeup: webhookWakeup,
                     now: now, clock: clock, send: WebhookDeliverer.urlSessionSend, logger: logger),

@@ -102,6 +102,24 @@ struct InteropTests {
         await served.stop()
     }
 
+    /// A SEP-24 deposit (3-D Secure card, a declined card, a missing trustline) and a
+    /// withdrawal end to end: the Python stellar-sdk as the wallet, Debian's Chromium as the user
+    /// on the interactive pages and the payment page; every check of Tests/Interop/sep24_page.py.
+    @Test(arguments: [ServedStore.sqlite, .postgres])
+    func sep24DepositAndWithdrawalInChromium(_ store: ServedStore) async throws {
+        let temporary = TemporaryDirectory("sep24")
+        defer { temporary.remove() }
+        let shots = try Self.screenshots("sep24-\(store)")
+        let served = try await ServedTender.start(store, ["serve", "--port", "0", "--data", temporary.path, "--close-interval", "0.2"])
+        do {
+            try await Self.runPython("Tests/Interop/sep24_page.py", [served.url, "/usr/bin/chromium", shots])
+        } catch {
+            await served.stop()
+            throw error
+        }
+        await served.stop()
+    }
+
     /// The real `stripe` Python library (installed into .venv by Scripts/python-env.sh) against
     /// the gateway of a real `tender serve`: every check of Tests/Interop/stripe_interop.py must
     /// pass. Afterwards no card number it used is anywhere in the data directory's files or in

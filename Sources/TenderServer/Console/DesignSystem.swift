@@ -58,6 +58,10 @@ enum DesignSystem {
         label { display: block; font-size: 0.9rem; color: var(--muted); }
         input, select, textarea { font: inherit; color: var(--text); background: var(--surface); border: 1px solid var(--muted); border-radius: 6px; padding: 6px 8px; max-width: 100%; }
         label > input, label > select { display: block; margin-top: 2px; color: var(--text); }
+        fieldset { border: 1px solid var(--line); border-radius: var(--radius); padding: 8px 12px; margin: 12px 0; }
+        fieldset label { display: flex; align-items: center; gap: 8px; color: var(--text); padding: 4px 0; }
+        fieldset label > input { display: inline; margin: 0; }
+        .test-page h2 { margin-top: var(--gap); }
         button, .button { font: inherit; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-text); border-radius: 6px; padding: 6px 14px; cursor: pointer; text-decoration: none; display: inline-block; }
         button.secondary { background: transparent; color: var(--accent); }
         button.danger { background: var(--bad); border-color: var(--bad); color: var(--surface); }

@@ -1,0 +1,326 @@
+import Anchor
+import AnchorCore
+import Crypto
+import Foundation
+import Gateway
+import GatewayCore
+import Hummingbird
+import Logging
+import TenderJSON
+
+/// SEP-24 under `/sep24`: `/info`, the interactive deposit and withdrawal, `/transaction` and
+/// `/transactions`; and the interactive pages the wallet opens (plain forms, no script, the
+/// design system's style sheet, a strict CSP). The browser proves it opened the one-time link
+/// with a cookie for that transfer alone (HttpOnly, SameSite=Lax so the payment page's return
+/// carries it), and each form with a token derived from it.
+struct TransferRoutes: Sendable {
+    let transfers: TransferService
+    let anchor: AnchorRoutes
+    let key: [UInt8]
+    let logger: Logger
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/sep24/info") { _, _ in await anchor.answer { info() } }
+        for kind in [TransferMachine.Kind.deposit, .withdrawal] {
+            let path = kind == .deposit ? "deposit" : "withdraw"
+            router.post("/sep24/transactions/\(path)/interactive") { request, _ in
+                var request = request
+                return await anchor.answer {
+                    let user = try await anchor.user(request)
+                    let fields = try await AnchorRoutes.body(&request)
+                    let (record, token) = try await transfers.start(kind, user: user, assetCode: fields["asset_code"], account: fields["account"], lang: fields["lang"])
+                    let url = "\(AnchorRoutes.base(request))/sep24/interactive/\(record.id)?token=\(token)"
+                    return .object([("type", "interactive_customer_info_needed"), ("url", .string(url)), ("id", .string(record.id))])
+                }
+            }
+        }
+        router.get("/sep24/transaction") { request, _ in
+            await anchor.answer {
+                let user = try await anchor.user(request)
+                let query = AnchorRoutes.query(request)
+                let record = try await transfers.transfer(user, id: query["id"], stellarTransaction: query["stellar_transaction_id"], external: query["external_transaction_id"])
+                return .object([("transaction", try await json(record, base: AnchorRoutes.base(request)))])
+            }
+        }
+        router.get("/sep24/transactions") { request, _ in
+            await anchor.answer {
+                let user = try await anchor.user(request)
+                let query = AnchorRoutes.query(request)
+                guard let code = query["asset_code"], transfers.asset(code) != nil else {
+                    throw AnchorFailure.badRequest(code: "invalid_asset", message: "asset_code is required: one of \(transfers.assets.map(\.code).joined(separator: ", "))")
+                }
+                var kind: TransferMachine.Kind?
+                if let text = query["kind"], !text.isEmpty {
+                    guard let parsed = TransferMachine.Kind(rawValue: text) else { throw AnchorFailure.badRequest(code: "invalid_request", message: "kind is deposit or withdrawal") }
+                    kind = parsed
+                }
+                var limit = 100
+                if let text = query["limit"], !text.isEmpty {
+                    guard let value = Int(text), (1...200).contains(value) else { throw AnchorFailure.badRequest(code: "invalid_request", message: "limit is 1 to 200") }
+                    limit = value
+                }
+                var since: Int64?
+                if let text = query["no_older_than"], !text.isEmpty {
+                    guard let date = try? Date(text, strategy: .iso8601) else { throw AnchorFailure.badRequest(code: "invalid_request", message: "no_older_than is an ISO 8601 UTC time") }
+                    since = Int64(date.timeIntervalSince1970)
+                }
+                let records = try await transfers.transfers(user, assetCode: code, kind: kind, limit: limit, olderThan: query["paging_id"], noOlderThan: since)
+                var list: [JSONValue] = []
+                for record in records { list.append(try await json(record, base: AnchorRoutes.base(request))) }
+                return .object([("transactions", .array(list))])
+            }
+        }
+        for path in ["/sep24/info", "/sep24/transactions/deposit/interactive", "/sep24/transactions/withdraw/interactive", "/sep24/transaction", "/sep24/transactions"] {
+            router.on(RouterPath(path), method: .options) { _, _ in AnchorRoutes.response(.noContent, body: nil) }
+        }
+        router.get("/sep24/interactive/:id") { request, context in await page { try await open(request, id: context.parameters.get("id") ?? "") } }
+        router.post("/sep24/interactive/:id") { request, context in
+            var request = request
+            return await page { try await submit(&request, id: context.parameters.get("id") ?? "") }
+        }
+        router.get("/sep24/interactive/:id/paid") { request, context in await page { try await paid(request, id: context.parameters.get("id") ?? "") } }
+        router.get("/sep24/more_info/:id") { request, context in await page { try await moreInfo(request, id: context.parameters.get("id") ?? "") } }
+    }
+
+    // MARK: SEP-24's JSON
+
+    func info() -> JSONValue {
+        func entry(_ asset: TransferAsset, deposit: Bool) -> (String, JSONValue) {
+            var fields: [(String, JSONValue)] = [
+                ("enabled", true),
+                ("min_amount", .raw(Array(FiatConversion.format(minorUnits: asset.minimum, exponent: 2).utf8))),
+                ("max_amount", .raw(Array(FiatConversion.format(minorUnits: asset.maximum, exponent: 2).utf8))),
+            ]
+            if deposit {
+                fields += [("fee_fixed", .raw(Array(FiatConversion.format(minorUnits: asset.depositFixed, exponent: 2).utf8))),
+                           ("fee_percent", .raw(Array(Self.percent(asset.depositPercentBasisPoints).utf8)))]
+            } else {
+                fields += [("fee_fixed", .raw(Array(FiatConversion.format(minorUnits: asset.withdrawFixed, exponent: 2).utf8))), ("fee_percent", 0)]
+            }
+            return (asset.code, .object(fields))
+        }
+        return .object([
+            ("deposit", .object(transfers.assets.map { entry($0, deposit: true) })),
+            ("withdraw", .object(transfers.assets.map { entry($0, deposit: false) })),
+            ("fee", .object([("enabled", false)])),
+            ("features", .object([("account_creation", false), ("claimable_balances", false)])),
+        ])
+    }
+
+    static func percent(_ basisPoints: Int64) -> String {
+        basisPoints % 100 == 0 ? String(basisPoints / 100) : "\(basisPoints / 100).\(String(format: "%02d", basisPoints % 100).replacingOccurrences(of: "0$", with: "", options: .regularExpression))"
+    }
+
+    static func time(_ seconds: Int64?) -> JSONValue {
+        guard let seconds else { return .null }
+        return .string(Date(timeIntervalSince1970: TimeInterval(seconds)).ISO8601Format())
+    }
+
+    func json(_ record: TransferRecord, base: String) async throws -> JSONValue {
+        let machine = record.machine
+        let money = { (minor: Int64?) -> JSONValue in minor.map { .string(FiatConversion.format(minorUnits: $0, exponent: 2)) } ?? .null }
+        let asset = transfers.asset(record.assetCode)
+        let stellarAsset = asset.map { "stellar:\($0.code):\($0.asset.issuer!.strKey)" } ?? ""
+        let fiat = "iso4217:\(record.currency.uppercased())"
+        var fields: [(String, JSONValue)] = [
+            ("id", .string(record.id)), ("kind", .string(machine.kind.name)), ("status", .string(machine.status.rawValue)),
+            ("more_info_url", .string("\(base)/sep24/more_info/\(record.id)?sig=\(signature("more \(record.id)"))")),
+            ("amount_in", money(machine.amountIn)), ("amount_in_asset", .string(machine.kind == .deposit ? fiat : stellarAsset)),
+            ("amount_out", money(machine.amountOut)), ("amount_out_asset", .string(machine.kind == .deposit ? stellarAsset : fiat)),
+            ("amount_fee", money(machine.amountFee)),
+            ("fee_details", machine.amountFee.map { fee in .object([("total", money(fee)), ("asset", .string(machine.kind == .deposit ? fiat : stellarAsset))]) } ?? .null),
+            ("started_at", Self.time(record.started)), ("updated_at", Self.time(record.updated)), ("completed_at", Self.time(record.completedAt)),
+            ("stellar_transaction_id", machine.stellarTransaction.map(JSONValue.string) ?? .null),
+            ("external_transaction_id", (machine.external ?? record.session).map(JSONValue.string) ?? .null),
+            ("message", machine.message.map(JSONValue.string) ?? .null),
+            ("refunded", .bool(machine.status == .refunded)),
+        ]
+        if machine.kind == .deposit {
+            fields.append(("to", .string(record.destination)))
+        } else {
+            fields.append(("from", .string(record.account)))
+            if machine.status != .incomplete {
+                fields += [("withdraw_anchor_account", .string(try await transfers.withdrawAccount())),
+                           ("withdraw_memo", .string(record.withdrawMemo.map(String.init) ?? "")), ("withdraw_memo_type", "id")]
+            }
+        }
+        return .object(fields)
+    }
+
+    // MARK: The interactive pages
+
+    func signature(_ text: String) -> String {
+        PaylikeRoutes.base64url(Array(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: SymmetricKey(data: key))))
+    }
+
+    static func cookieName(_ id: String) -> String { "sep24_\(id.replacingOccurrences(of: "-", with: ""))" }
+
+    /// Whether the browser opened this transfer's link.
+    func proven(_ request: Request, _ id: String) -> Bool {
+        let name = Self.cookieName(id)
+        for part in (request.headers[.cookie] ?? "").split(separator: ";") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, pair[0] == name { return GatewayService.constantTimeEqual(pair[1], signature("browser \(id)")) }
+        }
+        return false
+    }
+
+    /// The one-time link: used up, it leaves the browser its cookie and the form.
+    func open(_ request: Request, id: String) async throws -> Response {
+        let token = AnchorRoutes.query(request)["token"] ?? ""
+        let record: TransferRecord
+        if proven(request, id), let known = try await transfers.record(id) {
+            record = known
+        } else {
+            record = try await transfers.openInteractive(id: id, token: token)
+        }
+        var response = try await form(record, error: nil)
+        response.headers[.setCookie] = "\(Self.cookieName(id))=\(signature("browser \(id)")); Path=/sep24/interactive/\(id); HttpOnly; SameSite=Lax; Max-Age=86400"
+        return response
+    }
+
+    func form(_ record: TransferRecord, error: String?, amount: String = "") async throws -> Response {
+        guard let asset = transfers.asset(record.assetCode) else { throw AnchorFailure.notFound("transaction not found") }
+        guard record.machine.status == .incomplete else { return try await statusPage(record) }
+        let deposit = record.machine.kind == .deposit
+        let fee = deposit ? "\(Self.percent(asset.depositPercentBasisPoints))% + \(FiatConversion.format(minorUnits: asset.depositFixed, exponent: 2))"
+            : FiatConversion.format(minorUnits: asset.withdrawFixed, exponent: 2)
+        let currency = asset.currency.code.uppercased()
+        let title = deposit ? "Deposit \(asset.code)" : "Withdraw \(asset.code)"
+        let methods = deposit ? """
+            <fieldset><legend>Pay by</legend>
+            <label><input type="radio" name="method" value="card" checked> Card</label>
+            \(asset.currency.code == "eur" ? "<label><input type=\"radio\" name=\"method\" value=\"ideal\"> iDEAL</label>" : "")
+            </fieldset>
+            """ : ""
+        let body = """
+            <h1>\(e(title))</h1>
+            <p>\(deposit ? "Pay \(e(currency)) by card or bank; \(e(asset.code)) arrives on \(e(short(record.destination)))." : "Send \(e(asset.code)) from \(e(short(record.account))); \(e(currency)) is paid out to you.")</p>
+            \(error.map { "<p class=\"notice error\" role=\"alert\">\(e($0))</p>" } ?? "")
+            <form method="post" action="/sep24/interactive/\(e(record.id))">
+            <input type="hidden" name="csrf" value="\(signature("csrf \(record.id)"))">
+            <label for="amount">Amount in \(e(currency))</label>
+            <input id="amount" name="amount" inputmode="decimal" autocomplete="transaction-amount" required value="\(e(amount))" aria-describedby="limits">
+            <p id="limits" class="hint">\(FiatConversion.format(minorUnits: asset.minimum, exponent: 2)) to \(FiatConversion.format(minorUnits: asset.maximum, exponent: 2)) \(e(currency)); fee \(e(fee)) \(e(currency)).</p>
+            \(methods)
+            <button type="submit">\(deposit ? "Continue to payment" : "Continue")</button>
+            </form>
+            """
+        return Self.document(title, body)
+    }
+
+    func submit(_ request: inout Request, id: String) async throws -> Response {
+        guard proven(request, id), var record = try await transfers.record(id) else { throw AnchorFailure.notFound("open the link from your wallet first") }
+        let fields = try await AnchorRoutes.body(&request)
+        guard GatewayService.constantTimeEqual(fields["csrf"] ?? "", signature("csrf \(id)")) else { throw AnchorFailure.unauthorized("this form has expired; open the page again") }
+        let text = (fields["amount"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard let amount = FiatConversion.minorUnits(parsing: text, exponent: 2) else {
+            return try await form(record, error: "Write the amount as 12.50.", amount: text).with(status: .badRequest)
+        }
+        do {
+            if record.machine.kind == .deposit {
+                let method = PaymentMethodType(rawValue: fields["method"] ?? "card") ?? .card
+                let base = AnchorRoutes.base(request)
+                let page = try await transfers.chooseDeposit(
+                    id: id, amount: amount, method: method, successURL: "\(base)/sep24/interactive/\(id)/paid", cancelURL: "\(base)/sep24/interactive/\(id)", base: base)
+                return Self.redirect(page)
+            }
+            record = try await transfers.chooseWithdrawal(id: id, amount: amount)
+            return try await statusPage(record)
+        } catch let failure as AnchorFailure {
+            guard case .badRequest(_, let message) = failure else { throw failure }
+            return try await form(record, error: message.prefix(1).uppercased() + message.dropFirst() + ".", amount: text).with(status: .badRequest)
+        }
+    }
+
+    /// Back from the payment page: the deposit moves on now, not at the janitor's next round.
+    func paid(_ request: Request, id: String) async throws -> Response {
+        guard proven(request, id) else { throw AnchorFailure.notFound("open the link from your wallet first") }
+        try await transfers.advance(id)
+        guard let record = try await transfers.record(id) else { throw AnchorFailure.notFound("transaction not found") }
+        return try await statusPage(record)
+    }
+
+    func moreInfo(_ request: Request, id: String) async throws -> Response {
+        guard GatewayService.constantTimeEqual(AnchorRoutes.query(request)["sig"] ?? "", signature("more \(id)")), let record = try await transfers.record(id) else {
+            throw AnchorFailure.notFound("transaction not found")
+        }
+        return try await statusPage(record)
+    }
+
+    func statusPage(_ record: TransferRecord) async throws -> Response {
+        let machine = record.machine
+        let currency = record.currency.uppercased()
+        let money = { (minor: Int64?) in minor.map { FiatConversion.format(minorUnits: $0, exponent: 2) } ?? "–" }
+        var rows = [
+            ("Status", machine.status.rawValue), ("Amount", "\(money(machine.amountIn)) \(currency)"), ("Fee", "\(money(machine.amountFee)) \(currency)"),
+            ("You receive", "\(money(machine.amountOut)) \(machine.kind == .deposit ? record.assetCode : currency)"),
+        ]
+        var extra = ""
+        if machine.kind == .withdrawal, machine.status == .pendingUserTransferStart {
+            let account = try await transfers.withdrawAccount()
+            extra = """
+                <h2>Send the \(e(record.assetCode))</h2>
+                <p>Pay exactly <strong id="send-amount">\(e(money(machine.amountIn)))</strong> \(e(record.assetCode)) to <code id="anchor-account">\(e(account))</code> with the id memo <code id="memo">\(record.withdrawMemo.map(String.init) ?? "")</code>. Your wallet can do it for you.</p>
+                """
+        }
+        if let message = machine.message { rows.append(("Message", message)) }
+        if let transaction = machine.stellarTransaction { rows.append(("Ledger transaction", transaction)) }
+        let facts = rows.map { "<dt>\(e($0.0))</dt><dd id=\"\($0.0.lowercased().replacingOccurrences(of: " ", with: "-"))\">\(e($0.1))</dd>" }.joined(separator: "\n")
+        let title = machine.kind == .deposit ? "Deposit of \(record.assetCode)" : "Withdrawal of \(record.assetCode)"
+        return Self.document(title, """
+            <h1>\(e(title))</h1>
+            <dl class="facts">\(facts)</dl>
+            \(extra)
+            <p>You can close this page: your wallet follows the transfer.</p>
+            """)
+    }
+
+    // MARK: HTML
+
+    func e(_ text: String) -> String { GatewayTestPages.escape(text) }
+
+    func short(_ account: String) -> String { "\(account.prefix(4))…\(account.suffix(4))" }
+
+    static func document(_ title: String, _ body: String) -> Response {
+        ConsoleRoutes.html("""
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(GatewayTestPages.escape(title))</title>
+            <link rel="stylesheet" href="/assets/tender.css">
+            </head><body>
+            <header class="bar"><div class="inner"><span class="brand">Tender test anchor</span></div></header>
+            <main id="main"><div class="card test-page">
+            \(body)
+            </div></main>
+            </body></html>
+            """, status: .ok)
+    }
+
+    static func redirect(_ location: String) -> Response { ConsoleRoutes.redirect(location) }
+
+    /// A page, or the failure as a page.
+    func page(_ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch let failure as AnchorFailure {
+            let (status, message): (HTTPResponse.Status, String) = switch failure {
+            case .badRequest(_, let message): (.badRequest, message)
+            case .unauthorized(let message): (.forbidden, message)
+            case .notFound(let message): (.notFound, message)
+            }
+            return Self.document("Tender test anchor", "<h1>Nothing to do here</h1><p id=\"message\">\(GatewayTestPages.escape(message.prefix(1).uppercased() + message.dropFirst())).</p>").with(status: status)
+        } catch {
+            logger.error("anchor page failed: \(error)")
+            return Self.document("Tender test anchor", "<h1>Something went wrong</h1><p>Try again in a moment.</p>").with(status: .internalServerError)
+        }
+    }
+}
+
+extension Response {
+    func with(status: HTTPResponse.Status) -> Response {
+        var response = self
+        response.status = status
+        return response
+    }
+}

@@ -1,0 +1,200 @@
+"""A SEP-24 deposit and withdrawal at Tender's test anchor, end to end: the Python stellar-sdk
+is the wallet (SEP-10 sign-in, the withdrawal's payment, balances through Horizon), Debian's
+Chromium (Playwright with executable_path) is the user on the interactive pages and Tender's
+payment page, axe-core checks the pages.
+
+Usage: python sep24_page.py URL CHROMIUM SCREENSHOT_DIR
+Prints one line per check and exits non-zero at the first failure.
+"""
+
+import sys
+import time
+from decimal import Decimal
+from urllib.parse import urlparse
+
+import requests
+from axe_playwright_python.sync_playwright import Axe
+from interop_checks import check, done
+from playwright.sync_api import sync_playwright
+from stellar_sdk import Asset, Keypair, Network, Server, TransactionBuilder, TransactionEnvelope
+from stellar_sdk.sep.stellar_toml import fetch_stellar_toml
+
+URL, CHROMIUM, SHOTS = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
+PASSPHRASE = Network.STANDALONE_NETWORK_PASSPHRASE
+server = Server(URL)
+toml = fetch_stellar_toml(urlparse(URL).netloc, use_http=True)
+SEP24 = toml["TRANSFER_SERVER_SEP0024"]
+check("the toml names the SEP-24 server", SEP24 == f"{URL}/sep24", toml)
+EUR = next(Asset(c["code"], c["issuer"]) for c in toml["CURRENCIES"] if c["code"] == "EUR")
+check("EUR is a fiat-anchored asset with a short name", next(c for c in toml["CURRENCIES"] if c["code"] == "EUR")["anchor_asset_type"] == "fiat"
+      and all(len(c["name"]) <= 20 for c in toml["CURRENCIES"]))
+axe = Axe()
+shots = {"n": 0}
+
+
+def sign_in(keypair):
+    challenge = requests.get(toml["WEB_AUTH_ENDPOINT"], params={"account": keypair.public_key}, timeout=30).json()["transaction"]
+    envelope = TransactionEnvelope.from_xdr(challenge, PASSPHRASE)
+    envelope.sign(keypair)
+    return requests.post(toml["WEB_AUTH_ENDPOINT"], json={"transaction": envelope.to_xdr()}, timeout=30).json()["token"]
+
+
+def funded(trust=True):
+    keypair = Keypair.random()
+    requests.get(f"{URL}/friendbot", params={"addr": keypair.public_key}, timeout=30).raise_for_status()
+    if trust:
+        change_trust(keypair)
+    return keypair
+
+
+def change_trust(keypair):
+    tx = TransactionBuilder(server.load_account(keypair.public_key), PASSPHRASE, base_fee=100).set_timeout(60).append_change_trust_op(EUR).build()
+    tx.sign(keypair)
+    server.submit_transaction(tx)
+
+
+def eur(address):
+    for line in server.accounts().account_id(address).call()["balances"]:
+        if line.get("asset_code") == "EUR" and line.get("asset_issuer") == EUR.issuer:
+            return Decimal(line["balance"])
+    return None
+
+
+def start(kind, token, **fields):
+    response = requests.post(f"{SEP24}/transactions/{kind}/interactive", headers={"Authorization": f"Bearer {token}"}, data={"asset_code": "EUR", **fields}, timeout=30)
+    check(f"POST /transactions/{kind}/interactive answers the interactive URL", response.status_code == 200
+          and response.json()["type"] == "interactive_customer_info_needed", response.text)
+    return response.json()
+
+
+def transaction(token, id):
+    response = requests.get(f"{SEP24}/transaction", params={"id": id}, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    return response.json()["transaction"]
+
+
+def until(token, id, statuses, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        record = transaction(token, id)
+        if record["status"] in statuses:
+            return record
+        time.sleep(0.2)
+    return transaction(token, id)
+
+
+def shot(page, name):
+    shots["n"] += 1
+    page.screenshot(path=f"{SHOTS}/{shots['n']:02d}-{name}.png", full_page=True)
+    bad = [v for v in axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")]
+    check(f"axe: no serious or critical violations on {name}", not bad, [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in bad])
+
+
+def pay(page, number):
+    page.fill("#number", "")
+    page.type("#number", number)
+    page.fill("#expiry", "12/30")
+    page.fill("#cvc", "123")
+    page.click("#pay")
+
+
+info = requests.get(f"{SEP24}/info", timeout=30).json()
+check("/info states EUR's limits and fees", info["deposit"]["EUR"]["enabled"] and info["deposit"]["EUR"]["fee_fixed"] == 0.25
+      and info["deposit"]["EUR"]["fee_percent"] == 1.5 and info["withdraw"]["EUR"]["fee_fixed"] == 0.25, info)
+
+with sync_playwright() as playwright:
+    browser = playwright.chromium.launch(executable_path=CHROMIUM)
+    page = browser.new_context().new_page()
+    external = []
+    page.on("request", lambda request: None if request.url.startswith(URL) or request.url.startswith("data:") or request.url == "about:blank" else external.append(request.url))
+
+    # --- a deposit paid by a 3-D Secure card -----------------------------------------------------
+    alice = funded()
+    token = sign_in(alice)
+    started = start("deposit", token)
+    check("unknown ids and other users' tokens find nothing", requests.get(f"{SEP24}/transaction", params={"id": started["id"]},
+          headers={"Authorization": f"Bearer {sign_in(funded(trust=False))}"}, timeout=30).status_code == 404)
+    check("no token is a 403", requests.get(f"{SEP24}/transaction", params={"id": started["id"]}, timeout=30).status_code == 403)
+    check("a new deposit is incomplete", transaction(token, started["id"])["status"] == "incomplete")
+    response = page.goto(started["url"])
+    check("the interactive page answers with a strict CSP", response.status == 200 and "default-src 'none'" in response.headers["content-security-policy"])
+    check("the amount field carries its autocomplete token", page.get_attribute("#amount", "autocomplete") == "transaction-amount")
+    shot(page, "deposit-form")
+    check("the one-time link does not open twice elsewhere", requests.get(started["url"], timeout=30).status_code == 404)
+    page.fill("#amount", "0.10")
+    page.click("button[type=submit]")
+    check("an amount under the limit comes back on the form", "1.00 to 10000.00" in page.text_content("[role=alert]") and page.input_value("#amount") == "0.10")
+    page.fill("#amount", "10.00")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/pay/cs_**")
+    check("Continue leads to Tender's payment page", transaction(token, started["id"])["status"] == "pending_user_transfer_start")
+    pay(page, "4000 0025 0000 3155")
+    page.wait_for_selector("#challenge:not([hidden])")
+    page.frame_locator("#challenge-frame").locator("#complete").click()
+    page.wait_for_url("**/sep24/interactive/**/paid")
+    shot(page, "deposit-paid")
+    record = until(token, started["id"], ["completed", "error"])
+    check("the deposit completes", record["status"] == "completed", record)
+    check("its amounts add up: 10.00 in, 0.40 fee (1.5% + 0.25), 9.60 out", record["amount_in"] == "10.00" and record["amount_fee"] == "0.40"
+          and record["amount_out"] == "9.60" and record["fee_details"]["total"] == "0.40" and record["amount_in_asset"] == "iso4217:EUR"
+          and record["amount_out_asset"] == f"stellar:EUR:{EUR.issuer}", record)
+    check("the EUR is on alice's account", eur(alice.public_key) == Decimal("9.60"))
+    paid = server.transactions().transaction(record["stellar_transaction_id"]).call()
+    check("stellar_transaction_id is the ledger's payment", paid["successful"] and paid["hash"] == record["stellar_transaction_id"])
+    check("more_info_url shows the status", requests.get(record["more_info_url"], timeout=30).status_code == 200
+          and "completed" in requests.get(record["more_info_url"], timeout=30).text)
+    listed = requests.get(f"{SEP24}/transactions", params={"asset_code": "EUR"}, headers={"Authorization": f"Bearer {token}"}, timeout=30).json()["transactions"]
+    check("/transactions lists it", [t["id"] for t in listed] == [started["id"]], listed)
+
+    # --- a declined card ends in error, nothing issued -------------------------------------------
+    started = start("deposit", token)
+    page.goto(started["url"])
+    page.fill("#amount", "5.00")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/pay/cs_**")
+    pay(page, "4000 0000 0000 0002")
+    page.wait_for_selector("#failure:not([hidden])")
+    record = until(token, started["id"], ["error"])
+    check("a declined card ends the deposit in error", record["status"] == "error" and "declined" in (record["message"] or ""), record)
+    check("and no EUR was issued", eur(alice.public_key) == Decimal("9.60"))
+
+    # --- an account without the trustline waits in pending_trust ---------------------------------
+    bob = funded(trust=False)
+    bob_token = sign_in(bob)
+    started = start("deposit", bob_token)
+    page.goto(started["url"])
+    page.fill("#amount", "2.00")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/pay/cs_**")
+    pay(page, "4242 4242 4242 4242")
+    page.wait_for_url("**/sep24/interactive/**/paid")
+    record = until(bob_token, started["id"], ["pending_trust"])
+    check("a deposit to an account without the trustline waits in pending_trust", record["status"] == "pending_trust", record)
+    change_trust(bob)
+    record = until(bob_token, started["id"], ["completed"])
+    check("once the trustline is added it completes", record["status"] == "completed" and eur(bob.public_key) == Decimal("1.72"), record)
+
+    # --- a withdrawal ---------------------------------------------------------------------------
+    supply_before = Decimal(server.assets().for_code("EUR").for_issuer(EUR.issuer).call()["_embedded"]["records"][0]["balances"]["authorized"])
+    started = start("withdraw", token)
+    page.goto(started["url"])
+    shot(page, "withdraw-form")
+    page.fill("#amount", "5.00")
+    page.click("button[type=submit]")
+    shot(page, "withdraw-instructions")
+    record = until(token, started["id"], ["pending_user_transfer_start"])
+    check("the withdrawal says where to pay, with which memo", record["withdraw_memo_type"] == "id" and record["withdraw_anchor_account"].startswith("G")
+          and page.text_content("#memo") == record["withdraw_memo"], record)
+    tx = (TransactionBuilder(server.load_account(alice.public_key), PASSPHRASE, base_fee=100).set_timeout(60)
+          .append_payment_op(record["withdraw_anchor_account"], EUR, "5").add_id_memo(int(record["withdraw_memo"])).build())
+    tx.sign(alice)
+    sent = server.submit_transaction(tx)
+    record = until(token, started["id"], ["completed", "error"])
+    check("the withdrawal completes once the payment arrives", record["status"] == "completed" and record["stellar_transaction_id"] == sent["hash"], record)
+    check("its amounts: 5.00 in, 0.25 fee, 4.75 paid out", record["amount_in"] == "5.00" and record["amount_fee"] == "0.25" and record["amount_out"] == "4.75", record)
+    check("alice's EUR went down by 5", eur(alice.public_key) == Decimal("4.60"))
+    supply_after = Decimal(server.assets().for_code("EUR").for_issuer(EUR.issuer).call()["_embedded"]["records"][0]["balances"]["authorized"])
+    check("the payout took 4.75 EUR out of circulation", supply_before - supply_after == Decimal("4.75"), (supply_before, supply_after))
+    check("no page made a request elsewhere", not external, external)
+    browser.close()
+
+done()
