@@ -266,7 +266,8 @@ struct LeaderParts {
         let anchorRoutes = AnchorRoutes(webAuth: webAuth, customers: customers, logger: logger)
         anchorRoutes.register(on: router)
         let transfers = TransferService(gateway: gateway, reader: store, logger: logger)
-        TransferRoutes(transfers: transfers, anchor: anchorRoutes, key: secrets.anchorKeyBytes, logger: logger).register(on: router)
+        TransferRoutes(transfers: transfers, quotes: QuoteService(transfers: transfers), customers: customers, anchor: anchorRoutes, key: secrets.anchorKeyBytes, logger: logger)
+            .register(on: router)
         // Links the janitors hand out point at this server (in a cluster, the address it advertises).
         let base = advertised ?? "http://\(configuration.host):\(configuration.port)"
         return LeaderParts(

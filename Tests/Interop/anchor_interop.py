@@ -190,4 +190,52 @@ response = kyc("GET", token).json()
 check("after deletion the account is a new customer", response["status"] == "NEEDS_INFO" and "id" not in response, response)
 check("deleting twice is a 404", kyc("DELETE", token, path=f"/customer/{carol.public_key}").status_code == 404)
 
+# --- SEP-38 ------------------------------------------------------------------------------------
+QUOTES = toml["ANCHOR_QUOTE_SERVER"]
+check("the toml names the quote server", QUOTES == f"{URL}/sep38")
+EUR = next(f"stellar:EUR:{c['issuer']}" for c in toml["CURRENCIES"] if c["code"] == "EUR")
+info = requests.get(f"{QUOTES}/info", timeout=30).json()
+check("/info lists the anchor's assets and the fiat currencies with their delivery methods",
+      EUR in [a["asset"] for a in info["assets"]] and any(a["asset"] == "iso4217:USD" and a["sell_delivery_methods"] for a in info["assets"]), info)
+prices = requests.get(f"{QUOTES}/prices", params={"sell_asset": "iso4217:USD", "sell_amount": "10.00"}, timeout=30).json()
+check("/prices: what 10 USD buys of each asset", EUR in [p["asset"] for p in prices["buy_assets"]], prices)
+price = requests.get(f"{QUOTES}/price", params={"sell_asset": "iso4217:USD", "buy_asset": EUR, "sell_amount": "10.00", "context": "sep6"}, timeout=30).json()
+check("/price: 10.00 USD less the 0.40 card fee buys 8.88 EUR at 1.08", price["buy_amount"] == "8.88" and price["price"] == "1.08"
+      and price["fee"]["total"] == "0.40" and price["fee"]["asset"] == "iso4217:USD", price)
+refused("/price without an amount", requests.get(f"{QUOTES}/price", params={"sell_asset": "iso4217:USD", "buy_asset": EUR}, timeout=30), "invalid_request")
+refused("/price of an unknown asset", requests.get(f"{QUOTES}/price", params={"sell_asset": "iso4217:GBP", "buy_asset": EUR, "sell_amount": "1"}, timeout=30), "invalid_asset")
+erin = Keypair.random()
+erin_token = sign_in(erin)
+check("POST /quote needs a token", requests.post(f"{QUOTES}/quote", json={}, timeout=30).status_code == 403)
+response = requests.post(f"{QUOTES}/quote", headers={"Authorization": f"Bearer {erin_token}"}, timeout=30,
+                         json={"sell_asset": EUR, "buy_asset": "iso4217:USD", "buy_amount": "10.00", "context": "sep6"})
+check("POST /quote answers 201 with a firm quote that expires", response.status_code == 201 and response.json()["buy_amount"] == "10.00"
+      and response.json()["expires_at"] > "2000", response.text)
+quote = response.json()
+check("GET /quote/{id} reads it back", requests.get(f"{QUOTES}/quote/{quote['id']}", headers={"Authorization": f"Bearer {erin_token}"}, timeout=30).json() == quote)
+check("another user's token does not find it", requests.get(f"{QUOTES}/quote/{quote['id']}", headers={"Authorization": f"Bearer {token}"}, timeout=30).status_code == 404)
+
+# --- SEP-6: KYC first ---------------------------------------------------------------------------
+SEP6 = toml["TRANSFER_SERVER"]
+check("the toml names the SEP-6 server", SEP6 == f"{URL}/sep6")
+info = requests.get(f"{SEP6}/info", timeout=30).json()
+check("SEP-6 /info: EUR deposits by card or iDEAL, withdrawals to a bank account", info["deposit"]["EUR"]["enabled"]
+      and info["deposit"]["EUR"]["funding_methods"] == ["card", "ideal"] and "bank_account" in info["withdraw"]["EUR"]["types"], info)
+response = requests.get(f"{SEP6}/deposit", params={"asset_code": "EUR", "amount": "10.00"}, headers={"Authorization": f"Bearer {erin_token}"}, timeout=30)
+check("an unknown customer is asked for its fields", response.status_code == 403 and response.json()["type"] == "non_interactive_customer_info_needed"
+      and set(response.json()["fields"]) == {"first_name", "last_name", "email_address"}, response.text)
+kyc("PUT", erin_token, json={"first_name": "Erin", "last_name": "E", "email_address": "erin+review@example.com"})
+response = requests.get(f"{SEP6}/deposit", params={"asset_code": "EUR", "amount": "10.00"}, headers={"Authorization": f"Bearer {erin_token}"}, timeout=30)
+check("a customer under review is pending", response.status_code == 403 and response.json() == {"type": "customer_info_status", "status": "pending", "eta": 10}, response.text)
+kyc("PUT", erin_token, json={"email_address": "erin@example.com"})
+response = requests.get(f"{SEP6}/deposit", params={"asset_code": "EUR", "amount": "10.00"}, headers={"Authorization": f"Bearer {erin_token}"}, timeout=30)
+check("an accepted customer's deposit says how to pay", response.status_code == 200 and "/pay/cs_" in response.json()["instructions"]["payment_url"]["value"], response.text)
+deposit = response.json()
+record = requests.get(f"{SEP6}/transaction", params={"id": deposit["id"]}, headers={"Authorization": f"Bearer {erin_token}"}, timeout=30).json()["transaction"]
+check("the SEP-6 deposit waits for the payment", record["status"] == "pending_user_transfer_start" and record["amount_in"] == "10.00" and record["amount_fee"] == "0.40", record)
+response = requests.get(f"{SEP6}/withdraw", params={"asset_code": "EUR", "type": "bank_account", "amount": "5.00"}, headers={"Authorization": f"Bearer {erin_token}"}, timeout=30)
+check("a SEP-6 withdrawal says where to pay and with which memo", response.status_code == 200 and response.json()["memo_type"] == "id"
+      and response.json()["account_id"].startswith("G") and response.json()["memo"], response.text)
+refused("an unknown asset", requests.get(f"{SEP6}/deposit", params={"asset_code": "XYZ", "amount": "1"}, headers={"Authorization": f"Bearer {erin_token}"}, timeout=30), "invalid_asset")
+
 done()

@@ -194,6 +194,32 @@ with sync_playwright() as playwright:
     check("alice's EUR went down by 5", eur(alice.public_key) == Decimal("4.60"))
     supply_after = Decimal(server.assets().for_code("EUR").for_issuer(EUR.issuer).call()["_embedded"]["records"][0]["balances"]["authorized"])
     check("the payout took 4.75 EUR out of circulation", supply_before - supply_after == Decimal("4.75"), (supply_before, supply_after))
+
+    # --- SEP-6: the same transfers without the interactive pages (KYC by SEP-12 first) -----------
+    headers = {"Authorization": f"Bearer {token}"}
+    requests.put(f"{toml['KYC_SERVER']}/customer", headers=headers, json={"first_name": "Alice", "last_name": "A", "email_address": "alice@example.com"}, timeout=30)
+    response = requests.get(f"{toml['TRANSFER_SERVER']}/deposit", params={"asset_code": "EUR", "amount": "3.00", "account": alice.public_key}, headers=headers, timeout=30)
+    check("a SEP-6 deposit answers its payment URL", response.status_code == 200, response.text)
+    deposit = response.json()
+    page.goto(deposit["instructions"]["payment_url"]["value"])
+    pay(page, "4242 4242 4242 4242")
+    page.wait_for_url("**/sep24/more_info/**")
+    record = until(token, deposit["id"], ["completed", "error"])
+    check("the SEP-6 deposit completes: 3.00 less 0.30", record["status"] == "completed" and record["amount_out"] == "2.70" and eur(alice.public_key) == Decimal("7.30"), record)
+    response = requests.get(f"{toml['TRANSFER_SERVER']}/withdraw", params={"asset_code": "EUR", "type": "bank_account", "amount": "1.00"}, headers=headers, timeout=30).json()
+    tx = (TransactionBuilder(server.load_account(alice.public_key), PASSPHRASE, base_fee=100).set_timeout(60)
+          .append_payment_op(response["account_id"], EUR, "1").add_id_memo(int(response["memo"])).build())
+    tx.sign(alice)
+    server.submit_transaction(tx)
+    record = until(token, response["id"], ["completed", "error"])
+    check("the SEP-6 withdrawal completes: 1.00 less 0.25 paid out", record["status"] == "completed" and record["amount_out"] == "0.75" and eur(alice.public_key) == Decimal("6.30"), record)
+    listed = requests.get(f"{toml['TRANSFER_SERVER']}/transactions", params={"asset_code": "EUR"}, headers=headers, timeout=30).json()["transactions"]
+    check("/transactions holds alice's five transfers, newest first", len(listed) == 5 and listed[0]["id"] == response["id"], [t["id"] for t in listed])
+    # Money adds up: what the deposits paid out equals what was paid in less the fees /info states.
+    deposits = [t for t in listed if t["kind"] == "deposit" and t["status"] == "completed"]
+    check("deposits: amount_in = amount_out + amount_fee, each", all(Decimal(t["amount_in"]) == Decimal(t["amount_out"]) + Decimal(t["amount_fee"]) for t in listed if t["amount_in"]))
+    check("alice holds what her deposits paid out less what her withdrawals took", eur(alice.public_key)
+          == sum(Decimal(t["amount_out"]) for t in deposits) - sum(Decimal(t["amount_in"]) for t in listed if t["kind"] == "withdrawal" and t["status"] == "completed"))
     check("no page made a request elsewhere", not external, external)
     browser.close()
 

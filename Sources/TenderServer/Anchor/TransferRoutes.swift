@@ -15,6 +15,8 @@ import TenderJSON
 /// carries it), and each form with a token derived from it.
 struct TransferRoutes: Sendable {
     let transfers: TransferService
+    let quotes: QuoteService
+    let customers: CustomerService
     let anchor: AnchorRoutes
     let key: [UInt8]
     let logger: Logger
@@ -34,7 +36,8 @@ struct TransferRoutes: Sendable {
                 }
             }
         }
-        router.get("/sep24/transaction") { request, _ in
+        for prefix in ["/sep24", "/sep6"] {
+        router.get("\(prefix)/transaction") { request, _ in
             await anchor.answer {
                 let user = try await anchor.user(request)
                 let query = AnchorRoutes.query(request)
@@ -42,7 +45,7 @@ struct TransferRoutes: Sendable {
                 return .object([("transaction", try await json(record, base: AnchorRoutes.base(request)))])
             }
         }
-        router.get("/sep24/transactions") { request, _ in
+        router.get("\(prefix)/transactions") { request, _ in
             await anchor.answer {
                 let user = try await anchor.user(request)
                 let query = AnchorRoutes.query(request)
@@ -70,7 +73,12 @@ struct TransferRoutes: Sendable {
                 return .object([("transactions", .array(list))])
             }
         }
-        for path in ["/sep24/info", "/sep24/transactions/deposit/interactive", "/sep24/transactions/withdraw/interactive", "/sep24/transaction", "/sep24/transactions"] {
+        }
+        registerSEP6(on: router)
+        registerSEP38(on: router)
+        for path in ["/sep24/info", "/sep24/transactions/deposit/interactive", "/sep24/transactions/withdraw/interactive", "/sep24/transaction", "/sep24/transactions",
+                     "/sep6/info", "/sep6/deposit", "/sep6/withdraw", "/sep6/transaction", "/sep6/transactions",
+                     "/sep38/info", "/sep38/prices", "/sep38/price", "/sep38/quote", "/sep38/quote/:id"] {
             router.on(RouterPath(path), method: .options) { _, _ in AnchorRoutes.response(.noContent, body: nil) }
         }
         router.get("/sep24/interactive/:id") { request, context in await page { try await open(request, id: context.parameters.get("id") ?? "") } }
@@ -80,6 +88,181 @@ struct TransferRoutes: Sendable {
         }
         router.get("/sep24/interactive/:id/paid") { request, context in await page { try await paid(request, id: context.parameters.get("id") ?? "") } }
         router.get("/sep24/more_info/:id") { request, context in await page { try await moreInfo(request, id: context.parameters.get("id") ?? "") } }
+    }
+
+    // MARK: SEP-6
+
+    func registerSEP6(on router: Router<BasicRequestContext>) {
+        router.get("/sep6/info") { _, _ in
+            await anchor.answer {
+                func entry(_ asset: TransferAsset, deposit: Bool) -> (String, JSONValue) {
+                    var fields: [(String, JSONValue)] = [
+                        ("enabled", true), ("authentication_required", true),
+                        ("min_amount", .raw(Array(FiatConversion.format(minorUnits: asset.minimum, exponent: 2).utf8))),
+                        ("max_amount", .raw(Array(FiatConversion.format(minorUnits: asset.maximum, exponent: 2).utf8))),
+                        ("fee_fixed", .raw(Array(FiatConversion.format(minorUnits: deposit ? asset.depositFixed : asset.withdrawFixed, exponent: 2).utf8))),
+                        ("fee_percent", deposit ? .raw(Array(Self.percent(asset.depositPercentBasisPoints).utf8)) : 0),
+                    ]
+                    if deposit {
+                        fields.append(("funding_methods", .array(asset.currency.code == "eur" ? ["card", "ideal"] : ["card"])))
+                    } else {
+                        fields.append(("types", .object([("bank_account", .object([("fields", .object([]))]))])))
+                    }
+                    return (asset.code, .object(fields))
+                }
+                return .object([
+                    ("deposit", .object(transfers.assets.map { entry($0, deposit: true) })),
+                    ("withdraw", .object(transfers.assets.map { entry($0, deposit: false) })),
+                    ("fee", .object([("enabled", false)])),
+                    ("transactions", .object([("enabled", true), ("authentication_required", true)])),
+                    ("transaction", .object([("enabled", true), ("authentication_required", true)])),
+                    ("features", .object([("account_creation", false), ("claimable_balances", false)])),
+                ])
+            }
+        }
+        router.get("/sep6/deposit") { request, _ in
+            await sep6(request) { user, query in
+                guard let asset = transfers.asset(query["asset_code"]) else {
+                    throw AnchorFailure.badRequest(code: "invalid_asset", message: "asset_code is one of \(transfers.assets.map(\.code).joined(separator: ", "))")
+                }
+                guard let amount = try QuoteService.amount(query["amount"], "amount") else {
+                    throw AnchorFailure.badRequest(code: "invalid_amount", message: "amount is required: the deposit is paid by card or iDEAL for an exact amount")
+                }
+                let method = PaymentMethodType(rawValue: query["funding_method"] ?? query["type"] ?? "card") ?? .card
+                let (record, _) = try await transfers.start(.deposit, user: user, assetCode: asset.code, account: query["account"], lang: query["lang"])
+                let base = AnchorRoutes.base(request)
+                let more = moreInfoURL(record.id, base: base)
+                let page = try await transfers.chooseDeposit(id: record.id, amount: amount, method: method, successURL: more, cancelURL: more, base: base)
+                return .object([
+                    ("id", .string(record.id)),
+                    ("how", .string("Pay \(FiatConversion.format(minorUnits: amount, exponent: 2)) \(asset.currency.code.uppercased()) at \(base)\(page)")),
+                    ("instructions", .object([("payment_url", .object([("value", .string(base + page)), ("description", "Tender's payment page for this deposit: card (3-D Secure) or iDEAL")]))])),
+                    ("eta", 60), ("min_amount", .raw(Array(FiatConversion.format(minorUnits: asset.minimum, exponent: 2).utf8))),
+                    ("max_amount", .raw(Array(FiatConversion.format(minorUnits: asset.maximum, exponent: 2).utf8))),
+                    ("fee_fixed", .raw(Array(FiatConversion.format(minorUnits: asset.depositFixed, exponent: 2).utf8))),
+                    ("fee_percent", .raw(Array(Self.percent(asset.depositPercentBasisPoints).utf8))),
+                    ("extra_info", .object([("message", "The asset is paid to your account once the payment is settled.")])),
+                ])
+            }
+        }
+        router.get("/sep6/withdraw") { request, _ in
+            await sep6(request) { user, query in
+                guard let asset = transfers.asset(query["asset_code"]) else {
+                    throw AnchorFailure.badRequest(code: "invalid_asset", message: "asset_code is one of \(transfers.assets.map(\.code).joined(separator: ", "))")
+                }
+                if let type = query["type"] ?? query["funding_method"], !type.isEmpty, type != "bank_account" {
+                    throw AnchorFailure.badRequest(code: "invalid_request", message: "type is bank_account")
+                }
+                guard let amount = try QuoteService.amount(query["amount"], "amount") else {
+                    throw AnchorFailure.badRequest(code: "invalid_amount", message: "amount is required")
+                }
+                let (started, _) = try await transfers.start(.withdrawal, user: user, assetCode: asset.code, account: query["account"], lang: query["lang"])
+                let record = try await transfers.chooseWithdrawal(id: started.id, amount: amount)
+                return .object([
+                    ("account_id", .string(try await transfers.withdrawAccount())), ("memo_type", "id"), ("memo", .string(record.withdrawMemo.map(String.init) ?? "")),
+                    ("id", .string(record.id)), ("eta", 60),
+                    ("min_amount", .raw(Array(FiatConversion.format(minorUnits: asset.minimum, exponent: 2).utf8))),
+                    ("max_amount", .raw(Array(FiatConversion.format(minorUnits: asset.maximum, exponent: 2).utf8))),
+                    ("fee_fixed", .raw(Array(FiatConversion.format(minorUnits: asset.withdrawFixed, exponent: 2).utf8))), ("fee_percent", 0),
+                    ("extra_info", .object([("message", .string("Send exactly \(FiatConversion.format(minorUnits: amount, exponent: 2)) \(asset.code) with the memo; the fiat is paid out once it arrives."))])),
+                ])
+            }
+        }
+    }
+
+    /// A SEP-6 request: signed in, and the customer's KYC accepted; else SEP-6's 403 answers
+    /// (the fields still needed, or the status of the review).
+    func sep6(_ request: Request, _ body: @escaping (AnchorUser, [String: String]) async throws -> JSONValue) async -> Response {
+        let query = AnchorRoutes.query(request)
+        let user: AnchorUser
+        let status: KYC.Status?
+        do {
+            user = try await anchor.user(request)
+            status = try await customers.status(user, memo: user.memo ?? user.muxedID)
+        } catch {
+            return await anchor.answer { throw error }
+        }
+        switch status {
+        case nil, .needsInfo?:
+            return AnchorRoutes.response(.forbidden, body: .object([
+                ("type", "non_interactive_customer_info_needed"),
+                ("fields", .array(KYC.fields.filter { !$0.optional }.map { .string($0.name) })),
+            ]))
+        case .processing?:
+            return AnchorRoutes.response(.forbidden, body: .object([("type", "customer_info_status"), ("status", "pending"), ("eta", .number(KYC.reviewSeconds))]))
+        case .rejected?:
+            return AnchorRoutes.response(.forbidden, body: .object([("type", "customer_info_status"), ("status", "denied")]))
+        case .accepted?:
+            return await anchor.answer { try await body(user, query) }
+        }
+    }
+
+    func moreInfoURL(_ id: String, base: String) -> String { "\(base)/sep24/more_info/\(id)?sig=\(signature("more \(id)"))" }
+
+    // MARK: SEP-38
+
+    func registerSEP38(on router: Router<BasicRequestContext>) {
+        router.get("/sep38/info") { _, _ in
+            await anchor.answer {
+                var assets: [JSONValue] = quotes.stellarAssets.map { .object([("asset", .string($0.name))]) }
+                for fiat in quotes.fiatAssets {
+                    let methods: [JSONValue] = fiat == "iso4217:EUR" ? [.object([("name", "card"), ("description", "Card, with 3-D Secure")]), .object([("name", "ideal"), ("description", "iDEAL")])]
+                        : [.object([("name", "card"), ("description", "Card, with 3-D Secure")])]
+                    assets.append(.object([
+                        ("asset", .string(fiat)), ("sell_delivery_methods", .array(methods)),
+                        ("buy_delivery_methods", .array([.object([("name", "bank_account"), ("description", "Paid out to your bank account")])])),
+                    ]))
+                }
+                return .object([("assets", .array(assets))])
+            }
+        }
+        router.get("/sep38/prices") { request, _ in
+            await anchor.answer {
+                let query = AnchorRoutes.query(request)
+                let prices = try quotes.prices(sell: query["sell_asset"], sellAmount: query["sell_amount"])
+                return .object([("buy_assets", .array(prices.map { price in
+                    .object([("asset", .string(price.buy.description)), ("price", .string(price.totalPrice)), ("decimals", 2)])
+                }))])
+            }
+        }
+        router.get("/sep38/price") { request, _ in
+            await anchor.answer {
+                let query = AnchorRoutes.query(request)
+                let price = try quotes.price(sell: query["sell_asset"], buy: query["buy_asset"], sellAmount: query["sell_amount"], buyAmount: query["buy_amount"])
+                return .object([
+                    ("total_price", .string(price.totalPrice)), ("price", .string(price.price)),
+                    ("sell_amount", .string(FiatConversion.format(minorUnits: price.sellAmount, exponent: 2))),
+                    ("buy_amount", .string(FiatConversion.format(minorUnits: price.buyAmount, exponent: 2))),
+                    ("fee", .object([("total", .string(FiatConversion.format(minorUnits: price.fee.total, exponent: 2))), ("asset", .string(price.fee.asset.description))])),
+                ])
+            }
+        }
+        router.post("/sep38/quote") { request, _ in
+            var request = request
+            return await anchor.answer(status: .created) {
+                let user = try await anchor.user(request)
+                let fields = try await AnchorRoutes.body(&request)
+                let quote = try await quotes.quote(
+                    user, sell: fields["sell_asset"], buy: fields["buy_asset"], sellAmount: fields["sell_amount"], buyAmount: fields["buy_amount"],
+                    expireAfter: fields["expire_after"])
+                return Self.quote(quote)
+            }
+        }
+        router.get("/sep38/quote/:id") { request, context in
+            await anchor.answer {
+                let user = try await anchor.user(request)
+                return Self.quote(try await quotes.quote(user, id: context.parameters.get("id") ?? ""))
+            }
+        }
+    }
+
+    static func quote(_ quote: QuoteRecord) -> JSONValue {
+        .object([
+            ("id", .string(quote.id)), ("expires_at", time(quote.expiresAt)), ("total_price", .string(quote.totalPrice)), ("price", .string(quote.price)),
+            ("sell_asset", .string(quote.sellAsset)), ("sell_amount", .string(FiatConversion.format(minorUnits: quote.sellAmount, exponent: 2))),
+            ("buy_asset", .string(quote.buyAsset)), ("buy_amount", .string(FiatConversion.format(minorUnits: quote.buyAmount, exponent: 2))),
+            ("fee", .object([("total", .string(FiatConversion.format(minorUnits: quote.fee, exponent: 2))), ("asset", .string(quote.feeAsset))])),
+        ])
     }
 
     // MARK: SEP-24's JSON
