@@ -193,6 +193,7 @@ let package = Package(
         .target(
             name: "WalletKit",
             dependencies: [
+                "Anchor",
                 "StellarBase",
                 "Intents",
                 .product(name: "Crypto", package: "swift-crypto"),
