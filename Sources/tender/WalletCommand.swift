@@ -20,7 +20,7 @@ struct WalletCommand: AsyncParsableCommand {
             signing asks for the PIN. The shared options (--home, --horizon, --passphrase, --pin-stdin, \
             --json) may come before or after the subcommand: `tender wallet --home ~/w pay Bob 10 --memo lunch`.
             """,
-        subcommands: [Create.self, Import.self, Show.self, Fund.self, Balances.self, History.self, Watch.self, Trust.self, Pay.self, PayURICommand.self, PathPay.self, Contacts.self, Reset.self]
+        subcommands: [Create.self, Import.self, Show.self, Fund.self, Balances.self, History.self, Watch.self, Trust.self, Pay.self, PayURICommand.self, PathPay.self, Contacts.self, AnchorCommand.self, Reset.self]
     )
 
     /// The shared options given before the subcommand (`tender wallet --home D pay ...`); each

@@ -167,4 +167,40 @@ struct WalletCLITests {
         return try #require((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["network_passphrase"] as? String)
     }
     }
+    
+    /// `tender wallet anchor`: KYC asked for, given, then a withdrawal paid with the anchor's memo
+    /// and followed to completed; the history; the token.
+    @Test func theAnchorFromTheTerminal() async throws {
+        let temporary = TemporaryDirectory("wallet-anchor-cli")
+        defer { temporary.remove() }
+        let root = temporary.path
+        try await ServedTender.with(.sqlite, ["serve", "--port", "0", "--data", root + "/server", "--close-interval", "0.1"]) { served in
+            let url = served.url
+            func wallet(_ arguments: [String], input: String? = nil) async throws -> Tender.Result {
+                try await Tender.runDetached(["wallet"] + arguments + ["--home", root + "/alice", "--horizon", url, "--pin-stdin"], input: input)
+            }
+            #expect(try await wallet(["create"], input: "123456\n123456\n").status == 0)
+            #expect(try await wallet(["fund"]).status == 0)
+            #expect(try await wallet(["trust", "add", "EUR"], input: "123456\n").status == 0)
+            let alice = try await wallet(["show"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let (_, funded) = try await URLSession.shared.data(from: URL(string: "\(url)/friendbot?addr=\(alice)&asset=EUR")!)
+            #expect((funded as? HTTPURLResponse)?.statusCode == 200)
+
+            let info = try await wallet(["anchor", "info"])
+            #expect(info.status == 0 && info.stdout.contains("WEB_AUTH_ENDPOINT: \(url)/auth") && info.stdout.contains("currency EUR"), "\(info.stderr)")
+            #expect(try await wallet(["anchor", "teleport"]).stderr.contains("the action is one of"))
+            let early = try await wallet(["anchor", "withdraw", "EUR", "5.00"], input: "123456\n")
+            #expect(early.status == 1 && early.stderr.contains("the anchor needs first_name, last_name, email_address first (SEP-12)"), "\(early.stderr)")
+            let kyc = try await wallet(["anchor", "kyc", "--field", "first_name=Alice", "--field", "last_name=A", "--field", "email_address=alice@example.com"], input: "123456\n")
+            #expect(kyc.status == 0 && kyc.stdout == "KYC ACCEPTED\n", "\(kyc.stdout) \(kyc.stderr)")
+            let withdrawal = try await wallet(["anchor", "withdraw", "EUR", "5.00", "--every", "0.1"], input: "123456\n")
+            #expect(withdrawal.status == 0, "\(withdrawal.stderr)")
+            #expect(withdrawal.stdout.contains("with memo") && withdrawal.stdout.contains(": completed, 5.00 in, 0.25 fee, 4.75 out"), "\(withdrawal.stdout)")
+            let history = try await wallet(["anchor", "history", "EUR", "--json"], input: "123456\n")
+            #expect(history.status == 0 && history.stdout.contains("\"status\": \"completed\"") && history.stdout.contains("\"amount_out\": \"4.75\""), "\(history.stdout)")
+            // Login prints the SEP-10 token, for curl.
+            let login = try await wallet(["anchor", "login"], input: "123456\n")
+            #expect(login.status == 0 && login.stdout.split(separator: ".").count == 3, "a JWT: \(login.stdout)")
+        }
     }
+}
