@@ -164,6 +164,8 @@ struct ReadParts {
             }
             let header = commits.header
             let resources = horizon.resources(for: request)
+            // The oldest ledger history holds (the genesis ledger is never stored).
+            let elder = (try? await horizon.reader.ledgers(PageRequest(limit: 1)).first?.header.sequence) ?? header.sequence
             let root: JSONValue = .object([
                 ("_links", .object([
                     ("account", resources.link("/accounts/{account_id}", templated: true)),
@@ -190,7 +192,7 @@ struct ReadParts {
                 ("ingest_latest_ledger", .number(Int64(header.sequence))),
                 ("history_latest_ledger", .number(Int64(header.sequence))),
                 ("history_latest_ledger_closed_at", .string(HorizonResources.time(header.closeTime))),
-                ("history_elder_ledger", 1),
+                ("history_elder_ledger", .number(Int64(elder))),
                 ("core_latest_ledger", .number(Int64(header.sequence))),
                 ("network_passphrase", .string(configuration.network.passphrase)),
                 ("network_id", .string(configuration.network.networkID.hex)),

@@ -67,6 +67,34 @@ struct HorizonRoutes: Sendable {
                 } render: { $0.operation($1) }
             }
         }
+        router.get("/ledgers/:sequence/transactions") { request, context in
+            await collection(request, path: "/ledgers/\(context.parameters.get("sequence") ?? "")/transactions", tokenOf: \.id) { query, page in
+                let sequence = try ledgerParameter(context)
+                return try await Self.inLedger(sequence, page, id: \.id) { try await reader.transactions($0, account: nil, includeFailed: try query.includeFailed()) }
+            } render: { $0.transaction($1) }
+        }
+        for kind in ["operations", "payments"] {
+            router.get("/ledgers/:sequence/\(kind)") { request, context in
+                await collection(request, path: "/ledgers/\(context.parameters.get("sequence") ?? "")/\(kind)", tokenOf: \.id) { query, page in
+                    let sequence = try ledgerParameter(context)
+                    let filter = OperationFilter(paymentsOnly: kind == "payments", includeFailed: try query.includeFailed())
+                    return try await Self.inLedger(sequence, page, id: \.id) { try await reader.operations($0, filter: filter) }
+                } render: { $0.operation($1) }
+            }
+        }
+        router.get("/accounts/:account/data/:key") { request, context in
+            await respond(request) { _ in
+                let id = try accountParameter(context)
+                let key = context.parameters.get("key")?.removingPercentEncoding ?? ""
+                guard let record = try await reader.account(id), let entry = record.data.first(where: { $0.name == Array(key.utf8) }) else {
+                    throw ProblemError(.notFound)
+                }
+                if request.headers[.accept]?.contains("application/octet-stream") ?? false {
+                    return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: entry.value)))
+                }
+                return try json(.object([("value", .string(Base64.encode(entry.value))), ("sponsor", .null)]))
+            }
+        }
         router.get("/accounts/:account/offers") { request, context in
             await collection(request, path: "/accounts/\(context.parameters.get("account") ?? "")/offers", tokenOf: { $0.entry.offerID }) { _, page in
                 try await reader.offers(page, seller: try accountParameter(context), selling: nil, buying: nil)
@@ -164,6 +192,27 @@ struct HorizonRoutes: Sendable {
 
     private func accountParameter(_ context: BasicRequestContext) throws(ProblemError) -> AccountID {
         try HorizonQuery.accountID(context.parameters.get("account") ?? "", field: "account_id")
+    }
+
+    private func ledgerParameter(_ context: BasicRequestContext) throws(ProblemError) -> UInt32 {
+        guard let sequence = context.parameters.get("sequence").flatMap({ UInt32($0) }), sequence > 0 else {
+            throw .invalid("sequence", "a ledger sequence is a positive whole number")
+        }
+        return sequence
+    }
+
+    /// A page of a collection keyed by TOIDs, kept to one ledger's range: the cursor is moved
+    /// into the range and what lies past it is dropped (records are in TOID order, so the page
+    /// ends there).
+    static func inLedger<Record>(_ sequence: UInt32, _ page: PageRequest, id: KeyPath<Record, Int64>, _ fetch: (PageRequest) async throws -> [Record]) async throws -> [Record] {
+        let first = Int64(sequence) << 32, next = (Int64(sequence) + 1) << 32
+        var bounded = page
+        if page.descending {
+            bounded.cursor = min(page.cursor ?? next, next)
+        } else {
+            bounded.cursor = max(page.cursor ?? 0, first - 1)
+        }
+        return try await fetch(bounded).filter { $0[keyPath: id] >= first && $0[keyPath: id] < next }
     }
 
     private func hashParameter(_ context: BasicRequestContext) throws(ProblemError) -> Bytes32 {

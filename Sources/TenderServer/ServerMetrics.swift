@@ -50,12 +50,18 @@ struct ServerMetrics: Sendable {
             var problems: [String] = []
             if !commits.isWriterRunning { problems.append("the ledger writer is not running") }
             var stored: UInt32?
+            var connected = true
             do {
                 stored = try await reader.latestLedgerSequence()
             } catch {
+                connected = false
                 problems.append("the store does not answer: \(error)")
             }
+            // Horizon's three fields first (its own `/health`), then Tender's detail.
             let fields: [(String, JSONValue)] = [
+                ("database_connected", .bool(connected)),
+                ("core_up", .bool(commits.isWriterRunning)),
+                ("core_synced", .bool(commits.isWriterRunning && connected)),
                 ("status", .string(problems.isEmpty ? "ok" : "unavailable")),
                 ("ledger", .number(Int64(commits.latest))),
                 ("stored_ledger", stored.map { .number(Int64($0)) } ?? .null),

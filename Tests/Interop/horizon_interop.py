@@ -186,6 +186,14 @@ check("a 2-of-2 payment succeeds", response["successful"] and len(response["sign
 # --- SEP-29 --------------------------------------------------------------------------------------
 submit(builder(maker).append_manage_data_op("config.memo_required", "1"), maker)
 check("account data is shown base64", server.accounts().account_id(maker.public_key).call()["data"]["config.memo_required"] == "MQ==")
+check("GET /accounts/{id}/data/{key} answers its value", server.data(maker.public_key, "config.memo_required").call()["value"] == "MQ==")
+raw = requests.get(f"{URL}/accounts/{maker.public_key}/data/config.memo_required", headers={"Accept": "application/octet-stream"}, timeout=10)
+check("... and the raw bytes for application/octet-stream", raw.status_code == 200 and raw.content == b"1", raw.content)
+try:
+    server.data(maker.public_key, "no.such.key").call()
+    check("an unknown data key is 404", False)
+except NotFoundError:
+    check("an unknown data key is 404", True)
 try:
     submit(builder(alice).append_payment_op(maker.public_key, Asset.native(), "1"), alice)
     check("the SDK's memo check stops a payment without memo", False)
@@ -239,6 +247,22 @@ try:
     check("/accounts without a filter is refused", False)
 except BadRequestError:
     check("/accounts without a filter is refused", True)
+
+# --- a ledger's own collections, the oldest ledger, health --------------------------------------
+latest = server.transactions().for_account(alice.public_key).order(desc=True).limit(1).call()["_embedded"]["records"][0]
+in_ledger = server.transactions().for_ledger(latest["ledger"]).limit(200).include_failed(True).call()["_embedded"]["records"]
+check("/ledgers/{seq}/transactions lists that ledger's, and only them", latest["hash"] in [t["hash"] for t in in_ledger]
+      and {t["ledger"] for t in in_ledger} == {latest["ledger"]}, [t["ledger"] for t in in_ledger])
+ops = server.operations().for_ledger(latest["ledger"]).limit(200).call()["_embedded"]["records"]
+check("/ledgers/{seq}/operations, all of that ledger's transactions", ops and {o["transaction_hash"] for o in ops} <= {t["hash"] for t in in_ledger}, ops)
+pays = server.payments().for_ledger(latest["ledger"]).order(desc=True).call()["_embedded"]["records"]
+check("/ledgers/{seq}/payments, newest first", [int(p["id"]) for p in pays] == sorted((int(p["id"]) for p in pays), reverse=True)
+      and all(int(p["id"]) >> 32 == latest["ledger"] for p in pays), pays)
+check("an empty ledger's collections are empty", server.transactions().for_ledger(2**31 - 1).call()["_embedded"]["records"] == [])
+elder = server.root().call()["history_elder_ledger"]
+check("history_elder_ledger is a ledger history holds", server.ledgers().ledger(elder).call()["sequence"] == elder, elder)
+health = requests.get(f"{URL}/health", timeout=10).json()
+check("/health answers Horizon's fields", health["database_connected"] and health["core_up"] and health["core_synced"], health)
 
 # --- paging --------------------------------------------------------------------------------------
 first = server.payments().for_account(alice.public_key).limit(2).call()
