@@ -82,6 +82,24 @@ extension LedgerState {
         }
     }
 
+    /// What applying `prepared` now would refuse before charging a fee (its sequence number,
+    /// time bounds, fee, signatures...), as stellar-core's queue checks a submission; nil when it
+    /// would be taken. Changes nothing.
+    public func precheck(_ prepared: PreparedTransaction) -> TransactionResult? {
+        let tx = prepared.transaction
+        if case .feeBump(let feeBump, _) = prepared.envelope, let inner = prepared.inner {
+            var outerChecker = SignatureChecker(prepared.outer)
+            if let rejection = validateFeeBump(feeBump, checker: &outerChecker) { return TransactionResult(feeCharged: 0, outcome: rejection) }
+            var checker = SignatureChecker(inner)
+            if let rejection = validate(tx, checker: &checker, feeBumped: true) {
+                return TransactionResult(feeCharged: 0, outcome: .feeBumpInnerFailed(innerHash: inner.hash, InnerTransactionResult(feeCharged: 0, outcome: rejection)))
+            }
+            return outerChecker.allSignaturesUsed ? nil : TransactionResult(feeCharged: 0, outcome: .code(.badAuthExtra))
+        }
+        var checker = SignatureChecker(prepared.outer)
+        return validate(tx, checker: &checker, feeBumped: false).map { TransactionResult(feeCharged: 0, outcome: $0) }
+    }
+
     /// Checks `prepared` against the current state and, when valid, applies it: charges the fee,
     /// consumes the sequence number and runs the operations atomically.
     public mutating func apply(_ prepared: PreparedTransaction) -> TransactionApplication {

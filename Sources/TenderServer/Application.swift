@@ -236,7 +236,7 @@ struct LeaderParts {
         let reads = ReadParts(configuration, reader: reading?.reader ?? store, commits: reading?.commits ?? writer.commits, metrics: metrics, logger: logger)
         let router = reads.router
         let horizon = reads.horizon
-        TransactionRoutes(writer: writer, horizon: horizon, timeout: configuration.submissionTimeout).register(on: router)
+        TransactionRoutes(writer: writer, horizon: horizon, history: store, timeout: configuration.submissionTimeout).register(on: router)
         let local = LocalNetworkRoutes(horizon: horizon, writer: writer, anchor: anchor)
         local.register(on: router)
         // The server is its store's only writer (in a cluster, the leader is), so what it has

@@ -4,21 +4,77 @@ import Ledger
 import LedgerService
 import MultipartKit
 import StellarBase
+import Synchronization
+import TenderJSON
 
 /// `POST /transactions`, as Horizon answers it: synchronous, the transaction resource on
 /// success, problem+json with result codes on failure.
 struct TransactionRoutes: Sendable {
     let writer: LedgerWriter
     let horizon: HorizonRoutes
+    /// The history the writer commits to (a reading node's Horizon may lag behind it).
+    let history: any LedgerReader
     let timeout: Duration
     /// The largest request body accepted (an envelope of 100 operations and 20 signatures is
     /// well under 100 KB).
     static let maxBodyBytes = 256 * 1024
 
+    /// Asynchronous submissions not yet in a ledger, by hash (a second one is a duplicate).
+    let inFlight = InFlight()
+
+    final class InFlight: Sendable {
+        private let hashes = Mutex<Set<Bytes32>>([])
+        func claim(_ hash: Bytes32) -> Bool { hashes.withLock { $0.insert(hash).inserted } }
+        func contains(_ hash: Bytes32) -> Bool { hashes.withLock { $0.contains(hash) } }
+        func release(_ hash: Bytes32) { _ = hashes.withLock { $0.remove(hash) } }
+    }
+
     func register(on router: Router<BasicRequestContext>) {
         router.post("/transactions") { request, context in
             try await submit(request, context: context)
         }
+        router.post("/transactions_async") { request, _ in
+            try await submitAsync(request)
+        }
+    }
+
+    /// `POST /transactions_async`, as Horizon answers it: at once, `PENDING` (201) once the
+    /// transaction passes the checks stellar-core's queue makes (then it goes on to a ledger),
+    /// `DUPLICATE` (409) for one already submitted or applied, `ERROR` (400) with the result XDR
+    /// for one those checks refuse, `TRY_AGAIN_LATER` (503) when the ledger writer is not running.
+    private func submitAsync(_ request: Request) async throws -> Response {
+        var request = request
+        guard let body = try? await request.collectBody(upTo: Self.maxBodyBytes) else {
+            return Problem.badRequest("the request body is larger than \(Self.maxBodyBytes) bytes", field: "tx").response()
+        }
+        guard let tx = Self.transactionField(body: body, contentType: request.headers[.contentType]), !tx.isEmpty else {
+            return Problem.badRequest("the form field tx (a base64 transaction envelope) is missing", field: "tx").response()
+        }
+        let envelope: TransactionEnvelope
+        do {
+            envelope = try TransactionEnvelope(xdrBase64: tx)
+        } catch {
+            return Problem.transactionMalformed(tx, detail: error.message).response()
+        }
+        let prepared = PreparedTransaction.prepare(envelope, network: writer.configuration.network)
+        func answer(_ status: String, _ code: HTTPResponse.Status, _ extra: [(String, JSONValue)] = []) throws -> Response {
+            try horizon.json(.object([("tx_status", .string(status)), ("hash", .string(prepared.hash.hex))] + extra), status: code)
+        }
+        guard writer.commits.isWriterRunning else { return try answer("TRY_AGAIN_LATER", .serviceUnavailable) }
+        // In flight (held until its ledger is committed), then in the history this writer commits
+        // to: checked before the state, which may already hold it.
+        if inFlight.contains(prepared.hash) { return try answer("DUPLICATE", .conflict) }
+        if try await history.transaction(hash: prepared.hash) != nil { return try answer("DUPLICATE", .conflict) }
+        if let refused = await writer.read({ state in state.precheck(prepared) }) {
+            return try answer("ERROR", .badRequest, [("errorResultXdr", .string(refused.xdrBase64))])
+        }
+        guard inFlight.claim(prepared.hash) else { return try answer("DUPLICATE", .conflict) }
+        let writer = self.writer, inFlight = self.inFlight
+        Task {
+            defer { inFlight.release(prepared.hash) }
+            _ = try? await writer.submit(envelope)
+        }
+        return try answer("PENDING", .created)
     }
 
     private func submit(_ request: Request, context: BasicRequestContext) async throws -> Response {

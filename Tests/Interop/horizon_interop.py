@@ -248,6 +248,30 @@ try:
 except BadRequestError:
     check("/accounts without a filter is refused", True)
 
+# --- asynchronous submission --------------------------------------------------------------------
+tx = builder(alice).append_payment_op(bob.public_key, Asset.native(), "0.5").build()
+tx.sign(alice)
+answer = server.submit_transaction_async(tx)
+check("POST /transactions_async answers PENDING at once", answer["tx_status"] == "PENDING" and answer["hash"] == tx.hash_hex(), answer)
+again = requests.post(f"{URL}/transactions_async", data={"tx": tx.to_xdr()}, timeout=10)
+check("the same transaction again is DUPLICATE (409)", again.status_code == 409 and again.json()["tx_status"] == "DUPLICATE", again.text)
+deadline = time.time() + 10
+while time.time() < deadline:
+    try:
+        applied = server.transactions().transaction(tx.hash_hex()).call()
+        break
+    except NotFoundError:
+        time.sleep(0.1)
+check("the PENDING transaction reaches a ledger", applied["successful"])
+stale = requests.post(f"{URL}/transactions_async", data={"tx": tx.to_xdr()}, timeout=10)
+check("once applied it is still DUPLICATE", stale.status_code == 409 and stale.json()["tx_status"] == "DUPLICATE", stale.text)
+bad = builder(alice).append_payment_op(bob.public_key, Asset.native(), "0.5").build()
+bad.sign(Keypair.random())
+refused = requests.post(f"{URL}/transactions_async", data={"tx": bad.to_xdr()}, timeout=10)
+check("a transaction the queue refuses is ERROR (400) with its result", refused.status_code == 400 and refused.json()["tx_status"] == "ERROR"
+      and refused.json()["errorResultXdr"], refused.text)
+check("... tx_bad_auth, nothing applied", server.load_account(alice.public_key).sequence == bad.transaction.sequence - 1)
+
 # --- a ledger's own collections, the oldest ledger, health --------------------------------------
 latest = server.transactions().for_account(alice.public_key).order(desc=True).limit(1).call()["_embedded"]["records"][0]
 in_ledger = server.transactions().for_ledger(latest["ledger"]).limit(200).include_failed(True).call()["_embedded"]["records"]

@@ -196,3 +196,29 @@ struct TransactionValidationTests {
         #expect(codes(ledger.submit(envelope)) == ["tx_bad_seq"])
     }
 }
+
+/// The queue's checks before a ledger (`POST /transactions_async`): what apply would refuse
+/// before charging a fee, found without changing anything.
+@Suite("Prechecks")
+struct PrecheckTests {
+    @Test func aPrecheckRefusesWhatApplyWouldAndChangesNothing() {
+        var ledger = TestLedger()
+        let alice = ledger.account()
+        let bob = ledger.account()
+        let payment = Operation(.payment(PaymentOperation(destination: .ed25519(bob.accountID), asset: .native, amount: TestLedger.xlm)))
+        func prepared(sequence: Int64, signers: [KeyPair]) -> PreparedTransaction {
+            let tx = Transaction(sourceAccount: .ed25519(alice.accountID), fee: 100, sequenceNumber: sequence, operations: [payment])
+            return PreparedTransaction.prepare(tx.signed(by: signers, on: .standalone), network: .standalone)
+        }
+        let next = ledger.sequence(alice) + 1
+        let before = ledger.state.stateHash()
+        #expect(ledger.state.precheck(prepared(sequence: next, signers: [alice])) == nil)
+        #expect(ledger.state.precheck(prepared(sequence: next + 1, signers: [alice]))?.code == .badSequence)
+        #expect(ledger.state.precheck(prepared(sequence: next, signers: [bob]))?.code == .badAuth)
+        #expect(ledger.state.precheck(prepared(sequence: next, signers: [alice, bob]))?.code == .badAuthExtra)
+        #expect(ledger.state.stateHash() == before, "a precheck changes nothing")
+        // What apply then does agrees.
+        #expect(ledger.submit(prepared(sequence: next + 1, signers: [alice]).envelope).result.code == .badSequence)
+        #expect(ledger.submit(prepared(sequence: next, signers: [alice]).envelope).result.code == .success)
+    }
+}
