@@ -59,6 +59,12 @@ struct HorizonQuery {
         return code
     }
 
+    /// `join`: only `transactions` is known.
+    func checkJoin() throws(ProblemError) {
+        guard let join = self["join"] else { return }
+        guard join == "transactions" else { throw .invalid("join", "join is transactions, the only resource an operation embeds, not \"\(join)\"") }
+    }
+
     func includeFailed() throws(ProblemError) -> Bool {
         guard let value = self["include_failed"] else { return false }
         guard let flag = Bool(value) else { throw .invalid("include_failed", "include_failed must be true or false, not \"\(value)\"") }

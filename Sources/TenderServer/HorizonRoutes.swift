@@ -49,22 +49,28 @@ struct HorizonRoutes: Sendable {
         }
         for kind in ["operations", "payments"] {
             router.get("/accounts/:account/\(kind)") { request, context in
-                await collection(request, path: "/accounts/\(context.parameters.get("account") ?? "")/\(kind)", tokenOf: \.id) { query, page in
+                let join = Self.joinsTransactions(request)
+                return await collection(request, path: "/accounts/\(context.parameters.get("account") ?? "")/\(kind)", tokenOf: \.id) { query, page in
+                    try query.checkJoin()
                     let id = try accountParameter(context)
                     return try await reader.operations(page, filter: OperationFilter(account: id, paymentsOnly: kind == "payments", includeFailed: try query.includeFailed()))
-                } render: { $0.operation($1) }
+                } render: { Self.operation($0, $1, join: join) }
             }
             router.get("/\(kind)") { request, _ in
-                await collection(request, path: "/\(kind)", tokenOf: \.id) { query, page in
+                let join = Self.joinsTransactions(request)
+                return await collection(request, path: "/\(kind)", tokenOf: \.id) { query, page in
+                    try query.checkJoin()
                     let account = try query.accountID("for_account")
                     return try await reader.operations(page, filter: OperationFilter(account: account, paymentsOnly: kind == "payments", includeFailed: try query.includeFailed()))
-                } render: { $0.operation($1) }
+                } render: { Self.operation($0, $1, join: join) }
             }
             router.get("/transactions/:hash/\(kind)") { request, context in
-                await collection(request, path: "/transactions/\(context.parameters.get("hash") ?? "")/\(kind)", tokenOf: \.id) { query, page in
+                let join = Self.joinsTransactions(request)
+                return await collection(request, path: "/transactions/\(context.parameters.get("hash") ?? "")/\(kind)", tokenOf: \.id) { query, page in
+                    try query.checkJoin()
                     let hash = try hashParameter(context)
                     return try await reader.operations(page, filter: OperationFilter(transactionHash: hash, paymentsOnly: kind == "payments", includeFailed: true))
-                } render: { $0.operation($1) }
+                } render: { Self.operation($0, $1, join: join) }
             }
         }
         router.get("/ledgers/:sequence/transactions") { request, context in
@@ -75,11 +81,13 @@ struct HorizonRoutes: Sendable {
         }
         for kind in ["operations", "payments"] {
             router.get("/ledgers/:sequence/\(kind)") { request, context in
-                await collection(request, path: "/ledgers/\(context.parameters.get("sequence") ?? "")/\(kind)", tokenOf: \.id) { query, page in
+                let join = Self.joinsTransactions(request)
+                return await collection(request, path: "/ledgers/\(context.parameters.get("sequence") ?? "")/\(kind)", tokenOf: \.id) { query, page in
+                    try query.checkJoin()
                     let sequence = try ledgerParameter(context)
                     let filter = OperationFilter(paymentsOnly: kind == "payments", includeFailed: try query.includeFailed())
                     return try await Self.inLedger(sequence, page, id: \.id) { try await reader.operations($0, filter: filter) }
-                } render: { $0.operation($1) }
+                } render: { Self.operation($0, $1, join: join) }
             }
         }
         router.get("/accounts/:account/data/:key") { request, context in
@@ -192,6 +200,17 @@ struct HorizonRoutes: Sendable {
 
     private func accountParameter(_ context: BasicRequestContext) throws(ProblemError) -> AccountID {
         try HorizonQuery.accountID(context.parameters.get("account") ?? "", field: "account_id")
+    }
+
+    /// Whether the request asks each operation to embed its transaction (`join=transactions`).
+    static func joinsTransactions(_ request: Request) -> Bool { HorizonQuery(request)["join"] == "transactions" }
+
+    /// An operation, with its transaction embedded when asked (`join=transactions`).
+    static func operation(_ resources: HorizonResources, _ record: OperationRecord, join: Bool) -> JSONValue {
+        let document = resources.operation(record)
+        guard join, case .object(var fields) = document else { return document }
+        fields.append(("transaction", resources.transaction(record.transaction)))
+        return .object(fields)
     }
 
     private func ledgerParameter(_ context: BasicRequestContext) throws(ProblemError) -> UInt32 {

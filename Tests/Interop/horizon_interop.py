@@ -272,6 +272,15 @@ check("a transaction the queue refuses is ERROR (400) with its result", refused.
       and refused.json()["errorResultXdr"], refused.text)
 check("... tx_bad_auth, nothing applied", server.load_account(alice.public_key).sequence == bad.transaction.sequence - 1)
 
+# --- join=transactions -------------------------------------------------------------------------
+joined = server.payments().for_account(bob.public_key).join("transactions").limit(5).call()["_embedded"]["records"]
+check("join=transactions embeds each payment's transaction", joined and all(r["transaction"]["hash"] == r["transaction_hash"] for r in joined), joined[:1])
+joined = server.operations().join("transactions").order(desc=True).limit(3).call()["_embedded"]["records"]
+check("... and each operation's", all(r["transaction"]["id"] == r["transaction_hash"] for r in joined))
+check("without it there is none", "transaction" not in server.payments().for_account(bob.public_key).limit(1).call()["_embedded"]["records"][0])
+wrong = requests.get(f"{URL}/payments", params={"join": "ledgers"}, timeout=10)
+check("join of anything else is refused with invalid_field join", wrong.status_code == 400 and wrong.json()["extras"]["invalid_field"] == "join", wrong.text)
+
 # --- a ledger's own collections, the oldest ledger, health --------------------------------------
 latest = server.transactions().for_account(alice.public_key).order(desc=True).limit(1).call()["_embedded"]["records"][0]
 in_ledger = server.transactions().for_ledger(latest["ledger"]).limit(200).include_failed(True).call()["_embedded"]["records"]
