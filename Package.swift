@@ -249,6 +249,7 @@ let package = Package(
             name: "CoreTests",
             dependencies: [
                 "GatewayCore", "CheckoutCore", "Checkout", "Gateway", "Store", "TenderTesting", "TenderJSON", "Ledger", "LedgerService", "StellarBase",
+                "Anchor", "AnchorCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -33,6 +33,14 @@ public struct AnchorUser: Sendable, Equatable, Hashable {
     /// The token's `sub`.
     public let subject: String
     public let clientDomain: String?
+
+    public init(account: AccountID, memo: UInt64?, muxedID: UInt64?, subject: String, clientDomain: String?) {
+        self.account = account
+        self.memo = memo
+        self.muxedID = muxedID
+        self.subject = subject
+        self.clientDomain = clientDomain
+    }
 }
 
 /// SEP-10 web authentication: challenges made and signed with the anchor's signing key, signed

@@ -15,6 +15,8 @@ struct CoreWorld {
     let gateway: GatewayService
     let writer: LedgerWriter
     let merchant: MerchantRecord
+    /// The committed ledgers, as Horizon reads them.
+    let reader: any LedgerReader
 
     static let base = "http://127.0.0.1:8000"
 
@@ -23,8 +25,9 @@ struct CoreWorld {
     static func with(_ body: @Sendable (CoreWorld) async throws -> Void) async throws {
         let directory = TemporaryDirectory("gateway-core")
         let network = Network.standalone
+        let store = try SQLiteLedgerStore(path: directory.file("ledger.sqlite"))
         let writer = try await LedgerWriter(
-            store: try SQLiteLedgerStore(path: directory.file("ledger.sqlite")), configuration: .init(network: network, closeInterval: .zero),
+            store: store, configuration: .init(network: network, closeInterval: .zero),
             logger: Logger(label: "test"), now: { 1_800_000_000 })
         let anchor = TestAnchor(seed: "core tests", homeDomain: "localhost")
         let feeAccount = GatewayService.feeAccount(anchorSeed: "core tests")
@@ -41,7 +44,7 @@ struct CoreWorld {
                 feeAccount: feeAccount, desks: LedgerDesks(writer: writer, secrets: secrets, maxPending: 100), webhookWakeup: WakeupSignal(),
                 now: { 1_800_000_000 }, random: { random.bytes($0) }, logger: Logger(label: "test"))
             let merchant = try await gateway.createMerchant(name: "Core").record
-            try await body(CoreWorld(gateway: gateway, writer: writer, merchant: merchant))
+            try await body(CoreWorld(gateway: gateway, writer: writer, merchant: merchant, reader: store))
         }
     }
 
