@@ -24,8 +24,9 @@ public struct TransferMachine: Codable, Sendable, Equatable {
     /// What the anchor saw happen.
     public enum Event: Sendable, Equatable {
         /// The user chose the amount (minor units of the fiat) on the interactive page; the fee
-        /// is the one `/info` states for it.
-        case amountChosen(amountIn: Int64, fee: Int64)
+        /// is the one `/info` states for it. An exchange (SEP-6 with a SEP-38 price) names what
+        /// the user receives in the other asset, instead of the amount less the fee.
+        case amountChosen(amountIn: Int64, fee: Int64, exchangedOut: Int64? = nil)
         /// The user's part arrived: the card payment succeeded (deposit), or the asset reached
         /// the anchor's account (withdrawal, with the ledger transaction that paid it).
         case userTransferReceived(stellarTransaction: String?)
@@ -55,6 +56,8 @@ public struct TransferMachine: Codable, Sendable, Equatable {
     /// Minor units of the fiat: what the user pays in (a deposit) or sends as the asset (a withdrawal).
     public private(set) var amountIn: Int64?
     public private(set) var amountFee: Int64?
+    /// An exchange's amount out, in hundredths of the other asset.
+    public private(set) var exchangedOut: Int64?
     public private(set) var message: String?
     /// The ledger transaction of the asset's move (the deposit's payment, the withdrawal's incoming one).
     public private(set) var stellarTransaction: String?
@@ -65,6 +68,7 @@ public struct TransferMachine: Codable, Sendable, Equatable {
 
     /// What the user receives: the amount in less the fee.
     public var amountOut: Int64? {
+        if let exchangedOut { return exchangedOut }
         guard let amountIn, let amountFee else { return nil }
         return amountIn - amountFee
     }
@@ -72,10 +76,11 @@ public struct TransferMachine: Codable, Sendable, Equatable {
     public mutating func apply(_ event: Event) throws(Refusal) {
         func refuse() -> Refusal { Refusal(status: status, event: "\(event)") }
         switch (status, event) {
-        case (.incomplete, .amountChosen(let amount, let fee)):
-            guard amount > 0, fee >= 0, fee < amount else { throw refuse() }
+        case (.incomplete, .amountChosen(let amount, let fee, let exchanged)):
+            guard amount > 0, fee >= 0, fee < amount, (exchanged ?? 1) > 0 else { throw refuse() }
             amountIn = amount
             amountFee = fee
+            exchangedOut = exchanged
             status = .pendingUserTransferStart
         case (.pendingUserTransferStart, .userTransferReceived(let transaction)):
             if kind == .withdrawal { stellarTransaction = transaction }

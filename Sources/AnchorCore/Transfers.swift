@@ -33,6 +33,9 @@ public struct TransferRecord: Codable, Sendable, Equatable {
     /// A withdrawal: the paging token from which the anchor's incoming payments are read.
     public var watchFrom: Int64?
     public var lang: String?
+    /// An exchange (SEP-6's deposit-exchange, withdraw-exchange): the SEP-38 quote it honours, if any.
+    public var exchange: Bool?
+    public var quote: String?
 }
 
 extension ObjectKind {
@@ -123,7 +126,7 @@ public final class TransferService: Sendable {
 
     /// `POST /transactions/deposit/interactive` or `/withdraw/interactive`: a new transfer of the
     /// token's user and the one-time token of its interactive URL.
-    public func start(_ kind: TransferMachine.Kind, user: AnchorUser, assetCode: String?, account: String?, lang: String?) async throws -> (TransferRecord, token: String) {
+    public func start(_ kind: TransferMachine.Kind, user: AnchorUser, assetCode: String?, account: String?, lang: String?, id given: String? = nil, currency: GatewayCurrency? = nil) async throws -> (TransferRecord, token: String) {
         guard let asset = asset(assetCode) else {
             throw AnchorFailure.badRequest(code: "invalid_asset", message: "asset_code must be one of \(assets.map(\.code).joined(separator: ", ")), the assets this anchor moves")
         }
@@ -135,9 +138,9 @@ public final class TransferService: Sendable {
         }
         let token = GatewayIDs.make("", random: gateway.random, length: 32).dropFirst()
         let time = now
-        let id = UUIDText.make(gateway.random(16))
+        let id = given ?? newTransferID()
         var record = TransferRecord(
-            id: id, machine: TransferMachine(kind: kind), assetCode: asset.code, currency: asset.currency.code, account: user.account.strKey,
+            id: id, machine: TransferMachine(kind: kind), assetCode: asset.code, currency: (currency ?? asset.currency).code, account: user.account.strKey,
             memo: user.memo ?? user.muxedID, destination: destination, started: time, updated: time, interactiveTokenHash: Self.hash(String(token)), lang: lang)
         if kind == .withdrawal {
             record.withdrawMemo = UInt64(bigEndianBytes: Array(SHA256.hash(data: Array("withdraw memo \(id)".utf8)).prefix(8))) & 0x7FFF_FFFF_FFFF_FFFF
@@ -151,6 +154,38 @@ public final class TransferService: Sendable {
     }
 
     static func hash(_ token: String) -> [UInt8] { Array(SHA256.hash(data: Array(token.utf8))) }
+
+    /// A new transfer's id.
+    public func newTransferID() -> String { UUIDText.make(gateway.random(16)) }
+
+    /// SEP-6's exchanges: a transfer between `fiat` and the anchor's `asset` at `price` (a
+    /// SEP-38 quote's, or the price now), started and its amount chosen at once. A deposit is
+    /// then paid on the payment page in `fiat`; a withdrawal waits for the asset with its memo.
+    public func startExchange(
+        _ kind: TransferMachine.Kind, user: AnchorUser, id: String, asset: TransferAsset, fiat: GatewayCurrency, sell: Int64, fee: Int64, buy: Int64, quote: String?,
+        account: String?, method: PaymentMethodType, successURL: String, base: String
+    ) async throws -> (TransferRecord, page: String?) {
+        var (record, _) = try await start(kind, user: user, assetCode: asset.code, account: account, lang: nil, id: id, currency: fiat)
+        guard let stored = try await gateway.store.object(id: id, kind: .anchorTransfer, merchant: Self.owner) else { throw AnchorFailure.notFound("transaction \(id) not found") }
+        record.exchange = true
+        record.quote = quote
+        record.interactiveTokenHash = nil
+        try record.machine.apply(.amountChosen(amountIn: sell, fee: fee, exchangedOut: buy))
+        guard kind == .deposit else {
+            _ = try await save(record, over: stored, attention: now + 1)
+            return (record, nil)
+        }
+        guard method == .card || fiat.code == "eur" else { throw AnchorFailure.badRequest(code: "invalid_method", message: "iDEAL pays in euros only") }
+        let view = try await gateway.createCheckoutSession(NewCheckoutSession(
+            lineItems: [SessionLineItem(name: "Exchange to \(asset.code) for \(record.destination.prefix(4))…\(record.destination.suffix(4))", unitAmount: sell, quantity: 1)],
+            currency: fiat, successURL: successURL, cancelURL: successURL, clientReferenceID: id, paymentMethodTypes: [method], metadata: ["anchor_transaction": id]),
+            merchant: try await merchant(), base: base)
+        record.session = view.session.id.rawValue
+        record.method = method.rawValue
+        record.machine.link(external: view.intent.id.rawValue)
+        _ = try await save(record, over: stored, attention: now + 1)
+        return (record, "/pay/\(view.session.id.rawValue)")
+    }
 
     static func encode(_ record: TransferRecord) throws -> [UInt8] { Array(try JSONEncoder().encode(record)) }
 
@@ -368,6 +403,10 @@ public final class TransferService: Sendable {
         let paid: String
         if let found = try await gateway.findOnLedger(memo: memo, account: destination, reader: reader) {
             paid = found.hash.hex
+        } else if record.exchange == true {
+            // An exchange: the fiat paid in stays with the anchor (its reserve in that currency);
+            // the asset is issued anew.
+            paid = try await issue(amountOut, of: asset, to: destination, memo: memo)
         } else {
             do {
                 paid = try await gateway.payFromSettlement(amountOut, of: asset.currency, to: destination, memo: memo, merchant: merchant, parameter: "amount").hash.hex
@@ -419,12 +458,29 @@ public final class TransferService: Sendable {
                 try await save(record, over: stored, attention: now + 2)
             }
         case .pendingAnchor:
-            guard let amountOut = record.machine.amountOut else { return }
+            guard let amountOut = record.machine.amountOut, let amountIn = record.machine.amountIn, let fee = record.machine.amountFee else { return }
+            var payoutCurrency = asset.currency
+            if record.exchange == true, let fiat = GatewayCurrency.named(record.currency), let target = assets.first(where: { $0.currency == fiat }) {
+                // An exchange: the asset received (less the fee, which the anchor keeps) leaves
+                // circulation, and the other currency's asset is issued to the anchor, which pays
+                // it out. Each step is found again by its memo after a stop.
+                let anchorAccount = try AccountID(merchant.settlementAccount)
+                let burn = "tender anchor exchange in \(record.id)"
+                if try await gateway.findOnLedger(memo: burn, account: anchorAccount, reader: reader) == nil {
+                    _ = try await gateway.payFromSettlement(amountIn - fee, of: asset.currency, to: asset.asset.issuer!, memo: burn, merchant: merchant, parameter: "amount")
+                }
+                let mint = "tender anchor exchange out \(record.id)"
+                if try await gateway.findOnLedger(memo: mint, account: anchorAccount, reader: reader) == nil {
+                    _ = try await issue(amountOut, of: target, to: anchorAccount, memo: mint)
+                }
+                payoutCurrency = fiat
+            }
             // The payout takes the asset out of circulation: it is paid to the asset's issuer.
             let key = "anchor withdrawal \(record.id)"
             let idempotency = Idempotency(merchant: merchant.id, key: key, created: record.started, resumed: true)
+            let issuer = assets.first { $0.currency == payoutCurrency }?.asset.issuer ?? asset.asset.issuer!
             let payout = try await gateway.createPayout(
-                NewPayout(amount: amountOut, currency: asset.currency, destination: asset.asset.issuer!.strKey, metadata: ["anchor_transaction": record.id],
+                NewPayout(amount: amountOut, currency: payoutCurrency, destination: issuer.strKey, metadata: ["anchor_transaction": record.id],
                           description: "Withdrawal \(record.id)"),
                 merchant: merchant, idempotency: idempotency)
             try record.machine.apply(.paying)
@@ -434,6 +490,21 @@ public final class TransferService: Sendable {
         default:
             return
         }
+    }
+}
+
+extension TransferService {
+    /// Issues `amount` hundredths of `asset` from its issuer to `destination`, with a memo that
+    /// finds the payment again. Returns the ledger transaction.
+    func issue(_ amount: Int64, of asset: TransferAsset, to destination: AccountID, memo: String) async throws -> String {
+        guard let desk = gateway.issuerDesks[asset.code] else { throw AnchorFailure.badRequest(code: "invalid_asset", message: "\(asset.code) has no issuer here") }
+        let operation = StellarBase.Operation(.payment(PaymentOperation(
+            destination: .ed25519(destination), asset: asset.asset, amount: try FiatConversion.stroops(minorUnits: amount, exponent: asset.currency.exponent))))
+        let result = try await desk.submit([operation], memo: Memo.hash(Bytes32(Array(SHA256.hash(data: Array(memo.utf8))))))
+        guard case .applied(let stored) = result, stored.result.isSuccess else {
+            throw AnchorFailure.badRequest(code: "payment_failed", message: "issuing \(asset.code) failed: \(result.result.code.name)")
+        }
+        return stored.hash.hex
     }
 }
 

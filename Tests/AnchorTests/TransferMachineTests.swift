@@ -32,6 +32,14 @@ struct TransferMachineTests {
         #expect(withdrawal.status == .completed && withdrawal.external == "po_1" && withdrawal.amountOut == 471)
     }
 
+    @Test func anExchangeReceivesWhatItsPriceSays() throws {
+        var exchange = Machine(kind: .deposit)
+        try exchange.apply(.amountChosen(amountIn: 1_000, fee: 40, exchangedOut: 888))
+        #expect(exchange.amountOut == 888 && exchange.amountFee == 40 && exchange.amountIn == 1_000)
+        var nothing = Machine(kind: .deposit)
+        #expect(throws: Machine.Refusal.self) { try nothing.apply(.amountChosen(amountIn: 1_000, fee: 40, exchangedOut: 0)) }
+    }
+
     @Test func failuresAndRefusals() throws {
         var declined = Machine(kind: .deposit)
         try declined.apply(.amountChosen(amountIn: 1_000, fee: 40))

@@ -220,6 +220,38 @@ with sync_playwright() as playwright:
     check("deposits: amount_in = amount_out + amount_fee, each", all(Decimal(t["amount_in"]) == Decimal(t["amount_out"]) + Decimal(t["amount_fee"]) for t in listed if t["amount_in"]))
     check("alice holds what her deposits paid out less what her withdrawals took", eur(alice.public_key)
           == sum(Decimal(t["amount_out"]) for t in deposits) - sum(Decimal(t["amount_in"]) for t in listed if t["kind"] == "withdrawal" and t["status"] == "completed"))
+
+    # --- SEP-6 exchanges at SEP-38 quotes: dollars in, euros out; euros in, dollars out ----------
+    QUOTES = toml["ANCHOR_QUOTE_SERVER"]
+    stellar_eur = f"stellar:EUR:{EUR.issuer}"
+    quote = requests.post(f"{QUOTES}/quote", headers=headers, timeout=30,
+                          json={"sell_asset": "iso4217:USD", "buy_asset": stellar_eur, "sell_amount": "10.00", "context": "sep6"}).json()
+    check("a quote: 10.00 USD for 8.88 EUR", quote["buy_amount"] == "8.88", quote)
+    exchange = requests.get(f"{toml['TRANSFER_SERVER']}/deposit-exchange", headers=headers, timeout=30, params={
+        "destination_asset": "EUR", "source_asset": "iso4217:USD", "amount": "10.00", "quote_id": quote["id"], "account": alice.public_key})
+    check("deposit-exchange honours the quote and says where to pay", exchange.status_code == 200, exchange.text)
+    again = requests.get(f"{toml['TRANSFER_SERVER']}/deposit-exchange", headers=headers, timeout=30, params={
+        "destination_asset": "EUR", "source_asset": "iso4217:USD", "amount": "10.00", "quote_id": quote["id"]})
+    check("a quote is honoured once", again.status_code == 400 and again.json()["code"] == "invalid_quote", again.text)
+    page.goto(exchange.json()["instructions"]["payment_url"]["value"])
+    check("the payment page asks for dollars", "$10.00" in page.text_content("body"))
+    pay(page, "4242 4242 4242 4242")
+    page.wait_for_url("**/sep24/more_info/**")
+    record = until(token, exchange.json()["id"], ["completed", "error"])
+    check("the exchange completes: 10.00 USD in, 0.40 USD fee, 8.88 EUR out", record["status"] == "completed" and record["kind"] == "deposit-exchange"
+          and record["amount_in"] == "10.00" and record["amount_in_asset"] == "iso4217:USD" and record["amount_out"] == "8.88"
+          and record["quote_id"] == quote["id"] and eur(alice.public_key) == Decimal("15.18"), record)
+    quote = requests.post(f"{QUOTES}/quote", headers=headers, timeout=30,
+                          json={"sell_asset": stellar_eur, "buy_asset": "iso4217:USD", "sell_amount": "5.00", "context": "sep6"}).json()
+    exchange = requests.get(f"{toml['TRANSFER_SERVER']}/withdraw-exchange", headers=headers, timeout=30, params={
+        "source_asset": "EUR", "destination_asset": "iso4217:USD", "amount": "5.00", "quote_id": quote["id"], "type": "bank_account"}).json()
+    tx = (TransactionBuilder(server.load_account(alice.public_key), PASSPHRASE, base_fee=100).set_timeout(60)
+          .append_payment_op(exchange["account_id"], EUR, "5").add_id_memo(int(exchange["memo"])).build())
+    tx.sign(alice)
+    server.submit_transaction(tx)
+    record = until(token, exchange["id"], ["completed", "error"])
+    check("withdraw-exchange: 5.00 EUR in, 0.25 fee, 5.13 USD paid out at the quote", record["status"] == "completed" and record["kind"] == "withdrawal-exchange"
+          and record["amount_out"] == "5.13" == quote["buy_amount"] and record["amount_out_asset"] == "iso4217:USD" and eur(alice.public_key) == Decimal("10.18"), record)
     check("no page made a request elsewhere", not external, external)
     browser.close()
 

@@ -75,9 +75,10 @@ struct TransferRoutes: Sendable {
         }
         }
         registerSEP6(on: router)
+        registerExchanges(on: router)
         registerSEP38(on: router)
         for path in ["/sep24/info", "/sep24/transactions/deposit/interactive", "/sep24/transactions/withdraw/interactive", "/sep24/transaction", "/sep24/transactions",
-                     "/sep6/info", "/sep6/deposit", "/sep6/withdraw", "/sep6/transaction", "/sep6/transactions",
+                     "/sep6/info", "/sep6/deposit", "/sep6/withdraw", "/sep6/deposit-exchange", "/sep6/withdraw-exchange", "/sep6/transaction", "/sep6/transactions",
                      "/sep38/info", "/sep38/prices", "/sep38/price", "/sep38/quote", "/sep38/quote/:id"] {
             router.on(RouterPath(path), method: .options) { _, _ in AnchorRoutes.response(.noContent, body: nil) }
         }
@@ -112,7 +113,9 @@ struct TransferRoutes: Sendable {
                 }
                 return .object([
                     ("deposit", .object(transfers.assets.map { entry($0, deposit: true) })),
+                    ("deposit-exchange", .object(transfers.assets.map { entry($0, deposit: true) })),
                     ("withdraw", .object(transfers.assets.map { entry($0, deposit: false) })),
+                    ("withdraw-exchange", .object(transfers.assets.map { entry($0, deposit: false) })),
                     ("fee", .object([("enabled", false)])),
                     ("transactions", .object([("enabled", true), ("authentication_required", true)])),
                     ("transaction", .object([("enabled", true), ("authentication_required", true)])),
@@ -166,6 +169,58 @@ struct TransferRoutes: Sendable {
                     ("fee_fixed", .raw(Array(FiatConversion.format(minorUnits: asset.withdrawFixed, exponent: 2).utf8))), ("fee_percent", 0),
                     ("extra_info", .object([("message", .string("Send exactly \(FiatConversion.format(minorUnits: amount, exponent: 2)) \(asset.code) with the memo; the fiat is paid out once it arrives."))])),
                 ])
+            }
+        }
+    }
+
+    /// SEP-6's exchanges: `/deposit-exchange` (fiat `source_asset` in, the anchor's
+    /// `destination_asset` out) and `/withdraw-exchange` (the reverse), at a SEP-38 quote's price
+    /// (`quote_id`: the user's, unexpired, unused, for these assets and this `amount` sold) or
+    /// the price now.
+    func registerExchanges(on router: Router<BasicRequestContext>) {
+        for kind in [TransferMachine.Kind.deposit, .withdrawal] {
+            router.get(kind == .deposit ? "/sep6/deposit-exchange" : "/sep6/withdraw-exchange") { request, _ in
+                await sep6(request) { user, query in
+                    let stellarCode = kind == .deposit ? query["destination_asset"] : query["source_asset"]
+                    let fiatName = kind == .deposit ? query["source_asset"] : query["destination_asset"]
+                    guard let asset = transfers.asset(stellarCode) else {
+                        throw AnchorFailure.badRequest(code: "invalid_asset", message: "\(kind == .deposit ? "destination_asset" : "source_asset") is one of \(transfers.assets.map(\.code).joined(separator: ", "))")
+                    }
+                    guard let fiatName, let fiatAsset = Quotes.AssetName(fiatName), fiatAsset.isFiat, let fiat = GatewayCurrency.named(fiatAsset.code) else {
+                        throw AnchorFailure.badRequest(code: "invalid_asset", message: "\(kind == .deposit ? "source_asset" : "destination_asset") is a fiat currency: \(quotes.fiatAssets.joined(separator: ", "))")
+                    }
+                    guard let amount = try QuoteService.amount(query["amount"], "amount") else {
+                        throw AnchorFailure.badRequest(code: "invalid_amount", message: "amount (of source_asset) is required")
+                    }
+                    let stellar = "stellar:\(asset.code):\(asset.asset.issuer!.strKey)"
+                    let (sell, buy) = kind == .deposit ? (fiatAsset.description, stellar) : (stellar, fiatAsset.description)
+                    let id = transfers.newTransferID()
+                    let amounts: (sell: Int64, fee: Int64, buy: Int64)
+                    if let quoteID = query["quote_id"], !quoteID.isEmpty {
+                        let quote = try await quotes.use(user, id: quoteID, sell: sell, buy: buy, sellAmount: amount, transfer: id)
+                        amounts = (quote.sellAmount, quote.fee, quote.buyAmount)
+                    } else {
+                        let price = try quotes.price(sell: sell, buy: buy, sellAmount: FiatConversion.format(minorUnits: amount, exponent: 2), buyAmount: nil)
+                        amounts = (price.sellAmount, price.fee.total, price.buyAmount)
+                    }
+                    let base = AnchorRoutes.base(request)
+                    let (record, page) = try await transfers.startExchange(
+                        kind, user: user, id: id, asset: asset, fiat: fiat, sell: amounts.sell, fee: amounts.fee, buy: amounts.buy, quote: query["quote_id"],
+                        account: kind == .deposit ? query["account"] : nil, method: PaymentMethodType(rawValue: query["funding_method"] ?? "card") ?? .card,
+                        successURL: moreInfoURL(id, base: base), base: base)
+                    if let page {
+                        return .object([
+                            ("id", .string(record.id)),
+                            ("how", .string("Pay \(FiatConversion.format(minorUnits: amounts.sell, exponent: 2)) \(fiat.code.uppercased()) at \(base)\(page)")),
+                            ("instructions", .object([("payment_url", .object([("value", .string(base + page)), ("description", "Tender's payment page for this exchange")]))])),
+                            ("eta", 60),
+                        ])
+                    }
+                    return .object([
+                        ("account_id", .string(try await transfers.withdrawAccount())), ("memo_type", "id"),
+                        ("memo", .string(record.withdrawMemo.map(String.init) ?? "")), ("id", .string(record.id)), ("eta", 60),
+                    ])
+                }
             }
         }
     }
@@ -306,7 +361,7 @@ struct TransferRoutes: Sendable {
         let stellarAsset = asset.map { "stellar:\($0.code):\($0.asset.issuer!.strKey)" } ?? ""
         let fiat = "iso4217:\(record.currency.uppercased())"
         var fields: [(String, JSONValue)] = [
-            ("id", .string(record.id)), ("kind", .string(machine.kind.name)), ("status", .string(machine.status.rawValue)),
+            ("id", .string(record.id)), ("kind", .string(machine.kind.name + (record.exchange == true ? "-exchange" : ""))), ("status", .string(machine.status.rawValue)),
             ("more_info_url", .string("\(base)/sep24/more_info/\(record.id)?sig=\(signature("more \(record.id)"))")),
             ("amount_in", money(machine.amountIn)), ("amount_in_asset", .string(machine.kind == .deposit ? fiat : stellarAsset)),
             ("amount_out", money(machine.amountOut)), ("amount_out_asset", .string(machine.kind == .deposit ? stellarAsset : fiat)),
@@ -318,6 +373,7 @@ struct TransferRoutes: Sendable {
             ("message", machine.message.map(JSONValue.string) ?? .null),
             ("refunded", .bool(machine.status == .refunded)),
         ]
+        if let quote = record.quote { fields.append(("quote_id", .string(quote))) }
         if machine.kind == .deposit {
             fields.append(("to", .string(record.destination)))
         } else {
