@@ -1,3 +1,4 @@
+import Foundation
 import StellarBase
 
 /// Why a SEP-10 challenge was refused, with a stable code for each rule.
@@ -253,4 +254,16 @@ public enum WebAuth {
         }
         return signed
     }
+}
+
+/// A top-level string key of a stellar.toml (SEP-1), such as `SIGNING_KEY`; nil when absent.
+public func stellarTomlValue(_ key: String, in toml: String) -> String? {
+    for raw in toml.split(whereSeparator: \.isNewline) {
+        let line = raw.trimmingCharacters(in: .whitespaces)
+        if line.hasPrefix("[") { return nil }
+        let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, parts[0] == key, parts[1].count >= 2, parts[1].hasPrefix("\""), parts[1].hasSuffix("\"") else { continue }
+        return String(parts[1].dropFirst().dropLast())
+    }
+    return nil
 }

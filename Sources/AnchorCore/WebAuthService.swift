@@ -55,6 +55,8 @@ public final class WebAuthService: Sendable {
     let keys: JWTKeyCollection
     let now: @Sendable () -> UInt64
     let random: @Sendable (Int) -> [UInt8]
+    /// A client domain's SIGNING_KEY, read from its stellar.toml (nil: client domains refused).
+    let clientDomainKey: (@Sendable (String) async throws -> AccountID)?
     /// How long a token lasts: a day.
     public static let tokenLifetime: UInt64 = 86_400
     /// The challenges already exchanged for a token, until they expire (then their time bounds refuse them).
@@ -62,8 +64,10 @@ public final class WebAuthService: Sendable {
 
     public init(
         signingKey: KeyPair, network: Network, homeDomains: Set<String>, tokenKey: [UInt8], reader: any LedgerReader,
-        now: @escaping @Sendable () -> UInt64, random: @escaping @Sendable (Int) -> [UInt8]
+        now: @escaping @Sendable () -> UInt64, random: @escaping @Sendable (Int) -> [UInt8],
+        clientDomainKey: (@Sendable (String) async throws -> AccountID)? = nil
     ) async {
+        self.clientDomainKey = clientDomainKey
         self.signingKey = signingKey
         self.network = network
         self.homeDomains = homeDomains
@@ -90,7 +94,7 @@ public final class WebAuthService: Sendable {
     /// `GET /auth`: a challenge for `account` (`G...` or `M...`), with an id `memo`, for
     /// `homeDomain` (default: `host`, the domain the request came to), asked of `host`.
     /// - Throws: ``AnchorFailure/badRequest(code:message:)`` naming what is wrong.
-    public func challenge(account: String?, memo: String?, homeDomain: String?, clientDomain: String?, host: String) throws(AnchorFailure) -> String {
+    public func challenge(account: String?, memo: String?, homeDomain: String?, clientDomain: String?, host: String) async throws(AnchorFailure) -> String {
         guard let account, !account.isEmpty else { throw .badRequest(code: "invalid_request", message: "account is required (G... or M...)") }
         guard let client = try? MuxedAccount(account) else { throw .badRequest(code: "invalid_request", message: "account \(account) is not a G... or M... address") }
         var memoID: UInt64?
@@ -102,12 +106,23 @@ public final class WebAuthService: Sendable {
         guard domain == host || homeDomains.contains(domain) else {
             throw .badRequest(code: WebAuthError.Code.invalidHomeDomain.rawValue, message: "home_domain \(domain) is not served here; ask for \(([host] + homeDomains.sorted()).joined(separator: " or "))")
         }
+        var domainKey: (domain: String, key: AccountID)?
         if let clientDomain, !clientDomain.isEmpty {
-            throw .badRequest(code: "client_domain_not_supported", message: "this anchor does not verify client domains yet; ask without client_domain")
+            guard let lookup = clientDomainKey else {
+                throw .badRequest(code: "client_domain_not_supported", message: "this anchor does not verify client domains; ask without client_domain")
+            }
+            guard clientDomain.utf8.count <= 64, clientDomain.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:".contains($0)) }) else {
+                throw .badRequest(code: "invalid_client_domain", message: "client_domain is a domain name, such as wallet.example.com")
+            }
+            do {
+                domainKey = (clientDomain, try await lookup(clientDomain))
+            } catch {
+                throw .badRequest(code: "invalid_client_domain", message: "client_domain \(clientDomain)'s stellar.toml names no SIGNING_KEY that can be read")
+            }
         }
         do {
             return try WebAuth.challenge(
-                server: signingKey, client: client, memo: memoID, homeDomain: domain, webAuthDomain: host, clientDomain: nil,
+                server: signingKey, client: client, memo: memoID, homeDomain: domain, webAuthDomain: host, clientDomain: domainKey,
                 nonce: random(WebAuth.nonceLength), now: now(), network: network
             ).xdrBase64
         } catch {

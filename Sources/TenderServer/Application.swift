@@ -263,7 +263,7 @@ struct LeaderParts {
         ConsoleRoutes(service: gateway, checkout: checkout, horizon: horizon, adminKey: gatewayRoutes.adminKey, logger: logger, clock: clock).register(on: router)
         let webAuth = await WebAuthService(
             signingKey: anchor.signingKey, network: configuration.network, homeDomains: [anchor.homeDomain], tokenKey: secrets.anchorKeyBytes,
-            reader: reads.horizon.reader, now: { UInt64(clamping: now()) }, random: environment.random)
+            reader: reads.horizon.reader, now: { UInt64(clamping: now()) }, random: environment.random, clientDomainKey: AnchorRoutes.clientDomainKey)
         let customers = CustomerService(store: gatewayStore, secrets: secrets, now: now, random: environment.random)
         let anchorRoutes = AnchorRoutes(webAuth: webAuth, customers: customers, logger: logger)
         anchorRoutes.register(on: router)

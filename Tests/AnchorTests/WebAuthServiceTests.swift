@@ -48,7 +48,7 @@ struct WebAuthServiceTests {
         let clock = WallClock()
         let auth = await service(store, clock)
         let alice = try KeyPair(seed: Array(repeating: 2, count: 32))
-        let challenge = try auth.challenge(account: alice.accountID.strKey, memo: "7", homeDomain: nil, clientDomain: nil, host: host)
+        let challenge = try await auth.challenge(account: alice.accountID.strKey, memo: "7", homeDomain: nil, clientDomain: nil, host: host)
         let answer = try sign(challenge, [alice])
         let token = try await auth.token(transaction: answer, host: host, issuer: "http://\(host)/auth")
         let user = try await auth.user(token: token)
@@ -63,16 +63,16 @@ struct WebAuthServiceTests {
         #expect(await refusal { _ = try await auth.user(token: token) } == "unauthorized")
         // A token made under another key, and no token, are refused.
         let other = await service(store, WallClock(), tokenKey: Array(repeating: 2, count: 32))
-        let forged = try await other.token(transaction: sign(other.challenge(account: alice.accountID.strKey, memo: nil, homeDomain: nil, clientDomain: nil, host: host), [alice]),
+        let forged = try await other.token(transaction: sign(await other.challenge(account: alice.accountID.strKey, memo: nil, homeDomain: nil, clientDomain: nil, host: host), [alice]),
                                            host: host, issuer: "x")
         #expect(await refusal { _ = try await auth.user(token: forged) } == "unauthorized")
         #expect(await refusal { _ = try await auth.user(token: nil) } == "unauthorized")
         // Another host's challenge is not this endpoint's; a home domain not served makes none.
-        let elsewhere = try auth.challenge(account: alice.accountID.strKey, memo: nil, homeDomain: "anchor.test", clientDomain: nil, host: "other:1")
+        let elsewhere = try await auth.challenge(account: alice.accountID.strKey, memo: nil, homeDomain: "anchor.test", clientDomain: nil, host: "other:1")
         #expect(await refusal { _ = try await auth.token(transaction: try sign(elsewhere, [alice]), host: host, issuer: "x") } == "invalid_web_auth_domain")
-        #expect(await refusal { _ = try auth.challenge(account: alice.accountID.strKey, memo: nil, homeDomain: "evil.test", clientDomain: nil, host: host) } == "invalid_home_domain")
-        #expect(await refusal { _ = try auth.challenge(account: "GABC", memo: nil, homeDomain: nil, clientDomain: nil, host: host) } == "invalid_request")
-        #expect(await refusal { _ = try auth.challenge(account: alice.accountID.strKey, memo: "-1", homeDomain: nil, clientDomain: nil, host: host) } == "invalid_memo")
+        #expect(await refusal { _ = try await auth.challenge(account: alice.accountID.strKey, memo: nil, homeDomain: "evil.test", clientDomain: nil, host: host) } == "invalid_home_domain")
+        #expect(await refusal { _ = try await auth.challenge(account: "GABC", memo: nil, homeDomain: nil, clientDomain: nil, host: host) } == "invalid_request")
+        #expect(await refusal { _ = try await auth.challenge(account: alice.accountID.strKey, memo: "-1", homeDomain: nil, clientDomain: nil, host: host) } == "invalid_memo")
     }
 
     @Test func anAccountOnTheLedgerIsWeighedByItsSigners() async throws {
@@ -88,8 +88,31 @@ struct WebAuthServiceTests {
         try await submit(root, .createAccount(CreateAccountOperation(destination: bob.accountID, startingBalance: 100 * Amount.stroopsPerUnit)))
         try await submit(bob, .setOptions(SetOptionsOperation(mediumThreshold: 2, signer: Signer(key: .ed25519(cosigner.accountID.publicKey), weight: 1))))
         let auth = await service(store, WallClock())
-        let ask = { try auth.challenge(account: bob.accountID.strKey, memo: nil, homeDomain: nil, clientDomain: nil, host: host) }
-        #expect(await refusal { _ = try await auth.token(transaction: try sign(ask(), [bob]), host: host, issuer: "x") } == "insufficient_weight")
-        #expect(try await auth.user(token: auth.token(transaction: try sign(ask(), [bob, cosigner]), host: host, issuer: "x")).account == bob.accountID)
+        let ask = { try await auth.challenge(account: bob.accountID.strKey, memo: nil, homeDomain: nil, clientDomain: nil, host: host) }
+        #expect(await refusal { _ = try await auth.token(transaction: try sign(await ask(), [bob]), host: host, issuer: "x") } == "insufficient_weight")
+        #expect(try await auth.user(token: auth.token(transaction: try sign(await ask(), [bob, cosigner]), host: host, issuer: "x")).account == bob.accountID)
+    }
+
+    @Test func aClientDomainsKeyIsReadFromItsTomlAndMustSign() async throws {
+        let store = try SQLiteLedgerStore(path: temporary.file("ledger.sqlite"))
+        let wallet = try KeyPair(seed: Array(repeating: 5, count: 32))
+        let alice = try KeyPair(seed: Array(repeating: 2, count: 32))
+        let auth = await WebAuthService(
+            signingKey: try KeyPair(seed: Array(repeating: 9, count: 32)), network: .standalone, homeDomains: [], tokenKey: Array(repeating: 1, count: 32),
+            reader: store, now: WallClock().now, random: { Array(repeating: 6, count: $0) },
+            clientDomainKey: { domain in
+                guard domain == "wallet.example" else { throw AnchorFailure.notFound("no toml") }
+                return wallet.accountID
+            })
+        let challenge = try await auth.challenge(account: alice.accountID.strKey, memo: nil, homeDomain: nil, clientDomain: "wallet.example", host: host)
+        #expect(await refusal { _ = try await auth.token(transaction: try sign(challenge, [alice]), host: host, issuer: "x") } == "not_signed_by_client_domain")
+        let token = try await auth.token(transaction: try sign(challenge, [alice, wallet]), host: host, issuer: "x")
+        #expect(try await auth.user(token: token).clientDomain == "wallet.example")
+        #expect(await refusal { _ = try await auth.challenge(account: alice.accountID.strKey, memo: nil, homeDomain: nil, clientDomain: "elsewhere.example", host: host) } == "invalid_client_domain")
+        #expect(await refusal { _ = try await auth.challenge(account: alice.accountID.strKey, memo: nil, homeDomain: nil, clientDomain: "a b", host: host) } == "invalid_client_domain")
+        let plain = await service(store, WallClock())
+        #expect(await refusal { _ = try await plain.challenge(account: alice.accountID.strKey, memo: nil, homeDomain: nil, clientDomain: "wallet.example", host: host) } == "client_domain_not_supported")
+        #expect(stellarTomlValue("SIGNING_KEY", in: "VERSION=\"2\"\nSIGNING_KEY = \"GABC\"\n[[CURRENCIES]]\nSIGNING_KEY=\"GDEF\"") == "GABC")
+        #expect(stellarTomlValue("SIGNING_KEY", in: "[DOCUMENTATION]\nSIGNING_KEY=\"GABC\"") == nil)
     }
 }

@@ -105,6 +105,38 @@ response = requests.get(AUTH, params={"account": alice.public_key, "home_domain"
 refused("a home domain the anchor does not serve", response, "invalid_home_domain")
 refused("no account", requests.get(AUTH, timeout=30), "invalid_request")
 
+# --- a client domain: the wallet's own toml names its SIGNING_KEY, which must sign too ---------
+import http.server
+import threading
+
+wallet_key = Keypair.random()
+
+
+class WalletToml(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = f'SIGNING_KEY="{wallet_key.public_key}"\n'.encode() if self.path == "/.well-known/stellar.toml" else b""
+        self.send_response(200 if body else 404)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+wallet_server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), WalletToml)
+threading.Thread(target=wallet_server.serve_forever, daemon=True).start()
+CLIENT_DOMAIN = f"127.0.0.1:{wallet_server.server_address[1]}"
+xdr = challenge(alice.public_key, client_domain=CLIENT_DOMAIN)
+operations = TransactionEnvelope.from_xdr(xdr, PASSPHRASE).transaction.operations
+check("the challenge names the client domain, from its key", any(getattr(op, "data_name", "") == "client_domain" and op.source.account_id == wallet_key.public_key for op in operations))
+read = read_challenge_transaction(xdr, SIGNING_KEY, DOMAIN, WEB_AUTH_DOMAIN, PASSPHRASE)
+check("the SDK reads it", read.client_account_id == alice.public_key)
+refused("without the client domain's signature", post(signed(xdr, alice)), "not_signed_by_client_domain")
+xdr = challenge(alice.public_key, client_domain=CLIENT_DOMAIN)
+token = post(signed(xdr, alice, wallet_key)).json()["token"]
+check("with it, the token names the client domain", claims(token)["client_domain"] == CLIENT_DOMAIN, claims(token))
+refused("a client domain with no toml", requests.get(AUTH, params={"account": alice.public_key, "client_domain": "127.0.0.1:9"}, timeout=30), "invalid_client_domain")
+
 # --- memos and muxed accounts --------------------------------------------------------------------
 xdr = challenge(alice.public_key, memo="12345")
 read = read_challenge_transaction(xdr, SIGNING_KEY, DOMAIN, WEB_AUTH_DOMAIN, PASSPHRASE)

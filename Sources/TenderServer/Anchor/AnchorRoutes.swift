@@ -4,6 +4,8 @@ import Hummingbird
 import Logging
 import MultipartKit
 import Anchor
+import AsyncHTTPClient
+import StellarBase
 import TenderJSON
 
 /// The test anchor's SEP routes: SEP-10's `/auth`. They only adapt: the query or body in, one
@@ -20,7 +22,7 @@ struct AnchorRoutes: Sendable {
         router.get("/auth") { request, _ in
             await answer {
                 let query = Self.query(request)
-                let challenge = try webAuth.challenge(
+                let challenge = try await webAuth.challenge(
                     account: query["account"], memo: query["memo"], homeDomain: query["home_domain"], clientDomain: query["client_domain"],
                     host: Self.host(request))
                 return .object([("transaction", .string(challenge)), ("network_passphrase", .string(webAuth.network.passphrase))])
@@ -65,6 +67,18 @@ struct AnchorRoutes: Sendable {
         for path in ["/auth", "/kyc/customer", "/kyc/customer/:account"] {
             router.on(RouterPath(path), method: .options) { _, _ in Self.response(.noContent, body: nil) }
         }
+    }
+
+    /// A client domain's SIGNING_KEY, from its stellar.toml (plain http for localhost and
+    /// 127.0.0.1, as a local network serves it; https otherwise), fetched with a 10-second limit.
+    static let clientDomainKey: @Sendable (String) async throws -> AccountID = { domain in
+        let local = domain.lowercased().hasPrefix("localhost") || domain.hasPrefix("127.0.0.1")
+        let request = HTTPClientRequest(url: "\(local ? "http" : "https")://\(domain)/.well-known/stellar.toml")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        guard response.status == .ok else { throw AnchorFailure.notFound("no stellar.toml") }
+        let body = try await response.body.collect(upTo: 100 * 1024)
+        guard let key = stellarTomlValue("SIGNING_KEY", in: String(buffer: body)), let id = try? AccountID(key) else { throw AnchorFailure.notFound("no SIGNING_KEY") }
+        return id
     }
 
     /// The user an `Authorization: Bearer` token names.
