@@ -122,7 +122,8 @@ with sync_playwright() as playwright:
     check("the one-time link does not open twice elsewhere", requests.get(started["url"], timeout=30).status_code == 404)
     page.fill("#amount", "0.10")
     page.click("button[type=submit]")
-    check("an amount under the limit comes back on the form", "1.00 to 10000.00" in page.text_content("[role=alert]") and page.input_value("#amount") == "0.10")
+    check("an amount under the limit comes back on the form", "€1.00 to €10000.00" in page.text_content("[role=alert]") and page.input_value("#amount") == "0.10",
+          page.text_content("[role=alert]"))
     page.fill("#amount", "10.00")
     page.click("button[type=submit]")
     page.wait_for_url("**/pay/cs_**")
@@ -173,6 +174,21 @@ with sync_playwright() as playwright:
     record = until(bob_token, started["id"], ["completed"])
     check("once the trustline is added it completes", record["status"] == "completed" and eur(bob.public_key) == Decimal("1.72"), record)
 
+    # --- the pages in Dutch (the wallet's lang) and German (the browser's) ------------------------
+    started = start("deposit", token, lang="nl")
+    page.goto(started["url"])
+    check("the deposit page in Dutch, by the wallet's lang", page.text_content("h1") == "EUR storten" and page.get_attribute("html", "lang") == "nl"
+          and "€ 1,00 tot € 10000,00" in page.text_content("#limits"), page.text_content("main"))
+    page.fill("#amount", "2,50")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/pay/cs_**")
+    check("a Dutch amount with a comma is read", transaction(token, started["id"])["amount_in"] == "2.50")
+    german = browser.new_context(extra_http_headers={"Accept-Language": "de-DE,de;q=0.9"}).new_page()
+    started = start("withdraw", token)
+    german.goto(started["url"])
+    check("the withdrawal page in German, by the browser's language", german.text_content("h1") == "EUR auszahlen", german.text_content("main"))
+    shot(german, "withdraw-form-german")
+
     # --- a withdrawal ---------------------------------------------------------------------------
     supply_before = Decimal(server.assets().for_code("EUR").for_issuer(EUR.issuer).call()["_embedded"]["records"][0]["balances"]["authorized"])
     started = start("withdraw", token)
@@ -214,7 +230,7 @@ with sync_playwright() as playwright:
     record = until(token, response["id"], ["completed", "error"])
     check("the SEP-6 withdrawal completes: 1.00 less 0.25 paid out", record["status"] == "completed" and record["amount_out"] == "0.75" and eur(alice.public_key) == Decimal("6.30"), record)
     listed = requests.get(f"{toml['TRANSFER_SERVER']}/transactions", params={"asset_code": "EUR"}, headers=headers, timeout=30).json()["transactions"]
-    check("/transactions holds alice's five transfers, newest first", len(listed) == 5 and listed[0]["id"] == response["id"], [t["id"] for t in listed])
+    check("/transactions holds alice's seven transfers, newest first", len(listed) == 7 and listed[0]["id"] == response["id"], [t["id"] for t in listed])
     # Money adds up: what the deposits paid out equals what was paid in less the fees /info states.
     deposits = [t for t in listed if t["kind"] == "deposit" and t["status"] == "completed"]
     check("deposits: amount_in = amount_out + amount_fee, each", all(Decimal(t["amount_in"]) == Decimal(t["amount_out"]) + Decimal(t["amount_fee"]) for t in listed if t["amount_in"]))

@@ -413,48 +413,55 @@ struct TransferRoutes: Sendable {
         } else {
             record = try await transfers.openInteractive(id: id, token: token)
         }
-        var response = try await form(record, error: nil)
+        var response = try await form(record, error: nil, Self.text(request, record))
         response.headers[.setCookie] = "\(Self.cookieName(id))=\(signature("browser \(id)")); Path=/sep24/interactive/\(id); HttpOnly; SameSite=Lax; Max-Age=86400"
         return response
     }
 
-    func form(_ record: TransferRecord, error: String?, amount: String = "") async throws -> Response {
+    func form(_ record: TransferRecord, error: String?, amount: String = "", _ t: ConsoleText) async throws -> Response {
         guard let asset = transfers.asset(record.assetCode) else { throw AnchorFailure.notFound("transaction not found") }
-        guard record.machine.status == .incomplete else { return try await statusPage(record) }
+        guard record.machine.status == .incomplete else { return try await statusPage(record, t) }
         let deposit = record.machine.kind == .deposit
-        let fee = deposit ? "\(Self.percent(asset.depositPercentBasisPoints))% + \(FiatConversion.format(minorUnits: asset.depositFixed, exponent: 2))"
-            : FiatConversion.format(minorUnits: asset.withdrawFixed, exponent: 2)
-        let currency = asset.currency.code.uppercased()
-        let title = deposit ? "Deposit \(asset.code)" : "Withdraw \(asset.code)"
+        let code = asset.currency.code
+        let fee = deposit ? "\(Self.percent(asset.depositPercentBasisPoints))% + \(t.money(asset.depositFixed, code))" : t.money(asset.withdrawFixed, code)
+        let currency = code.uppercased()
+        let title = t(deposit ? "Deposit {code}" : "Withdraw {code}", ["code": asset.code])
         let methods = deposit ? """
-            <fieldset><legend>Pay by</legend>
-            <label><input type="radio" name="method" value="card" checked> Card</label>
-            \(asset.currency.code == "eur" ? "<label><input type=\"radio\" name=\"method\" value=\"ideal\"> iDEAL</label>" : "")
+            <fieldset><legend>\(e(t("Pay by")))</legend>
+            <label><input type="radio" name="method" value="card" checked> \(e(t("Card")))</label>
+            \(code == "eur" ? "<label><input type=\"radio\" name=\"method\" value=\"ideal\"> iDEAL</label>" : "")
             </fieldset>
             """ : ""
+        let lead = deposit
+            ? t("Pay {currency} by card or bank; {code} arrives on {account}.", ["currency": currency, "code": asset.code, "account": short(record.destination)])
+            : t("Send {code} from {account}; {currency} is paid out to you.", ["currency": currency, "code": asset.code, "account": short(record.account)])
+        let limits = t("{min} to {max}; fee {fee}.", ["min": t.money(asset.minimum, code), "max": t.money(asset.maximum, code), "fee": fee])
         let body = """
             <h1>\(e(title))</h1>
-            <p>\(deposit ? "Pay \(e(currency)) by card or bank; \(e(asset.code)) arrives on \(e(short(record.destination)))." : "Send \(e(asset.code)) from \(e(short(record.account))); \(e(currency)) is paid out to you.")</p>
+            <p>\(e(lead))</p>
             \(error.map { "<p class=\"notice error\" role=\"alert\">\(e($0))</p>" } ?? "")
-            <form method="post" action="/sep24/interactive/\(e(record.id))">
+            <form method="post" action="/sep24/interactive/\(e(record.id))?locale=\(t.locale.rawValue)">
             <input type="hidden" name="csrf" value="\(signature("csrf \(record.id)"))">
-            <label for="amount">Amount in \(e(currency))</label>
+            <label for="amount">\(e(t("Amount in {currency}", ["currency": currency])))</label>
             <input id="amount" name="amount" inputmode="decimal" autocomplete="transaction-amount" required value="\(e(amount))" aria-describedby="limits">
-            <p id="limits" class="hint">\(FiatConversion.format(minorUnits: asset.minimum, exponent: 2)) to \(FiatConversion.format(minorUnits: asset.maximum, exponent: 2)) \(e(currency)); fee \(e(fee)) \(e(currency)).</p>
+            <p id="limits" class="hint">\(e(limits))</p>
             \(methods)
-            <button type="submit">\(deposit ? "Continue to payment" : "Continue")</button>
+            <button type="submit">\(e(t(deposit ? "Continue to payment" : "Continue")))</button>
             </form>
             """
-        return Self.document(title, body)
+        return Self.document(title, body, t)
     }
 
     func submit(_ request: inout Request, id: String) async throws -> Response {
         guard proven(request, id), var record = try await transfers.record(id) else { throw AnchorFailure.notFound("open the link from your wallet first") }
         let fields = try await AnchorRoutes.body(&request)
         guard GatewayService.constantTimeEqual(fields["csrf"] ?? "", signature("csrf \(id)")) else { throw AnchorFailure.unauthorized("this form has expired; open the page again") }
+        let t = Self.text(request, record)
         let text = (fields["amount"] ?? "").trimmingCharacters(in: .whitespaces)
-        guard let amount = FiatConversion.minorUnits(parsing: text, exponent: 2) else {
-            return try await form(record, error: "Write the amount as 12.50.", amount: text).with(status: .badRequest)
+        // Dutch and German write the decimal point as a comma.
+        let written = t.locale != .en && !text.contains(".") ? text.replacingOccurrences(of: ",", with: ".") : text
+        guard let amount = FiatConversion.minorUnits(parsing: written, exponent: 2) else {
+            return try await form(record, error: t("Write the amount as {example}.", ["example": t.money(1_250, record.currency)]), amount: text, t).with(status: .badRequest)
         }
         do {
             if record.machine.kind == .deposit {
@@ -465,10 +472,13 @@ struct TransferRoutes: Sendable {
                 return Self.redirect(page)
             }
             record = try await transfers.chooseWithdrawal(id: id, amount: amount)
-            return try await statusPage(record)
+            return try await statusPage(record, t)
         } catch let failure as AnchorFailure {
-            guard case .badRequest(_, let message) = failure else { throw failure }
-            return try await form(record, error: message.prefix(1).uppercased() + message.dropFirst() + ".", amount: text).with(status: .badRequest)
+            guard case .badRequest(let code, let message) = failure else { throw failure }
+            let shown = code == "invalid_amount" && transfers.asset(record.assetCode) != nil
+                ? t("The amount is {min} to {max}.", ["min": t.money(transfers.asset(record.assetCode)!.minimum, record.currency), "max": t.money(transfers.asset(record.assetCode)!.maximum, record.currency)])
+                : message.prefix(1).uppercased() + message.dropFirst() + "."
+            return try await form(record, error: shown, amount: text, t).with(status: .badRequest)
         }
     }
 
@@ -477,58 +487,71 @@ struct TransferRoutes: Sendable {
         guard proven(request, id) else { throw AnchorFailure.notFound("open the link from your wallet first") }
         try await transfers.advance(id)
         guard let record = try await transfers.record(id) else { throw AnchorFailure.notFound("transaction not found") }
-        return try await statusPage(record)
+        return try await statusPage(record, Self.text(request, record))
     }
 
     func moreInfo(_ request: Request, id: String) async throws -> Response {
         guard GatewayService.constantTimeEqual(AnchorRoutes.query(request)["sig"] ?? "", signature("more \(id)")), let record = try await transfers.record(id) else {
             throw AnchorFailure.notFound("transaction not found")
         }
-        return try await statusPage(record)
+        return try await statusPage(record, Self.text(request, record))
     }
 
-    func statusPage(_ record: TransferRecord) async throws -> Response {
+    func statusPage(_ record: TransferRecord, _ t: ConsoleText) async throws -> Response {
         let machine = record.machine
-        let currency = record.currency.uppercased()
-        let money = { (minor: Int64?) in minor.map { FiatConversion.format(minorUnits: $0, exponent: 2) } ?? "–" }
+        let money = { (minor: Int64?, currency: String) in minor.map { t.money($0, currency) } ?? "–" }
+        let outCurrency = machine.kind == .deposit ? (transfers.asset(record.assetCode)?.currency.code ?? record.currency) : record.currency
         var rows = [
-            ("Status", machine.status.rawValue), ("Amount", "\(money(machine.amountIn)) \(currency)"), ("Fee", "\(money(machine.amountFee)) \(currency)"),
-            ("You receive", "\(money(machine.amountOut)) \(machine.kind == .deposit ? record.assetCode : currency)"),
+            ("status", t("Status"), machine.status.rawValue), ("amount", t("Amount"), money(machine.amountIn, machine.kind == .deposit ? record.currency : transfers.asset(record.assetCode)?.currency.code ?? record.currency)),
+            ("fee", t("Fee"), money(machine.amountFee, machine.kind == .deposit ? record.currency : transfers.asset(record.assetCode)?.currency.code ?? record.currency)),
+            ("you-receive", t("You receive"), money(machine.amountOut, outCurrency) + (machine.kind == .deposit ? " (\(record.assetCode))" : "")),
         ]
         var extra = ""
         if machine.kind == .withdrawal, machine.status == .pendingUserTransferStart {
             let account = try await transfers.withdrawAccount()
+            let amount = "<strong id=\"send-amount\">\(e(machine.amountIn.map { FiatConversion.format(minorUnits: $0, exponent: 2) } ?? ""))</strong>"
             extra = """
-                <h2>Send the \(e(record.assetCode))</h2>
-                <p>Pay exactly <strong id="send-amount">\(e(money(machine.amountIn)))</strong> \(e(record.assetCode)) to <code id="anchor-account">\(e(account))</code> with the id memo <code id="memo">\(record.withdrawMemo.map(String.init) ?? "")</code>. Your wallet can do it for you.</p>
+                <h2>\(e(t("Send the {code}", ["code": record.assetCode])))</h2>
+                <p>\(GatewayTestPages.fill(t("Pay exactly {amount} {code} to {account} with the id memo {memo}. Your wallet can do it for you."), [
+                    "amount": amount, "code": e(record.assetCode), "account": "<code id=\"anchor-account\">\(e(account))</code>",
+                    "memo": "<code id=\"memo\">\(record.withdrawMemo.map(String.init) ?? "")</code>",
+                ]))</p>
                 """
         }
-        if let message = machine.message { rows.append(("Message", message)) }
-        if let transaction = machine.stellarTransaction { rows.append(("Ledger transaction", transaction)) }
-        let facts = rows.map { "<dt>\(e($0.0))</dt><dd id=\"\($0.0.lowercased().replacingOccurrences(of: " ", with: "-"))\">\(e($0.1))</dd>" }.joined(separator: "\n")
-        let title = machine.kind == .deposit ? "Deposit of \(record.assetCode)" : "Withdrawal of \(record.assetCode)"
+        if let message = machine.message { rows.append(("message", t("Message"), message)) }
+        if let transaction = machine.stellarTransaction { rows.append(("ledger-transaction", t("Ledger transaction"), transaction)) }
+        let facts = rows.map { "<dt>\(e($0.1))</dt><dd id=\"\($0.0)\">\(e($0.2))</dd>" }.joined(separator: "\n")
+        let title = t(machine.kind == .deposit ? "Deposit of {code}" : "Withdrawal of {code}", ["code": record.assetCode])
         return Self.document(title, """
             <h1>\(e(title))</h1>
             <dl class="facts">\(facts)</dl>
             \(extra)
-            <p>You can close this page: your wallet follows the transfer.</p>
-            """)
+            <p>\(e(t("You can close this page: your wallet follows the transfer.")))</p>
+            """, t)
     }
 
     // MARK: HTML
 
     func e(_ text: String) -> String { GatewayTestPages.escape(text) }
 
+    /// The page's language: `?locale=`, else the `lang` the wallet started the transfer with,
+    /// else the browser's `Accept-Language` (English, Dutch or German).
+    static func text(_ request: Request, _ record: TransferRecord?) -> ConsoleText {
+        let query = AnchorRoutes.query(request)["locale"]
+        let lang = record?.lang.flatMap { CardTextLocale(rawValue: String($0.prefix(2)).lowercased()) }?.rawValue
+        return ConsoleText(locale: ConsoleText.locale(query: query ?? lang, cookie: nil, acceptLanguage: request.headers[.acceptLanguage]))
+    }
+
     func short(_ account: String) -> String { "\(account.prefix(4))…\(account.suffix(4))" }
 
-    static func document(_ title: String, _ body: String) -> Response {
+    static func document(_ title: String, _ body: String, _ t: ConsoleText = ConsoleText(locale: .en)) -> Response {
         ConsoleRoutes.html("""
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <html lang="\(t.locale.rawValue)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(GatewayTestPages.escape(title))</title>
             <link rel="stylesheet" href="/assets/tender.css">
             </head><body>
-            <header class="bar"><div class="inner"><span class="brand">Tender test anchor</span></div></header>
+            <header class="bar"><div class="inner"><span class="brand">\(GatewayTestPages.escape(t("Tender test anchor")))</span></div></header>
             <main id="main"><div class="card test-page">
             \(body)
             </div></main>
