@@ -337,6 +337,25 @@ public struct AnchorClient: Sendable {
 
     // MARK: SEP-38
 
+    /// An indicative price (SEP-38 `GET /price`): what `sellAmount` of `sell` buys of `buy`.
+    public func price(sell: String, buy: String, sellAmount: String) async throws -> (price: String, buyAmount: String, fee: String) {
+        let answer = try await json(try request(try await toml().quoteServer, "/price", token: nil, query: [
+            ("sell_asset", sell), ("buy_asset", buy), ("sell_amount", sellAmount), ("context", "sep6"),
+        ]))
+        guard let price = answer["price"] as? String, let bought = answer["buy_amount"] as? String,
+              let fee = (answer["fee"] as? [String: Any])?["total"] as? String else { throw AnchorError(.invalidAnswer, "the price answer lacks price, buy_amount or fee") }
+        return (price, bought, fee)
+    }
+
+    /// What `sellAmount` of `sell` buys of each asset traded for it (SEP-38 `GET /prices`).
+    public func prices(sell: String, sellAmount: String) async throws -> [(asset: String, price: String)] {
+        let answer = try await json(try request(try await toml().quoteServer, "/prices", token: nil, query: [("sell_asset", sell), ("sell_amount", sellAmount)]))
+        return ((answer["buy_assets"] as? [[String: Any]]) ?? []).compactMap { entry in
+            guard let asset = entry["asset"] as? String, let price = entry["price"] as? String else { return nil }
+            return (asset, price)
+        }
+    }
+
     public func quote(token: String, sell: String, buy: String, sellAmount: String? = nil, buyAmount: String? = nil) async throws -> AnchorQuote {
         var form = ["sell_asset": sell, "buy_asset": buy, "context": "sep6"]
         if let sellAmount { form["sell_amount"] = sellAmount }

@@ -34,6 +34,9 @@ toml = fetch_stellar_toml(DOMAIN, use_http=True)
 check("the toml names the web auth endpoint and signing key, on the host it was fetched from",
       toml["WEB_AUTH_ENDPOINT"] == f"{URL}/auth" and toml["SIGNING_KEY"].startswith("G") and toml["NETWORK_PASSPHRASE"] == PASSPHRASE, toml)
 AUTH = toml["WEB_AUTH_ENDPOINT"]
+for key in ("WEB_AUTH_ENDPOINT", "KYC_SERVER", "TRANSFER_SERVER", "TRANSFER_SERVER_SEP0024", "ANCHOR_QUOTE_SERVER", "HORIZON_URL"):
+    answer = requests.get(toml[key], params={"account": Keypair.random().public_key} if key == "WEB_AUTH_ENDPOINT" else None, timeout=30)
+    check(f"the toml's {key} answers", answer.status_code == 200, f"{toml[key]}: {answer.status_code}")
 SIGNING_KEY = toml["SIGNING_KEY"]
 WEB_AUTH_DOMAIN = urlparse(AUTH).netloc
 

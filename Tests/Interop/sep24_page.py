@@ -146,6 +146,21 @@ with sync_playwright() as playwright:
     listed = requests.get(f"{SEP24}/transactions", params={"asset_code": "EUR"}, headers={"Authorization": f"Bearer {token}"}, timeout=30).json()["transactions"]
     check("/transactions lists it", [t["id"] for t in listed] == [started["id"]], listed)
 
+    # --- iDEAL: through the test bank ------------------------------------------------------------
+    started = start("deposit", token)
+    page.goto(started["url"])
+    page.fill("#amount", "4.00")
+    page.check("input[value=ideal]")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/pay/cs_**")
+    page.click("#ideal")
+    page.wait_for_url("**/v1/test/bank/**")
+    page.click("#complete")
+    page.wait_for_url("**/sep24/interactive/**/paid")
+    record = until(token, started["id"], ["completed", "error"])
+    check("a deposit paid by iDEAL completes: 4.00 less the card fee /info states (0.31)", record["status"] == "completed"
+          and record["amount_fee"] == "0.31" and record["amount_out"] == "3.69" and eur(alice.public_key) == Decimal("13.29"), record)
+
     # --- a declined card ends in error, nothing issued -------------------------------------------
     started = start("deposit", token)
     page.goto(started["url"])
@@ -156,7 +171,7 @@ with sync_playwright() as playwright:
     page.wait_for_selector("#failure:not([hidden])")
     record = until(token, started["id"], ["error"])
     check("a declined card ends the deposit in error", record["status"] == "error" and "declined" in (record["message"] or ""), record)
-    check("and no EUR was issued", eur(alice.public_key) == Decimal("9.60"))
+    check("and no EUR was issued", eur(alice.public_key) == Decimal("13.29"))
 
     # --- an account without the trustline waits in pending_trust ---------------------------------
     bob = funded(trust=False)
@@ -207,7 +222,7 @@ with sync_playwright() as playwright:
     record = until(token, started["id"], ["completed", "error"])
     check("the withdrawal completes once the payment arrives", record["status"] == "completed" and record["stellar_transaction_id"] == sent["hash"], record)
     check("its amounts: 5.00 in, 0.25 fee, 4.75 paid out", record["amount_in"] == "5.00" and record["amount_fee"] == "0.25" and record["amount_out"] == "4.75", record)
-    check("alice's EUR went down by 5", eur(alice.public_key) == Decimal("4.60"))
+    check("alice's EUR went down by 5", eur(alice.public_key) == Decimal("8.29"))
     supply_after = Decimal(server.assets().for_code("EUR").for_issuer(EUR.issuer).call()["_embedded"]["records"][0]["balances"]["authorized"])
     check("the payout took 4.75 EUR out of circulation", supply_before - supply_after == Decimal("4.75"), (supply_before, supply_after))
 
@@ -221,16 +236,16 @@ with sync_playwright() as playwright:
     pay(page, "4242 4242 4242 4242")
     page.wait_for_url("**/sep24/more_info/**")
     record = until(token, deposit["id"], ["completed", "error"])
-    check("the SEP-6 deposit completes: 3.00 less 0.30", record["status"] == "completed" and record["amount_out"] == "2.70" and eur(alice.public_key) == Decimal("7.30"), record)
+    check("the SEP-6 deposit completes: 3.00 less 0.30", record["status"] == "completed" and record["amount_out"] == "2.70" and eur(alice.public_key) == Decimal("10.99"), record)
     response = requests.get(f"{toml['TRANSFER_SERVER']}/withdraw", params={"asset_code": "EUR", "type": "bank_account", "amount": "1.00"}, headers=headers, timeout=30).json()
     tx = (TransactionBuilder(server.load_account(alice.public_key), PASSPHRASE, base_fee=100).set_timeout(60)
           .append_payment_op(response["account_id"], EUR, "1").add_id_memo(int(response["memo"])).build())
     tx.sign(alice)
     server.submit_transaction(tx)
     record = until(token, response["id"], ["completed", "error"])
-    check("the SEP-6 withdrawal completes: 1.00 less 0.25 paid out", record["status"] == "completed" and record["amount_out"] == "0.75" and eur(alice.public_key) == Decimal("6.30"), record)
+    check("the SEP-6 withdrawal completes: 1.00 less 0.25 paid out", record["status"] == "completed" and record["amount_out"] == "0.75" and eur(alice.public_key) == Decimal("9.99"), record)
     listed = requests.get(f"{toml['TRANSFER_SERVER']}/transactions", params={"asset_code": "EUR"}, headers=headers, timeout=30).json()["transactions"]
-    check("/transactions holds alice's seven transfers, newest first", len(listed) == 7 and listed[0]["id"] == response["id"], [t["id"] for t in listed])
+    check("/transactions holds alice's eight transfers, newest first", len(listed) == 8 and listed[0]["id"] == response["id"], [t["id"] for t in listed])
     # Money adds up: what the deposits paid out equals what was paid in less the fees /info states.
     deposits = [t for t in listed if t["kind"] == "deposit" and t["status"] == "completed"]
     check("deposits: amount_in = amount_out + amount_fee, each", all(Decimal(t["amount_in"]) == Decimal(t["amount_out"]) + Decimal(t["amount_fee"]) for t in listed if t["amount_in"]))
@@ -256,7 +271,7 @@ with sync_playwright() as playwright:
     record = until(token, exchange.json()["id"], ["completed", "error"])
     check("the exchange completes: 10.00 USD in, 0.40 USD fee, 8.88 EUR out", record["status"] == "completed" and record["kind"] == "deposit-exchange"
           and record["amount_in"] == "10.00" and record["amount_in_asset"] == "iso4217:USD" and record["amount_out"] == "8.88"
-          and record["quote_id"] == quote["id"] and eur(alice.public_key) == Decimal("15.18"), record)
+          and record["quote_id"] == quote["id"] and eur(alice.public_key) == Decimal("18.87"), record)
     quote = requests.post(f"{QUOTES}/quote", headers=headers, timeout=30,
                           json={"sell_asset": stellar_eur, "buy_asset": "iso4217:USD", "sell_amount": "5.00", "context": "sep6"}).json()
     exchange = requests.get(f"{toml['TRANSFER_SERVER']}/withdraw-exchange", headers=headers, timeout=30, params={
@@ -267,7 +282,7 @@ with sync_playwright() as playwright:
     server.submit_transaction(tx)
     record = until(token, exchange["id"], ["completed", "error"])
     check("withdraw-exchange: 5.00 EUR in, 0.25 fee, 5.13 USD paid out at the quote", record["status"] == "completed" and record["kind"] == "withdrawal-exchange"
-          and record["amount_out"] == "5.13" == quote["buy_amount"] and record["amount_out_asset"] == "iso4217:USD" and eur(alice.public_key) == Decimal("10.18"), record)
+          and record["amount_out"] == "5.13" == quote["buy_amount"] and record["amount_out_asset"] == "iso4217:USD" and eur(alice.public_key) == Decimal("13.87"), record)
     check("no page made a request elsewhere", not external, external)
     browser.close()
 

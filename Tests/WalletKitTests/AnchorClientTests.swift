@@ -83,6 +83,9 @@ struct AnchorClientTests {
             #expect(deposit.url.hasPrefix("http://127.0.0.1:\(port)/sep24/interactive/\(deposit.id)?token="))
             let quote = try await anchor.quote(token: token, sell: "iso4217:USD", buy: "stellar:EUR:\(eur.issuer)", sellAmount: "10.00")
             #expect(quote.buyAmount == "8.88" && quote.price == "1.08")
+            let price = try await anchor.price(sell: "iso4217:USD", buy: "stellar:EUR:\(eur.issuer)", sellAmount: "10.00")
+            #expect(price.price == "1.08" && price.buyAmount == "8.88" && price.fee == "0.40")
+            #expect(try await anchor.prices(sell: "iso4217:USD", sellAmount: "10.00").contains { $0.asset == "stellar:EUR:\(eur.issuer)" })
         }
     }
 }

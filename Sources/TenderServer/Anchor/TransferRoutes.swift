@@ -23,6 +23,16 @@ struct TransferRoutes: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/sep24/info") { _, _ in await anchor.answer { info() } }
+        // The toml's base URLs answer too, each with what lies below it.
+        for (base, paths) in [
+            ("/kyc", ["/customer"]), ("/sep6", ["/info", "/deposit", "/withdraw", "/deposit-exchange", "/withdraw-exchange", "/transaction", "/transactions"]),
+            ("/sep24", ["/info", "/transactions/deposit/interactive", "/transactions/withdraw/interactive", "/transaction", "/transactions"]),
+            ("/sep38", ["/info", "/prices", "/price", "/quote"]),
+        ] {
+            router.get(RouterPath(base)) { request, _ in
+                await anchor.answer { .object([("endpoints", .array(paths.map { .string(AnchorRoutes.base(request) + base + $0) }))]) }
+            }
+        }
         for kind in [TransferMachine.Kind.deposit, .withdrawal] {
             let path = kind == .deposit ? "deposit" : "withdraw"
             router.post("/sep24/transactions/\(path)/interactive") { request, _ in
