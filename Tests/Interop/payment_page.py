@@ -118,12 +118,17 @@ with sync_playwright() as playwright:
     check("and Pay stays disabled", page.is_disabled("#pay"))
     page.fill("#expiry", "12/30")
     check("Pay is enabled once every field is valid", page.is_enabled("#pay"))
+    check("the fields carry cc-number, cc-exp, cc-csc and cc-name", [page.get_attribute(f"#{f}", "autocomplete") for f in ("number", "expiry", "cvc", "name")]
+          == ["cc-number", "cc-exp", "cc-csc", "cc-name"])
+    page.fill("#name", "Jane <Doe>")
     screenshot(page, "valid")
     page.click("#pay")
     page.wait_for_selector("#success:not([hidden])")
     screenshot(page, "paid")
     paid = intents_of_link()
     check("the payment is an intent of the link's merchant, succeeded", len(paid) == 1 and paid[0]["status"] == "succeeded" and paid[0]["amount"] == 1250, paid)
+    method = requests.get(f"{URL}/v1/payment_methods/{paid[0]['payment_method']}", auth=auth, timeout=30).json()
+    check("the name on the card is the method's billing name", method["billing_details"]["name"] == "Jane <Doe>", method)
 
     # The same rules and messages as PaymentEngine's CardInput, field by field.
     for case in json.load(open(CASES)):

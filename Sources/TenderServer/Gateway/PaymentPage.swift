@@ -206,19 +206,19 @@ enum PageText {
     static func texts(_ locale: CardTextLocale) -> [String: String] {
         switch locale {
         case .en: [
-            "title": "Pay", "card": "card", "cardNumber": "Card number", "expiry": "Expiry (MM/YY)", "securityCode": "Security code",
+            "title": "Pay", "card": "card", "cardNumber": "Card number", "expiry": "Expiry (MM/YY)", "securityCode": "Security code", "nameOnCard": "Name on card (optional)",
             "pay": "Pay", "paying": "Paying…", "authenticate": "Your bank asks you to confirm this payment.", "paid": "Payment received",
             "paidText": "Thank you. You may close this page.", "failed": "The payment did not go through", "tryAgain": "Try again",
             "orPayWith": "Or pay with", "canceled": "This payment was canceled.", "language": "Language", "back": "Back to the shop",
         ]
         case .nl: [
-            "title": "Betalen", "card": "kaart", "cardNumber": "Kaartnummer", "expiry": "Vervaldatum (MM/JJ)", "securityCode": "Beveiligingscode",
+            "title": "Betalen", "card": "kaart", "cardNumber": "Kaartnummer", "expiry": "Vervaldatum (MM/JJ)", "securityCode": "Beveiligingscode", "nameOnCard": "Naam op de kaart (optioneel)",
             "pay": "Betaal", "paying": "Bezig met betalen…", "authenticate": "Je bank vraagt je deze betaling te bevestigen.", "paid": "Betaling ontvangen",
             "paidText": "Dank je wel. Je kunt deze pagina sluiten.", "failed": "De betaling is niet gelukt", "tryAgain": "Probeer opnieuw",
             "orPayWith": "Of betaal met", "canceled": "Deze betaling is geannuleerd.", "language": "Taal", "back": "Terug naar de winkel",
         ]
         case .de: [
-            "title": "Bezahlen", "card": "Karte", "cardNumber": "Kartennummer", "expiry": "Ablaufdatum (MM/JJ)", "securityCode": "Sicherheitscode",
+            "title": "Bezahlen", "card": "Karte", "cardNumber": "Kartennummer", "expiry": "Ablaufdatum (MM/JJ)", "securityCode": "Sicherheitscode", "nameOnCard": "Name auf der Karte (optional)",
             "pay": "Bezahlen", "paying": "Zahlung läuft…", "authenticate": "Ihre Bank bittet Sie, diese Zahlung zu bestätigen.", "paid": "Zahlung erhalten",
             "paidText": "Vielen Dank. Sie können diese Seite schließen.", "failed": "Die Zahlung ist nicht gelungen", "tryAgain": "Erneut versuchen",
             "orPayWith": "Oder bezahlen mit", "canceled": "Diese Zahlung wurde storniert.", "language": "Sprache", "back": "Zurück zum Shop",

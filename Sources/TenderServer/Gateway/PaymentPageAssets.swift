@@ -31,6 +31,8 @@ enum PaymentPageAssets {
               <div><label for="cvc">{{t.securityCode}}</label><input id="cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4">
                 <p class="message" id="cvc-message" aria-live="polite"></p></div>
             </div>
+            <label for="name">{{t.nameOnCard}}</label>
+            <input id="name" name="name" autocomplete="cc-name" maxlength="100">
             <button id="pay" type="submit" disabled>{{t.pay}} {{amount}}</button>
           </form>
           {{#banks}}<div id="banks"><p>{{t.orPayWith}}</p>{{#ideal}}<button id="ideal" type="button">iDEAL</button>{{/ideal}}{{#bancontact}}<button id="bancontact" type="button">Bancontact</button>{{/bancontact}}</div>{{/banks}}
@@ -288,10 +290,13 @@ enum PaymentPageAssets {
             var parts = expiryParts(expiry.value), year = parseInt(parts.year, 10);
             view("paying");
             ensureIntent().then(function () {
-              return api("POST", "/v1/payment_methods", {
+              var fields = {
                 "type": "card", "card[number]": sanitise(number.value), "card[exp_month]": parseInt(parts.month, 10),
                 "card[exp_year]": parts.year.length === 2 ? 2000 + year : year, "card[cvc]": cvc.value
-              });
+              };
+              var holder = $("name").value.trim();
+              if (holder) fields["billing_details[name]"] = holder;
+              return api("POST", "/v1/payment_methods", fields);
             }).then(function (method) { return confirm(method, true); }).then(settle).catch(fail);
           });
           ["ideal", "bancontact"].forEach(function (type) {
