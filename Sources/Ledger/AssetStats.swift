@@ -81,3 +81,27 @@ extension Amount {
         return (stroops < 0 ? "-" : "") + "\(whole)." + String(repeating: "0", count: 7 - fraction.count) + fraction
     }
 }
+
+/// The keys that can sign for each account whose signers changed in a ledger (its master key
+/// when its weight is above 0, and its ed25519 signers), for Horizon's `/accounts?signer=`;
+/// empty for an account removed.
+public enum AccountSigners {
+    public static func keys(_ entry: AccountEntry?) -> Set<AccountID> {
+        guard let entry else { return [] }
+        var keys: Set<AccountID> = entry.thresholds.masterWeight > 0 ? [entry.accountID] : []
+        for signer in entry.signers where signer.weight > 0 {
+            if case .ed25519(let key) = signer.key { keys.insert(AccountID(publicKey: key)) }
+        }
+        return keys
+    }
+
+    /// The accounts whose signing keys differ after the ledger, with their keys now.
+    public static func changes(before: [AccountID: AccountEntry?], after: [AccountID: AccountEntry?]) -> [AccountID: Set<AccountID>] {
+        var changes: [AccountID: Set<AccountID>] = [:]
+        for (id, old) in before {
+            let new = keys(after[id] ?? nil)
+            if keys(old) != new { changes[id] = new }
+        }
+        return changes
+    }
+}

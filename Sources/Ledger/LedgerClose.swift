@@ -32,6 +32,8 @@ public struct LedgerChanges: Sendable {
     public var offerMarkets: Set<AssetPair> = []
     /// How each issued asset's holders and balances changed (Horizon's asset statistics).
     public var assets: [Asset: AssetTally] = [:]
+    /// The accounts whose signing keys changed, with their keys now (`/accounts?signer=`).
+    public var signers: [AccountID: Set<AccountID>] = [:]
 }
 
 /// A closed ledger: its header, every transaction offered to it in order, and its changes.
@@ -51,6 +53,20 @@ extension LedgerState {
         state.setAccount(AccountEntry(accountID: root, balance: totalCoins, sequenceNumber: 0, lastModifiedLedger: 1))
         state.clearJournal()
         return state
+    }
+
+    /// A new network and its first closed ledger (sequence 2), whose changes hold the root
+    /// account as created, so that a store given only closed ledgers keeps it (and its signer).
+    public static func genesisLedger(network: Network, closeTime: UInt64) throws(LedgerCloseError) -> (LedgerState, ClosedLedger) {
+        var state = genesis(network: network, closeTime: closeTime)
+        let first = try state.closeLedger([], closeTime: closeTime)
+        var changes = first.changes
+        let root = rootKeyPair(network: network).accountID
+        if changes.accounts[root] == nil, let entry = state.account(root) {
+            changes.accounts[root] = .some(entry)
+            changes.signers[root] = AccountSigners.keys(entry)
+        }
+        return (state, ClosedLedger(header: first.header, transactions: first.transactions, changes: changes))
     }
 
     /// The root account's key pair: its seed is SHA-256 of the network passphrase.
@@ -118,6 +134,7 @@ extension LedgerState {
             }
             for key in data { changes.data[key] = .some(state.data[key]) }
             changes.assets = AssetTally.changes(before: firstLines, after: changes.trustLines)
+            changes.signers = AccountSigners.changes(before: firstAccounts, after: changes.accounts)
             return changes
         }
     }

@@ -189,6 +189,9 @@ public protocol LedgerReader: Sendable {
     /// The accounts holding a trustline to `asset`, by account key.
     /// - Throws: when the storage cannot be read.
     func accounts(holding asset: Asset, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord]
+    /// The accounts `signer` can sign for (its own included), by account key.
+    /// - Throws: when the storage cannot be read.
+    func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord]
     /// The fees charged per operation by the transactions of the last `ledgers` ledgers, and the
     /// most they offered.
     /// - Throws: when the storage cannot be read.

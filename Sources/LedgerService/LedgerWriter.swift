@@ -130,8 +130,7 @@ public actor LedgerWriter {
             self.commits = LedgerCommits(header: state.header, orderBook: OrderBookSnapshot(state))
             logger.info("ledger opened", metadata: ["ledger.sequence": "\(state.header.sequence)"])
         } else {
-            var genesis = LedgerState.genesis(network: configuration.network, closeTime: now())
-            let closed = try genesis.closeLedger([], closeTime: now())
+            let (genesis, closed) = try LedgerState.genesisLedger(network: configuration.network, closeTime: now())
             try await store.commit(closed)
             self.state = genesis
             self.commits = LedgerCommits(header: genesis.header, orderBook: OrderBookSnapshot(genesis))

@@ -69,7 +69,29 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             }
             try await writeAssetTallies(tallies, transaction)
         }),
+        .init(number: 103, name: "account signers", statements: [
+            "CREATE TABLE account_signers (signer BYTEA NOT NULL, account_id BYTEA NOT NULL, PRIMARY KEY (signer, account_id))",
+            "CREATE INDEX account_signers_by_account ON account_signers (account_id)",
+        ], backfill: { transaction in
+            // A database from before this version: every account's signing keys.
+            var changes: [AccountID: Set<AccountID>] = [:]
+            for entry in try await transaction.rows("SELECT entry FROM accounts", bytes).map({ try AccountEntry(xdrBytes: $0) }) {
+                changes[entry.accountID] = AccountSigners.keys(entry)
+            }
+            try await writeSigners(changes, transaction)
+        }),
     ]
+
+    /// Replaces the signing keys of each account whose keys changed.
+    static func writeSigners(_ changes: [AccountID: Set<AccountID>], _ transaction: PostgresDatabase.Transaction) async throws {
+        for (account, keys) in changes {
+            let key = account.storageKey
+            try await transaction.execute("DELETE FROM account_signers WHERE account_id = \(key)")
+            for signer in keys {
+                try await transaction.execute("INSERT INTO account_signers (signer, account_id) VALUES (\(signer.storageKey), \(key)) ON CONFLICT DO NOTHING")
+            }
+        }
+    }
 
     /// Adds each asset's change to the totals the store keeps, removing an asset no trustline
     /// holds any more (as Horizon's asset statistics do).
@@ -145,6 +167,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
                 """)
             try await Self.writeChanges(ledger.changes, transaction)
             try await Self.writeAssetTallies(ledger.changes.assets, transaction)
+            try await Self.writeSigners(ledger.changes.signers, transaction)
             try await Self.writeHistory(history, transaction)
             // Delivered to the followers when the transaction commits, never before.
             try await transaction.execute("SELECT pg_notify(\(PostgresCluster.ledgerChannel), \(String(header.sequence)))")
@@ -467,6 +490,22 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         var bindings = PostgresBindings()
         bindings.append(asset.storageKey)
         var sql = "SELECT account_id FROM trust_lines WHERE asset = $1"
+        if let after = page.after {
+            bindings.append(after.storageKey)
+            sql += " AND account_id \(page.descending ? "<" : ">") $2"
+        }
+        sql += " ORDER BY account_id \(page.descending ? "DESC" : "ASC") LIMIT \(page.limit)"
+        var records: [AccountRecord] = []
+        for key in try await database.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), Self.bytes) {
+            if let record = try await account(AccountID(publicKey: Bytes32(key))) { records.append(record) }
+        }
+        return records
+    }
+
+    public func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        var bindings = PostgresBindings()
+        bindings.append(signer.storageKey)
+        var sql = "SELECT account_id FROM account_signers WHERE signer = $1"
         if let after = page.after {
             bindings.append(after.storageKey)
             sql += " AND account_id \(page.descending ? "<" : ">") $2"

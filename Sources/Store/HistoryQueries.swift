@@ -209,6 +209,19 @@ extension SQLiteLedgerStore: LedgerReader {
         }
     }
 
+    public func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        try await database.read { db in
+            var sql = "SELECT account_id FROM account_signers WHERE signer = ?"
+            var arguments: [any DatabaseValueConvertible] = [signer.storageKey]
+            if let after = page.after {
+                sql += " AND account_id \(page.descending ? "<" : ">") ?"
+                arguments.append(after.storageKey)
+            }
+            sql += " ORDER BY account_id \(page.descending ? "DESC" : "ASC") LIMIT \(page.limit)"
+            return try Data.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).compactMap { try Self.account(key: $0, db) }
+        }
+    }
+
     public func offer(_ id: Int64) async throws -> LedgerOffer? {
         try await database.read { db in
             try Data.fetchOne(db, sql: "SELECT entry FROM offers WHERE offer_id = ?", arguments: [id]).map { try LedgerOffer(xdrBytes: [UInt8]($0)) }

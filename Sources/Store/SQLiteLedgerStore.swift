@@ -178,7 +178,35 @@ public final class SQLiteLedgerStore: LedgerStore {
             }
             try writeAssetTallies(tallies, db)
         }
+        migrator.registerMigration("ledger-v3-signers") { db in
+            try db.execute(sql: """
+                CREATE TABLE account_signers (signer BLOB NOT NULL, account_id BLOB NOT NULL, PRIMARY KEY (signer, account_id)) WITHOUT ROWID;
+                CREATE INDEX account_signers_by_account ON account_signers (account_id);
+                """)
+            // A database from before this version: every account's signing keys.
+            var changes: [AccountID: Set<AccountID>] = [:]
+            let accounts = try Data.fetchCursor(db, sql: "SELECT entry FROM accounts")
+            while let blob = try accounts.next() {
+                let entry = try AccountEntry(xdrBytes: [UInt8](blob))
+                changes[entry.accountID] = AccountSigners.keys(entry)
+            }
+            try writeSigners(changes, db)
+        }
         return migrator
+    }
+
+    /// Replaces the signing keys of each account whose keys changed.
+    static func writeSigners(_ changes: [AccountID: Set<AccountID>], _ db: Database) throws {
+        guard !changes.isEmpty else { return }
+        let clear = try db.cachedStatement(sql: "DELETE FROM account_signers WHERE account_id = ? AND signer = ?")
+        let add = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_signers (signer, account_id) VALUES (?, ?)")
+        let current = try db.cachedStatement(sql: "SELECT signer FROM account_signers WHERE account_id = ?")
+        for (account, keys) in changes {
+            let key = account.storageKey
+            let known = try Data.fetchAll(current, arguments: [key]).map { AccountID(publicKey: Bytes32([UInt8]($0))) }
+            for old in known where !keys.contains(old) { try clear.execute(arguments: [key, old.storageKey]) }
+            for new in keys { try add.execute(arguments: [new.storageKey, key]) }
+        }
     }
 
     /// Adds each asset's change to the totals the store keeps, removing an asset no trustline
@@ -237,6 +265,7 @@ public final class SQLiteLedgerStore: LedgerStore {
                     ])
                 try Self.writeChanges(ledger.changes, db)
                 try Self.writeAssetTallies(ledger.changes.assets, db)
+                try Self.writeSigners(ledger.changes.signers, db)
                 try Self.writeHistory(history, db)
             }, completion: { _, result in
                 continuation.resume(with: result)

@@ -163,6 +163,10 @@ struct HorizonRoutes: Sendable {
         router.get("/paths/strict-send") { request, _ in
             await respond(request) { resources in try await Self.atLowPriority { try await strictSendPaths(HorizonQuery(request), resources) } }
         }
+        // The legacy `/paths` is strict-receive, as Horizon still serves it.
+        router.get("/paths") { request, _ in
+            await respond(request) { resources in try await Self.atLowPriority { try await strictReceivePaths(HorizonQuery(request), resources) } }
+        }
         router.get("/paths/strict-receive") { request, _ in
             await respond(request) { resources in try await Self.atLowPriority { try await strictReceivePaths(HorizonQuery(request), resources) } }
         }
@@ -183,8 +187,9 @@ struct HorizonRoutes: Sendable {
                 guard filters.count == 1 else {
                     throw ProblemError.invalid("signer", "exactly one of signer, asset, sponsor and liquidity_pool is required, \(filters.isEmpty ? "none was" : "\(filters.count) were") given")
                 }
+                if let signer = try query.accountID("signer") { return try await reader.accounts(signedBy: signer, page) }
                 guard let text = query["asset"], !text.isEmpty else {
-                    throw ProblemError.invalid(filters[0], "this server lists accounts by asset only; \(filters[0]) is not supported yet")
+                    throw ProblemError.invalid(filters[0], "this server lists accounts by signer or asset; \(filters[0]) is not supported yet")
                 }
                 let asset = try HorizonQuery.asset(text, field: "asset")
                 guard asset != .native else { throw ProblemError.invalid("asset", "asset is an issued asset, CODE:ISSUER") }

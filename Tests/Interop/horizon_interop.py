@@ -182,6 +182,8 @@ codes = failure(builder(bob).append_payment_op(alice.public_key, Asset.native(),
 check("one of two signatures is tx_bad_auth", codes["transaction"] == "tx_bad_auth", codes)
 response = submit(builder(bob).append_payment_op(alice.public_key, Asset.native(), "1"), bob, carol)
 check("a 2-of-2 payment succeeds", response["successful"] and len(response["signatures"]) == 2)
+signed_by_carol = {a["account_id"] for a in server.accounts().for_signer(carol.public_key).call()["_embedded"]["records"]}
+check("/accounts?signer= lists the accounts a key signs for, its own included", signed_by_carol == {bob.public_key, carol.public_key}, signed_by_carol)
 
 # --- SEP-29 --------------------------------------------------------------------------------------
 submit(builder(maker).append_manage_data_op("config.memo_required", "1"), maker)
@@ -247,6 +249,11 @@ try:
     check("/accounts without a filter is refused", False)
 except BadRequestError:
     check("/accounts without a filter is refused", True)
+try:
+    server.accounts().for_sponsor(alice.public_key).call()
+    check("/accounts?sponsor= is refused naming the field", False)
+except BadRequestError as error:
+    check("/accounts?sponsor= is refused naming the field", error.extras["invalid_field"] == "sponsor")
 
 # --- asynchronous submission --------------------------------------------------------------------
 tx = builder(alice).append_payment_op(bob.public_key, Asset.native(), "0.5").build()

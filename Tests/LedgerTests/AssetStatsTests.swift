@@ -79,4 +79,16 @@ struct AssetStatsTests {
         #expect(Amount.format(Int128(-1)) == "-0.0000001")
         #expect(Amount.format(-3 * Int128(Int64.max)) == "-2767011611056.4327421")
     }
+
+    @Test func signingKeysChangeOnlyWhenTheSignersDo() {
+        var ledger = TestLedger()
+        let alice = ledger.account(), bob = ledger.account()
+        #expect(ledger.lastChanges.signers[bob.accountID] == [bob.accountID], "a new account signs for itself")
+        ledger.pay(alice, bob, .native, TestLedger.xlm)
+        #expect(ledger.lastChanges.signers.isEmpty, "a payment changes no signers")
+        #expect(ledger.submit(alice, .setOptions(SetOptionsOperation(signer: Signer(key: .ed25519(bob.accountID.publicKey), weight: 1)))).result.code == .success)
+        #expect(ledger.lastChanges.signers == [alice.accountID: [alice.accountID, bob.accountID]])
+        #expect(ledger.submit(alice, .setOptions(SetOptionsOperation(masterWeight: 0))).result.code == .success)
+        #expect(ledger.lastChanges.signers == [alice.accountID: [bob.accountID]], "a master key of weight 0 is no signer")
+    }
 }

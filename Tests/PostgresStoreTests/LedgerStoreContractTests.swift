@@ -15,8 +15,8 @@ struct LedgerStoreContractTests {
     /// A small history: accounts, a trust line, data set and deleted, a payment, an offer, a failed
     /// transaction, several transactions in one ledger.
     static func ledgers() throws -> (ledgers: [ClosedLedger], state: LedgerState, alice: KeyPair, bob: KeyPair, usd: Asset) {
-        var state = LedgerState.genesis(network: .standalone, closeTime: 1_700_000_000)
-        var ledgers = [try state.closeLedger([], closeTime: 1_700_000_001)]
+        var (state, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: 1_700_000_000)
+        var ledgers = [first]
         let root = LedgerState.rootKeyPair(network: .standalone)
         let alice = try KeyPair(seed: Array(repeating: 9, count: 32))
         let bob = try KeyPair(seed: Array(repeating: 8, count: 32))
@@ -142,6 +142,9 @@ struct LedgerStoreContractTests {
             }
         }
         add("assets by code", try await store.assets(KeyedPage(), code: "USD", issuer: root))
+        for signer in [root, alice.accountID, bob.accountID] {
+            add("accounts signed by \(signer.strKey)", try await store.accounts(signedBy: signer, KeyedPage()).map(AccountView.init))
+        }
         add("assets by another issuer", try await store.assets(KeyedPage(), code: nil, issuer: alice.accountID))
         let fees = try await store.recentFees(ledgers: 5)
         add("fees", [fees.charged, fees.offered])
@@ -192,8 +195,13 @@ struct LedgerStoreContractTests {
             try await database.execute("DROP TABLE asset_stats")
             try await database.execute("DROP INDEX trust_lines_by_asset")
             try await database.execute("DELETE FROM tender_migration WHERE number = 102")
+            let signedByBob = try await postgres.accounts(signedBy: bob.accountID, KeyedPage()).map(\.account.accountID)
+            #expect(signedByBob == [bob.accountID])
+            try await database.execute("DROP TABLE account_signers")
+            try await database.execute("DELETE FROM tender_migration WHERE number = 103")
             let migrated = try await PostgresLedgerStore(database)
             #expect(try await migrated.assets(KeyedPage(), code: nil, issuer: nil) == assets)
+            #expect(try await migrated.accounts(signedBy: bob.accountID, KeyedPage()).map(\.account.accountID) == signedByBob)
         } catch {
             await server.stop()
             throw error

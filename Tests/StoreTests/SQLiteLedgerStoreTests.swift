@@ -30,8 +30,8 @@ struct SQLiteLedgerStoreTests {
     @Test func committedLedgersReloadToTheSameState() async throws {
         let path = temporaryPath()
         let store = try SQLiteLedgerStore(path: path)
-        var state = LedgerState.genesis(network: .standalone, closeTime: 1_700_000_000)
-        try await store.commit(try state.closeLedger([], closeTime: 1_700_000_001))
+        var (state, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: 1_700_000_000)
+        try await store.commit(first)
         let root = LedgerState.rootKeyPair(network: .standalone)
         let alice = try KeyPair(seed: Array(repeating: 9, count: 32))
         let usd = try Asset(code: "USD", issuer: root.accountID)
@@ -76,15 +76,26 @@ struct SQLiteLedgerStoreTests {
         #expect(try await store.accounts(holding: usd, KeyedPage()).map(\.account.accountID) == [alice.accountID])
         #expect(try await store.accounts(holding: usd, KeyedPage(after: alice.accountID)).isEmpty)
 
-        // A database from before asset statistics: the migration counts the trustlines it holds.
+        // /accounts?signer=: root signs for itself and for alice (she added it); alice for herself.
+        let byKey = { (a: AccountID, b: AccountID) in a.publicKey.bytes.lexicographicallyPrecedes(b.publicKey.bytes) }
+        let signedByRoot = try await store.accounts(signedBy: root.accountID, KeyedPage()).map(\.account.accountID)
+        #expect(signedByRoot == [root.accountID, alice.accountID].sorted(by: byKey))
+        #expect(try await store.accounts(signedBy: alice.accountID, KeyedPage()).map(\.account.accountID) == [alice.accountID])
+
+        // A database from before asset statistics and signers: the migrations count what it holds.
         do {
             let queue = try DatabaseQueue(path: path)
             try await queue.write { db in
-                try db.execute(sql: "DROP TABLE asset_stats; DROP INDEX trust_lines_by_asset; DELETE FROM grdb_migrations WHERE identifier = 'ledger-v2-assets'")
+                try db.execute(sql: """
+                    DROP TABLE asset_stats; DROP INDEX trust_lines_by_asset; DROP TABLE account_signers;
+                    DELETE FROM grdb_migrations WHERE identifier IN ('ledger-v2-assets', 'ledger-v3-signers')
+                    """)
             }
             try queue.close()
         }
-        #expect(try await SQLiteLedgerStore(path: path).assets(KeyedPage(), code: nil, issuer: nil) == assets)
+        let migrated = try SQLiteLedgerStore(path: path)
+        #expect(try await migrated.assets(KeyedPage(), code: nil, issuer: nil) == assets)
+        #expect(try await migrated.accounts(signedBy: root.accountID, KeyedPage()).map(\.account.accountID) == signedByRoot)
     }
 
     @Test func entryEncodingsRoundTrip() throws {

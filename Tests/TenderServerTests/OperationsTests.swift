@@ -143,5 +143,8 @@ final class BreakableStore: LedgerStore, LedgerReader, @unchecked Sendable {
     func accounts(holding asset: Asset, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
         try await store.accounts(holding: asset, page)
     }
+    func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        try await store.accounts(signedBy: signer, page)
+    }
     func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) { try await store.recentFees(ledgers: ledgers) }
 }
