@@ -487,25 +487,18 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     }
 
     public func accounts(holding asset: Asset, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
-        var bindings = PostgresBindings()
-        bindings.append(asset.storageKey)
-        var sql = "SELECT account_id FROM trust_lines WHERE asset = $1"
-        if let after = page.after {
-            bindings.append(after.storageKey)
-            sql += " AND account_id \(page.descending ? "<" : ">") $2"
-        }
-        sql += " ORDER BY account_id \(page.descending ? "DESC" : "ASC") LIMIT \(page.limit)"
-        var records: [AccountRecord] = []
-        for key in try await database.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), Self.bytes) {
-            if let record = try await account(AccountID(publicKey: Bytes32(key))) { records.append(record) }
-        }
-        return records
+        try await accounts(in: "trust_lines", where: "asset", is: asset.storageKey, page)
     }
 
     public func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        try await accounts(in: "account_signers", where: "signer", is: signer.storageKey, page)
+    }
+
+    /// A page of the accounts in `table`'s `account_id` column whose `column` is `value`, by account key.
+    private func accounts(in table: String, where column: String, is value: ByteBuffer, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
         var bindings = PostgresBindings()
-        bindings.append(signer.storageKey)
-        var sql = "SELECT account_id FROM account_signers WHERE signer = $1"
+        bindings.append(value)
+        var sql = "SELECT account_id FROM \(table) WHERE \(column) = $1"
         if let after = page.after {
             bindings.append(after.storageKey)
             sql += " AND account_id \(page.descending ? "<" : ">") $2"

@@ -197,22 +197,19 @@ extension SQLiteLedgerStore: LedgerReader {
     }
 
     public func accounts(holding asset: Asset, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
-        try await database.read { db in
-            var sql = "SELECT account_id FROM trust_lines WHERE asset = ?"
-            var arguments: [any DatabaseValueConvertible] = [asset.storageKey]
-            if let after = page.after {
-                sql += " AND account_id \(page.descending ? "<" : ">") ?"
-                arguments.append(after.storageKey)
-            }
-            sql += " ORDER BY account_id \(page.descending ? "DESC" : "ASC") LIMIT \(page.limit)"
-            return try Data.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).compactMap { try Self.account(key: $0, db) }
-        }
+        try await accounts(in: "trust_lines", where: "asset", is: asset.storageKey, page)
     }
 
     public func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        try await accounts(in: "account_signers", where: "signer", is: signer.storageKey, page)
+    }
+
+    /// A page of the accounts in `table`'s `account_id` column whose `column` is `value`, by
+    /// account key, read in one snapshot.
+    private func accounts(in table: String, where column: String, is value: Data, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
         try await database.read { db in
-            var sql = "SELECT account_id FROM account_signers WHERE signer = ?"
-            var arguments: [any DatabaseValueConvertible] = [signer.storageKey]
+            var sql = "SELECT account_id FROM \(table) WHERE \(column) = ?"
+            var arguments: [any DatabaseValueConvertible] = [value]
             if let after = page.after {
                 sql += " AND account_id \(page.descending ? "<" : ">") ?"
                 arguments.append(after.storageKey)

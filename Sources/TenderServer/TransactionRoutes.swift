@@ -43,18 +43,10 @@ struct TransactionRoutes: Sendable {
     /// `DUPLICATE` (409) for one already submitted or applied, `ERROR` (400) with the result XDR
     /// for one those checks refuse, `TRY_AGAIN_LATER` (503) when the ledger writer is not running.
     private func submitAsync(_ request: Request) async throws -> Response {
-        var request = request
-        guard let body = try? await request.collectBody(upTo: Self.maxBodyBytes) else {
-            return Problem.badRequest("the request body is larger than \(Self.maxBodyBytes) bytes", field: "tx").response()
-        }
-        guard let tx = Self.transactionField(body: body, contentType: request.headers[.contentType]), !tx.isEmpty else {
-            return Problem.badRequest("the form field tx (a base64 transaction envelope) is missing", field: "tx").response()
-        }
         let envelope: TransactionEnvelope
-        do {
-            envelope = try TransactionEnvelope(xdrBase64: tx)
-        } catch {
-            return Problem.transactionMalformed(tx, detail: error.message).response()
+        switch await Self.envelope(of: request) {
+        case .envelope(let read, _): envelope = read
+        case .refused(let problem): return problem.response()
         }
         let prepared = PreparedTransaction.prepare(envelope, network: writer.configuration.network)
         func answer(_ status: String, _ code: HTTPResponse.Status, _ extra: [(String, JSONValue)] = []) throws -> Response {
@@ -77,23 +69,34 @@ struct TransactionRoutes: Sendable {
         return try answer("PENDING", .created)
     }
 
-    private func submit(_ request: Request, context: BasicRequestContext) async throws -> Response {
+    /// The submitted envelope and its `tx` text, or the problem that answers the request.
+    enum Submitted {
+        case envelope(TransactionEnvelope, tx: String)
+        case refused(Problem)
+    }
+
+    /// Reads the `tx` field of a submission (form or multipart, at most ``maxBodyBytes``).
+    static func envelope(of request: Request) async -> Submitted {
         var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: Self.maxBodyBytes)
-        } catch {
+        guard let body = try? await request.collectBody(upTo: maxBodyBytes) else {
             // Never 413: the SDKs retry it.
-            return Problem.badRequest("the request body is larger than \(Self.maxBodyBytes) bytes", field: "tx").response()
+            return .refused(Problem.badRequest("the request body is larger than \(maxBodyBytes) bytes", field: "tx"))
         }
-        guard let tx = Self.transactionField(body: body, contentType: request.headers[.contentType]), !tx.isEmpty else {
-            return Problem.badRequest("the form field tx (a base64 transaction envelope) is missing", field: "tx").response()
+        guard let tx = transactionField(body: body, contentType: request.headers[.contentType]), !tx.isEmpty else {
+            return .refused(Problem.badRequest("the form field tx (a base64 transaction envelope) is missing", field: "tx"))
         }
-        let envelope: TransactionEnvelope
         do {
-            envelope = try TransactionEnvelope(xdrBase64: tx)
+            return .envelope(try TransactionEnvelope(xdrBase64: tx), tx: tx)
         } catch {
-            return Problem.transactionMalformed(tx, detail: error.message).response()
+            return .refused(Problem.transactionMalformed(tx, detail: error.message))
+        }
+    }
+
+    private func submit(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        let envelope: TransactionEnvelope, tx: String
+        switch await Self.envelope(of: request) {
+        case .envelope(let read, let text): (envelope, tx) = (read, text)
+        case .refused(let problem): return problem.response()
         }
         let submission = try await submitWithin(timeout, envelope)
         guard let submission else {
