@@ -170,6 +170,7 @@ struct ReadParts {
                 ("_links", .object([
                     ("account", resources.link("/accounts/{account_id}", templated: true)),
                     ("accounts", resources.link("/accounts{?signer,sponsor,asset,liquidity_pool,cursor,limit,order}", templated: true)),
+                    ("account_transactions", resources.link("/accounts/{account_id}/transactions{?cursor,limit,order}", templated: true)),
                     ("assets", resources.link("/assets{?asset_code,asset_issuer,cursor,limit,order}", templated: true)),
                     ("fee_stats", resources.link("/fee_stats")),
                     ("friendbot", resources.link("/friendbot{?addr}", templated: true)),

@@ -69,6 +69,8 @@ def balance(address, asset):
 
 # --- root, stellar.toml, test anchor -------------------------------------------------------------
 check("root names the network", root["network_passphrase"] == PASSPHRASE and root["history_latest_ledger"] >= 1)
+check("root links what it serves: assets, account_transactions", root["_links"]["assets"]["href"].startswith(f"{URL}/assets")
+      and root["_links"]["account_transactions"]["templated"])
 toml = requests.get(f"{URL}/.well-known/stellar.toml", timeout=10).text
 anchor = {}
 for block in toml.split("[[CURRENCIES]]")[1:]:

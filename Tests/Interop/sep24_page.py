@@ -283,6 +283,10 @@ with sync_playwright() as playwright:
     record = until(token, exchange["id"], ["completed", "error"])
     check("withdraw-exchange: 5.00 EUR in, 0.25 fee, 5.13 USD paid out at the quote", record["status"] == "completed" and record["kind"] == "withdrawal-exchange"
           and record["amount_out"] == "5.13" == quote["buy_amount"] and record["amount_out_asset"] == "iso4217:USD" and eur(alice.public_key) == Decimal("13.87"), record)
+    kinds = {k: [t["kind"] for t in requests.get(f"{toml['TRANSFER_SERVER']}/transactions", params={"asset_code": "EUR", "kind": k}, headers=headers, timeout=30).json()["transactions"]]
+             for k in ("deposit", "deposit-exchange", "withdrawal-exchange")}
+    check("/transactions by kind, exchanges apart", kinds["deposit"] and set(kinds["deposit"]) == {"deposit"} and kinds["deposit-exchange"] == ["deposit-exchange"]
+          and kinds["withdrawal-exchange"] == ["withdrawal-exchange"], kinds)
     check("no page made a request elsewhere", not external, external)
     browser.close()
 

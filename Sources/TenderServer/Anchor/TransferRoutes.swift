@@ -62,10 +62,16 @@ struct TransferRoutes: Sendable {
                 guard let code = query["asset_code"], transfers.asset(code) != nil else {
                     throw AnchorFailure.badRequest(code: "invalid_asset", message: "asset_code is required: one of \(transfers.assets.map(\.code).joined(separator: ", "))")
                 }
+                // `deposit`, `withdrawal`, or (SEP-6) one of their exchanges.
                 var kind: TransferMachine.Kind?
+                var exchange: Bool?
                 if let text = query["kind"], !text.isEmpty {
-                    guard let parsed = TransferMachine.Kind(rawValue: text) else { throw AnchorFailure.badRequest(code: "invalid_request", message: "kind is deposit or withdrawal") }
+                    let bare = text.hasSuffix("-exchange") ? String(text.dropLast(9)) : text
+                    guard let parsed = TransferMachine.Kind(rawValue: bare) else {
+                        throw AnchorFailure.badRequest(code: "invalid_request", message: "kind is deposit, withdrawal, deposit-exchange or withdrawal-exchange")
+                    }
                     kind = parsed
+                    exchange = text.hasSuffix("-exchange")
                 }
                 var limit = 100
                 if let text = query["limit"], !text.isEmpty {
@@ -78,6 +84,7 @@ struct TransferRoutes: Sendable {
                     since = Int64(date.timeIntervalSince1970)
                 }
                 let records = try await transfers.transfers(user, assetCode: code, kind: kind, limit: limit, olderThan: query["paging_id"], noOlderThan: since)
+                    .filter { exchange == nil || ($0.exchange == true) == exchange }
                 var list: [JSONValue] = []
                 for record in records { list.append(try await json(record, base: AnchorRoutes.base(request))) }
                 return .object([("transactions", .array(list))])
