@@ -212,10 +212,15 @@ public final class TransferService: Sendable {
 
     /// A transfer of the token's user (another user's is not found).
     public func transfer(_ user: AnchorUser, id: String?, stellarTransaction: String?, external: String?) async throws -> TransferRecord {
+        if let id, !id.isEmpty {
+            // By id: one read; another user's is not found, as an unknown one is not.
+            guard let record = try await load(id)?.1, record.account == user.account.strKey, record.memo == (user.memo ?? user.muxedID) else {
+                throw AnchorFailure.notFound("transaction not found")
+            }
+            return record
+        }
         let mine = try await transfers(user, assetCode: nil, kind: nil, limit: 200, olderThan: nil, noOlderThan: nil)
-        let found: TransferRecord? = if let id, !id.isEmpty {
-            mine.first { $0.id == id }
-        } else if let stellarTransaction, !stellarTransaction.isEmpty {
+        let found: TransferRecord? = if let stellarTransaction, !stellarTransaction.isEmpty {
             mine.first { $0.machine.stellarTransaction == stellarTransaction }
         } else if let external, !external.isEmpty {
             mine.first { $0.machine.external == external || $0.session == external }
@@ -367,9 +372,11 @@ public final class TransferService: Sendable {
                 if again.intent.machine.status != .succeeded {
                     try record.machine.apply(.userTransferFailed("the payment failed: \(failure.message)"))
                     try await save(record, over: stored, attention: nil)
-                    return
+                } else {
+                    // Paid after all, between the decline and the close: the next round settles it.
+                    try await save(record, over: stored, attention: now)
                 }
-                return try await save(record, over: stored, attention: now).map { _ in () } ?? ()
+                return
             } else if view.status(now: now) == .expired, intent.machine.status != .succeeded {
                 try record.machine.apply(.userTransferFailed("the deposit was not paid in time"))
                 try await save(record, over: stored, attention: nil)

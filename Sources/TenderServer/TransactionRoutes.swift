@@ -157,7 +157,7 @@ extension TransactionRoutes {
 
 /// A form-urlencoded body (`application/x-www-form-urlencoded`), decoded byte by byte.
 struct FormBody {
-    private var fields: [String: String] = [:]
+    private(set) var fields: [String: String] = [:]
 
     init<Bytes: Collection>(bytes: Bytes) where Bytes.Element == UInt8 {
         for pair in bytes.split(separator: UInt8(ascii: "&")) {

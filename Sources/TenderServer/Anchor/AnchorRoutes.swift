@@ -143,12 +143,7 @@ struct AnchorRoutes: Sendable {
                 return nil
             }
         }
-        var fields: [String: String] = [:]
-        for pair in String(decoding: bytes, as: UTF8.self).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0) }
-            if let key = parts.first, !key.isEmpty { fields[key] = parts.count == 2 ? parts[1] : "" }
-        }
-        return fields
+        return FormBody(bytes: buffer.readableBytesView).fields.filter { !$0.key.isEmpty }
     }
 
     /// Runs `body`: its JSON with `status`, or the failure as the SEPs write it.

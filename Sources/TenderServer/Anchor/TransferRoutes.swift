@@ -116,9 +116,9 @@ struct TransferRoutes: Sendable {
                 func entry(_ asset: TransferAsset, deposit: Bool) -> (String, JSONValue) {
                     var fields: [(String, JSONValue)] = [
                         ("enabled", true), ("authentication_required", true),
-                        ("min_amount", .raw(Array(FiatConversion.format(minorUnits: asset.minimum, exponent: 2).utf8))),
-                        ("max_amount", .raw(Array(FiatConversion.format(minorUnits: asset.maximum, exponent: 2).utf8))),
-                        ("fee_fixed", .raw(Array(FiatConversion.format(minorUnits: deposit ? asset.depositFixed : asset.withdrawFixed, exponent: 2).utf8))),
+                        ("min_amount", Self.number(asset.minimum)),
+                        ("max_amount", Self.number(asset.maximum)),
+                        ("fee_fixed", Self.number(deposit ? asset.depositFixed : asset.withdrawFixed)),
                         ("fee_percent", deposit ? .raw(Array(Self.percent(asset.depositPercentBasisPoints).utf8)) : 0),
                     ]
                     if deposit {
@@ -157,9 +157,9 @@ struct TransferRoutes: Sendable {
                     ("id", .string(record.id)),
                     ("how", .string("Pay \(FiatConversion.format(minorUnits: amount, exponent: 2)) \(asset.currency.code.uppercased()) at \(base)\(page)")),
                     ("instructions", .object([("payment_url", .object([("value", .string(base + page)), ("description", "Tender's payment page for this deposit: card (3-D Secure) or iDEAL")]))])),
-                    ("eta", 60), ("min_amount", .raw(Array(FiatConversion.format(minorUnits: asset.minimum, exponent: 2).utf8))),
-                    ("max_amount", .raw(Array(FiatConversion.format(minorUnits: asset.maximum, exponent: 2).utf8))),
-                    ("fee_fixed", .raw(Array(FiatConversion.format(minorUnits: asset.depositFixed, exponent: 2).utf8))),
+                    ("eta", 60), ("min_amount", Self.number(asset.minimum)),
+                    ("max_amount", Self.number(asset.maximum)),
+                    ("fee_fixed", Self.number(asset.depositFixed)),
                     ("fee_percent", .raw(Array(Self.percent(asset.depositPercentBasisPoints).utf8))),
                     ("extra_info", .object([("message", "The asset is paid to your account once the payment is settled.")])),
                 ])
@@ -181,9 +181,9 @@ struct TransferRoutes: Sendable {
                 return .object([
                     ("account_id", .string(try await transfers.withdrawAccount())), ("memo_type", "id"), ("memo", .string(record.withdrawMemo.map(String.init) ?? "")),
                     ("id", .string(record.id)), ("eta", 60),
-                    ("min_amount", .raw(Array(FiatConversion.format(minorUnits: asset.minimum, exponent: 2).utf8))),
-                    ("max_amount", .raw(Array(FiatConversion.format(minorUnits: asset.maximum, exponent: 2).utf8))),
-                    ("fee_fixed", .raw(Array(FiatConversion.format(minorUnits: asset.withdrawFixed, exponent: 2).utf8))), ("fee_percent", 0),
+                    ("min_amount", Self.number(asset.minimum)),
+                    ("max_amount", Self.number(asset.maximum)),
+                    ("fee_fixed", Self.number(asset.withdrawFixed)), ("fee_percent", 0),
                     ("extra_info", .object([("message", .string("Send exactly \(FiatConversion.format(minorUnits: amount, exponent: 2)) \(asset.code) with the memo; the fiat is paid out once it arrives."))])),
                 ])
             }
@@ -343,14 +343,14 @@ struct TransferRoutes: Sendable {
         func entry(_ asset: TransferAsset, deposit: Bool) -> (String, JSONValue) {
             var fields: [(String, JSONValue)] = [
                 ("enabled", true),
-                ("min_amount", .raw(Array(FiatConversion.format(minorUnits: asset.minimum, exponent: 2).utf8))),
-                ("max_amount", .raw(Array(FiatConversion.format(minorUnits: asset.maximum, exponent: 2).utf8))),
+                ("min_amount", Self.number(asset.minimum)),
+                ("max_amount", Self.number(asset.maximum)),
             ]
             if deposit {
-                fields += [("fee_fixed", .raw(Array(FiatConversion.format(minorUnits: asset.depositFixed, exponent: 2).utf8))),
+                fields += [("fee_fixed", Self.number(asset.depositFixed)),
                            ("fee_percent", .raw(Array(Self.percent(asset.depositPercentBasisPoints).utf8)))]
             } else {
-                fields += [("fee_fixed", .raw(Array(FiatConversion.format(minorUnits: asset.withdrawFixed, exponent: 2).utf8))), ("fee_percent", 0)]
+                fields += [("fee_fixed", Self.number(asset.withdrawFixed)), ("fee_percent", 0)]
             }
             return (asset.code, .object(fields))
         }
@@ -361,6 +361,9 @@ struct TransferRoutes: Sendable {
             ("features", .object([("account_creation", false), ("claimable_balances", false)])),
         ])
     }
+
+    /// Hundredths as a JSON number with two decimals (SEP's `min_amount`, `fee_fixed`...).
+    static func number(_ minor: Int64) -> JSONValue { .raw(Array(FiatConversion.format(minorUnits: minor, exponent: 2).utf8)) }
 
     static func percent(_ basisPoints: Int64) -> String {
         basisPoints % 100 == 0 ? String(basisPoints / 100) : "\(basisPoints / 100).\(String(format: "%02d", basisPoints % 100).replacingOccurrences(of: "0$", with: "", options: .regularExpression))"
