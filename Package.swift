@@ -56,6 +56,7 @@ let package = Package(
             name: "Ledger",
             dependencies: [
                 "StellarBase",
+                "TenderJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -237,6 +238,7 @@ let package = Package(
             name: "LedgerTests",
             dependencies: [
                 "Ledger",
+                "TenderJSON",
                 "TenderTesting",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

@@ -20,6 +20,9 @@ public struct LedgerCloseError: Error, Sendable, CustomStringConvertible {
 public struct ClosedTransaction: Sendable {
     public let prepared: PreparedTransaction
     public let application: TransactionApplication
+    /// What its operations changed that their effects need, by operation index (successful
+    /// transactions only, and only the kinds that need it).
+    public let meta: [Int: OperationMeta]
 }
 
 /// The entries a ledger changed, with their values after it (nil: deleted).
@@ -90,7 +93,9 @@ extension LedgerState {
         var closed: [ClosedTransaction] = []
         closed.reserveCapacity(transactions.count)
         for prepared in transactions {
-            closed.append(ClosedTransaction(prepared: prepared, application: apply(prepared)))
+            var meta: [Int: OperationMeta] = [:]
+            let application = apply(prepared, meta: &meta)
+            closed.append(ClosedTransaction(prepared: prepared, application: application, meta: meta))
         }
         let summary = summarizeJournal()
         let changes = summary.changes(in: self)

@@ -1,4 +1,5 @@
 import StellarBase
+import TenderJSON
 
 /// What a closed ledger adds to the history every store keeps, row by row: its applied
 /// transactions, their operations, and who took part in each (an account is listed with a
@@ -40,6 +41,8 @@ public struct LedgerHistory: Sendable {
     public private(set) var operations: [OperationRow] = []
     public private(set) var accountTransactions: [Participation] = []
     public private(set) var accountOperations: [Participation] = []
+    /// The effects of the successful transactions' operations, in operation order.
+    public private(set) var effects: [EffectRecord] = []
 
     public init(_ closed: ClosedLedger) {
         ledger = closed.header.sequence
@@ -65,6 +68,16 @@ public struct LedgerHistory: Sendable {
                 for account in op.participants(transactionSource: source) where seen.insert(account).inserted {
                     participants.insert(account)
                     accountOperations.append(Participation(account: account, id: operationID, isPayment: op.isPayment))
+                }
+                if result.isSuccess {
+                    let opEffects = OperationEffects.of(
+                        op.body, source: op.sourceAccount ?? tx.sourceAccount, result: result.outcome.operationResults?[safe: opIndex],
+                        meta: transaction.meta[opIndex])
+                    for (index, effect) in opEffects.enumerated() {
+                        effects.append(EffectRecord(
+                            operationID: operationID, order: Int64(index + 1), account: effect.account, muxedID: effect.muxedID, type: effect.type,
+                            details: JSONValue.object(effect.details).compactBytes(), closeTime: closeTime))
+                    }
                 }
             }
             for account in participants {

@@ -192,6 +192,9 @@ public protocol LedgerReader: Sendable {
     /// The accounts `signer` can sign for (its own included), by account key.
     /// - Throws: when the storage cannot be read.
     func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord]
+    /// A page of effects, in operation then effect order.
+    /// - Throws: when the storage cannot be read.
+    func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord]
     /// The fees charged per operation by the transactions of the last `ledgers` ledgers, and the
     /// most they offered.
     /// - Throws: when the storage cannot be read.

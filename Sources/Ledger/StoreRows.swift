@@ -48,6 +48,7 @@ public enum StoreValue: Equatable, Sendable {
 public enum StoreTables {
     public static let ledger = [
         "ledger_headers", "accounts", "trust_lines", "offers", "account_data", "transactions", "operations", "account_transactions", "account_operations",
+        "asset_stats", "account_signers", "effects",
     ]
     public static let gateway = ["merchant", "object", "idempotency", "delivery"]
 }

@@ -103,6 +103,13 @@ extension LedgerState {
     /// Checks `prepared` against the current state and, when valid, applies it: charges the fee,
     /// consumes the sequence number and runs the operations atomically.
     public mutating func apply(_ prepared: PreparedTransaction) -> TransactionApplication {
+        var meta: [Int: OperationMeta] = [:]
+        return apply(prepared, meta: &meta)
+    }
+
+    /// ``apply(_:)``, also giving what the operations of a successful transaction changed that
+    /// their effects need (``OperationMeta``), by operation index.
+    mutating func apply(_ prepared: PreparedTransaction, meta: inout [Int: OperationMeta]) -> TransactionApplication {
         let tx = prepared.transaction
         let source = tx.sourceAccount.accountID
         var feeSource = source
@@ -153,19 +160,24 @@ extension LedgerState {
         var results: [OperationResult] = []
         results.reserveCapacity(tx.operations.count)
         var success = true
-        for op in tx.operations {
+        for (index, op) in tx.operations.enumerated() {
             let opSource = op.sourceAccount?.accountID ?? source
             let before = savepoint()
             // An earlier operation may have merged the source away.
             let exists = accounts.index(forKey: opSource) != nil
+            let probe = exists ? metaProbe(op.body, source: opSource) : nil
             let result = exists ? applyOperation(op.body, source: opSource) : .outer(.noAccount)
             results.append(result)
             if !result.isSuccess { success = false }
+            if success, let probe { meta[index] = self.meta(after: probe, source: opSource) }
             // After a failure the remaining operations still run, for their result codes, but
             // nothing they do is kept.
             if !success { rollback(to: before) }
         }
-        if !success { rollback(to: afterFee) }
+        if !success {
+            rollback(to: afterFee)
+            meta = [:]
+        }
         let outcome: TransactionOutcome = success ? .success(results) : .failed(results)
         guard let innerHash else { return .applied(TransactionResult(feeCharged: fee, outcome: outcome)) }
         let inner = InnerTransactionResult(feeCharged: 0, outcome: outcome)

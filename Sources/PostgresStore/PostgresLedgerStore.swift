@@ -80,6 +80,15 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             }
             try await writeSigners(changes, transaction)
         }),
+        // An older database's ledgers have no effects: they begin with this version.
+        .init(number: 104, name: "effects", statements: [
+            """
+            CREATE TABLE effects (
+                operation_id BIGINT NOT NULL, effect_order BIGINT NOT NULL, account_id BYTEA NOT NULL, muxed_id BIGINT,
+                type BIGINT NOT NULL, details TEXT NOT NULL, close_time BIGINT NOT NULL, PRIMARY KEY (operation_id, effect_order))
+            """,
+            "CREATE INDEX effects_by_account ON effects (account_id, operation_id, effect_order)",
+        ]),
     ]
 
     /// Replaces the signing keys of each account whose keys changed.
@@ -253,6 +262,15 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             accountTransactions.row { $0.append(row.account.storageKey); $0.append(row.id) }
         }
         try await accountTransactions.execute(transaction)
+        var effects = Batch("INSERT INTO effects (operation_id, effect_order, account_id, muxed_id, type, details, close_time)", width: 7, "")
+        for effect in history.effects {
+            effects.row {
+                $0.append(effect.operationID); $0.append(effect.order); $0.append(effect.account.storageKey)
+                $0.append(effect.muxedID.map { Int64(bitPattern: $0) }); $0.append(Int64(effect.type.rawValue))
+                $0.append(String(decoding: effect.details, as: UTF8.self)); $0.append(Int64(effect.closeTime))
+            }
+        }
+        try await effects.execute(transaction)
     }
 
     /// A multi-row INSERT: rows bound in order, sent as one statement per 30,000 parameters
@@ -513,6 +531,37 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
 
     public func offer(_ id: Int64) async throws -> LedgerOffer? {
         try await database.rows("SELECT entry FROM offers WHERE offer_id = \(id)", Self.bytes).first.map { try LedgerOffer(xdrBytes: $0) }
+    }
+
+    public func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] {
+        var bindings = PostgresBindings()
+        var conditions = ["TRUE"]
+        switch filter {
+        case .all: break
+        case .account(let id):
+            bindings.append(id.storageKey)
+            conditions.append("account_id = $\(bindings.count)")
+        case .operations(let range):
+            bindings.append(range.lowerBound)
+            bindings.append(range.upperBound)
+            conditions.append("operation_id >= $\(bindings.count - 1) AND operation_id < $\(bindings.count)")
+        }
+        if let after = page.after {
+            bindings.append(after.operationID)
+            bindings.append(after.order)
+            conditions.append("(operation_id, effect_order) \(page.descending ? "<" : ">") ($\(bindings.count - 1), $\(bindings.count))")
+        }
+        let order = page.descending ? "DESC" : "ASC"
+        return try await database.rows(PostgresQuery(unsafeSQL: """
+            SELECT operation_id, effect_order, account_id, muxed_id, type, details, close_time FROM effects
+            WHERE \(conditions.joined(separator: " AND ")) ORDER BY operation_id \(order), effect_order \(order) LIMIT \(page.limit)
+            """, binds: bindings)) { row in
+            let (operation, index, account, muxed, typeCode, details, closeTime) = try row.decode((Int64, Int64, ByteBuffer, Int64?, Int64, String, Int64).self)
+            guard let type = EffectType(rawValue: Int32(truncatingIfNeeded: typeCode)) else { throw BadStoredValue(description: "effects holds an unknown type \(typeCode)") }
+            return EffectRecord(
+                operationID: operation, order: index, account: AccountID(publicKey: Bytes32(Array(buffer: account))),
+                muxedID: muxed.map { UInt64(bitPattern: $0) }, type: type, details: Array(details.utf8), closeTime: UInt64(closeTime))
+        }
     }
 
     public func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) {

@@ -225,6 +225,41 @@ extension SQLiteLedgerStore: LedgerReader {
         }
     }
 
+    public func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] {
+        try await database.read { db in
+            var conditions = ["1"]
+            var arguments: [any DatabaseValueConvertible] = []
+            switch filter {
+            case .all: break
+            case .account(let id):
+                conditions.append("account_id = ?")
+                arguments.append(id.storageKey)
+            case .operations(let range):
+                conditions.append("operation_id >= ? AND operation_id < ?")
+                arguments += [range.lowerBound, range.upperBound]
+            }
+            if let after = page.after {
+                // Written out (not as a row value) so that the index's range serves it.
+                let beyond = page.descending ? "<" : ">"
+                conditions.append("operation_id \(beyond)= ? AND (operation_id \(beyond) ? OR (operation_id = ? AND effect_order \(beyond) ?))")
+                arguments += [after.operationID, after.operationID, after.operationID, after.order]
+            }
+            let order = page.descending ? "DESC" : "ASC"
+            return try Row.fetchAll(db, sql: """
+                SELECT operation_id, effect_order, account_id, muxed_id, type, details, close_time FROM effects
+                WHERE \(conditions.joined(separator: " AND ")) ORDER BY operation_id \(order), effect_order \(order) LIMIT \(page.limit)
+                """, arguments: StatementArguments(arguments)).map { row in
+                let typeCode: Int32 = row[4]
+                guard let type = EffectType(rawValue: typeCode) else { throw DatabaseError(message: "effects holds an unknown type \(typeCode)") }
+                let details: String = row[5]
+                return EffectRecord(
+                    operationID: row[0], order: row[1], account: AccountID(publicKey: Bytes32([UInt8](row[2] as Data))),
+                    muxedID: (row[3] as Int64?).map { UInt64(bitPattern: $0) }, type: type, details: Array(details.utf8),
+                    closeTime: UInt64(row[6] as Int64))
+            }
+        }
+    }
+
     /// The fees charged by the transactions of the last `ledgers` ledgers, and the most they offered.
     public func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) {
         try await database.read { db in

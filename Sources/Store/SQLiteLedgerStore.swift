@@ -192,6 +192,17 @@ public final class SQLiteLedgerStore: LedgerStore {
             }
             try writeSigners(changes, db)
         }
+        migrator.registerMigration("ledger-v4-effects") { db in
+            // An older database's ledgers have no effects: they begin with this version.
+            try db.execute(sql: """
+                CREATE TABLE effects (
+                    operation_id INTEGER NOT NULL, effect_order INTEGER NOT NULL, account_id BLOB NOT NULL, muxed_id INTEGER,
+                    type INTEGER NOT NULL, details TEXT NOT NULL, close_time INTEGER NOT NULL,
+                    PRIMARY KEY (operation_id, effect_order)
+                ) WITHOUT ROWID;
+                CREATE INDEX effects_by_account ON effects (account_id, operation_id, effect_order);
+                """)
+        }
         return migrator
     }
 
@@ -338,6 +349,15 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
         for row in history.accountTransactions {
             try insertAccountTransaction.execute(arguments: [row.account.storageKey, row.id])
+        }
+        let insertEffect = try db.cachedStatement(sql: """
+            INSERT INTO effects (operation_id, effect_order, account_id, muxed_id, type, details, close_time) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for effect in history.effects {
+            try insertEffect.execute(arguments: [
+                effect.operationID, effect.order, effect.account.storageKey, effect.muxedID.map { Int64(bitPattern: $0) }, effect.type.rawValue,
+                String(decoding: effect.details, as: UTF8.self), Int64(effect.closeTime),
+            ])
         }
     }
 

@@ -28,13 +28,7 @@ struct HorizonResources: Sendable {
 
     /// `asset_type`, `asset_code`, `asset_issuer` with a prefix (`""`, `"source_"`, `"selling_"`...).
     static func assetFields(_ asset: Asset, prefix: String = "") -> [(String, JSONValue)] {
-        switch asset {
-        case .native: [(prefix + "asset_type", "native")]
-        case .alphanum4(let code, let issuer):
-            [(prefix + "asset_type", "credit_alphanum4"), (prefix + "asset_code", .string(code.text)), (prefix + "asset_issuer", .string(issuer.strKey))]
-        case .alphanum12(let code, let issuer):
-            [(prefix + "asset_type", "credit_alphanum12"), (prefix + "asset_code", .string(code.text)), (prefix + "asset_issuer", .string(issuer.strKey))]
-        }
+        OperationEffects.assetFields(asset, prefix: prefix)
     }
 
     static func asset(_ asset: Asset) -> JSONValue { .object(assetFields(asset)) }
@@ -270,7 +264,7 @@ struct HorizonResources: Sendable {
         case .pathPaymentStrictReceive(let op):
             var sent: Int64 = 0
             if case .inner(.pathPaymentStrictReceive(.success(let offers, let last)))? = result {
-                sent = Self.sourceAmount(offers: offers, last: last, sendAsset: op.sendAsset)
+                sent = PathPaymentAmounts.sourceAmount(offers: offers, last: last)
             }
             return Self.assetFields(op.destAsset) + [
                 ("from", .string(source.strKey)), ("to", .string(op.destination.accountID.strKey)),
@@ -333,13 +327,6 @@ struct HorizonResources: Sendable {
         return [(prefix, .array(set.map { .number(Int64($0.0)) })), (prefix + "_s", .array(set.map { .string($0.1) }))]
     }
 
-    /// What the source of a strict-receive path payment sent, as Horizon computes it from the result.
-    static func sourceAmount(offers: [ClaimAtom], last: SimplePaymentResult, sendAsset: Asset) -> Int64 {
-        guard let first = offers.first else { return last.amount }
-        let asset = first.amounts.assetBought
-        return offers.reduce(0) { $1.amounts.assetBought == asset ? $0 + $1.amounts.amountBought : $0 }
-    }
-
     private static func offerID(_ requested: Int64, _ result: OperationResult?) -> Int64 {
         switch result {
         case .inner(.manageSellOffer(.success(_, .created(let offer))))?, .inner(.manageSellOffer(.success(_, .updated(let offer))))?,
@@ -347,6 +334,37 @@ struct HorizonResources: Sendable {
             offer.offerID
         default: requested
         }
+    }
+
+    // MARK: Effects
+
+    /// An effect: Horizon's common fields, then the type's own as stored (compact JSON, spliced
+    /// in without being parsed again).
+    func effect(_ record: EffectRecord) -> JSONValue {
+        let token = record.pagingToken
+        var fields: [(String, JSONValue)] = [
+            ("_links", .object([
+                ("operation", link("/operations/\(record.operationID)")),
+                ("succeeds", link("/effects?order=desc&cursor=\(token)")),
+                ("precedes", link("/effects?order=asc&cursor=\(token)")),
+            ])),
+            ("id", .string(record.id)), ("paging_token", .string(token)), ("account", .string(record.account.strKey)),
+        ]
+        if let muxedID = record.muxedID {
+            fields += [("account_muxed", .string(MuxedAccount.muxed(id: muxedID, record.account).strKey)), ("account_muxed_id", .string(String(muxedID)))]
+        }
+        fields += [
+            ("type", .string(record.type.name)), ("type_i", .number(Int64(record.type.rawValue))),
+            ("created_at", .string(Self.time(record.closeTime))),
+        ]
+        var bytes = JSONValue.object(fields).compactBytes()
+        // Both are compact objects: drop the closing brace, then the details' opening one.
+        if record.details.count > 2, record.details.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") {
+            bytes.removeLast()
+            bytes.append(UInt8(ascii: ","))
+            bytes.append(contentsOf: record.details.dropFirst())
+        }
+        return .raw(bytes)
     }
 
     // MARK: Offers, order books, paths

@@ -201,6 +201,45 @@ struct HorizonRoutes: Sendable {
         router.get("/fee_stats") { request, _ in
             await respond(request) { _ in try await feeStats() }
         }
+        registerEffects(on: router)
+    }
+
+    /// `/effects` and each resource's effects: an account's, a ledger's, a transaction's, an
+    /// operation's.
+    private func registerEffects(on router: Router<BasicRequestContext>) {
+        @Sendable func effects(_ request: Request, _ path: String, _ filter: @escaping @Sendable (HorizonQuery) async throws -> EffectFilter) async -> Response {
+            await effectCollection(request, path: path, cursorOf: \EffectRecord.cursor) { query, page in
+                try await reader.effects(page, filter: try await filter(query))
+            } render: { $0.effect($1) }
+        }
+        router.get("/effects") { request, _ in
+            await effects(request, "/effects") { _ in .all }
+        }
+        router.get("/accounts/:account/effects") { request, context in
+            await effects(request, "/accounts/\(context.parameters.get("account") ?? "")/effects") { _ in .account(try accountParameter(context)) }
+        }
+        router.get("/ledgers/:sequence/effects") { request, context in
+            await effects(request, "/ledgers/\(context.parameters.get("sequence") ?? "")/effects") { _ in
+                let sequence = try ledgerParameter(context)
+                guard try await reader.ledger(sequence) != nil else { throw ProblemError(.notFound) }
+                return .operations((Int64(sequence) << 32)..<((Int64(sequence) + 1) << 32))
+            }
+        }
+        router.get("/transactions/:hash/effects") { request, context in
+            await effects(request, "/transactions/\(context.parameters.get("hash") ?? "")/effects") { _ in
+                guard let stored = try await reader.transaction(hash: try hashParameter(context)) else { throw ProblemError(.notFound) }
+                let id = TOID.make(ledger: stored.ledger, transactionOrder: stored.applicationOrder, operationIndex: 0)
+                return .operations(id..<(id + 4096))
+            }
+        }
+        router.get("/operations/:id/effects") { request, context in
+            await effects(request, "/operations/\(context.parameters.get("id") ?? "")/effects") { _ in
+                guard let id = context.parameters.get("id").flatMap({ Int64($0) }), id > 0, id < .max else {
+                    throw ProblemError.invalid("id", "an operation id is a positive whole number")
+                }
+                return .operations(id..<(id + 1))
+            }
+        }
     }
 
     private func accountParameter(_ context: BasicRequestContext) throws(ProblemError) -> AccountID {
@@ -296,7 +335,10 @@ struct HorizonRoutes: Sendable {
                 page.descending = false
                 _ = try await fetch(query, PageRequest(cursor: page.cursor, limit: 1))
                 return stream(resources, from: page.cursor) { cursor in
-                    try await fetch(query, PageRequest(cursor: cursor, limit: 200)).map { (tokenOf($0), render(resources, $0)) }
+                    try await fetch(query, PageRequest(cursor: cursor, limit: 200)).map { record in
+                        let token = tokenOf(record)
+                        return (token, String(token), render(resources, record))
+                    }
                 }
             }
             let records = try await fetch(query, page)
@@ -327,6 +369,47 @@ struct HorizonRoutes: Sendable {
         }
     }
 
+    /// A collection of effects (or trades), paged by `OPID-ORDER` tokens: a HAL page, or with
+    /// `Accept: text/event-stream` a stream of its records from `cursor` on.
+    func effectCollection<Record: Sendable>(
+        _ request: Request, path: String, cursorOf: @escaping @Sendable (Record) -> EffectCursor,
+        fetch: @escaping @Sendable (HorizonQuery, KeyedPage<EffectCursor>) async throws -> [Record],
+        render: @escaping @Sendable (HorizonResources, Record) -> JSONValue
+    ) async -> Response {
+        let query = HorizonQuery(request)
+        let streaming = request.headers[.accept]?.contains("text/event-stream") ?? false
+        return await respond(request) { resources in
+            let (limit, descending) = try query.limitAndOrder()
+            var page = KeyedPage<EffectCursor>(limit: limit, descending: descending)
+            if let cursor = query["cursor"] {
+                if cursor == "now" {
+                    // After every record of the last committed ledger.
+                    let now = TOID.make(ledger: commits.latest + 1, transactionOrder: 0, operationIndex: 0) - 1
+                    page.after = EffectCursor(operationID: now, order: Int64(Int32.max))
+                } else {
+                    guard let parsed = EffectCursor(token: cursor) else {
+                        throw ProblemError.invalid("cursor", "cursor must be a paging token (OPID-ORDER, or OPID) or \"now\", not \"\(cursor)\"")
+                    }
+                    page.after = parsed
+                }
+            }
+            if streaming {
+                page.descending = false
+                _ = try await fetch(query, KeyedPage(after: page.after, limit: 1))
+                return stream(resources, from: page.after) { cursor in
+                    try await fetch(query, KeyedPage(after: cursor, limit: 200)).map { record in
+                        let next = cursorOf(record)
+                        return (next, next.token, render(resources, record))
+                    }
+                }
+            }
+            let records = try await fetch(query, page)
+            return try json(pageDocument(
+                resources, path: path, query: query, cursor: query["cursor"], limit: page.limit, descending: page.descending,
+                tokens: records.map { cursorOf($0).token }, records: records.map { render(resources, $0) }))
+        }
+    }
+
     func pageDocument(
         _ resources: HorizonResources, path: String, query: HorizonQuery, cursor: String?, limit: Int, descending: Bool, tokens: [String], records: [JSONValue]
     ) -> JSONValue {
@@ -350,7 +433,9 @@ struct HorizonRoutes: Sendable {
 
     /// Server-sent events, as Horizon sends them: a hello, then every record after `cursor` with
     /// its paging token as the event id, then each new record as its ledger commits.
-    func stream(_ resources: HorizonResources, from cursor: Int64?, fetch: @escaping @Sendable (Int64?) async throws -> [(Int64, JSONValue)]) -> Response {
+    func stream<Cursor: Sendable>(
+        _ resources: HorizonResources, from cursor: Cursor?, fetch: @escaping @Sendable (Cursor?) async throws -> [(cursor: Cursor, token: String, record: JSONValue)]
+    ) -> Response {
         let commits = self.commits
         let logger = self.logger
         let openStreams = metrics.openStreams
@@ -362,7 +447,7 @@ struct HorizonRoutes: Sendable {
             var seen = commits.latest
             var quiet = Duration.zero
             while !commits.isClosed && !Task.isShuttingDownGracefully {
-                let records: [(Int64, JSONValue)]
+                let records: [(cursor: Cursor, token: String, record: JSONValue)]
                 do {
                     records = try await fetch(cursor)
                 } catch {
@@ -371,9 +456,9 @@ struct HorizonRoutes: Sendable {
                 }
                 if !records.isEmpty {
                     var events = ""
-                    for (token, record) in records {
+                    for (next, token, record) in records {
                         events += "id: \(token)\ndata: \(record.compact())\n\n"
-                        cursor = token
+                        cursor = next
                     }
                     try await writer.write(ByteBuffer(string: events))
                     if records.count == 200 { continue }

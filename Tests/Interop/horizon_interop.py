@@ -306,6 +306,90 @@ check("history_elder_ledger is a ledger history holds", server.ledgers().ledger(
 health = requests.get(f"{URL}/health", timeout=10).json()
 check("/health answers Horizon's fields", health["database_connected"] and health["core_up"] and health["core_synced"], health)
 
+# --- effects -------------------------------------------------------------------------------------
+def every(call_builder, limit=200):
+    """Every record of a collection, page by page through the SDK's next()."""
+    records, page = [], call_builder.limit(limit)
+    batch = page.call()["_embedded"]["records"]
+    while batch:
+        records += batch
+        batch = page.next()["_embedded"]["records"]
+    return records
+
+
+def operation_of(effect):
+    return effect["_links"]["operation"]["href"].rsplit("/", 1)[1]
+
+
+carol_effects = every(server.effects().for_account(carol.public_key), limit=3)
+check("an account's effects begin account_created, signer_created", [e["type"] for e in carol_effects[:2]] == ["account_created", "signer_created"]
+      and carol_effects[0]["starting_balance"] == "50.0000000" and carol_effects[1]["public_key"] == carol.public_key
+      and carol_effects[1]["weight"] == 1, carol_effects[:2])
+created = server.effects().for_operation(operation_of(carol_effects[0])).call()["_embedded"]["records"]
+check("CreateAccount's effects: account_created, account_debited (the funder), signer_created",
+      [(e["type"], e["account"]) for e in created] == [("account_created", carol.public_key), ("account_debited", alice.public_key), ("signer_created", carol.public_key)]
+      and created[1]["amount"] == "50.0000000" and created[1]["asset_type"] == "native", created)
+op_id = operation_of(created[0])
+check("effect ids, paging tokens and type_i are Horizon's", created[0]["id"] == f"{int(op_id):019d}-{1:010d}" and created[0]["paging_token"] == f"{op_id}-1"
+      and [e["type_i"] for e in created] == [0, 3, 10], created[0])
+trust = [e for e in carol_effects if e["type"] == "trustline_created"]
+check("ChangeTrust: trustline_created with the asset and limit", trust and trust[0]["asset_code"] == "SRT" and trust[0]["asset_issuer"] == SRT.issuer
+      and trust[0]["limit"] == "10.0000000", trust)
+
+bob_effects = every(server.effects().for_account(bob.public_key))
+credit = next(e for e in bob_effects if e["type"] == "account_credited" and e.get("asset_code") == "SRT" and e["amount"] == "250.0000000")
+paid = server.effects().for_operation(operation_of(credit)).call()["_embedded"]["records"]
+check("a payment's effects: account_credited (to), account_debited (from)", [(e["type"], e["account"]) for e in paid]
+      == [("account_credited", bob.public_key), ("account_debited", alice.public_key)] and paid[1]["amount"] == "250.0000000", paid)
+usdc = next(e for e in bob_effects if e["type"] == "account_credited" and e.get("asset_code") == "USDC" and e["amount"] == "10.0000000")
+swap = server.effects().for_operation(operation_of(usdc)).call()["_embedded"]["records"]
+check("a strict-send path payment: credited, debited, then two trade effects per offer crossed",
+      [e["type"] for e in swap] == ["account_credited", "account_debited", "trade", "trade", "trade", "trade"]
+      and swap[1]["account"] == alice.public_key and swap[1]["asset_type"] == "native" and swap[1]["amount"] == "10.0000000", [e["type"] for e in swap])
+taker, owner = swap[2], swap[3]
+check("the taker's trade: sold XLM, bought SRT from the offer's seller", taker["account"] == alice.public_key and taker["seller"] == maker.public_key
+      and taker["sold_asset_type"] == "native" and taker["sold_amount"] == "10.0000000" and taker["bought_asset_code"] == "SRT"
+      and taker["offer_id"] == owner["offer_id"], taker)
+check("the offer owner's trade: the same trade from its side", owner["account"] == maker.public_key and owner["seller"] == alice.public_key
+      and owner["sold_asset_code"] == "SRT" and owner["bought_asset_type"] == "native" and owner["bought_amount"] == taker["sold_amount"], owner)
+options = next(e for e in bob_effects if e["type"] == "account_thresholds_updated")
+check("SetOptions: thresholds updated, then signer_created", [(e["type"], e.get("public_key")) for e in server.effects().for_operation(operation_of(options)).call()["_embedded"]["records"]]
+      == [("account_thresholds_updated", None), ("signer_created", carol.public_key)]
+      and (options["low_threshold"], options["med_threshold"], options["high_threshold"]) == (2, 2, 2), options)
+data = [e for e in every(server.effects().for_account(maker.public_key)) if e["type"].startswith("data_")]
+check("ManageData: data_created with its name and base64 value", [(e["type"], e["name"], e["value"]) for e in data] == [("data_created", "config.memo_required", "MQ==")], data)
+alice_effects = every(server.effects().for_account(alice.public_key))
+removed = [e for e in alice_effects if e["type"] == "trustline_removed"]
+check("ChangeTrust with limit 0: trustline_removed", len(removed) == 1 and removed[0]["asset_code"] == "SRT" and removed[0]["limit"] == "0.0000000", removed)
+gone = every(server.effects().for_account(merged.public_key))
+check("AccountMerge: account_debited (the balance less its fee), account_removed",
+      [e["type"] for e in gone][-2:] == ["account_debited", "account_removed"] and gone[-2]["amount"] == "19.9999900", [e["type"] for e in gone])
+merge = server.effects().for_operation(operation_of(gone[-1])).call()["_embedded"]["records"]
+check("... and account_credited to the destination, between them", [(e["type"], e["account"]) for e in merge]
+      == [("account_debited", merged.public_key), ("account_credited", alice.public_key), ("account_removed", merged.public_key)], merge)
+sequence = server.load_account(alice.public_key).sequence
+response = submit(builder(alice).append_bump_sequence_op(sequence + 100), alice)
+bumped = server.effects().for_transaction(response["hash"]).call()["_embedded"]["records"]
+check("BumpSequence: sequence_bumped with new_seq as a string", [(e["type"], e["new_seq"]) for e in bumped] == [("sequence_bumped", str(sequence + 100))], bumped)
+in_ledger = every(server.effects().for_ledger(response["ledger"]))
+check("/ledgers/{seq}/effects holds that ledger's", bumped[0]["id"] in [e["id"] for e in in_ledger]
+      and all(int(e["paging_token"].split("-")[0]) >> 32 == response["ledger"] for e in in_ledger), in_ledger)
+check("the account's effects were paged 200 and 3 at a time alike", [e["id"] for e in carol_effects] == [e["id"] for e in every(server.effects().for_account(carol.public_key))])
+newest = server.effects().order(desc=True).limit(5).call()["_embedded"]["records"]
+check("/effects pages backwards by OPID-ORDER", [tuple(map(int, e["paging_token"].split("-"))) for e in newest]
+      == sorted((tuple(map(int, e["paging_token"].split("-"))) for e in newest), reverse=True), newest)
+after = server.effects().cursor(op_id).limit(1).call()["_embedded"]["records"]
+check("a bare operation id as cursor skips all of that operation's effects (an operation's succeeds/precedes links)",
+      after and int(after[0]["paging_token"].split("-")[0]) > int(op_id), after)
+bad = requests.get(f"{URL}/effects", params={"cursor": "x-1"}, timeout=10)
+check("a cursor that is not OPID-ORDER is refused naming cursor", bad.status_code == 400 and bad.json()["extras"]["invalid_field"] == "cursor", bad.text)
+try:
+    server.effects().for_transaction("00" * 32).call()
+    check("an unknown transaction's effects are 404", False)
+except NotFoundError:
+    check("an unknown transaction's effects are 404", True)
+check("root links effects", root["_links"]["effects"]["href"].startswith(f"{URL}/effects"))
+
 # --- paging --------------------------------------------------------------------------------------
 first = server.payments().for_account(alice.public_key).limit(2).call()
 records = first["_embedded"]["records"]
@@ -337,6 +421,16 @@ def listen():
 
 listener = threading.Thread(target=listen, daemon=True)
 listener.start()
+effects_received = queue.Queue()
+
+
+def listen_effects():
+    for record in server.effects().for_account(bob.public_key).cursor("now").stream():
+        effects_received.put(record)
+        return
+
+
+threading.Thread(target=listen_effects, daemon=True).start()
 
 
 def streams_open():
@@ -349,14 +443,19 @@ def streams_open():
 
 # The stream's "now" is fixed when the server accepts it: pay only once the server counts it open.
 deadline = time.monotonic() + 15
-while streams_open() < 1 and time.monotonic() < deadline:
+while streams_open() < 2 and time.monotonic() < deadline:
     time.sleep(0.02)
-check("the stream is open before paying", streams_open() >= 1)
+check("the streams are open before paying", streams_open() >= 2)
 response = submit(builder(alice).append_payment_op(bob.public_key, Asset.native(), "3.25"), alice)
 try:
     record = received.get(timeout=15)
     check("a stream from now receives the new payment", record["transaction_hash"] == response["hash"] and record["amount"] == "3.2500000", record)
 except queue.Empty:
     check("a stream from now receives the new payment", False, "nothing arrived in 15 s")
+try:
+    record = effects_received.get(timeout=15)
+    check("an effects stream from now receives the credit", record["type"] == "account_credited" and record["amount"] == "3.2500000", record)
+except queue.Empty:
+    check("an effects stream from now receives the credit", False, "nothing arrived in 15 s")
 
 done()

@@ -10,6 +10,8 @@ struct TestLedger {
     var closeTime: UInt64 = 1_700_000_000
     /// What the last closed ledger changed.
     private(set) var lastChanges = LedgerChanges()
+    /// The last closed ledger.
+    private(set) var lastLedger: ClosedLedger?
     private var nextSeed: UInt8 = 1
 
     init() {
@@ -51,6 +53,7 @@ struct TestLedger {
         do {
             let closed = try state.closeLedger([prepared], closeTime: closeTime)
             lastChanges = closed.changes
+            lastLedger = closed
             return closed.transactions[0].application
         } catch {
             Issue.record("ledger did not close: \(error)", sourceLocation: sourceLocation)

@@ -148,7 +148,23 @@ struct LedgerStoreContractTests {
         add("assets by another issuer", try await store.assets(KeyedPage(), code: nil, issuer: alice.accountID))
         let fees = try await store.recentFees(ledgers: 5)
         add("fees", [fees.charged, fees.offered])
+        // Effects: every filter, from the ends and from a cursor inside an operation, both ways.
+        let payment = (Int64(4) << 32) + (1 << 12) + 1
+        for descending in [false, true] {
+            for after in [nil, EffectCursor(operationID: payment, order: 1), EffectCursor(token: String(payment))] as [EffectCursor?] {
+                for filter in [
+                    EffectFilter.all, .account(alice.accountID), .account(bob.accountID), .account(root),
+                    .operations((Int64(4) << 32)..<(Int64(5) << 32)), .operations(payment..<(payment + 1)),
+                ] {
+                    add("effects \(String(describing: after)) \(descending) \(filter)", try await store.effects(KeyedPage(after: after, limit: 4, descending: descending), filter: filter).map(Self.effectText))
+                }
+            }
+        }
         return out
+    }
+
+    static func effectText(_ effect: EffectRecord) -> String {
+        "\(effect.pagingToken) \(effect.type.name) \(effect.account.strKey) \(String(describing: effect.muxedID)) \(String(decoding: effect.details, as: UTF8.self)) \(effect.closeTime)"
     }
 
     @Test func bothStoresKeepAndAnswerTheSame() async throws {
@@ -185,6 +201,13 @@ struct LedgerStoreContractTests {
             // The history is not empty where it matters (the comparison would pass on two empty stores).
             #expect(try await postgres.transactions(PageRequest(cursor: nil, limit: 50, descending: false), account: alice.accountID, includeFailed: true).count == 6)
             #expect(try await postgres.operations(PageRequest(cursor: nil, limit: 50, descending: false), filter: OperationFilter(includeFailed: true)).count == 13)
+            // Every successful operation's effects, in order: 18 (two creations of 3, a trustline, a
+            // data entry, a payment of 2, none for the failed payment, a credit of 2, none for an
+            // offer that crosses nothing, a data removal, two trustlines, a payment of 2, a removal).
+            let effects = try await postgres.effects(KeyedPage(limit: 200), filter: .all)
+            #expect(effects.count == 18)
+            #expect(effects.map(\.cursor) == effects.map(\.cursor).sorted())
+            #expect(effects.prefix(3).map(\.type) == [.accountCreated, .accountDebited, .signerCreated])
             // What /assets counts: USD held by alice (50) and bob (7); EUROC given up.
             let assets = try await postgres.assets(KeyedPage(), code: nil, issuer: nil)
             #expect(assets.map(\.asset) == [usd])

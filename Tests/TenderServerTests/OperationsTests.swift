@@ -147,4 +147,5 @@ final class BreakableStore: LedgerStore, LedgerReader, @unchecked Sendable {
         try await store.accounts(signedBy: signer, page)
     }
     func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) { try await store.recentFees(ledgers: ledgers) }
+    func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] { try await store.effects(page, filter: filter) }
 }

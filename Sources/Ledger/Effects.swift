@@ -1,0 +1,368 @@
+import StellarBase
+import TenderJSON
+
+/// Horizon's effect types: `type_i` is the raw value, `type` the name.
+public enum EffectType: Int32, Sendable, CaseIterable {
+    case accountCreated = 0
+    case accountRemoved = 1
+    case accountCredited = 2
+    case accountDebited = 3
+    case accountThresholdsUpdated = 4
+    case accountHomeDomainUpdated = 5
+    case accountFlagsUpdated = 6
+    case accountInflationDestinationUpdated = 7
+    case signerCreated = 10
+    case signerRemoved = 11
+    case signerUpdated = 12
+    case trustlineCreated = 20
+    case trustlineRemoved = 21
+    case trustlineUpdated = 22
+    case trustlineAuthorized = 23
+    case trustlineDeauthorized = 24
+    case trustlineAuthorizedToMaintainLiabilities = 25
+    case trustlineFlagsUpdated = 26
+    case trade = 33
+    case dataCreated = 40
+    case dataRemoved = 41
+    case dataUpdated = 42
+    case sequenceBumped = 43
+
+    public var name: String {
+        switch self {
+        case .accountCreated: "account_created"
+        case .accountRemoved: "account_removed"
+        case .accountCredited: "account_credited"
+        case .accountDebited: "account_debited"
+        case .accountThresholdsUpdated: "account_thresholds_updated"
+        case .accountHomeDomainUpdated: "account_home_domain_updated"
+        case .accountFlagsUpdated: "account_flags_updated"
+        case .accountInflationDestinationUpdated: "account_inflation_destination_updated"
+        case .signerCreated: "signer_created"
+        case .signerRemoved: "signer_removed"
+        case .signerUpdated: "signer_updated"
+        case .trustlineCreated: "trustline_created"
+        case .trustlineRemoved: "trustline_removed"
+        case .trustlineUpdated: "trustline_updated"
+        case .trustlineAuthorized: "trustline_authorized"
+        case .trustlineDeauthorized: "trustline_deauthorized"
+        case .trustlineAuthorizedToMaintainLiabilities: "trustline_authorized_to_maintain_liabilities"
+        case .trustlineFlagsUpdated: "trustline_flags_updated"
+        case .trade: "trade"
+        case .dataCreated: "data_created"
+        case .dataRemoved: "data_removed"
+        case .dataUpdated: "data_updated"
+        case .sequenceBumped: "sequence_bumped"
+        }
+    }
+}
+
+/// What an operation changed that its effects need and the operation alone does not say:
+/// the part of stellar-core's meta Horizon reads, kept only for the operations that need it.
+public enum OperationMeta: Sendable, Equatable {
+    /// SetOptions: the source's signers with their weights before and after (the master key
+    /// among them while its weight is above 0, as Horizon's signer summary counts it).
+    case signers(before: [SignerKey: UInt8], after: [SignerKey: UInt8])
+    /// ChangeTrust (the trustline) and ManageData (the entry): whether it existed before and after.
+    case entry(existedBefore: Bool, existsAfter: Bool)
+    /// BumpSequence: the source's sequence number before and after.
+    case sequence(before: Int64, after: Int64)
+
+    /// An account's signers as Horizon summarizes them: each signer's weight, and the master key's
+    /// while it is above 0.
+    public static func signerWeights(_ account: AccountEntry?) -> [SignerKey: UInt8] {
+        guard let account else { return [:] }
+        var weights: [SignerKey: UInt8] = [:]
+        if account.thresholds.masterWeight > 0 { weights[.ed25519(account.accountID.publicKey)] = account.thresholds.masterWeight }
+        for signer in account.signers { weights[signer.key] = UInt8(clamping: signer.weight) }
+        return weights
+    }
+}
+
+/// One effect of an operation: the account it concerns, its type and its own fields, in the
+/// order Horizon writes them.
+public struct Effect: Sendable {
+    public var account: AccountID
+    /// The multiplexed id when the account was named by an `M...` address.
+    public var muxedID: UInt64?
+    public var type: EffectType
+    public var details: [(String, JSONValue)]
+
+    public init(_ account: MuxedAccount, _ type: EffectType, _ details: [(String, JSONValue)]) {
+        self.account = account.accountID
+        if case .muxed(let id, _) = account { muxedID = id }
+        self.type = type
+        self.details = details
+    }
+}
+
+/// The effects Horizon derives from each operation of a successful transaction, from the
+/// operation, its result and (for a few kinds) ``OperationMeta`` — pure, in Horizon's order
+/// (`effects_processor.go`).
+public enum OperationEffects {
+    public static func of(_ body: OperationBody, source: MuxedAccount, result: OperationResult?, meta: OperationMeta?) -> [Effect] {
+        switch body {
+        case .createAccount(let op):
+            let destination = MuxedAccount.ed25519(op.destination)
+            return [
+                Effect(destination, .accountCreated, [("starting_balance", amount(op.startingBalance))]),
+                Effect(source, .accountDebited, assetFields(.native) + [("amount", amount(op.startingBalance))]),
+                Effect(destination, .signerCreated, signerFields(weight: 1, key: .ed25519(op.destination.publicKey))),
+            ]
+        case .payment(let op):
+            let fields = assetFields(op.asset) + [("amount", amount(op.amount))]
+            return [Effect(op.destination, .accountCredited, fields), Effect(source, .accountDebited, fields)]
+        case .pathPaymentStrictReceive(let op):
+            guard case .inner(.pathPaymentStrictReceive(.success(let offers, let last)))? = result else { return [] }
+            let sent = PathPaymentAmounts.sourceAmount(offers: offers, last: last)
+            return [
+                Effect(op.destination, .accountCredited, assetFields(op.destAsset) + [("amount", amount(op.destAmount))]),
+                Effect(source, .accountDebited, assetFields(op.sendAsset) + [("amount", amount(sent))]),
+            ] + trades(source, offers)
+        case .pathPaymentStrictSend(let op):
+            guard case .inner(.pathPaymentStrictSend(.success(let offers, let last)))? = result else { return [] }
+            return [
+                Effect(op.destination, .accountCredited, assetFields(op.destAsset) + [("amount", amount(last.amount))]),
+                Effect(source, .accountDebited, assetFields(op.sendAsset) + [("amount", amount(op.sendAmount))]),
+            ] + trades(source, offers)
+        case .manageSellOffer, .manageBuyOffer:
+            switch result {
+            case .inner(.manageSellOffer(.success(let offers, _)))?, .inner(.manageBuyOffer(.success(let offers, _)))?: return trades(source, offers)
+            default: return []
+            }
+        case .setOptions(let op):
+            return setOptions(op, source: source, meta: meta)
+        case .changeTrust(let op):
+            guard case .entry(let before, let after)? = meta else { return [] }
+            let type: EffectType
+            switch (before, after) {
+            case (false, true): type = .trustlineCreated
+            case (true, false): type = .trustlineRemoved
+            case (true, true): type = .trustlineUpdated
+            case (false, false): return []
+            }
+            return [Effect(source, type, assetFields(op.line.asset) + [("limit", amount(op.limit))])]
+        case .accountMerge(let destination):
+            guard case .inner(.accountMerge(.success, let balance))? = result else { return [] }
+            let fields = assetFields(.native) + [("amount", amount(balance ?? 0))]
+            return [Effect(source, .accountDebited, fields), Effect(destination, .accountCredited, fields), Effect(source, .accountRemoved, [])]
+        case .manageData(let op):
+            guard case .entry(let before, let after)? = meta else { return [] }
+            let name: (String, JSONValue) = ("name", .string(String(decoding: op.name, as: UTF8.self)))
+            switch (before, after) {
+            case (false, true): return [Effect(source, .dataCreated, [name, ("value", .string(Base64.encode(op.value ?? [])))])]
+            case (true, true): return [Effect(source, .dataUpdated, [name, ("value", .string(Base64.encode(op.value ?? [])))])]
+            case (true, false): return [Effect(source, .dataRemoved, [name])]
+            case (false, false): return []
+            }
+        case .bumpSequence:
+            guard case .sequence(let before, let after)? = meta, before != after else { return [] }
+            return [Effect(source, .sequenceBumped, [("new_seq", .string(String(after)))])]
+        }
+    }
+
+    private static func setOptions(_ op: SetOptionsOperation, source: MuxedAccount, meta: OperationMeta?) -> [Effect] {
+        var effects: [Effect] = []
+        if let domain = op.homeDomain {
+            effects.append(Effect(source, .accountHomeDomainUpdated, [("home_domain", .string(String(decoding: domain, as: UTF8.self)))]))
+        }
+        if op.lowThreshold != nil || op.mediumThreshold != nil || op.highThreshold != nil {
+            // Horizon's resource writes all three, 0 for those the operation did not set.
+            effects.append(Effect(source, .accountThresholdsUpdated, [
+                ("low_threshold", .number(Int64(op.lowThreshold ?? 0))),
+                ("med_threshold", .number(Int64(op.mediumThreshold ?? 0))),
+                ("high_threshold", .number(Int64(op.highThreshold ?? 0))),
+            ]))
+        }
+        var flags: [(String, JSONValue)] = []
+        for (flag, name) in [
+            (AccountFlags.authRequired, "auth_required_flag"), (AccountFlags.authRevocable, "auth_revocable_flag"),
+            (AccountFlags.authImmutable, "auth_immutable_flag"), (AccountFlags.authClawbackEnabled, "auth_clawback_enabled_flag"),
+        ] {
+            // A flag both set and cleared reads as cleared, as Horizon's map is written set first.
+            if let clear = op.clearFlags, clear & flag != 0 {
+                flags.append((name, false))
+            } else if let set = op.setFlags, set & flag != 0 {
+                flags.append((name, true))
+            }
+        }
+        if !flags.isEmpty { effects.append(Effect(source, .accountFlagsUpdated, flags)) }
+        if let destination = op.inflationDestination {
+            effects.append(Effect(source, .accountInflationDestinationUpdated, [("inflation_destination", .string(destination.strKey))]))
+        }
+        if case .signers(let before, let after)? = meta, before != after {
+            // Removed and updated in the order of the keys before, then created in the order after.
+            for key in before.keys.sorted(by: { $0.strKey < $1.strKey }) {
+                guard let weight = after[key] else {
+                    effects.append(Effect(source, .signerRemoved, signerFields(weight: 0, key: key)))
+                    continue
+                }
+                if weight != before[key] { effects.append(Effect(source, .signerUpdated, signerFields(weight: weight, key: key))) }
+            }
+            for key in after.keys.sorted(by: { $0.strKey < $1.strKey }) where before[key] == nil {
+                effects.append(Effect(source, .signerCreated, signerFields(weight: after[key]!, key: key)))
+            }
+        }
+        return effects
+    }
+
+    /// Two trade effects per offer crossed (none for a claim of nothing): the taker's and the
+    /// offer owner's, each from its own side.
+    static func trades(_ buyer: MuxedAccount, _ claims: [ClaimAtom]) -> [Effect] {
+        var effects: [Effect] = []
+        for claim in claims {
+            let seller: AccountID
+            switch claim {
+            case .orderBook(let id, _): seller = id
+            case .v0(let key, _): seller = AccountID(publicKey: key)
+            case .liquidityPool: continue
+            }
+            let trade = claim.amounts
+            if trade.amountSold == 0 && trade.amountBought == 0 { continue }
+            var buyerSeller: [(String, JSONValue)] = [("seller", .string(buyer.accountID.strKey))]
+            if case .muxed(let id, _) = buyer {
+                buyerSeller += [("seller_muxed", .string(buyer.strKey)), ("seller_muxed_id", .string(String(id)))]
+            }
+            let offerID: (String, JSONValue) = ("offer_id", .string(String(trade.offerID)))
+            effects.append(Effect(buyer, .trade, [("seller", .string(seller.strKey)), offerID,
+                ("sold_amount", amount(trade.amountBought))] + assetFields(trade.assetBought, prefix: "sold_")
+                + [("bought_amount", amount(trade.amountSold))] + assetFields(trade.assetSold, prefix: "bought_")))
+            effects.append(Effect(.ed25519(seller), .trade, buyerSeller + [offerID,
+                ("sold_amount", amount(trade.amountSold))] + assetFields(trade.assetSold, prefix: "sold_")
+                + [("bought_amount", amount(trade.amountBought))] + assetFields(trade.assetBought, prefix: "bought_")))
+        }
+        return effects
+    }
+
+    static func signerFields(weight: UInt8, key: SignerKey) -> [(String, JSONValue)] {
+        [("weight", .number(Int64(weight))), ("public_key", .string(key.strKey)), ("key", "")]
+    }
+
+    static func amount(_ stroops: Int64) -> JSONValue { .string(Amount.format(stroops)) }
+
+    /// `asset_type`, `asset_code`, `asset_issuer` with a prefix, as Horizon names them.
+    public static func assetFields(_ asset: Asset, prefix: String = "") -> [(String, JSONValue)] {
+        switch asset {
+        case .native: [(prefix + "asset_type", "native")]
+        case .alphanum4(let code, let issuer):
+            [(prefix + "asset_type", "credit_alphanum4"), (prefix + "asset_code", .string(code.text)), (prefix + "asset_issuer", .string(issuer.strKey))]
+        case .alphanum12(let code, let issuer):
+            [(prefix + "asset_type", "credit_alphanum12"), (prefix + "asset_code", .string(code.text)), (prefix + "asset_issuer", .string(issuer.strKey))]
+        }
+    }
+}
+
+/// The amounts Horizon reads from a path payment's result.
+public enum PathPaymentAmounts {
+    /// What the source of a strict-receive path payment sent: with no offer crossed the amount
+    /// delivered, otherwise what the first hop's offers bought (stellar-go's `SendAmount`).
+    public static func sourceAmount(offers: [ClaimAtom], last: SimplePaymentResult) -> Int64 {
+        guard let first = offers.first else { return last.amount }
+        let asset = first.amounts.assetBought
+        return offers.reduce(0) { $1.amounts.assetBought == asset ? $0 + $1.amounts.amountBought : $0 }
+    }
+}
+
+/// Where a page of effects (or trades) starts: after this operation's `order`-th record.
+/// Horizon's paging token `OPID-ORDER`; a bare `OPID` stands for after all of its records.
+public struct EffectCursor: Sendable, Equatable, Comparable {
+    public var operationID: Int64
+    public var order: Int64
+
+    public init(operationID: Int64, order: Int64) {
+        self.operationID = operationID
+        self.order = order
+    }
+
+    public static func < (a: EffectCursor, b: EffectCursor) -> Bool {
+        (a.operationID, a.order) < (b.operationID, b.order)
+    }
+
+    /// `OPID-ORDER` or `OPID`; nil for anything else.
+    public init?(token: String) {
+        let parts = token.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let operation = Int64(parts[0]), operation >= 0 else { return nil }
+        if parts.count == 2 {
+            guard let order = Int64(parts[1]), order >= 0 else { return nil }
+            self.init(operationID: operation, order: min(order, Int64(Int32.max)))
+        } else {
+            self.init(operationID: operation, order: Int64(Int32.max))
+        }
+    }
+
+    public var token: String { "\(operationID)-\(order)" }
+}
+
+/// An effect as a store keeps it.
+public struct EffectRecord: Sendable {
+    public var operationID: Int64
+    /// 1-based, within the operation.
+    public var order: Int64
+    public var account: AccountID
+    public var muxedID: UInt64?
+    public var type: EffectType
+    /// The type's own fields, one compact JSON object.
+    public var details: [UInt8]
+    public var closeTime: UInt64
+
+    public init(operationID: Int64, order: Int64, account: AccountID, muxedID: UInt64?, type: EffectType, details: [UInt8], closeTime: UInt64) {
+        self.operationID = operationID
+        self.order = order
+        self.account = account
+        self.muxedID = muxedID
+        self.type = type
+        self.details = details
+        self.closeTime = closeTime
+    }
+
+    public var cursor: EffectCursor { EffectCursor(operationID: operationID, order: order) }
+    /// Horizon's paging token, `OPID-ORDER`.
+    public var pagingToken: String { cursor.token }
+    /// Horizon's id, both numbers zero-padded (19 and 10 digits).
+    public var id: String {
+        let operation = String(operationID), index = String(order)
+        return String(repeating: "0", count: max(0, 19 - operation.count)) + operation + "-"
+            + String(repeating: "0", count: max(0, 10 - index.count)) + index
+    }
+}
+
+/// Which effects to list: all, an account's, or those of a range of operation ids (a ledger's,
+/// a transaction's, an operation's).
+public enum EffectFilter: Sendable, Equatable {
+    case all
+    case account(AccountID)
+    case operations(Range<Int64>)
+}
+
+extension LedgerState {
+    /// What an operation's effects will compare with the state it leaves, read before it runs.
+    enum MetaProbe {
+        case signers([SignerKey: UInt8])
+        case trustLine(TrustLineKey, existed: Bool)
+        case data(DataKey, existed: Bool)
+        case sequence(Int64)
+    }
+
+    /// Nil for the operations whose effects need no meta (payments among them: nothing is read).
+    func metaProbe(_ body: OperationBody, source: AccountID) -> MetaProbe? {
+        switch body {
+        case .setOptions: return .signers(OperationMeta.signerWeights(accounts[source]))
+        case .changeTrust(let op):
+            let key = TrustLineKey(source, op.line.asset)
+            return .trustLine(key, existed: trustLines.index(forKey: key) != nil)
+        case .manageData(let op):
+            let key = DataKey(source, op.name)
+            return .data(key, existed: data.index(forKey: key) != nil)
+        case .bumpSequence: return .sequence(accounts[source]?.sequenceNumber ?? 0)
+        default: return nil
+        }
+    }
+
+    func meta(after probe: MetaProbe, source: AccountID) -> OperationMeta {
+        switch probe {
+        case .signers(let before): .signers(before: before, after: OperationMeta.signerWeights(accounts[source]))
+        case .trustLine(let key, let existed): .entry(existedBefore: existed, existsAfter: trustLines.index(forKey: key) != nil)
+        case .data(let key, let existed): .entry(existedBefore: existed, existsAfter: data.index(forKey: key) != nil)
+        case .sequence(let before): .sequence(before: before, after: accounts[source]?.sequenceNumber ?? 0)
+        }
+    }
+}
