@@ -66,6 +66,9 @@ public enum OperationMeta: Sendable, Equatable {
     case entry(existedBefore: Bool, existsAfter: Bool)
     /// BumpSequence: the source's sequence number before and after.
     case sequence(before: Int64, after: Int64)
+    /// Offers and path payments that crossed offers: each crossed offer's price before
+    /// (a trade's price; the offer may be gone after).
+    case offerPrices([Int64: Price])
 
     /// An account's signers as Horizon summarizes them: each signer's weight, and the master key's
     /// while it is above 0.
@@ -340,6 +343,7 @@ extension LedgerState {
         case trustLine(TrustLineKey, existed: Bool)
         case data(DataKey, existed: Bool)
         case sequence(Int64)
+        case offers(journalFrom: Int)
     }
 
     /// Nil for the operations whose effects need no meta (payments among them: nothing is read).
@@ -353,16 +357,25 @@ extension LedgerState {
             let key = DataKey(source, op.name)
             return .data(key, existed: data.index(forKey: key) != nil)
         case .bumpSequence: return .sequence(accounts[source]?.sequenceNumber ?? 0)
+        case .manageSellOffer, .manageBuyOffer, .pathPaymentStrictSend, .pathPaymentStrictReceive: return .offers(journalFrom: savepoint())
         default: return nil
         }
     }
 
-    func meta(after probe: MetaProbe, source: AccountID) -> OperationMeta {
+    /// Nil when there is nothing to keep (an offer operation that crossed nothing).
+    func meta(after probe: MetaProbe, source: AccountID) -> OperationMeta? {
         switch probe {
-        case .signers(let before): .signers(before: before, after: OperationMeta.signerWeights(accounts[source]))
-        case .trustLine(let key, let existed): .entry(existedBefore: existed, existsAfter: trustLines.index(forKey: key) != nil)
-        case .data(let key, let existed): .entry(existedBefore: existed, existsAfter: data.index(forKey: key) != nil)
-        case .sequence(let before): .sequence(before: before, after: accounts[source]?.sequenceNumber ?? 0)
+        case .signers(let before): return .signers(before: before, after: OperationMeta.signerWeights(accounts[source]))
+        case .trustLine(let key, let existed): return .entry(existedBefore: existed, existsAfter: trustLines.index(forKey: key) != nil)
+        case .data(let key, let existed): return .entry(existedBefore: existed, existsAfter: data.index(forKey: key) != nil)
+        case .sequence(let before): return .sequence(before: before, after: accounts[source]?.sequenceNumber ?? 0)
+        case .offers(let start):
+            // The journal keeps each offer's value before its first change since `start`.
+            var prices: [Int64: Price] = [:]
+            for change in journal[start...] {
+                if case .offer(let id, let old?) = change, prices.index(forKey: id) == nil { prices[id] = old.entry.price }
+            }
+            return prices.isEmpty ? nil : .offerPrices(prices)
         }
     }
 }

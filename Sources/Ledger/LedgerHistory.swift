@@ -43,6 +43,8 @@ public struct LedgerHistory: Sendable {
     public private(set) var accountOperations: [Participation] = []
     /// The effects of the successful transactions' operations, in operation order.
     public private(set) var effects: [EffectRecord] = []
+    /// The trades of the successful transactions' operations, in operation then claim order.
+    public private(set) var trades: [TradeRecord] = []
 
     public init(_ closed: ClosedLedger) {
         ledger = closed.header.sequence
@@ -77,6 +79,11 @@ public struct LedgerHistory: Sendable {
                         effects.append(EffectRecord(
                             operationID: operationID, order: Int64(index + 1), account: effect.account, muxedID: effect.muxedID, type: effect.type,
                             details: JSONValue.object(effect.details).compactBytes(), closeTime: closeTime))
+                    }
+                    if case .offerPrices(let prices)? = transaction.meta[opIndex], let claimed = result.outcome.operationResults?[safe: opIndex]?.claims {
+                        trades += TradeRecord.from(
+                            claimed.claims, operationID: operationID, closeTime: closeTime, taker: (op.sourceAccount ?? tx.sourceAccount).accountID,
+                            takerOffer: claimed.offerLeft, prices: prices)
                     }
                 }
             }

@@ -195,6 +195,9 @@ public protocol LedgerReader: Sendable {
     /// A page of effects, in operation then effect order.
     /// - Throws: when the storage cannot be read.
     func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord]
+    /// A page of trades, in operation then claim order.
+    /// - Throws: when the storage cannot be read.
+    func trades(_ page: KeyedPage<EffectCursor>, filter: TradeFilter) async throws -> [TradeRecord]
     /// The fees charged per operation by the transactions of the last `ledgers` ledgers, and the
     /// most they offered.
     /// - Throws: when the storage cannot be read.

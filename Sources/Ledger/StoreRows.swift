@@ -48,7 +48,7 @@ public enum StoreValue: Equatable, Sendable {
 public enum StoreTables {
     public static let ledger = [
         "ledger_headers", "accounts", "trust_lines", "offers", "account_data", "transactions", "operations", "account_transactions", "account_operations",
-        "asset_stats", "account_signers", "effects",
+        "asset_stats", "account_signers", "effects", "trades",
     ]
     public static let gateway = ["merchant", "object", "idempotency", "delivery"]
 }

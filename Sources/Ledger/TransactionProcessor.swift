@@ -169,7 +169,7 @@ extension LedgerState {
             let result = exists ? applyOperation(op.body, source: opSource) : .outer(.noAccount)
             results.append(result)
             if !result.isSuccess { success = false }
-            if success, let probe { meta[index] = self.meta(after: probe, source: opSource) }
+            if success, let probe, let kept = self.meta(after: probe, source: opSource) { meta[index] = kept }
             // After a failure the remaining operations still run, for their result codes, but
             // nothing they do is kept.
             if !success { rollback(to: before) }

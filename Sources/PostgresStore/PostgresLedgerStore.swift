@@ -89,6 +89,21 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             """,
             "CREATE INDEX effects_by_account ON effects (account_id, operation_id, effect_order)",
         ]),
+        // An older database's ledgers have no trades: they begin with this version.
+        .init(number: 105, name: "trades", statements: [
+            """
+            CREATE TABLE trades (
+                operation_id BIGINT NOT NULL, trade_order BIGINT NOT NULL, close_time BIGINT NOT NULL, kind BIGINT NOT NULL,
+                base_asset BYTEA NOT NULL, base_amount BIGINT NOT NULL, base_account BYTEA, base_offer_id BIGINT,
+                counter_asset BYTEA NOT NULL, counter_amount BIGINT NOT NULL, counter_account BYTEA, counter_offer_id BIGINT,
+                base_is_seller BOOLEAN NOT NULL, price_n BIGINT NOT NULL, price_d BIGINT NOT NULL, PRIMARY KEY (operation_id, trade_order))
+            """,
+            "CREATE INDEX trades_by_base_account ON trades (base_account, operation_id, trade_order)",
+            "CREATE INDEX trades_by_counter_account ON trades (counter_account, operation_id, trade_order)",
+            "CREATE INDEX trades_by_base_offer ON trades (base_offer_id)",
+            "CREATE INDEX trades_by_counter_offer ON trades (counter_offer_id)",
+            "CREATE INDEX trades_by_pair ON trades (base_asset, counter_asset, operation_id, trade_order)",
+        ]),
     ]
 
     /// Replaces the signing keys of each account whose keys changed.
@@ -271,6 +286,17 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             }
         }
         try await effects.execute(transaction)
+        var trades = Batch("INSERT INTO trades", width: 15, "")
+        for trade in history.trades {
+            trades.row {
+                $0.append(trade.operationID); $0.append(trade.order); $0.append(Int64(trade.closeTime)); $0.append(Int64(trade.kind.rawValue))
+                for side in [trade.base, trade.counter] {
+                    $0.append(side.asset.storageKey); $0.append(side.amount); $0.append(side.account?.storageKey); $0.append(side.offerID)
+                }
+                $0.append(trade.baseIsSeller); $0.append(trade.priceN); $0.append(trade.priceD)
+            }
+        }
+        try await trades.execute(transaction)
     }
 
     /// A multi-row INSERT: rows bound in order, sent as one statement per 30,000 parameters
@@ -546,21 +572,63 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             bindings.append(range.upperBound)
             conditions.append("operation_id >= $\(bindings.count - 1) AND operation_id < $\(bindings.count)")
         }
-        if let after = page.after {
-            bindings.append(after.operationID)
-            bindings.append(after.order)
-            conditions.append("(operation_id, effect_order) \(page.descending ? "<" : ">") ($\(bindings.count - 1), $\(bindings.count))")
-        }
-        let order = page.descending ? "DESC" : "ASC"
+        let order = page.cursorClause("effect_order", &conditions, &bindings)
         return try await database.rows(PostgresQuery(unsafeSQL: """
             SELECT operation_id, effect_order, account_id, muxed_id, type, details, close_time FROM effects
-            WHERE \(conditions.joined(separator: " AND ")) ORDER BY operation_id \(order), effect_order \(order) LIMIT \(page.limit)
+            WHERE \(conditions.joined(separator: " AND ")) \(order)
             """, binds: bindings)) { row in
             let (operation, index, account, muxed, typeCode, details, closeTime) = try row.decode((Int64, Int64, ByteBuffer, Int64?, Int64, String, Int64).self)
             guard let type = EffectType(rawValue: Int32(truncatingIfNeeded: typeCode)) else { throw BadStoredValue(description: "effects holds an unknown type \(typeCode)") }
             return EffectRecord(
                 operationID: operation, order: index, account: AccountID(publicKey: Bytes32(Array(buffer: account))),
                 muxedID: muxed.map { UInt64(bitPattern: $0) }, type: type, details: Array(details.utf8), closeTime: UInt64(closeTime))
+        }
+    }
+
+    public func trades(_ page: KeyedPage<EffectCursor>, filter: TradeFilter) async throws -> [TradeRecord] {
+        var bindings = PostgresBindings()
+        var conditions = ["TRUE"]
+        if let account = filter.account {
+            bindings.append(account.storageKey)
+            conditions.append("(base_account = $\(bindings.count) OR counter_account = $\(bindings.count))")
+        }
+        if let offer = filter.offerID {
+            bindings.append(offer)
+            conditions.append("(base_offer_id = $\(bindings.count) OR counter_offer_id = $\(bindings.count))")
+        }
+        let pair = filter.storedPair
+        if let pair {
+            bindings.append(pair.base.storageKey)
+            bindings.append(pair.counter.storageKey)
+            conditions.append("base_asset = $\(bindings.count - 1) AND counter_asset = $\(bindings.count)")
+        }
+        if let kind = filter.kind {
+            bindings.append(Int64(kind.rawValue))
+            conditions.append("kind = $\(bindings.count)")
+        }
+        if let closed = filter.closed {
+            bindings.append(Int64(clamping: closed.lowerBound))
+            bindings.append(Int64(clamping: closed.upperBound))
+            conditions.append("close_time >= $\(bindings.count - 1) AND close_time < $\(bindings.count)")
+        }
+        let order = page.cursorClause("trade_order", &conditions, &bindings)
+        return try await database.rows(PostgresQuery(unsafeSQL: """
+            SELECT operation_id, trade_order, close_time, kind, base_asset, base_amount, base_account, base_offer_id,
+                   counter_asset, counter_amount, counter_account, counter_offer_id, base_is_seller, price_n, price_d
+            FROM trades WHERE \(conditions.joined(separator: " AND ")) \(order)
+            """, binds: bindings)) { row in
+            let (operation, index, closeTime, kindCode, baseAsset, baseAmount, baseAccount, baseOffer,
+                 counterAsset, counterAmount, counterAccount, counterOffer, baseIsSeller, priceN, priceD) =
+                try row.decode((Int64, Int64, Int64, Int64, ByteBuffer, Int64, ByteBuffer?, Int64?, ByteBuffer, Int64, ByteBuffer?, Int64?, Bool, Int64, Int64).self)
+            guard let kind = TradeRecord.Kind(rawValue: Int32(truncatingIfNeeded: kindCode)) else { throw BadStoredValue(description: "trades holds an unknown kind \(kindCode)") }
+            func side(_ asset: ByteBuffer, _ amount: Int64, _ account: ByteBuffer?, _ offer: Int64?) throws -> TradeSide {
+                TradeSide(asset: try Asset(xdrBytes: Array(buffer: asset)), amount: amount, account: account.map { AccountID(publicKey: Bytes32(Array(buffer: $0))) }, offerID: offer)
+            }
+            let trade = TradeRecord(
+                operationID: operation, order: index, closeTime: UInt64(closeTime), kind: kind,
+                base: try side(baseAsset, baseAmount, baseAccount, baseOffer), counter: try side(counterAsset, counterAmount, counterAccount, counterOffer),
+                baseIsSeller: baseIsSeller, priceN: priceN, priceD: priceD)
+            return pair?.reversed == true ? trade.reversed : trade
         }
     }
 
@@ -577,6 +645,20 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             offered.append(Int64(try TransactionEnvelope(xdrBytes: Array(buffer: envelope)).transaction.fee) / operations)
         }
         return (charged, offered)
+    }
+}
+
+extension KeyedPage<EffectCursor> {
+    /// Adds the cursor's condition on `operation_id` and `orderColumn` and answers the order and
+    /// limit clause.
+    func cursorClause(_ orderColumn: String, _ conditions: inout [String], _ bindings: inout PostgresBindings) -> String {
+        if let after {
+            bindings.append(after.operationID)
+            bindings.append(after.order)
+            conditions.append("(operation_id, \(orderColumn)) \(descending ? "<" : ">") ($\(bindings.count - 1), $\(bindings.count))")
+        }
+        let order = descending ? "DESC" : "ASC"
+        return "ORDER BY operation_id \(order), \(orderColumn) \(order) LIMIT \(limit)"
     }
 }
 

@@ -238,16 +238,10 @@ extension SQLiteLedgerStore: LedgerReader {
                 conditions.append("operation_id >= ? AND operation_id < ?")
                 arguments += [range.lowerBound, range.upperBound]
             }
-            if let after = page.after {
-                // Written out (not as a row value) so that the index's range serves it.
-                let beyond = page.descending ? "<" : ">"
-                conditions.append("operation_id \(beyond)= ? AND (operation_id \(beyond) ? OR (operation_id = ? AND effect_order \(beyond) ?))")
-                arguments += [after.operationID, after.operationID, after.operationID, after.order]
-            }
-            let order = page.descending ? "DESC" : "ASC"
+            let order = page.cursorClause("effect_order", &conditions, &arguments)
             return try Row.fetchAll(db, sql: """
                 SELECT operation_id, effect_order, account_id, muxed_id, type, details, close_time FROM effects
-                WHERE \(conditions.joined(separator: " AND ")) ORDER BY operation_id \(order), effect_order \(order) LIMIT \(page.limit)
+                WHERE \(conditions.joined(separator: " AND ")) \(order)
                 """, arguments: StatementArguments(arguments)).map { row in
                 let typeCode: Int32 = row[4]
                 guard let type = EffectType(rawValue: typeCode) else { throw DatabaseError(message: "effects holds an unknown type \(typeCode)") }
@@ -256,6 +250,48 @@ extension SQLiteLedgerStore: LedgerReader {
                     operationID: row[0], order: row[1], account: AccountID(publicKey: Bytes32([UInt8](row[2] as Data))),
                     muxedID: (row[3] as Int64?).map { UInt64(bitPattern: $0) }, type: type, details: Array(details.utf8),
                     closeTime: UInt64(row[6] as Int64))
+            }
+        }
+    }
+
+    public func trades(_ page: KeyedPage<EffectCursor>, filter: TradeFilter) async throws -> [TradeRecord] {
+        try await database.read { db in
+            var conditions = ["1"]
+            var arguments: [any DatabaseValueConvertible] = []
+            if let account = filter.account {
+                conditions.append("(base_account = ? OR counter_account = ?)")
+                arguments += [account.storageKey, account.storageKey]
+            }
+            if let offer = filter.offerID {
+                conditions.append("(base_offer_id = ? OR counter_offer_id = ?)")
+                arguments += [offer, offer]
+            }
+            let pair = filter.storedPair
+            if let pair {
+                conditions.append("base_asset = ? AND counter_asset = ?")
+                arguments += [pair.base.storageKey, pair.counter.storageKey]
+            }
+            if let kind = filter.kind {
+                conditions.append("kind = ?")
+                arguments.append(kind.rawValue)
+            }
+            if let closed = filter.closed {
+                conditions.append("close_time >= ? AND close_time < ?")
+                arguments += [Int64(clamping: closed.lowerBound), Int64(clamping: closed.upperBound)]
+            }
+            let order = page.cursorClause("trade_order", &conditions, &arguments)
+            return try Row.fetchAll(db, sql: "SELECT * FROM trades WHERE \(conditions.joined(separator: " AND ")) \(order)", arguments: StatementArguments(arguments)).map { row in
+                func side(_ prefix: String) throws -> TradeSide {
+                    TradeSide(
+                        asset: try Asset(xdrBytes: [UInt8](row[prefix + "_asset"] as Data)), amount: row[prefix + "_amount"],
+                        account: (row[prefix + "_account"] as Data?).map { AccountID(publicKey: Bytes32([UInt8]($0))) }, offerID: row[prefix + "_offer_id"])
+                }
+                let kindCode: Int32 = row["kind"]
+                guard let kind = TradeRecord.Kind(rawValue: kindCode) else { throw DatabaseError(message: "trades holds an unknown kind \(kindCode)") }
+                let trade = TradeRecord(
+                    operationID: row["operation_id"], order: row["trade_order"], closeTime: UInt64(row["close_time"] as Int64), kind: kind,
+                    base: try side("base"), counter: try side("counter"), baseIsSeller: row["base_is_seller"], priceN: row["price_n"], priceD: row["price_d"])
+                return pair?.reversed == true ? trade.reversed : trade
             }
         }
     }
@@ -278,6 +314,20 @@ extension SQLiteLedgerStore: LedgerReader {
     }
 }
 
+
+extension KeyedPage<EffectCursor> {
+    /// Adds the cursor's condition on `operation_id` and `orderColumn` (written out, not as a row
+    /// value, so that an index's range serves it) and answers the order and limit clause.
+    func cursorClause(_ orderColumn: String, _ conditions: inout [String], _ arguments: inout [any DatabaseValueConvertible]) -> String {
+        if let after {
+            let beyond = descending ? "<" : ">"
+            conditions.append("operation_id \(beyond)= ? AND (operation_id \(beyond) ? OR (operation_id = ? AND \(orderColumn) \(beyond) ?))")
+            arguments += [after.operationID, after.operationID, after.operationID, after.order]
+        }
+        let order = descending ? "DESC" : "ASC"
+        return "ORDER BY operation_id \(order), \(orderColumn) \(order) LIMIT \(limit)"
+    }
+}
 
 extension AssetTally {
     /// Counts and balances from a row of `asset_stats` whose first six columns are the three

@@ -203,6 +203,23 @@ public final class SQLiteLedgerStore: LedgerStore {
                 CREATE INDEX effects_by_account ON effects (account_id, operation_id, effect_order);
                 """)
         }
+        migrator.registerMigration("ledger-v5-trades") { db in
+            // An older database's ledgers have no trades: they begin with this version.
+            try db.execute(sql: """
+                CREATE TABLE trades (
+                    operation_id INTEGER NOT NULL, trade_order INTEGER NOT NULL, close_time INTEGER NOT NULL, kind INTEGER NOT NULL,
+                    base_asset BLOB NOT NULL, base_amount INTEGER NOT NULL, base_account BLOB, base_offer_id INTEGER,
+                    counter_asset BLOB NOT NULL, counter_amount INTEGER NOT NULL, counter_account BLOB, counter_offer_id INTEGER,
+                    base_is_seller INTEGER NOT NULL, price_n INTEGER NOT NULL, price_d INTEGER NOT NULL,
+                    PRIMARY KEY (operation_id, trade_order)
+                ) WITHOUT ROWID;
+                CREATE INDEX trades_by_base_account ON trades (base_account, operation_id, trade_order);
+                CREATE INDEX trades_by_counter_account ON trades (counter_account, operation_id, trade_order);
+                CREATE INDEX trades_by_base_offer ON trades (base_offer_id);
+                CREATE INDEX trades_by_counter_offer ON trades (counter_offer_id);
+                CREATE INDEX trades_by_pair ON trades (base_asset, counter_asset, operation_id, trade_order);
+                """)
+        }
         return migrator
     }
 
@@ -357,6 +374,16 @@ public final class SQLiteLedgerStore: LedgerStore {
             try insertEffect.execute(arguments: [
                 effect.operationID, effect.order, effect.account.storageKey, effect.muxedID.map { Int64(bitPattern: $0) }, effect.type.rawValue,
                 String(decoding: effect.details, as: UTF8.self), Int64(effect.closeTime),
+            ])
+        }
+        guard !history.trades.isEmpty else { return }
+        let insertTrade = try db.cachedStatement(sql: "INSERT INTO trades VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        for trade in history.trades {
+            try insertTrade.execute(arguments: [
+                trade.operationID, trade.order, Int64(trade.closeTime), trade.kind.rawValue,
+                trade.base.asset.storageKey, trade.base.amount, trade.base.account?.storageKey, trade.base.offerID,
+                trade.counter.asset.storageKey, trade.counter.amount, trade.counter.account?.storageKey, trade.counter.offerID,
+                trade.baseIsSeller, trade.priceN, trade.priceD,
             ])
         }
     }

@@ -187,6 +187,8 @@ struct ReadParts {
                     ("strict_receive_paths", resources.link("/paths/strict-receive{?source_assets,source_account,destination_account,destination_asset_type,destination_asset_issuer,destination_asset_code,destination_amount}", templated: true)),
                     ("strict_send_paths", resources.link("/paths/strict-send{?destination_account,destination_assets,source_asset_type,source_asset_issuer,source_asset_code,source_amount}", templated: true)),
                     ("transaction", resources.link("/transactions/{hash}", templated: true)),
+                    ("trades", resources.link("/trades?{base_asset_type,base_asset_code,base_asset_issuer,counter_asset_type,counter_asset_code,counter_asset_issuer}", templated: true)),
+                    ("trade_aggregations", resources.link("/trade_aggregations?{base_asset_type,base_asset_code,base_asset_issuer,counter_asset_type,counter_asset_code,counter_asset_issuer}", templated: true)),
                     ("transactions", resources.link("/transactions{?cursor,limit,order}", templated: true)),
                 ])),
                 ("horizon_version", .string("tender-\(tenderVersion)")),

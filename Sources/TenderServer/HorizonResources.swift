@@ -367,6 +367,43 @@ struct HorizonResources: Sendable {
         return .raw(bytes)
     }
 
+    // MARK: Trades
+
+    /// A trade as Horizon's `/trades` shows it.
+    func trade(_ trade: TradeRecord) -> JSONValue {
+        func side(_ name: String, _ side: TradeSide) -> [(String, JSONValue)] {
+            var fields: [(String, JSONValue)] = []
+            if let offer = side.offerID { fields.append((name + "_offer_id", .string(String(offer)))) }
+            if let account = side.account { fields.append((name + "_account", .string(account.strKey))) }
+            return fields + [(name + "_amount", Self.amount(side.amount))] + Self.assetFields(side.asset, prefix: name + "_")
+        }
+        func accountLink(_ side: TradeSide) -> JSONValue { side.account.map { link("/accounts/\($0.strKey)") } ?? .object([("href", "")]) }
+        return .object([
+            ("_links", .object([
+                ("self", .object([("href", "")])), ("base", accountLink(trade.base)), ("counter", accountLink(trade.counter)),
+                ("operation", link("/operations/\(trade.operationID)")),
+            ])),
+            ("id", .string(trade.pagingToken)), ("paging_token", .string(trade.pagingToken)),
+            ("ledger_close_time", .string(Self.time(trade.closeTime))), ("trade_type", .string(trade.kind.name)),
+        ] + side("base", trade.base) + side("counter", trade.counter) + [
+            ("base_is_seller", .bool(trade.baseIsSeller)),
+            ("price", .object([("n", .string(String(trade.priceN))), ("d", .string(String(trade.priceD)))])),
+        ])
+    }
+
+    /// A `/trade_aggregations` bucket, as Horizon writes one.
+    static func tradeBucket(_ bucket: TradeBucket) -> JSONValue {
+        func price(_ name: String, _ price: TradePrice) -> [(String, JSONValue)] {
+            [(name, .string(priceText(n: price.n, d: price.d))), (name + "_r", .object([("n", .string(String(price.n))), ("d", .string(String(price.d)))]))]
+        }
+        let average = bucket.baseVolume == 0 ? 0 : Double(bucket.counterVolume) / Double(bucket.baseVolume)
+        return .object([
+            ("timestamp", .string(String(bucket.timestamp))), ("trade_count", .string(String(bucket.count))),
+            ("base_volume", .string(Amount.format(bucket.baseVolume))), ("counter_volume", .string(Amount.format(bucket.counterVolume))),
+            ("avg", .string(String(format: "%.7f", average))),
+        ] + price("high", bucket.high) + price("low", bucket.low) + price("open", bucket.open) + price("close", bucket.close))
+    }
+
     // MARK: Offers, order books, paths
 
     func offer(_ offer: LedgerOffer) -> JSONValue {

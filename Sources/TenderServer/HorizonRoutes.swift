@@ -202,6 +202,54 @@ struct HorizonRoutes: Sendable {
             await respond(request) { _ in try await feeStats() }
         }
         registerEffects(on: router)
+        registerTrades(on: router)
+    }
+
+    /// `/trades` with Horizon's filters, and an account's and an offer's trades.
+    private func registerTrades(on router: Router<BasicRequestContext>) {
+        @Sendable func trades(_ request: Request, _ path: String, _ filter: @escaping @Sendable (HorizonQuery) async throws -> TradeFilter) async -> Response {
+            await effectCollection(request, path: path, cursorOf: \TradeRecord.cursor) { query, page in
+                var filter = try await filter(query)
+                let base = try query.asset("base"), counter = try query.asset("counter")
+                switch (base, counter) {
+                case (let base?, let counter?): filter.pair = (base, counter)
+                case (nil, nil): break
+                case (nil, _): throw ProblemError.invalid("base_asset_type", "base_asset_type is required with counter_asset_type")
+                case (_, nil): throw ProblemError.invalid("counter_asset_type", "counter_asset_type is required with base_asset_type")
+                }
+                switch query["trade_type"] {
+                case nil, "all": break
+                case "orderbook": filter.kind = .orderbook
+                case "liquidity_pool": filter.kind = .liquidityPool
+                case let other?: throw ProblemError.invalid("trade_type", "trade_type is all, orderbook or liquidity_pool, not \"\(other)\"")
+                }
+                return try await reader.trades(page, filter: filter)
+            } render: { $0.trade($1) }
+        }
+        router.get("/trades") { request, _ in
+            await trades(request, "/trades") { query in
+                var filter = TradeFilter()
+                if let text = query["offer_id"] {
+                    guard let id = Int64(text), id > 0 else { throw ProblemError.invalid("offer_id", "an offer id is a positive whole number") }
+                    filter.offerID = id
+                }
+                return filter
+            }
+        }
+        router.get("/trade_aggregations") { request, _ in
+            await respond(request) { resources in try await tradeAggregations(HorizonQuery(request), resources) }
+        }
+        router.get("/accounts/:account/trades") { request, context in
+            await trades(request, "/accounts/\(context.parameters.get("account") ?? "")/trades") { _ in TradeFilter(account: try accountParameter(context)) }
+        }
+        router.get("/offers/:id/trades") { request, context in
+            await trades(request, "/offers/\(context.parameters.get("id") ?? "")/trades") { _ in
+                guard let id = context.parameters.get("id").flatMap({ Int64($0) }), id > 0 else {
+                    throw ProblemError.invalid("id", "an offer id is a positive whole number")
+                }
+                return TradeFilter(offerID: id)
+            }
+        }
     }
 
     /// `/effects` and each resource's effects: an account's, a ledger's, a transaction's, an
@@ -489,6 +537,63 @@ struct HorizonRoutes: Sendable {
             status: .ok,
             headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache"],
             body: body)
+    }
+
+    // MARK: Trade aggregations
+
+    /// `/trade_aggregations`: a pair's trades in buckets of `resolution` from `offset`, between
+    /// `start_time` and `end_time` (milliseconds, moved to bucket starts as Horizon moves them).
+    func tradeAggregations(_ query: HorizonQuery, _ resources: HorizonResources) async throws -> Response {
+        let base = try query.requiredAsset("base"), counter = try query.requiredAsset("counter")
+        func milliseconds(_ name: String) throws(ProblemError) -> Int64? {
+            guard let text = query[name] else { return nil }
+            guard let value = Int64(text), value >= 0 else { throw .invalid(name, "\(name) is a whole number of milliseconds since 1970, not \"\(text)\"") }
+            return value
+        }
+        guard let resolution = try milliseconds("resolution"), TradeAggregation.resolutions.contains(resolution) else {
+            throw ProblemError.invalid("resolution", "illegal or missing resolution. allowed resolutions are: 1 minute (60000), 5 minutes (300000), 15 minutes (900000), 1 hour (3600000), 1 day (86400000) and 1 week (604800000)")
+        }
+        let offset = try milliseconds("offset") ?? 0
+        if let problem = TradeAggregation.offsetProblem(offset, resolution: resolution) { throw ProblemError.invalid("offset", problem) }
+        let (limit, descending) = try query.limitAndOrder()
+        let start = TradeAggregation.adjustedStart(try milliseconds("start_time") ?? 0, resolution: resolution, offset: offset)
+        var end = Int64.max
+        if let requested = try milliseconds("end_time") {
+            guard let adjusted = TradeAggregation.adjustedEnd(requested, resolution: resolution, offset: offset), adjusted >= start else {
+                throw ProblemError.invalid("end_time", "illegal end time. adjusted end time must be greater than the offset and greater than the provided start time")
+            }
+            end = adjusted
+        }
+        // Close times are whole seconds; bucket bounds are whole minutes.
+        let closed = UInt64(start / 1000)..<UInt64(end == .max ? .max : end / 1000)
+        var buckets: [TradeBucket] = []
+        var after: EffectCursor?
+        reading: while true {
+            let batch = try await reader.trades(KeyedPage(after: after, limit: 200, descending: descending), filter: TradeFilter(pair: (base, counter), closed: closed))
+            for trade in batch where !TradeAggregation.add(trade, to: &buckets, resolution: resolution, offset: offset, limit: limit, descending: descending) {
+                break reading
+            }
+            guard batch.count == 200, let last = batch.last else { break }
+            after = last.cursor
+        }
+        var parameters = query.parameters
+        if let last = buckets.last {
+            if descending {
+                parameters["end_time"] = String(max(last.timestamp, start))
+            } else {
+                parameters["start_time"] = String(end == .max ? last.timestamp + resolution : min(last.timestamp + resolution, end))
+            }
+        }
+        func href(_ parameters: [String: String]) -> JSONValue {
+            let text = parameters.sorted { $0.key < $1.key }
+                .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))) ?? $0.value)" }
+                .joined(separator: "&")
+            return resources.link("/trade_aggregations?" + text)
+        }
+        return try json(.object([
+            ("_links", .object([("self", href(query.parameters)), ("next", href(parameters)), ("prev", href(query.parameters))])),
+            ("_embedded", .object([("records", .array(buckets.map(HorizonResources.tradeBucket)))])),
+        ]))
     }
 
     // MARK: Order books, paths, fees

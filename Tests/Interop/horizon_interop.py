@@ -390,6 +390,47 @@ except NotFoundError:
     check("an unknown transaction's effects are 404", True)
 check("root links effects", root["_links"]["effects"]["href"].startswith(f"{URL}/effects"))
 
+# --- trades and their aggregations -----------------------------------------------------------------
+SYNTHETIC = 1 << 62
+maker_trades = every(server.trades().for_account(maker.public_key), limit=3)
+check("an account's trades: both path payments crossed two of the maker's offers each", len(maker_trades) == 4
+      and all(maker.public_key in (t["base_account"], t["counter_account"]) for t in maker_trades), maker_trades)
+first = maker_trades[0]
+check("a trade's id and paging token are OPID-ORDER, its claim's index", first["id"] == first["paging_token"] == f"{operation_of(swap[0])}-0"
+      and maker_trades[1]["paging_token"] == f"{operation_of(swap[0])}-1", [t["id"] for t in maker_trades])
+check("base is the lower asset (XLM): the path payment's side, with Horizon's synthetic offer id for a taker that left no offer",
+      first["base_asset_type"] == "native" and first["base_account"] == alice.public_key and first["base_is_seller"] is False
+      and int(first["base_offer_id"]) == int(operation_of(swap[0])) | SYNTHETIC and first["counter_asset_code"] == "SRT"
+      and first["counter_account"] == maker.public_key and first["base_amount"] == first["counter_amount"] == "10.0000000"
+      and first["price"] == {"n": "1", "d": "1"} and first["trade_type"] == "orderbook", first)
+srt_offer = first["counter_offer_id"]
+by_pair = every(server.trades().for_asset_pair(SRT, Asset.native()))
+check("for_asset_pair(SRT, XLM) turns them round: SRT is base, the maker its seller", [t["id"] for t in by_pair] == [maker_trades[0]["id"], maker_trades[2]["id"]]
+      and all(t["base_asset_code"] == "SRT" and t["base_account"] == maker.public_key and t["base_is_seller"] is True for t in by_pair)
+      and [t["base_amount"] for t in by_pair] == ["10.0000000", "5.0000000"], by_pair)
+by_offer = every(server.trades().for_offer(srt_offer))
+check("an offer's trades (/offers/{id}/trades)", [t["id"] for t in by_offer] == [t["id"] for t in by_pair], by_offer)
+check("trade_type filter: no liquidity-pool trades", server.trades().for_account(maker.public_key).for_trade_type("liquidity_pool").call()["_embedded"]["records"] == [])
+check("/trades?offer_id= is the same as the offer's", [t["id"] for t in requests.get(f"{URL}/trades", params={"offer_id": srt_offer, "limit": 200}, timeout=10).json()["_embedded"]["records"]] == [t["id"] for t in by_offer])
+lone = requests.get(f"{URL}/trades", params={"base_asset_type": "native"}, timeout=10)
+check("a base asset without a counter is refused naming counter_asset_type", lone.status_code == 400 and lone.json()["extras"]["invalid_field"] == "counter_asset_type", lone.text)
+buckets = server.trade_aggregations(SRT, Asset.native(), 60000).call()["_embedded"]["records"]
+check("trade_aggregations sums the pair's trades per minute: 15 SRT for 15 XLM at 1", sum(int(b["trade_count"]) for b in buckets) == 2
+      and sum(Decimal(b["base_volume"]) for b in buckets) == Decimal("15") and sum(Decimal(b["counter_volume"]) for b in buckets) == Decimal("15")
+      and all(b["avg"] == b["open"] == b["close"] == b["high"] == b["low"] == "1.0000000" and b["high_r"] == {"n": "1", "d": "1"} for b in buckets)
+      and all(int(b["timestamp"]) % 60000 == 0 for b in buckets), buckets)
+week = server.trade_aggregations(Asset.native(), SRT, 604800000, offset=3600000).call()["_embedded"]["records"]
+check("... a week from an hour's offset, turned round", len(week) == 1 and week[0]["trade_count"] == "2" and week[0]["base_volume"] == "15.0000000"
+      and (int(week[0]["timestamp"]) - 3600000) % 604800000 == 0, week)
+bad = requests.get(f"{URL}/trade_aggregations", params={"base_asset_type": "native", "counter_asset_type": "credit_alphanum4", "counter_asset_code": "SRT",
+                                                         "counter_asset_issuer": SRT.issuer, "resolution": "1000"}, timeout=10)
+check("a resolution Horizon does not allow is refused naming resolution", bad.status_code == 400 and bad.json()["extras"]["invalid_field"] == "resolution", bad.text)
+bad = requests.get(f"{URL}/trade_aggregations", params={"base_asset_type": "native", "counter_asset_type": "credit_alphanum4", "counter_asset_code": "SRT",
+                                                         "counter_asset_issuer": SRT.issuer, "resolution": "60000", "offset": "3600000"}, timeout=10)
+check("an offset past the resolution is refused naming offset", bad.status_code == 400 and bad.json()["extras"]["invalid_field"] == "offset", bad.text)
+check("root links trades and trade_aggregations", root["_links"]["trades"]["href"].startswith(f"{URL}/trades")
+      and root["_links"]["trade_aggregations"]["href"].startswith(f"{URL}/trade_aggregations"))
+
 # --- paging --------------------------------------------------------------------------------------
 first = server.payments().for_account(alice.public_key).limit(2).call()
 records = first["_embedded"]["records"]

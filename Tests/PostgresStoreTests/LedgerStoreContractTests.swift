@@ -56,6 +56,8 @@ struct LedgerStoreContractTests {
             StellarBase.Operation(.changeTrust(ChangeTrustOperation(asset: euroc))),
         ])])
         try close([envelope(root, [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(bob.accountID), asset: usd, amount: 7 * xlm)))])])
+        // Bob sells 3 XLM for USD: he crosses 2 USD of alice's offer, a trade.
+        try close([envelope(bob, [StellarBase.Operation(.manageSellOffer(ManageSellOfferOperation(selling: .native, buying: usd, amount: 3 * xlm, price: Price(n: 2, d: 3))))])])
         try close([envelope(bob, [StellarBase.Operation(.changeTrust(ChangeTrustOperation(asset: euroc, limit: 0)))])])
         return (ledgers, state, alice, bob, usd)
     }
@@ -160,6 +162,14 @@ struct LedgerStoreContractTests {
                 }
             }
         }
+        for descending in [false, true] {
+            for filter in [
+                TradeFilter(), TradeFilter(account: alice.accountID), TradeFilter(account: bob.accountID, kind: .orderbook), TradeFilter(offerID: 1),
+                TradeFilter(pair: (usd, .native)), TradeFilter(pair: (.native, usd)), TradeFilter(kind: .liquidityPool), TradeFilter(closed: 0..<1_700_000_009),
+            ] {
+                add("trades \(descending) \(filter)", try await store.trades(KeyedPage(limit: 5, descending: descending), filter: filter))
+            }
+        }
         return out
     }
 
@@ -170,7 +180,7 @@ struct LedgerStoreContractTests {
     @Test func bothStoresKeepAndAnswerTheSame() async throws {
         let (ledgers, state, alice, bob, usd) = try Self.ledgers()
         let hashes = ledgers.flatMap { $0.transactions.map(\.prepared.hash) }
-        #expect(hashes.count == 10)
+        #expect(hashes.count == 11)
         let sqlite = try SQLiteLedgerStore(path: temporary.file("ledger.sqlite"))
         let server = try await TemporaryPostgres.start()
         do {
@@ -200,12 +210,18 @@ struct LedgerStoreContractTests {
             }
             // The history is not empty where it matters (the comparison would pass on two empty stores).
             #expect(try await postgres.transactions(PageRequest(cursor: nil, limit: 50, descending: false), account: alice.accountID, includeFailed: true).count == 6)
-            #expect(try await postgres.operations(PageRequest(cursor: nil, limit: 50, descending: false), filter: OperationFilter(includeFailed: true)).count == 13)
-            // Every successful operation's effects, in order: 18 (two creations of 3, a trustline, a
+            #expect(try await postgres.operations(PageRequest(cursor: nil, limit: 50, descending: false), filter: OperationFilter(includeFailed: true)).count == 14)
+            // Every successful operation's effects, in order: 20 (two creations of 3, a trustline, a
             // data entry, a payment of 2, none for the failed payment, a credit of 2, none for an
-            // offer that crosses nothing, a data removal, two trustlines, a payment of 2, a removal).
+            // offer that crosses nothing, a data removal, two trustlines, a payment of 2, a trade
+            // of 2, a removal).
             let effects = try await postgres.effects(KeyedPage(limit: 200), filter: .all)
-            #expect(effects.count == 18)
+            #expect(effects.count == 20)
+            // The trade: XLM (the lower asset) as base, bob's side; alice's offer at 3/2 turned round.
+            let trades = try await postgres.trades(KeyedPage(), filter: TradeFilter())
+            #expect(trades.count == 1)
+            #expect(trades.first.map { [$0.base.amount, $0.counter.amount, $0.priceN, $0.priceD] } == [3 * Amount.stroopsPerUnit, 2 * Amount.stroopsPerUnit, 2, 3])
+            #expect(trades.first?.base.account == bob.accountID && trades.first?.counter.account == alice.accountID && trades.first?.baseIsSeller == false)
             #expect(effects.map(\.cursor) == effects.map(\.cursor).sorted())
             #expect(effects.prefix(3).map(\.type) == [.accountCreated, .accountDebited, .signerCreated])
             // What /assets counts: USD held by alice (50) and bob (7); EUROC given up.

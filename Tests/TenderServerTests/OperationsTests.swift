@@ -148,4 +148,5 @@ final class BreakableStore: LedgerStore, LedgerReader, @unchecked Sendable {
     }
     func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) { try await store.recentFees(ledgers: ledgers) }
     func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] { try await store.effects(page, filter: filter) }
+    func trades(_ page: KeyedPage<EffectCursor>, filter: TradeFilter) async throws -> [TradeRecord] { try await store.trades(page, filter: filter) }
 }
