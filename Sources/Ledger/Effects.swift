@@ -160,7 +160,44 @@ public enum OperationEffects {
         case .bumpSequence:
             guard case .sequence(let before, let after)? = meta, before != after else { return [] }
             return [Effect(source, .sequenceBumped, [("new_seq", .string(String(after)))])]
+        case .allowTrust(let op):
+            let asset = op.asset(issuer: source.accountID)
+            // The deprecated effect first (trustor, asset type and code), then the flags'.
+            let legacy: [(String, JSONValue)] = [("trustor", .string(op.trustor.strKey)), ("asset_type", .string(asset.typeName)), ("asset_code", .string(op.assetCode.text))]
+            switch op.authorize {
+            case TrustLineFlags.authorized:
+                return [Effect(source, .trustlineAuthorized, legacy), trustLineFlags(source, op.trustor, asset, set: TrustLineFlags.authorized, clear: nil)]
+            case TrustLineFlags.authorizedToMaintainLiabilities:
+                return [
+                    Effect(source, .trustlineAuthorizedToMaintainLiabilities, legacy),
+                    trustLineFlags(source, op.trustor, asset, set: TrustLineFlags.authorizedToMaintainLiabilities, clear: nil),
+                ]
+            default:
+                return [Effect(source, .trustlineDeauthorized, legacy), trustLineFlags(source, op.trustor, asset, set: nil, clear: TrustLineFlags.authFlags)]
+            }
+        case .setTrustLineFlags(let op):
+            return [trustLineFlags(source, op.trustor, op.asset, set: op.setFlags, clear: op.clearFlags)]
+        case .clawback(let op):
+            let fields = assetFields(op.asset) + [("amount", amount(op.amount))]
+            return [Effect(source, .accountCredited, fields), Effect(op.from, .accountDebited, fields)]
         }
+    }
+
+    /// `trustline_flags_updated`: each flag set (true) or cleared (false), under the names of
+    /// Horizon's resource.
+    private static func trustLineFlags(_ source: MuxedAccount, _ trustor: AccountID, _ asset: Asset, set: UInt32?, clear: UInt32?) -> Effect {
+        var fields = assetFields(asset) + [("trustor", .string(trustor.strKey))]
+        for (flag, name) in [
+            (TrustLineFlags.authorized, "authorized_flag"), (TrustLineFlags.authorizedToMaintainLiabilities, "authorized_to_maintain_liabilites_flag"),
+            (TrustLineFlags.clawbackEnabled, "clawback_enabled_flag"),
+        ] {
+            if let clear, clear & flag != 0 {
+                fields.append((name, false))
+            } else if let set, set & flag != 0 {
+                fields.append((name, true))
+            }
+        }
+        return Effect(source, .trustlineFlagsUpdated, fields)
     }
 
     private static func setOptions(_ op: SetOptionsOperation, source: MuxedAccount, meta: OperationMeta?) -> [Effect] {

@@ -58,6 +58,9 @@ extension Operation {
         case .pathPaymentStrictReceive(let op): return [source, op.destination.accountID]
         case .pathPaymentStrictSend(let op): return [source, op.destination.accountID]
         case .accountMerge(let destination): return [source, destination.accountID]
+        case .allowTrust(let op): return [source, op.trustor]
+        case .setTrustLineFlags(let op): return [source, op.trustor]
+        case .clawback(let op): return [source, op.from.accountID]
         default: return [source]
         }
     }

@@ -27,7 +27,7 @@ extension OperationBody {
         switch self {
         case .setOptions(let op): op.thresholdLevel
         case .accountMerge: .high
-        case .bumpSequence: .low
+        case .bumpSequence, .allowTrust, .setTrustLineFlags: .low
         default: .medium
         }
     }
@@ -51,6 +51,9 @@ extension OperationBody {
         case .bumpSequence: .inner(.bumpSequence(.success))
         case .manageBuyOffer: .inner(.manageBuyOffer(.success(offersClaimed: [], effect: emptyOffer)))
         case .pathPaymentStrictSend: .inner(.pathPaymentStrictSend(.success(offers: [], last: emptyPayment)))
+        case .allowTrust: .inner(.allowTrust(.success))
+        case .setTrustLineFlags: .inner(.setTrustLineFlags(.success))
+        case .clawback: .inner(.clawback(.success))
         }
     }
 
@@ -69,6 +72,9 @@ extension OperationBody {
         case .accountMerge(let destination): destination.accountID == source ? .inner(.accountMerge(.malformed, sourceAccountBalance: nil)) : nil
         case .manageData(let op): op.checkValid().map { .inner(.manageData($0)) }
         case .bumpSequence(let bumpTo): bumpTo < 0 ? .inner(.bumpSequence(.badSequence)) : nil
+        case .allowTrust(let op): op.checkValid(source: source).map { .inner(.allowTrust($0)) }
+        case .setTrustLineFlags(let op): op.checkValid(source: source).map { .inner(.setTrustLineFlags($0)) }
+        case .clawback(let op): op.checkValid(source: source).map { .inner(.clawback($0)) }
         }
     }
 }
@@ -336,6 +342,12 @@ extension LedgerState {
             }
         case .bumpSequence(let bumpTo):
             return .inner(.bumpSequence(applyBumpSequence(bumpTo, source: source)))
+        case .allowTrust(let op):
+            return .inner(.allowTrust(apply(op, source: source)))
+        case .setTrustLineFlags(let op):
+            return .inner(.setTrustLineFlags(apply(op, source: source)))
+        case .clawback(let op):
+            return .inner(.clawback(apply(op, source: source)))
         }
     }
 }

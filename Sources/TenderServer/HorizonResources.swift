@@ -310,7 +310,28 @@ struct HorizonResources: Sendable {
             return [("name", .string(String(decoding: op.name, as: UTF8.self))), ("value", .string(op.value.map { Base64.encode($0) } ?? ""))]
         case .bumpSequence(let bumpTo):
             return [("bump_to", .string(String(bumpTo)))]
+        case .allowTrust(let op):
+            return Self.assetFields(op.asset(issuer: source)) + [("trustee", .string(source.strKey)), ("trustor", .string(op.trustor.strKey)),
+                ("authorize", .bool(op.authorize == TrustLineFlags.authorized)),
+                ("authorize_to_maintain_liabilities", .bool(op.authorize == TrustLineFlags.authorizedToMaintainLiabilities))]
+        case .setTrustLineFlags(let op):
+            return Self.assetFields(op.asset) + [("trustor", .string(op.trustor.strKey))]
+                + Self.trustLineFlagFields(op.setFlags, prefix: "set_flags") + Self.trustLineFlagFields(op.clearFlags, prefix: "clear_flags")
+        case .clawback(let op):
+            return Self.assetFields(op.asset) + [("from", .string(op.from.accountID.strKey))] + Self.muxed(op.from, "from") + [("amount", Self.amount(op.amount))]
         }
+    }
+
+    /// A trustline's flags as Horizon lists them (`authorized_to_maintain_liabilites` spelled as
+    /// Horizon spells it); nothing when there are none.
+    private static func trustLineFlagFields(_ flags: UInt32, prefix: String) -> [(String, JSONValue)] {
+        let names: [(UInt32, String)] = [
+            (TrustLineFlags.authorized, "authorized"), (TrustLineFlags.authorizedToMaintainLiabilities, "authorized_to_maintain_liabilites"),
+            (TrustLineFlags.clawbackEnabled, "clawback_enabled"),
+        ]
+        let set = names.filter { flags & $0.0 != 0 }
+        guard !set.isEmpty else { return [] }
+        return [(prefix, .array(set.map { .number(Int64($0.0)) })), (prefix + "_s", .array(set.map { .string($0.1) }))]
     }
 
     private static func muxed(_ account: MuxedAccount, _ name: String) -> [(String, JSONValue)] {

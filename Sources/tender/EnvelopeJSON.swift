@@ -149,6 +149,15 @@ enum EnvelopeJSON {
             fields.append(("data_value", body.value.map { .object([("base64", .string(Base64.encode($0)))]) } ?? .null))
         case .bumpSequence(let bumpTo):
             fields.append(("bump_to", .string(String(bumpTo))))
+        case .allowTrust(let body):
+            fields += [("trustor", .string(body.trustor.strKey)), ("asset_code", .string(body.assetCode.text)), ("authorize", .unsigned(UInt64(body.authorize)))]
+        case .setTrustLineFlags(let body):
+            fields += [
+                ("trustor", .string(body.trustor.strKey)), ("asset", asset(body.asset)),
+                ("clear_flags", .unsigned(UInt64(body.clearFlags))), ("set_flags", .unsigned(UInt64(body.setFlags))),
+            ]
+        case .clawback(let body):
+            fields += [("asset", asset(body.asset)), ("from", .string(body.from.strKey)), ("amount", amount(body.amount))]
         }
         return .object(fields)
     }

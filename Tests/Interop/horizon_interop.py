@@ -7,6 +7,7 @@ Prints one line per check and exits non-zero at the first failure.
 import queue
 import sys
 import threading
+import warnings
 import time
 from decimal import Decimal
 
@@ -14,11 +15,14 @@ import requests
 from interop_checks import check, done
 from stellar_sdk import (
     Asset,
+    AuthorizationFlag,
     Keypair,
     Network,
     Server,
     Signer,
     TransactionBuilder,
+    TrustLineEntryFlag,
+    TrustLineFlags,
 )
 from stellar_sdk.exceptions import BadRequestError, NotFoundError
 from stellar_sdk.sep.exceptions import AccountRequiresMemoError
@@ -430,6 +434,51 @@ bad = requests.get(f"{URL}/trade_aggregations", params={"base_asset_type": "nati
 check("an offset past the resolution is refused naming offset", bad.status_code == 400 and bad.json()["extras"]["invalid_field"] == "offset", bad.text)
 check("root links trades and trade_aggregations", root["_links"]["trades"]["href"].startswith(f"{URL}/trades")
       and root["_links"]["trade_aggregations"]["href"].startswith(f"{URL}/trade_aggregations"))
+
+# --- trustline flags and clawback -----------------------------------------------------------------
+bank, holder = Keypair.random(), Keypair.random()
+for keypair in (bank, holder):
+    friendbot(keypair.public_key)
+GOLD = Asset("GOLD", bank.public_key)
+submit(builder(bank).append_set_options_op(set_flags=AuthorizationFlag.AUTHORIZATION_REQUIRED | AuthorizationFlag.AUTHORIZATION_REVOCABLE
+                                           | AuthorizationFlag.AUTHORIZATION_CLAWBACK_ENABLED), bank)
+submit(builder(holder).append_change_trust_op(GOLD), holder)
+line = next(b for b in server.accounts().account_id(holder.public_key).call()["balances"] if b.get("asset_code") == "GOLD")
+check("a trustline to an issuer that requires authorization starts unauthorized, with clawback", line["is_authorized"] is False
+      and line["is_clawback_enabled"] is True, line)
+codes = failure(builder(bank).append_payment_op(holder.public_key, GOLD, "1"), bank)
+check("paying an unauthorized trustline is op_not_authorized", codes["operations"] == ["op_not_authorized"], codes)
+response = submit(builder(bank).append_set_trust_line_flags_op(holder.public_key, GOLD, set_flags=TrustLineFlags.AUTHORIZED_FLAG)
+                  .append_payment_op(holder.public_key, GOLD, "100"), bank)
+check("SetTrustLineFlags authorizes, then the payment goes", response["successful"] and balance(holder.public_key, GOLD) == Decimal("100"))
+op = server.operations().for_transaction(response["hash"]).call()["_embedded"]["records"][0]
+check("the set_trust_line_flags operation as Horizon shows it", op["type"] == "set_trust_line_flags" and op["trustor"] == holder.public_key
+      and op["set_flags"] == [1] and op["set_flags_s"] == ["authorized"] and "clear_flags" not in op, op)
+flags = server.effects().for_operation(op["id"]).call()["_embedded"]["records"]
+check("... its trustline_flags_updated effect", [(e["type"], e["account"], e["trustor"], e.get("authorized_flag")) for e in flags]
+      == [("trustline_flags_updated", bank.public_key, holder.public_key, True)], flags)
+submit(builder(holder).append_manage_sell_offer_op(GOLD, Asset.native(), "30", "2"), holder)
+response = submit(builder(bank).append_clawback_op(GOLD, holder.public_key, "40"), bank)
+check("Clawback takes back 40 of 100 GOLD", balance(holder.public_key, GOLD) == Decimal("60"))
+op = server.operations().for_transaction(response["hash"]).call()["_embedded"]["records"][0]
+check("the clawback operation and its effects", op["type"] == "clawback" and op["from"] == holder.public_key and op["amount"] == "40.0000000"
+      and [(e["type"], e["account"]) for e in server.effects().for_operation(op["id"]).call()["_embedded"]["records"]]
+      == [("account_credited", bank.public_key), ("account_debited", holder.public_key)], op)
+codes = failure(builder(bank).append_clawback_op(GOLD, holder.public_key, "31"), bank)
+check("what the holder's offer reserves cannot be clawed back: op_underfunded", codes["operations"] == ["op_underfunded"], codes)
+gold = server.assets().for_code("GOLD").for_issuer(bank.public_key).call()["_embedded"]["records"][0]
+check("/assets: the supply fell by what was clawed back; the issuer's flags", gold["amount"] == "60.0000000" and gold["flags"]["auth_clawback_enabled"], gold)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)  # AllowTrust is deprecated in favour of SetTrustLineFlags, and still served
+    response = submit(builder(bank).append_allow_trust_op(holder.public_key, "GOLD", TrustLineEntryFlag.UNAUTHORIZED_FLAG), bank)
+check("AllowTrust revokes: the holder's offer in GOLD is gone", server.offers().for_seller(holder.public_key).call()["_embedded"]["records"] == [])
+effects = server.effects().for_transaction(response["hash"]).call()["_embedded"]["records"]
+check("... with trustline_deauthorized then trustline_flags_updated", [e["type"] for e in effects] == ["trustline_deauthorized", "trustline_flags_updated"]
+      and effects[0]["asset_code"] == "GOLD" and effects[1]["authorized_flag"] is False, effects)
+codes = failure(builder(holder).append_payment_op(bank.public_key, GOLD, "1"), holder)
+check("a revoked holder cannot pay: op_src_not_authorized", codes["operations"] == ["op_src_not_authorized"], codes)
+codes = failure(builder(bank).append_set_trust_line_flags_op(holder.public_key, GOLD, set_flags=TrustLineFlags.TRUSTLINE_CLAWBACK_ENABLED_FLAG), bank)
+check("setting a trustline's clawback flag is op_malformed", codes["operations"] == ["op_malformed"], codes)
 
 # --- paging --------------------------------------------------------------------------------------
 first = server.payments().for_account(alice.public_key).limit(2).call()

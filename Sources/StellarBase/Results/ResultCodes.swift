@@ -282,3 +282,48 @@ public enum BumpSequenceResultCode: Int32, OperationResultCodeProtocol {
         }
     }
 }
+
+public enum AllowTrustResultCode: Int32, OperationResultCodeProtocol {
+    case success = 0, malformed = -1, noTrustLine = -2, trustNotRequired = -3, cantRevoke = -4, selfNotAllowed = -5, lowReserve = -6
+
+    public var name: String {
+        switch self {
+        case .success: "op_success"
+        case .malformed: "op_malformed"
+        case .noTrustLine: "op_no_trust_line"
+        case .trustNotRequired: "op_not_required"
+        case .cantRevoke: "op_cant_revoke"
+        case .selfNotAllowed: "op_self_not_allowed"
+        case .lowReserve: "op_low_reserve"
+        }
+    }
+}
+
+public enum SetTrustLineFlagsResultCode: Int32, OperationResultCodeProtocol {
+    case success = 0, malformed = -1, noTrustLine = -2, cantRevoke = -3, invalidState = -4, lowReserve = -5
+
+    public var name: String {
+        switch self {
+        case .success: "op_success"
+        case .malformed: "op_malformed"
+        case .noTrustLine: "op_no_trust_line"
+        case .cantRevoke: "op_cant_revoke"
+        case .invalidState: "op_invalid_state"
+        case .lowReserve: "op_low_reserve"
+        }
+    }
+}
+
+public enum ClawbackResultCode: Int32, OperationResultCodeProtocol {
+    case success = 0, malformed = -1, notClawbackEnabled = -2, noTrust = -3, underfunded = -4
+
+    public var name: String {
+        switch self {
+        case .success: "op_success"
+        case .malformed: "op_malformed"
+        case .notClawbackEnabled: "op_not_clawback_enabled"
+        case .noTrust: "op_no_trust"
+        case .underfunded: "op_underfunded"
+        }
+    }
+}

@@ -254,6 +254,9 @@ public enum OperationInnerResult: Hashable, Sendable {
     case bumpSequence(BumpSequenceResultCode)
     case manageBuyOffer(ManageOfferResult<ManageBuyOfferResultCode>)
     case pathPaymentStrictSend(PathPaymentResult<PathPaymentStrictSendResultCode>)
+    case allowTrust(AllowTrustResultCode)
+    case setTrustLineFlags(SetTrustLineFlagsResultCode)
+    case clawback(ClawbackResultCode)
 
     public var operationType: OperationType {
         switch self {
@@ -268,6 +271,9 @@ public enum OperationInnerResult: Hashable, Sendable {
         case .bumpSequence: .bumpSequence
         case .manageBuyOffer: .manageBuyOffer
         case .pathPaymentStrictSend: .pathPaymentStrictSend
+        case .allowTrust: .allowTrust
+        case .setTrustLineFlags: .setTrustLineFlags
+        case .clawback: .clawback
         }
     }
 
@@ -285,6 +291,9 @@ public enum OperationInnerResult: Hashable, Sendable {
         case .bumpSequence(let code): code.name
         case .manageBuyOffer(let result): result.code.name
         case .pathPaymentStrictSend(let result): result.code.name
+        case .allowTrust(let code): code.name
+        case .setTrustLineFlags(let code): code.name
+        case .clawback(let code): code.name
         }
     }
 
@@ -344,6 +353,12 @@ extension OperationResult: XDRCodable {
             self = .inner(.manageBuyOffer(try ManageOfferResult(xdr: &reader)))
         case .pathPaymentStrictSend:
             self = .inner(.pathPaymentStrictSend(try PathPaymentResult(xdr: &reader)))
+        case .allowTrust:
+            self = .inner(.allowTrust(try .decode(try reader.readInt32(), "AllowTrustResultCode")))
+        case .setTrustLineFlags:
+            self = .inner(.setTrustLineFlags(try .decode(try reader.readInt32(), "SetTrustLineFlagsResultCode")))
+        case .clawback:
+            self = .inner(.clawback(try .decode(try reader.readInt32(), "ClawbackResultCode")))
         default:
             throw .unsupported(type.name, "results of \(type.name) are not supported by Tender")
         }
@@ -370,6 +385,9 @@ extension OperationResult: XDRCodable {
         case .bumpSequence(let code): writer.write(code.rawValue)
         case .manageBuyOffer(let result): result.encode(to: &writer)
         case .pathPaymentStrictSend(let result): result.encode(to: &writer)
+        case .allowTrust(let code): writer.write(code.rawValue)
+        case .setTrustLineFlags(let code): writer.write(code.rawValue)
+        case .clawback(let code): writer.write(code.rawValue)
         }
     }
 }

@@ -186,6 +186,54 @@ public struct ManageDataOperation: Hashable, Sendable {
     }
 }
 
+/// AllowTrust: the issuer sets a trustline's authorization (the older form of SetTrustLineFlags).
+public struct AllowTrustOperation: Hashable, Sendable {
+    public var trustor: AccountID
+    /// The code of the source's own asset.
+    public var assetCode: AssetCode
+    /// 0, `authorized` (1) or `authorizedToMaintainLiabilities` (2).
+    public var authorize: UInt32
+
+    public init(trustor: AccountID, assetCode: AssetCode, authorize: UInt32) {
+        self.trustor = trustor
+        self.assetCode = assetCode
+        self.authorize = authorize
+    }
+
+    /// The asset the code names, issued by `issuer` (the operation's source).
+    public func asset(issuer: AccountID) -> Asset {
+        assetCode.raw.count == 4 ? .alphanum4(assetCode, issuer: issuer) : .alphanum12(assetCode, issuer: issuer)
+    }
+}
+
+/// SetTrustLineFlags (CAP-35): the issuer clears then sets flags of a holder's trustline.
+public struct SetTrustLineFlagsOperation: Hashable, Sendable {
+    public var trustor: AccountID
+    public var asset: Asset
+    public var clearFlags: UInt32
+    public var setFlags: UInt32
+
+    public init(trustor: AccountID, asset: Asset, clearFlags: UInt32 = 0, setFlags: UInt32 = 0) {
+        self.trustor = trustor
+        self.asset = asset
+        self.clearFlags = clearFlags
+        self.setFlags = setFlags
+    }
+}
+
+/// Clawback (CAP-35): the issuer takes back `amount` of its asset from a holder's trustline.
+public struct ClawbackOperation: Hashable, Sendable {
+    public var asset: Asset
+    public var from: MuxedAccount
+    public var amount: Int64
+
+    public init(asset: Asset, from: MuxedAccount, amount: Int64) {
+        self.asset = asset
+        self.from = from
+        self.amount = amount
+    }
+}
+
 /// What an operation does.
 public enum OperationBody: Hashable, Sendable {
     case createAccount(CreateAccountOperation)
@@ -199,6 +247,9 @@ public enum OperationBody: Hashable, Sendable {
     case bumpSequence(bumpTo: Int64)
     case manageBuyOffer(ManageBuyOfferOperation)
     case pathPaymentStrictSend(PathPaymentStrictSendOperation)
+    case allowTrust(AllowTrustOperation)
+    case setTrustLineFlags(SetTrustLineFlagsOperation)
+    case clawback(ClawbackOperation)
 
     public var type: OperationType {
         switch self {
@@ -213,6 +264,9 @@ public enum OperationBody: Hashable, Sendable {
         case .bumpSequence: .bumpSequence
         case .manageBuyOffer: .manageBuyOffer
         case .pathPaymentStrictSend: .pathPaymentStrictSend
+        case .allowTrust: .allowTrust
+        case .setTrustLineFlags: .setTrustLineFlags
+        case .clawback: .clawback
         }
     }
 }
@@ -291,6 +345,18 @@ extension Operation: XDRCodable {
                 destination: try MuxedAccount(xdr: &reader), destAsset: try Asset(xdr: &reader),
                 destMin: try reader.readInt64("destMin"),
                 path: try reader.readArray(Asset.self, maxCount: Operation.maxPathLength, "path")))
+        case .allowTrust:
+            let trustor = try AccountID(xdr: &reader)
+            let codeType = try reader.readInt32("allow trust asset type")
+            guard codeType == 1 || codeType == 2 else { throw .unknown("AssetCode type", Int64(codeType)) }
+            let code = AssetCode(raw: try reader.readFixedOpaque(codeType == 1 ? 4 : 12, "asset code"))
+            body = .allowTrust(AllowTrustOperation(trustor: trustor, assetCode: code, authorize: try reader.readUInt32("authorize")))
+        case .setTrustLineFlags:
+            body = .setTrustLineFlags(SetTrustLineFlagsOperation(
+                trustor: try AccountID(xdr: &reader), asset: try Asset(xdr: &reader),
+                clearFlags: try reader.readUInt32("clearFlags"), setFlags: try reader.readUInt32("setFlags")))
+        case .clawback:
+            body = .clawback(ClawbackOperation(asset: try Asset(xdr: &reader), from: try MuxedAccount(xdr: &reader), amount: try reader.readInt64("amount")))
         default:
             throw .unsupported(type.name, "the operation \(type.name) is not supported by Tender")
         }
@@ -365,6 +431,20 @@ extension Operation: XDRCodable {
             op.destAsset.encode(to: &writer)
             writer.write(op.destMin)
             writer.writeArray(op.path)
+        case .allowTrust(let op):
+            op.trustor.encode(to: &writer)
+            writer.write(Int32(op.assetCode.raw.count == 4 ? 1 : 2))
+            writer.writeFixedOpaque(op.assetCode.raw)
+            writer.write(op.authorize)
+        case .setTrustLineFlags(let op):
+            op.trustor.encode(to: &writer)
+            op.asset.encode(to: &writer)
+            writer.write(op.clearFlags)
+            writer.write(op.setFlags)
+        case .clawback(let op):
+            op.asset.encode(to: &writer)
+            op.from.encode(to: &writer)
+            writer.write(op.amount)
         }
     }
 }
