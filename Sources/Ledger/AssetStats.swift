@@ -27,11 +27,17 @@ public struct AssetTally: Sendable, Equatable {
     public var accounts: [Int64]
     /// Stroops held, by ``TrustLineAuthorization`` raw value.
     public var balances: [Int128]
+    /// Claimable balances of the asset, and what they hold (`num_claimable_balances`,
+    /// `claimable_balances_amount`).
+    public var claimableBalances: Int64
+    public var claimableAmount: Int128
 
-    public init(accounts: [Int64] = [0, 0, 0], balances: [Int128] = [0, 0, 0]) {
+    public init(accounts: [Int64] = [0, 0, 0], balances: [Int128] = [0, 0, 0], claimableBalances: Int64 = 0, claimableAmount: Int128 = 0) {
         precondition(accounts.count == 3 && balances.count == 3, "one count and one balance per authorization")
         self.accounts = accounts
         self.balances = balances
+        self.claimableBalances = claimableBalances
+        self.claimableAmount = claimableAmount
     }
 
     public subscript(accounts authorization: TrustLineAuthorization) -> Int64 { accounts[authorization.rawValue] }
@@ -41,7 +47,10 @@ public struct AssetTally: Sendable, Equatable {
     public var totalAccounts: Int64 { accounts.reduce(0, +) }
 
     /// Nothing counted: no holders and nothing held.
-    public var isZero: Bool { accounts.allSatisfy { $0 == 0 } && balances.allSatisfy { $0 == 0 } }
+    public var isZero: Bool { accounts.allSatisfy { $0 == 0 } && balances.allSatisfy { $0 == 0 } && claimableBalances == 0 && claimableAmount == 0 }
+
+    /// Whether a store keeps the asset: some trustline or claimable balance holds it.
+    public var isHeld: Bool { totalAccounts != 0 || claimableBalances != 0 }
 
     /// Counts `line` once (`sign` 1) or takes it away (`sign` -1).
     public mutating func count(_ line: TrustLineEntry, sign: Int64) {
@@ -51,7 +60,28 @@ public struct AssetTally: Sendable, Equatable {
     }
 
     public static func + (lhs: AssetTally, rhs: AssetTally) -> AssetTally {
-        AssetTally(accounts: zip(lhs.accounts, rhs.accounts).map(+), balances: zip(lhs.balances, rhs.balances).map(+))
+        AssetTally(
+            accounts: zip(lhs.accounts, rhs.accounts).map(+), balances: zip(lhs.balances, rhs.balances).map(+),
+            claimableBalances: lhs.claimableBalances + rhs.claimableBalances, claimableAmount: lhs.claimableAmount + rhs.claimableAmount)
+    }
+
+    /// What the claimable balances changed between `before` and after do to each issued asset's
+    /// tally, added to `tallies`.
+    public static func add(
+        balancesBefore before: [ClaimableBalanceID: ClaimableBalanceEntry?], after: [ClaimableBalanceID: ClaimableBalanceEntry?], to tallies: inout [Asset: AssetTally]
+    ) {
+        for (id, old) in before {
+            let new = after[id] ?? nil
+            if let old, old.asset != .native {
+                tallies[old.asset, default: AssetTally()].claimableBalances -= 1
+                tallies[old.asset, default: AssetTally()].claimableAmount -= Int128(old.amount)
+            }
+            if let new, new.asset != .native {
+                tallies[new.asset, default: AssetTally()].claimableBalances += 1
+                tallies[new.asset, default: AssetTally()].claimableAmount += Int128(new.amount)
+            }
+        }
+        tallies = tallies.filter { !$0.value.isZero }
     }
 
     /// What the trustlines changed between `before` and after (`changes`) do to each asset's

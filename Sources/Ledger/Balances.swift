@@ -9,13 +9,14 @@ enum Holding: Sendable {
 }
 
 extension LedgerState {
-    /// The least XLM `account` must keep: (2 + subentries) × base reserve.
+    /// The least XLM `account` must keep: (2 + subentries + reserves it pays for others −
+    /// reserves others pay for it) × base reserve (CAP-33).
     public func minimumBalance(_ account: AccountEntry) -> Int64 {
         Self.minimumBalance(account, baseReserve: Int64(header.baseReserve))
     }
 
     static func minimumBalance(_ account: AccountEntry, baseReserve: Int64) -> Int64 {
-        (2 + Int64(account.numSubEntries)) * baseReserve
+        (2 + Int64(account.numSubEntries) + Int64(account.numSponsoring) - Int64(account.numSponsored)) * baseReserve
     }
 
     /// XLM the account can spend: balance less reserve and selling liabilities (may be negative).

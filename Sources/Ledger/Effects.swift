@@ -1,3 +1,4 @@
+import Foundation
 import StellarBase
 import TenderJSON
 
@@ -26,6 +27,12 @@ public enum EffectType: Int32, Sendable, CaseIterable {
     case dataRemoved = 41
     case dataUpdated = 42
     case sequenceBumped = 43
+    case claimableBalanceCreated = 50
+    case claimableBalanceClaimantCreated = 51
+    case claimableBalanceClaimed = 52
+    case claimableBalanceSponsorshipCreated = 69
+    case claimableBalanceSponsorshipRemoved = 71
+    case claimableBalanceClawedBack = 80
 
     public var name: String {
         switch self {
@@ -52,6 +59,12 @@ public enum EffectType: Int32, Sendable, CaseIterable {
         case .dataRemoved: "data_removed"
         case .dataUpdated: "data_updated"
         case .sequenceBumped: "sequence_bumped"
+        case .claimableBalanceCreated: "claimable_balance_created"
+        case .claimableBalanceClaimantCreated: "claimable_balance_claimant_created"
+        case .claimableBalanceClaimed: "claimable_balance_claimed"
+        case .claimableBalanceSponsorshipCreated: "claimable_balance_sponsorship_created"
+        case .claimableBalanceSponsorshipRemoved: "claimable_balance_sponsorship_removed"
+        case .claimableBalanceClawedBack: "claimable_balance_clawed_back"
         }
     }
 }
@@ -69,6 +82,8 @@ public enum OperationMeta: Sendable, Equatable {
     /// Offers and path payments that crossed offers: each crossed offer's price before
     /// (a trade's price; the offer may be gone after).
     case offerPrices([Int64: Price])
+    /// CreateClaimableBalance: the balance made; Claim and Clawback: the balance as it was.
+    case claimableBalance(ClaimableBalanceEntry)
 
     /// An account's signers as Horizon summarizes them: each signer's weight, and the master key's
     /// while it is above 0.
@@ -180,6 +195,31 @@ public enum OperationEffects {
         case .clawback(let op):
             let fields = assetFields(op.asset) + [("amount", amount(op.amount))]
             return [Effect(source, .accountCredited, fields), Effect(op.from, .accountDebited, fields)]
+        case .createClaimableBalance(let op):
+            guard case .claimableBalance(let balance)? = meta else { return [] }
+            let id: (String, JSONValue) = ("balance_id", .string(balance.id.hex))
+            let common: [(String, JSONValue)] = [("asset", .string(balance.asset.canonical)), id, ("amount", amount(balance.amount))]
+            // The claimants as the operation gave them (relative times stay relative).
+            return [Effect(source, .claimableBalanceCreated, common)]
+                + op.claimants.map { Effect(.ed25519($0.destination), .claimableBalanceClaimantCreated, common + [("predicate", $0.predicate.json)]) }
+                + [Effect(source, .accountDebited, assetFields(balance.asset) + [("amount", amount(balance.amount))]),
+                   Effect(source, .claimableBalanceSponsorshipCreated, [id, ("sponsor", .string(balance.sponsor.strKey))])]
+        case .claimClaimableBalance:
+            guard case .claimableBalance(let balance)? = meta else { return [] }
+            let id: (String, JSONValue) = ("balance_id", .string(balance.id.hex))
+            return [
+                Effect(source, .claimableBalanceClaimed, [("asset", .string(balance.asset.canonical)), id, ("amount", amount(balance.amount))]),
+                Effect(source, .accountCredited, assetFields(balance.asset) + [("amount", amount(balance.amount))]),
+                Effect(source, .claimableBalanceSponsorshipRemoved, [id, ("former_sponsor", .string(balance.sponsor.strKey))]),
+            ]
+        case .clawbackClaimableBalance:
+            guard case .claimableBalance(let balance)? = meta else { return [] }
+            let id: (String, JSONValue) = ("balance_id", .string(balance.id.hex))
+            return [
+                Effect(source, .claimableBalanceClawedBack, [id]),
+                Effect(source, .accountCredited, assetFields(balance.asset) + [("amount", amount(balance.amount))]),
+                Effect(source, .claimableBalanceSponsorshipRemoved, [id, ("former_sponsor", .string(balance.sponsor.strKey))]),
+            ]
         }
     }
 
@@ -381,6 +421,8 @@ extension LedgerState {
         case data(DataKey, existed: Bool)
         case sequence(Int64)
         case offers(journalFrom: Int)
+        case balanceBefore(ClaimableBalanceEntry?)
+        case balanceCreated(journalFrom: Int)
     }
 
     /// Nil for the operations whose effects need no meta (payments among them: nothing is read).
@@ -395,6 +437,8 @@ extension LedgerState {
             return .data(key, existed: data.index(forKey: key) != nil)
         case .bumpSequence: return .sequence(accounts[source]?.sequenceNumber ?? 0)
         case .manageSellOffer, .manageBuyOffer, .pathPaymentStrictSend, .pathPaymentStrictReceive: return .offers(journalFrom: savepoint())
+        case .claimClaimableBalance(let id), .clawbackClaimableBalance(let id): return .balanceBefore(claimableBalances[id])
+        case .createClaimableBalance: return .balanceCreated(journalFrom: savepoint())
         default: return nil
         }
     }
@@ -413,6 +457,37 @@ extension LedgerState {
                 if case .offer(let id, let old?) = change, prices.index(forKey: id) == nil { prices[id] = old.entry.price }
             }
             return prices.isEmpty ? nil : .offerPrices(prices)
+        case .balanceBefore(let balance): return balance.map { .claimableBalance($0) }
+        case .balanceCreated(let start):
+            for change in journal[start...] {
+                if case .claimableBalance(let id, nil) = change, let made = claimableBalances[id] { return .claimableBalance(made) }
+            }
+            return nil
         }
+    }
+}
+
+extension Asset {
+    /// `native` or `CODE:ISSUER`, as Horizon writes a claimable balance's asset.
+    public var canonical: String { description }
+}
+
+extension ClaimPredicate {
+    /// Horizon's JSON for a predicate: `unconditional`, `and`, `or`, `not`, `abs_before` (RFC 3339,
+    /// with `abs_before_epoch`) and `rel_before` (seconds, a string).
+    public var json: JSONValue {
+        switch self {
+        case .unconditional: return .object([("unconditional", true)])
+        case .and(let predicates): return .object([("and", .array(predicates.map(\.json)))])
+        case .or(let predicates): return .object([("or", .array(predicates.map(\.json)))])
+        case .not(let predicate): return .object([("not", predicate?.json ?? .null)])
+        case .beforeAbsoluteTime(let time): return .object([("abs_before", .string(Self.rfc3339(time))), ("abs_before_epoch", .string(String(time)))])
+        case .beforeRelativeTime(let seconds): return .object([("rel_before", .string(String(seconds)))])
+        }
+    }
+
+    /// Seconds since 1970 as RFC 3339 in UTC; times past year 9999 are written as its last second.
+    static func rfc3339(_ seconds: Int64) -> String {
+        Date(timeIntervalSince1970: TimeInterval(min(max(seconds, 0), 253_402_300_799))).ISO8601Format()
     }
 }

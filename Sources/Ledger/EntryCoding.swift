@@ -11,8 +11,11 @@ private func readVersion(_ reader: inout XDRReader, _ what: String) throws(XDREr
 }
 
 extension AccountEntry: XDRCodable {
+    /// Version 2 adds the sponsorship counts; an account that has none is written as version 1,
+    /// so the bytes of every account from before stay as they were.
     public init(xdr reader: inout XDRReader) throws(XDRError) {
-        try readVersion(&reader, "account")
+        let version = try reader.readUInt32("account format version")
+        guard version == 1 || version == 2 else { throw XDRError(.unknownDiscriminant, "account format version \(version) is not 1 or 2") }
         self.init(accountID: try AccountID(xdr: &reader), balance: try reader.readInt64(), sequenceNumber: try reader.readInt64(), lastModifiedLedger: 0)
         numSubEntries = try reader.readUInt32()
         inflationDestination = try reader.readOptional(AccountID.self, "inflation destination")
@@ -26,10 +29,15 @@ extension AccountEntry: XDRCodable {
         sequenceLedger = try reader.readUInt32()
         sequenceTime = try reader.readUInt64()
         lastModifiedLedger = try reader.readUInt32()
+        if version == 2 {
+            numSponsoring = try reader.readUInt32()
+            numSponsored = try reader.readUInt32()
+        }
     }
 
     public func encode(to writer: inout XDRWriter) {
-        writer.write(entryFormatVersion)
+        let sponsorship = numSponsoring != 0 || numSponsored != 0
+        writer.write(sponsorship ? UInt32(2) : entryFormatVersion)
         accountID.encode(to: &writer)
         writer.write(balance)
         writer.write(sequenceNumber)
@@ -43,6 +51,31 @@ extension AccountEntry: XDRCodable {
         writer.write(sellingLiabilities)
         writer.write(sequenceLedger)
         writer.write(sequenceTime)
+        writer.write(lastModifiedLedger)
+        if sponsorship {
+            writer.write(numSponsoring)
+            writer.write(numSponsored)
+        }
+    }
+}
+
+extension ClaimableBalanceEntry: XDRCodable {
+    public init(xdr reader: inout XDRReader) throws(XDRError) {
+        try readVersion(&reader, "claimable balance")
+        self.init(
+            id: try ClaimableBalanceID(xdr: &reader), claimants: try reader.readArray(Claimant.self, maxCount: 10, "claimants"),
+            asset: try Asset(xdr: &reader), amount: try reader.readInt64(), clawbackEnabled: try reader.readBool("clawback flag"),
+            sponsor: try AccountID(xdr: &reader), lastModifiedLedger: try reader.readUInt32())
+    }
+
+    public func encode(to writer: inout XDRWriter) {
+        writer.write(entryFormatVersion)
+        id.encode(to: &writer)
+        writer.writeArray(claimants)
+        asset.encode(to: &writer)
+        writer.write(amount)
+        writer.write(clawbackEnabled)
+        sponsor.encode(to: &writer)
         writer.write(lastModifiedLedger)
     }
 }
@@ -124,11 +157,15 @@ extension LedgerHeader: XDRCodable {
 
 extension LedgerState {
     /// A state rebuilt from stored entries, with its order book indexed.
-    public init(header: LedgerHeader, accounts: [AccountEntry], trustLines: [TrustLineEntry], offers: [LedgerOffer], data: [DataEntry]) {
+    public init(
+        header: LedgerHeader, accounts: [AccountEntry], trustLines: [TrustLineEntry], offers: [LedgerOffer], data: [DataEntry],
+        claimableBalances: [ClaimableBalanceEntry] = []
+    ) {
         self.init(header: header)
         for account in accounts { restore(account: account) }
         for line in trustLines { restore(trustLine: line) }
         for offer in offers { restore(offer: offer) }
         for item in data { restore(data: item) }
+        for balance in claimableBalances { restore(claimableBalance: balance) }
     }
 }

@@ -6,8 +6,11 @@ extension LedgerState {
     /// subentry counts, and liabilities against the offers. A description of the first
     /// problem, or nil. It reads every entry, so it is for tests and audits, not for each close.
     public func verifyAllInvariants() -> String? {
-        let totalXLM = accounts.values.reduce(Int64(0)) { $0 &+ $1.balance } &+ header.feePool
+        let inBalances = claimableBalances.values.filter { $0.asset == .native }.reduce(Int64(0)) { $0 &+ $1.amount }
+        let totalXLM = accounts.values.reduce(Int64(0)) { $0 &+ $1.balance } &+ header.feePool &+ inBalances
         if totalXLM != header.totalCoins { return "XLM total \(totalXLM) differs from total coins \(header.totalCoins)" }
+        var sponsoring: [AccountID: UInt32] = [:]
+        for balance in claimableBalances.values { sponsoring[balance.sponsor, default: 0] += UInt32(balance.claimants.count) }
         var subEntries: [AccountID: UInt32] = [:]
         var buying: [Holding.Key: Int64] = [:], selling: [Holding.Key: Int64] = [:]
         for line in trustLines.values {
@@ -30,6 +33,7 @@ extension LedgerState {
                 return "account \(account.accountID) liabilities do not match its offers"
             }
             if account.balance < 0 { return "account \(account.accountID) has a negative balance" }
+            if account.numSponsoring != sponsoring[account.accountID] ?? 0 { return "account \(account.accountID) sponsors \(account.numSponsoring) reserves, its balances need \(sponsoring[account.accountID] ?? 0)" }
         }
         for line in trustLines.values {
             let key = Holding.Key(line.accountID, line.asset)
@@ -74,6 +78,11 @@ extension LedgerState {
             var writer = XDRWriter()
             item.accountID.encode(to: &writer); writer.writeVariableOpaque(item.name); writer.writeVariableOpaque(item.value)
             add(writer)
+        }
+        for balance in claimableBalances.values.sorted(by: { $0.id.hex < $1.id.hex }) {
+            var entry = balance
+            entry.lastModifiedLedger = 0
+            add({ var writer = XDRWriter(); entry.encode(to: &writer); return writer }())
         }
         return hasher.finalize().withUnsafeBytes { Bytes32($0) }
     }

@@ -31,6 +31,7 @@ public struct LedgerChanges: Sendable {
     public var trustLines: [TrustLineKey: TrustLineEntry?] = [:]
     public var offers: [Int64: LedgerOffer?] = [:]
     public var data: [DataKey: DataEntry?] = [:]
+    public var claimableBalances: [ClaimableBalanceID: ClaimableBalanceEntry?] = [:]
     /// The markets whose offers the ledger created, changed or removed (both before and after).
     public var offerMarkets: Set<AssetPair> = []
     /// How each issued asset's holders and balances changed (Horizon's asset statistics).
@@ -124,6 +125,7 @@ extension LedgerState {
         /// Markets of the offers as they were before the ledger.
         var offerMarkets: Set<AssetPair> = []
         var data: Set<DataKey> = []
+        var firstBalances: [ClaimableBalanceID: ClaimableBalanceEntry?] = [:]
 
         /// The current values of the touched entries.
         func changes(in state: LedgerState) -> LedgerChanges {
@@ -138,7 +140,9 @@ extension LedgerState {
                 if let entry = offer?.entry { changes.offerMarkets.insert(AssetPair(selling: entry.selling, buying: entry.buying)) }
             }
             for key in data { changes.data[key] = .some(state.data[key]) }
+            for id in firstBalances.keys { changes.claimableBalances[id] = .some(state.claimableBalances[id]) }
             changes.assets = AssetTally.changes(before: firstLines, after: changes.trustLines)
+            if !firstBalances.isEmpty { AssetTally.add(balancesBefore: firstBalances, after: changes.claimableBalances, to: &changes.assets) }
             changes.signers = AccountSigners.changes(before: firstAccounts, after: changes.accounts)
             return changes
         }
@@ -159,6 +163,8 @@ extension LedgerState {
                 summary.offers.insert(id)
                 if let entry = old?.entry { summary.offerMarkets.insert(AssetPair(selling: entry.selling, buying: entry.buying)) }
             case .data(let key, _): summary.data.insert(key)
+            case .claimableBalance(let id, let old):
+                if summary.firstBalances.index(forKey: id) == nil { summary.firstBalances[id] = .some(old) }
             case .issuance: break
             }
         }
@@ -180,6 +186,15 @@ extension LedgerState {
                 if new.numSubEntries > maxSubEntries { return "account \(id) has \(new.numSubEntries) subentries" }
             }
         }
+        // What claimable balances hold counts as held: XLM in them, and each asset's supply.
+        var balanceDelta: [Asset: Int64] = [:]
+        for (id, old) in summary.firstBalances {
+            let new = changes.claimableBalances[id] ?? nil
+            if let new, new.amount <= 0 { return "claimable balance \(id) holds \(new.amount)" }
+            if let old { balanceDelta[old.asset, default: 0] &-= old.amount }
+            if let new { balanceDelta[new.asset, default: 0] &+= new.amount }
+        }
+        xlmDelta &+= balanceDelta[.native] ?? 0
         if let firstHeader {
             xlmDelta &+= header.feePool &- firstHeader.feePool
             if header.totalCoins != firstHeader.totalCoins { return "total coins changed from \(firstHeader.totalCoins) to \(header.totalCoins)" }
@@ -188,6 +203,7 @@ extension LedgerState {
 
         // Issued assets change only by what their issuers sent or received.
         var assetDelta: [Asset: Int64] = issuance
+        for (asset, delta) in balanceDelta where asset != .native { assetDelta[asset, default: 0] &+= delta }
         for (key, old) in firstLines {
             let new = changes.trustLines[key] ?? nil
             assetDelta[key.asset, default: 0] &+= (new?.balance ?? 0) &- (old?.balance ?? 0)

@@ -56,6 +56,11 @@ public struct AccountEntry: Hashable, Sendable {
     /// XLM reserved by this account's offers.
     public var buyingLiabilities: Int64
     public var sellingLiabilities: Int64
+    /// Reserves this account pays for other accounts' entries (CAP-33): here, one per claimant
+    /// of each claimable balance it created.
+    public var numSponsoring: UInt32
+    /// Reserves others pay for this account's entries (CAP-33).
+    public var numSponsored: UInt32
     /// The ledger and close time of the last sequence number change (CAP-21).
     public var sequenceLedger: UInt32
     public var sequenceTime: UInt64
@@ -73,6 +78,8 @@ public struct AccountEntry: Hashable, Sendable {
         self.signers = []
         self.buyingLiabilities = 0
         self.sellingLiabilities = 0
+        self.numSponsoring = 0
+        self.numSponsored = 0
         self.sequenceLedger = 0
         self.sequenceTime = 0
         self.lastModifiedLedger = lastModifiedLedger
@@ -141,6 +148,30 @@ public struct DataEntry: Hashable, Sendable {
         self.accountID = accountID
         self.name = name
         self.value = value
+        self.lastModifiedLedger = lastModifiedLedger
+    }
+}
+
+/// A claimable balance (CAP-23): an amount set aside for its claimants, its reserve paid by its
+/// sponsor (the account that created it, one base reserve per claimant).
+public struct ClaimableBalanceEntry: Hashable, Sendable {
+    public var id: ClaimableBalanceID
+    /// Their predicates made absolute when the balance was created.
+    public var claimants: [Claimant]
+    public var asset: Asset
+    public var amount: Int64
+    /// Whether its issuer may claw it back (`CLAIMABLE_BALANCE_CLAWBACK_ENABLED_FLAG`).
+    public var clawbackEnabled: Bool
+    public var sponsor: AccountID
+    public var lastModifiedLedger: UInt32
+
+    public init(id: ClaimableBalanceID, claimants: [Claimant], asset: Asset, amount: Int64, clawbackEnabled: Bool, sponsor: AccountID, lastModifiedLedger: UInt32) {
+        self.id = id
+        self.claimants = claimants
+        self.asset = asset
+        self.amount = amount
+        self.clawbackEnabled = clawbackEnabled
+        self.sponsor = sponsor
         self.lastModifiedLedger = lastModifiedLedger
     }
 }

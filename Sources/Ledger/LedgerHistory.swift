@@ -45,6 +45,8 @@ public struct LedgerHistory: Sendable {
     public private(set) var effects: [EffectRecord] = []
     /// The trades of the successful transactions' operations, in operation then claim order.
     public private(set) var trades: [TradeRecord] = []
+    /// The claimable balances each successful operation created, claimed or clawed back.
+    public private(set) var balanceOperations: [(balance: ClaimableBalanceID, operation: Int64, transaction: Int64)] = []
 
     public init(_ closed: ClosedLedger) {
         ledger = closed.header.sequence
@@ -79,6 +81,12 @@ public struct LedgerHistory: Sendable {
                         effects.append(EffectRecord(
                             operationID: operationID, order: Int64(index + 1), account: effect.account, muxedID: effect.muxedID, type: effect.type,
                             details: JSONValue.object(effect.details).compactBytes(), closeTime: closeTime))
+                    }
+                    switch (op.body, result.outcome.operationResults?[safe: opIndex]) {
+                    case (.claimClaimableBalance(let id), _), (.clawbackClaimableBalance(let id), _),
+                         (.createClaimableBalance, .inner(.createClaimableBalance(.success, let id?))?):
+                        balanceOperations.append((id, operationID, transactionID))
+                    default: break
                     }
                     if case .offerPrices(let prices)? = transaction.meta[opIndex], let claimed = result.outcome.operationResults?[safe: opIndex]?.claims {
                         trades += TradeRecord.from(

@@ -130,12 +130,18 @@ public struct OperationRecord: Sendable {
 public struct OperationFilter: Sendable {
     public var account: AccountID?
     public var transactionHash: Bytes32?
+    /// The operations that created, claimed or clawed back this balance.
+    public var claimableBalance: ClaimableBalanceID?
     public var paymentsOnly: Bool
     public var includeFailed: Bool
 
-    public init(account: AccountID? = nil, transactionHash: Bytes32? = nil, paymentsOnly: Bool = false, includeFailed: Bool = false) {
+    public init(
+        account: AccountID? = nil, transactionHash: Bytes32? = nil, claimableBalance: ClaimableBalanceID? = nil, paymentsOnly: Bool = false,
+        includeFailed: Bool = false
+    ) {
         self.account = account
         self.transactionHash = transactionHash
+        self.claimableBalance = claimableBalance
         self.paymentsOnly = paymentsOnly
         self.includeFailed = includeFailed
     }
@@ -195,6 +201,15 @@ public protocol LedgerReader: Sendable {
     /// A page of effects, in operation then effect order.
     /// - Throws: when the storage cannot be read.
     func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord]
+    /// Claimable balances by the ledger that last changed them, then id.
+    /// - Throws: when the storage cannot be read.
+    func claimableBalances(_ page: KeyedPage<ClaimableBalanceCursor>, filter: ClaimableBalanceFilter) async throws -> [ClaimableBalanceEntry]
+    /// One claimable balance; nil when there is none (never was, or claimed).
+    /// - Throws: when the storage cannot be read.
+    func claimableBalance(_ id: ClaimableBalanceID) async throws -> ClaimableBalanceEntry?
+    /// The transactions of the operations that created, claimed or clawed back a balance.
+    /// - Throws: when the storage cannot be read.
+    func transactions(_ page: PageRequest, claimableBalance: ClaimableBalanceID) async throws -> [StoredTransaction]
     /// A page of trades, in operation then claim order.
     /// - Throws: when the storage cannot be read.
     func trades(_ page: KeyedPage<EffectCursor>, filter: TradeFilter) async throws -> [TradeRecord]
@@ -204,3 +219,41 @@ public protocol LedgerReader: Sendable {
     func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64])
 }
 
+
+/// Where a `/claimable_balances` page starts: Horizon's paging token, `LEDGER-ID` (the ledger that
+/// last changed the balance, then its id).
+public struct ClaimableBalanceCursor: Sendable, Equatable {
+    public var lastModifiedLedger: UInt32
+    public var id: ClaimableBalanceID
+
+    public init(lastModifiedLedger: UInt32, id: ClaimableBalanceID) {
+        self.lastModifiedLedger = lastModifiedLedger
+        self.id = id
+    }
+
+    /// `LEDGER-ID`; nil for anything else.
+    public init?(token: String) {
+        let parts = token.split(separator: "-", maxSplits: 1)
+        guard parts.count == 2, let ledger = UInt32(parts[0]), let id = ClaimableBalanceID(hex: String(parts[1])) else { return nil }
+        self.init(lastModifiedLedger: ledger, id: id)
+    }
+
+    public var token: String { "\(lastModifiedLedger)-\(id.hex)" }
+}
+
+extension ClaimableBalanceEntry {
+    public var cursor: ClaimableBalanceCursor { ClaimableBalanceCursor(lastModifiedLedger: lastModifiedLedger, id: id) }
+}
+
+/// Which claimable balances to list: by asset, sponsor and claimant (any combination).
+public struct ClaimableBalanceFilter: Sendable, Equatable {
+    public var asset: Asset?
+    public var sponsor: AccountID?
+    public var claimant: AccountID?
+
+    public init(asset: Asset? = nil, sponsor: AccountID? = nil, claimant: AccountID? = nil) {
+        self.asset = asset
+        self.sponsor = sponsor
+        self.claimant = claimant
+    }
+}

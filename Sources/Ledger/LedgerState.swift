@@ -11,6 +11,7 @@ public struct LedgerState: Sendable {
     public private(set) var trustLines: [TrustLineKey: TrustLineEntry] = [:]
     public private(set) var offers: [Int64: LedgerOffer] = [:]
     public private(set) var data: [DataKey: DataEntry] = [:]
+    public private(set) var claimableBalances: [ClaimableBalanceID: ClaimableBalanceEntry] = [:]
     private(set) var orderBook = OrderBook()
     /// Per issued asset, what its issuer has sent (negative) and received (positive) since the
     /// ledger began, wrapping on overflow: the supply invariant compares it with the trustlines.
@@ -23,6 +24,7 @@ public struct LedgerState: Sendable {
         case offer(Int64, LedgerOffer?)
         case data(DataKey, DataEntry?)
         case issuance(Asset, Int64?)
+        case claimableBalance(ClaimableBalanceID, ClaimableBalanceEntry?)
     }
 
     /// Previous values, oldest first, since the journal was last cleared.
@@ -47,6 +49,7 @@ public struct LedgerState: Sendable {
             case .offer(let id, let old): replaceOffer(id, with: old)
             case .data(let key, let old): data[key] = old
             case .issuance(let asset, let old): issuance[asset] = old
+            case .claimableBalance(let id, let old): claimableBalances[id] = old
             }
         }
     }
@@ -70,6 +73,7 @@ public struct LedgerState: Sendable {
     mutating func restore(trustLine: TrustLineEntry) { trustLines[trustLine.key] = trustLine }
     mutating func restore(offer: LedgerOffer) { replaceOffer(offer.entry.offerID, with: offer) }
     mutating func restore(data item: DataEntry) { data[DataKey(item.accountID, item.name)] = item }
+    mutating func restore(claimableBalance entry: ClaimableBalanceEntry) { claimableBalances[entry.id] = entry }
 
     // MARK: Header
 
@@ -177,5 +181,17 @@ public struct LedgerState: Sendable {
 
     public mutating func removeData(_ key: DataKey) {
         journal.append(.data(key, data.removeValue(forKey: key)))
+    }
+
+    // MARK: Claimable balances
+
+    public mutating func setClaimableBalance(_ entry: ClaimableBalanceEntry) {
+        var entry = entry
+        entry.lastModifiedLedger = header.sequence
+        journal.append(.claimableBalance(entry.id, claimableBalances.updateValue(entry, forKey: entry.id)))
+    }
+
+    public mutating func removeClaimableBalance(_ id: ClaimableBalanceID) {
+        journal.append(.claimableBalance(id, claimableBalances.removeValue(forKey: id)))
     }
 }

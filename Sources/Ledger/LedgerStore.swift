@@ -61,6 +61,7 @@ extension Operation {
         case .allowTrust(let op): return [source, op.trustor]
         case .setTrustLineFlags(let op): return [source, op.trustor]
         case .clawback(let op): return [source, op.from.accountID]
+        case .createClaimableBalance(let op): return [source] + op.claimants.map(\.destination)
         default: return [source]
         }
     }

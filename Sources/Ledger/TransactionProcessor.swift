@@ -27,7 +27,7 @@ extension OperationBody {
         switch self {
         case .setOptions(let op): op.thresholdLevel
         case .accountMerge: .high
-        case .bumpSequence, .allowTrust, .setTrustLineFlags: .low
+        case .bumpSequence, .allowTrust, .setTrustLineFlags, .claimClaimableBalance: .low
         default: .medium
         }
     }
@@ -54,6 +54,9 @@ extension OperationBody {
         case .allowTrust: .inner(.allowTrust(.success))
         case .setTrustLineFlags: .inner(.setTrustLineFlags(.success))
         case .clawback: .inner(.clawback(.success))
+        case .createClaimableBalance: .inner(.createClaimableBalance(.success, balanceID: ClaimableBalanceID(.zero)))
+        case .claimClaimableBalance: .inner(.claimClaimableBalance(.success))
+        case .clawbackClaimableBalance: .inner(.clawbackClaimableBalance(.success))
         }
     }
 
@@ -75,6 +78,8 @@ extension OperationBody {
         case .allowTrust(let op): op.checkValid(source: source).map { .inner(.allowTrust($0)) }
         case .setTrustLineFlags(let op): op.checkValid(source: source).map { .inner(.setTrustLineFlags($0)) }
         case .clawback(let op): op.checkValid(source: source).map { .inner(.clawback($0)) }
+        case .createClaimableBalance(let op): op.checkValid().map { .inner(.createClaimableBalance($0, balanceID: nil)) }
+        case .claimClaimableBalance, .clawbackClaimableBalance: nil
         }
     }
 }
@@ -172,7 +177,7 @@ extension LedgerState {
             // An earlier operation may have merged the source away.
             let exists = accounts.index(forKey: opSource) != nil
             let probe = exists ? metaProbe(op.body, source: opSource) : nil
-            let result = exists ? applyOperation(op.body, source: opSource) : .outer(.noAccount)
+            let result = exists ? applyOperation(op.body, source: opSource, index: index, of: tx) : .outer(.noAccount)
             results.append(result)
             if !result.isSuccess { success = false }
             if success, let probe, let kept = self.meta(after: probe, source: opSource) { meta[index] = kept }
@@ -296,7 +301,9 @@ extension LedgerState {
         }
     }
 
-    private mutating func applyOperation(_ body: OperationBody, source: AccountID) -> OperationResult {
+    /// - Parameters:
+    ///   - index: the operation's index in `transaction` (a claimable balance's id depends on it).
+    private mutating func applyOperation(_ body: OperationBody, source: AccountID, index: Int, of transaction: Transaction) -> OperationResult {
         switch body {
         case .createAccount(let op):
             return .inner(.createAccount(apply(op, source: source)))
@@ -348,6 +355,16 @@ extension LedgerState {
             return .inner(.setTrustLineFlags(apply(op, source: source)))
         case .clawback(let op):
             return .inner(.clawback(apply(op, source: source)))
+        case .createClaimableBalance(let op):
+            let id = ClaimableBalanceID.created(bySource: transaction.sourceAccount.accountID, sequence: transaction.sequenceNumber, operationIndex: index)
+            switch apply(op, source: source, id: id) {
+            case .inner(let code): return .inner(.createClaimableBalance(code, balanceID: code == .success ? id : nil))
+            case .outer(let code): return .outer(code)
+            }
+        case .claimClaimableBalance(let id):
+            return .inner(.claimClaimableBalance(applyClaim(id, source: source)))
+        case .clawbackClaimableBalance(let id):
+            return .inner(.clawbackClaimableBalance(applyClawback(id, source: source)))
         }
     }
 }

@@ -67,7 +67,13 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             for line in try await transaction.rows("SELECT entry FROM trust_lines", bytes).map({ try TrustLineEntry(xdrBytes: $0) }) {
                 tallies[line.asset, default: AssetTally()].count(line, sign: 1)
             }
-            try await writeAssetTallies(tallies, transaction)
+            // This version's columns only (later versions add theirs with their defaults).
+            for (asset, tally) in tallies {
+                guard let code = asset.code, let issuer = asset.issuer, tally.totalAccounts != 0 else { continue }
+                let (a, m, u) = (tally.accounts[0], tally.accounts[1], tally.accounts[2])
+                let (ba, bm, bu) = (String(tally.balances[0]), String(tally.balances[1]), String(tally.balances[2]))
+                try await transaction.execute("INSERT INTO asset_stats VALUES (\(asset.storageKey), \(code.text), \(issuer.strKey), \(a), \(m), \(u), \(ba), \(bm), \(bu))")
+            }
         }),
         .init(number: 103, name: "account signers", statements: [
             "CREATE TABLE account_signers (signer BYTEA NOT NULL, account_id BYTEA NOT NULL, PRIMARY KEY (signer, account_id))",
@@ -104,6 +110,22 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             "CREATE INDEX trades_by_counter_offer ON trades (counter_offer_id)",
             "CREATE INDEX trades_by_pair ON trades (base_asset, counter_asset, operation_id, trade_order)",
         ]),
+        .init(number: 106, name: "claimable balances", statements: [
+            """
+            CREATE TABLE claimable_balances (
+                balance_id BYTEA PRIMARY KEY, asset BYTEA NOT NULL, sponsor BYTEA NOT NULL, last_modified_ledger BIGINT NOT NULL, entry BYTEA NOT NULL)
+            """,
+            "CREATE INDEX claimable_balances_by_ledger ON claimable_balances (last_modified_ledger, balance_id)",
+            "CREATE INDEX claimable_balances_by_asset ON claimable_balances (asset)",
+            "CREATE INDEX claimable_balances_by_sponsor ON claimable_balances (sponsor)",
+            "CREATE TABLE claimable_balance_claimants (claimant BYTEA NOT NULL, balance_id BYTEA NOT NULL, PRIMARY KEY (claimant, balance_id))",
+            """
+            CREATE TABLE claimable_balance_operations (
+                balance_id BYTEA NOT NULL, operation_id BIGINT NOT NULL, transaction_id BIGINT NOT NULL, PRIMARY KEY (balance_id, operation_id))
+            """,
+            "ALTER TABLE asset_stats ADD COLUMN claimable_balances BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE asset_stats ADD COLUMN claimable_amount TEXT NOT NULL DEFAULT '0'",
+        ]),
     ]
 
     /// Replaces the signing keys of each account whose keys changed.
@@ -123,33 +145,45 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         for (asset, change) in changes {
             guard let code = asset.code, let issuer = asset.issuer else { continue }
             let key = asset.storageKey
-            let old = try await transaction.rows("""
-                SELECT accounts_authorized, accounts_maintain, accounts_unauthorized, balance_authorized, balance_maintain, balance_unauthorized
-                FROM asset_stats WHERE asset = \(key) FOR UPDATE
-                """, tally).first ?? AssetTally()
+            let old = try await transaction.rows(PostgresQuery(unsafeSQL: "SELECT \(tallyColumns), asset FROM asset_stats WHERE asset = $1 FOR UPDATE", binds: {
+                var binds = PostgresBindings()
+                binds.append(key)
+                return binds
+            }()), tally).first ?? AssetTally()
             let new = old + change
-            if new.totalAccounts == 0 {
+            if !new.isHeld {
                 try await transaction.execute("DELETE FROM asset_stats WHERE asset = \(key)")
             } else {
                 let (a, m, u) = (new.accounts[0], new.accounts[1], new.accounts[2])
                 let (ba, bm, bu) = (String(new.balances[0]), String(new.balances[1]), String(new.balances[2]))
+                let (cb, ca) = (new.claimableBalances, String(new.claimableAmount))
                 try await transaction.execute("""
-                    INSERT INTO asset_stats VALUES (\(key), \(code.text), \(issuer.strKey), \(a), \(m), \(u), \(ba), \(bm), \(bu))
+                    INSERT INTO asset_stats (asset, code, issuer, accounts_authorized, accounts_maintain, accounts_unauthorized,
+                        balance_authorized, balance_maintain, balance_unauthorized, claimable_balances, claimable_amount)
+                    VALUES (\(key), \(code.text), \(issuer.strKey), \(a), \(m), \(u), \(ba), \(bm), \(bu), \(cb), \(ca))
                     ON CONFLICT (asset) DO UPDATE SET accounts_authorized = EXCLUDED.accounts_authorized,
                         accounts_maintain = EXCLUDED.accounts_maintain, accounts_unauthorized = EXCLUDED.accounts_unauthorized,
                         balance_authorized = EXCLUDED.balance_authorized, balance_maintain = EXCLUDED.balance_maintain,
-                        balance_unauthorized = EXCLUDED.balance_unauthorized
+                        balance_unauthorized = EXCLUDED.balance_unauthorized, claimable_balances = EXCLUDED.claimable_balances,
+                        claimable_amount = EXCLUDED.claimable_amount
                     """)
             }
         }
     }
 
-    /// Three counts and three balances (decimal text), as `asset_stats` keeps them.
+    /// The columns of `asset_stats` a tally is read from, in order (``tally``).
+    static let tallyColumns = """
+        accounts_authorized, accounts_maintain, accounts_unauthorized, balance_authorized, balance_maintain, balance_unauthorized, \
+        claimable_balances, claimable_amount
+        """
+
+    /// Three counts, three balances, the claimable balances and their amount (balances as
+    /// decimal text), as `asset_stats` keeps them, from a row of ``tallyColumns`` and the asset.
     static let tally: @Sendable (PostgresRow) throws -> AssetTally = { row in
-        let (a, m, u, ba, bm, bu) = try row.decode((Int64, Int64, Int64, String, String, String).self)
-        let balances = [ba, bm, bu].compactMap { Int128($0) }
-        guard balances.count == 3 else { throw BadStoredValue(description: "asset_stats holds a balance that is not a number") }
-        return AssetTally(accounts: [a, m, u], balances: balances)
+        let (a, m, u, ba, bm, bu, cb, ca, _) = try row.decode((Int64, Int64, Int64, String, String, String, Int64, String, ByteBuffer?).self)
+        let balances = [ba, bm, bu, ca].compactMap { Int128($0) }
+        guard balances.count == 4 else { throw BadStoredValue(description: "asset_stats holds a balance that is not a number") }
+        return AssetTally(accounts: [a, m, u], balances: Array(balances.prefix(3)), claimableBalances: cb, claimableAmount: balances[3])
     }
 
     // MARK: The write side
@@ -163,7 +197,8 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             accounts: try await database.rows("SELECT entry FROM accounts", Self.bytes).map { try AccountEntry(xdrBytes: $0) },
             trustLines: try await database.rows("SELECT entry FROM trust_lines", Self.bytes).map { try TrustLineEntry(xdrBytes: $0) },
             offers: try await database.rows("SELECT entry FROM offers", Self.bytes).map { try LedgerOffer(xdrBytes: $0) },
-            data: try await database.rows("SELECT entry FROM account_data", Self.bytes).map { try DataEntry(xdrBytes: $0) })
+            data: try await database.rows("SELECT entry FROM account_data", Self.bytes).map { try DataEntry(xdrBytes: $0) },
+            claimableBalances: try await database.rows("SELECT entry FROM claimable_balances", Self.bytes).map { try ClaimableBalanceEntry(xdrBytes: $0) })
     }
 
     /// One column of bytes.
@@ -234,6 +269,23 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             }
         }
         try await offers.execute(transaction)
+        for (id, entry) in changes.claimableBalances {
+            let key = ByteBuffer(bytes: id.hash.bytes)
+            try await transaction.execute("DELETE FROM claimable_balance_claimants WHERE balance_id = \(key)")
+            if let entry {
+                try await transaction.execute("""
+                    INSERT INTO claimable_balances (balance_id, asset, sponsor, last_modified_ledger, entry)
+                    VALUES (\(key), \(entry.asset.storageKey), \(entry.sponsor.storageKey), \(Int64(entry.lastModifiedLedger)), \(ByteBuffer(bytes: entry.xdrBytes)))
+                    ON CONFLICT (balance_id) DO UPDATE SET asset = EXCLUDED.asset, sponsor = EXCLUDED.sponsor,
+                        last_modified_ledger = EXCLUDED.last_modified_ledger, entry = EXCLUDED.entry
+                    """)
+                for claimant in entry.claimants {
+                    try await transaction.execute("INSERT INTO claimable_balance_claimants (claimant, balance_id) VALUES (\(claimant.destination.storageKey), \(key))")
+                }
+            } else {
+                try await transaction.execute("DELETE FROM claimable_balances WHERE balance_id = \(key)")
+            }
+        }
         var data = Batch("INSERT INTO account_data (account_id, name, entry)", width: 3, "ON CONFLICT (account_id, name) DO UPDATE SET entry = EXCLUDED.entry")
         for (key, entry) in changes.data {
             if let entry {
@@ -286,6 +338,11 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             }
         }
         try await effects.execute(transaction)
+        var balances = Batch("INSERT INTO claimable_balance_operations (balance_id, operation_id, transaction_id)", width: 3, "ON CONFLICT DO NOTHING")
+        for row in history.balanceOperations {
+            balances.row { $0.append(ByteBuffer(bytes: row.balance.hash.bytes)); $0.append(row.operation); $0.append(row.transaction) }
+        }
+        try await balances.execute(transaction)
         var trades = Batch("INSERT INTO trades", width: 15, "")
         for trade in history.trades {
             trades.row {
@@ -459,6 +516,10 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             from = "account_operations a JOIN operations o ON o.id = a.operation_id"
             try bindings.append(account.storageKey)
             conditions.append("a.account_id = $\(bindings.count)")
+        } else if let balance = filter.claimableBalance {
+            from = "claimable_balance_operations c JOIN operations o ON o.id = c.operation_id"
+            bindings.append(ByteBuffer(bytes: balance.hash.bytes))
+            conditions.append("c.balance_id = $\(bindings.count)")
         } else {
             from = "operations o"
         }
@@ -522,10 +583,10 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         }
         let order = page.descending ? "DESC" : "ASC"
         let rows = try await database.rows(PostgresQuery(unsafeSQL: """
-            SELECT accounts_authorized, accounts_maintain, accounts_unauthorized, balance_authorized, balance_maintain, balance_unauthorized, asset
+            SELECT \(Self.tallyColumns), asset
             FROM asset_stats WHERE \(conditions.joined(separator: " AND ")) ORDER BY code \(order), issuer \(order) LIMIT \(page.limit)
             """, binds: bindings)) { row in
-            (try Self.tally(row), Array(buffer: try row.decode((Int64, Int64, Int64, String, String, String, ByteBuffer).self).6))
+            (try Self.tally(row), Array(buffer: try row.decode((Int64, Int64, Int64, String, String, String, Int64, String, ByteBuffer).self).8))
         }
         return try rows.map { AssetStats(asset: try Asset(xdrBytes: $0.1), tally: $0.0) }
     }
@@ -583,6 +644,50 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
                 operationID: operation, order: index, account: AccountID(publicKey: Bytes32(Array(buffer: account))),
                 muxedID: muxed.map { UInt64(bitPattern: $0) }, type: type, details: Array(details.utf8), closeTime: UInt64(closeTime))
         }
+    }
+
+    public func claimableBalances(_ page: KeyedPage<ClaimableBalanceCursor>, filter: ClaimableBalanceFilter) async throws -> [ClaimableBalanceEntry] {
+        var bindings = PostgresBindings()
+        var from = "claimable_balances b"
+        var conditions = ["TRUE"]
+        if let claimant = filter.claimant {
+            from += " JOIN claimable_balance_claimants c ON c.balance_id = b.balance_id"
+            bindings.append(claimant.storageKey)
+            conditions.append("c.claimant = $\(bindings.count)")
+        }
+        if let asset = filter.asset {
+            bindings.append(asset.storageKey)
+            conditions.append("b.asset = $\(bindings.count)")
+        }
+        if let sponsor = filter.sponsor {
+            bindings.append(sponsor.storageKey)
+            conditions.append("b.sponsor = $\(bindings.count)")
+        }
+        if let after = page.after {
+            bindings.append(Int64(after.lastModifiedLedger))
+            bindings.append(ByteBuffer(bytes: after.id.hash.bytes))
+            conditions.append("(b.last_modified_ledger, b.balance_id) \(page.descending ? "<" : ">") ($\(bindings.count - 1), $\(bindings.count))")
+        }
+        let order = page.descending ? "DESC" : "ASC"
+        return try await database.rows(PostgresQuery(unsafeSQL: """
+            SELECT b.entry FROM \(from) WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY b.last_modified_ledger \(order), b.balance_id \(order) LIMIT \(page.limit)
+            """, binds: bindings), Self.bytes).map { try ClaimableBalanceEntry(xdrBytes: $0) }
+    }
+
+    public func claimableBalance(_ id: ClaimableBalanceID) async throws -> ClaimableBalanceEntry? {
+        try await database.rows("SELECT entry FROM claimable_balances WHERE balance_id = \(ByteBuffer(bytes: id.hash.bytes))", Self.bytes)
+            .first.map { try ClaimableBalanceEntry(xdrBytes: $0) }
+    }
+
+    public func transactions(_ page: PageRequest, claimableBalance: ClaimableBalanceID) async throws -> [StoredTransaction] {
+        var bindings = PostgresBindings()
+        bindings.append(ByteBuffer(bytes: claimableBalance.hash.bytes))
+        let (condition, order) = try Self.clauses(page, "t.id", &bindings)
+        return try await database.rows(PostgresQuery(unsafeSQL: """
+            SELECT \(Self.transactionColumns) FROM transactions t
+            WHERE t.id IN (SELECT transaction_id FROM claimable_balance_operations WHERE balance_id = $1) AND \(condition) \(order)
+            """, binds: bindings), Self.storedTransaction)
     }
 
     public func trades(_ page: KeyedPage<EffectCursor>, filter: TradeFilter) async throws -> [TradeRecord] {

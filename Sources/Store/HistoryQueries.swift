@@ -115,6 +115,10 @@ extension SQLiteLedgerStore: LedgerReader {
                 from = "account_operations a JOIN operations o ON o.id = a.operation_id"
                 conditions.append("a.account_id = ?")
                 arguments.append(account.storageKey)
+            } else if let balance = filter.claimableBalance {
+                from = "claimable_balance_operations c JOIN operations o ON o.id = c.operation_id"
+                conditions.append("c.balance_id = ?")
+                arguments.append(Data(balance.hash.bytes))
             } else {
                 from = "operations o"
             }
@@ -188,10 +192,10 @@ extension SQLiteLedgerStore: LedgerReader {
             }
             let order = page.descending ? "DESC" : "ASC"
             return try Row.fetchAll(db, sql: """
-                SELECT accounts_authorized, accounts_maintain, accounts_unauthorized, balance_authorized, balance_maintain, balance_unauthorized, asset
+                SELECT \(AssetTally.columns), asset
                 FROM asset_stats WHERE \(conditions.joined(separator: " AND ")) ORDER BY code \(order), issuer \(order) LIMIT \(page.limit)
                 """, arguments: StatementArguments(arguments)).map { row in
-                AssetStats(asset: try Asset(xdrBytes: [UInt8](row[6] as Data)), tally: try AssetTally(row: row))
+                AssetStats(asset: try Asset(xdrBytes: [UInt8](row[8] as Data)), tally: try AssetTally(row: row))
             }
         }
     }
@@ -251,6 +255,54 @@ extension SQLiteLedgerStore: LedgerReader {
                     muxedID: (row[3] as Int64?).map { UInt64(bitPattern: $0) }, type: type, details: Array(details.utf8),
                     closeTime: UInt64(row[6] as Int64))
             }
+        }
+    }
+
+    public func claimableBalances(_ page: KeyedPage<ClaimableBalanceCursor>, filter: ClaimableBalanceFilter) async throws -> [ClaimableBalanceEntry] {
+        try await database.read { db in
+            var from = "claimable_balances b"
+            var conditions = ["1"]
+            var arguments: [any DatabaseValueConvertible] = []
+            if let claimant = filter.claimant {
+                from += " JOIN claimable_balance_claimants c ON c.balance_id = b.balance_id"
+                conditions.append("c.claimant = ?")
+                arguments.append(claimant.storageKey)
+            }
+            if let asset = filter.asset {
+                conditions.append("b.asset = ?")
+                arguments.append(asset.storageKey)
+            }
+            if let sponsor = filter.sponsor {
+                conditions.append("b.sponsor = ?")
+                arguments.append(sponsor.storageKey)
+            }
+            if let after = page.after {
+                conditions.append("(b.last_modified_ledger, b.balance_id) \(page.descending ? "<" : ">") (?, ?)")
+                arguments += [after.lastModifiedLedger, Data(after.id.hash.bytes)]
+            }
+            let order = page.descending ? "DESC" : "ASC"
+            return try Data.fetchAll(db, sql: """
+                SELECT b.entry FROM \(from) WHERE \(conditions.joined(separator: " AND "))
+                ORDER BY b.last_modified_ledger \(order), b.balance_id \(order) LIMIT \(page.limit)
+                """, arguments: StatementArguments(arguments)).map { try ClaimableBalanceEntry(xdrBytes: [UInt8]($0)) }
+        }
+    }
+
+    public func claimableBalance(_ id: ClaimableBalanceID) async throws -> ClaimableBalanceEntry? {
+        try await database.read { db in
+            try Data.fetchOne(db, sql: "SELECT entry FROM claimable_balances WHERE balance_id = ?", arguments: [Data(id.hash.bytes)])
+                .map { try ClaimableBalanceEntry(xdrBytes: [UInt8]($0)) }
+        }
+    }
+
+    public func transactions(_ page: PageRequest, claimableBalance: ClaimableBalanceID) async throws -> [StoredTransaction] {
+        try await database.read { db in
+            let (condition, arguments, order) = page.clauses("t.id")
+            return try Row.fetchAll(db, sql: """
+                SELECT t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result FROM transactions t
+                WHERE t.id IN (SELECT transaction_id FROM claimable_balance_operations WHERE balance_id = ?) AND \(condition) \(order)
+                """, arguments: StatementArguments([Data(claimableBalance.hash.bytes) as any DatabaseValueConvertible] + arguments.map { $0 as any DatabaseValueConvertible }))
+                .map(Self.storedTransaction)
         }
     }
 
@@ -330,15 +382,21 @@ extension KeyedPage<EffectCursor> {
 }
 
 extension AssetTally {
-    /// Counts and balances from a row of `asset_stats` whose first six columns are the three
-    /// counts and the three balances (as decimal text).
+    /// The columns of `asset_stats` a tally is read from, in order.
+    static let columns = """
+        accounts_authorized, accounts_maintain, accounts_unauthorized, balance_authorized, balance_maintain, balance_unauthorized, \
+        claimable_balances, claimable_amount
+        """
+
+    /// Counts and balances from a row of `asset_stats` whose first columns are ``columns``
+    /// (balances as decimal text).
     init(row: Row) throws {
         var balances: [Int128] = []
-        for index in 3..<6 {
+        for index in [3, 4, 5, 7] {
             let text: String = row[index]
             guard let value = Int128(text) else { throw DatabaseError(message: "asset_stats holds \"\(text)\" as a balance") }
             balances.append(value)
         }
-        self.init(accounts: [row[0], row[1], row[2]], balances: balances)
+        self.init(accounts: [row[0], row[1], row[2]], balances: Array(balances.prefix(3)), claimableBalances: row[6], claimableAmount: balances[3])
     }
 }

@@ -176,7 +176,14 @@ public final class SQLiteLedgerStore: LedgerStore {
                 let line = try TrustLineEntry(xdrBytes: [UInt8](blob))
                 tallies[line.asset, default: AssetTally()].count(line, sign: 1)
             }
-            try writeAssetTallies(tallies, db)
+            // This version's columns only (later versions add theirs with their defaults).
+            for (asset, tally) in tallies {
+                guard let code = asset.code, let issuer = asset.issuer, tally.totalAccounts != 0 else { continue }
+                try db.execute(sql: "INSERT INTO asset_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", arguments: [
+                    asset.storageKey, code.text, issuer.strKey, tally.accounts[0], tally.accounts[1], tally.accounts[2],
+                    String(tally.balances[0]), String(tally.balances[1]), String(tally.balances[2]),
+                ])
+            }
         }
         migrator.registerMigration("ledger-v3-signers") { db in
             try db.execute(sql: """
@@ -220,6 +227,22 @@ public final class SQLiteLedgerStore: LedgerStore {
                 CREATE INDEX trades_by_pair ON trades (base_asset, counter_asset, operation_id, trade_order);
                 """)
         }
+        migrator.registerMigration("ledger-v6-claimable-balances") { db in
+            try db.execute(sql: """
+                CREATE TABLE claimable_balances (
+                    balance_id BLOB PRIMARY KEY, asset BLOB NOT NULL, sponsor BLOB NOT NULL, last_modified_ledger INTEGER NOT NULL, entry BLOB NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX claimable_balances_by_ledger ON claimable_balances (last_modified_ledger, balance_id);
+                CREATE INDEX claimable_balances_by_asset ON claimable_balances (asset);
+                CREATE INDEX claimable_balances_by_sponsor ON claimable_balances (sponsor);
+                CREATE TABLE claimable_balance_claimants (claimant BLOB NOT NULL, balance_id BLOB NOT NULL, PRIMARY KEY (claimant, balance_id)) WITHOUT ROWID;
+                CREATE TABLE claimable_balance_operations (
+                    balance_id BLOB NOT NULL, operation_id INTEGER NOT NULL, transaction_id INTEGER NOT NULL, PRIMARY KEY (balance_id, operation_id)
+                ) WITHOUT ROWID;
+                ALTER TABLE asset_stats ADD COLUMN claimable_balances INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE asset_stats ADD COLUMN claimable_amount TEXT NOT NULL DEFAULT '0';
+                """)
+        }
         return migrator
     }
 
@@ -241,23 +264,20 @@ public final class SQLiteLedgerStore: LedgerStore {
     /// holds any more (as Horizon's asset statistics do).
     static func writeAssetTallies(_ changes: [Asset: AssetTally], _ db: Database) throws {
         guard !changes.isEmpty else { return }
-        let read = try db.cachedStatement(sql: """
-            SELECT accounts_authorized, accounts_maintain, accounts_unauthorized, balance_authorized, balance_maintain, balance_unauthorized
-            FROM asset_stats WHERE asset = ?
-            """)
-        let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO asset_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        let read = try db.cachedStatement(sql: "SELECT \(AssetTally.columns) FROM asset_stats WHERE asset = ?")
+        let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO asset_stats (asset, code, issuer, \(AssetTally.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         let delete = try db.cachedStatement(sql: "DELETE FROM asset_stats WHERE asset = ?")
         for (asset, change) in changes {
             guard let code = asset.code, let issuer = asset.issuer else { continue }
             let key = asset.storageKey
             let old = try Row.fetchOne(read, arguments: [key]).map(AssetTally.init(row:)) ?? AssetTally()
             let new = old + change
-            if new.totalAccounts == 0 {
+            if !new.isHeld {
                 try delete.execute(arguments: [key])
             } else {
                 try upsert.execute(arguments: [
                     key, code.text, issuer.strKey, new.accounts[0], new.accounts[1], new.accounts[2],
-                    String(new.balances[0]), String(new.balances[1]), String(new.balances[2]),
+                    String(new.balances[0]), String(new.balances[1]), String(new.balances[2]), new.claimableBalances, String(new.claimableAmount),
                 ])
             }
         }
@@ -273,7 +293,8 @@ public final class SQLiteLedgerStore: LedgerStore {
             let lines = try Data.fetchAll(db, sql: "SELECT entry FROM trust_lines").map { try TrustLineEntry(xdrBytes: [UInt8]($0)) }
             let offers = try Data.fetchAll(db, sql: "SELECT entry FROM offers").map { try LedgerOffer(xdrBytes: [UInt8]($0)) }
             let data = try Data.fetchAll(db, sql: "SELECT entry FROM account_data").map { try DataEntry(xdrBytes: [UInt8]($0)) }
-            return LedgerState(header: header, accounts: accounts, trustLines: lines, offers: offers, data: data)
+            let balances = try Data.fetchAll(db, sql: "SELECT entry FROM claimable_balances").map { try ClaimableBalanceEntry(xdrBytes: [UInt8]($0)) }
+            return LedgerState(header: header, accounts: accounts, trustLines: lines, offers: offers, data: data, claimableBalances: balances)
         }
     }
 
@@ -331,6 +352,20 @@ public final class SQLiteLedgerStore: LedgerStore {
                 try deleteOffer.execute(arguments: [id])
             }
         }
+        for (id, entry) in changes.claimableBalances {
+            let key = Data(id.hash.bytes)
+            try db.execute(sql: "DELETE FROM claimable_balance_claimants WHERE balance_id = ?", arguments: [key])
+            if let entry {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO claimable_balances (balance_id, asset, sponsor, last_modified_ledger, entry) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [key, entry.asset.storageKey, entry.sponsor.storageKey, entry.lastModifiedLedger, Data(entry.xdrBytes)])
+                for claimant in entry.claimants {
+                    try db.execute(sql: "INSERT INTO claimable_balance_claimants (claimant, balance_id) VALUES (?, ?)", arguments: [claimant.destination.storageKey, key])
+                }
+            } else {
+                try db.execute(sql: "DELETE FROM claimable_balances WHERE balance_id = ?", arguments: [key])
+            }
+        }
         let upsertData = try db.cachedStatement(sql: "INSERT OR REPLACE INTO account_data (account_id, name, entry) VALUES (?, ?, ?)")
         let deleteData = try db.cachedStatement(sql: "DELETE FROM account_data WHERE account_id = ? AND name = ?")
         for (key, entry) in changes.data {
@@ -375,6 +410,11 @@ public final class SQLiteLedgerStore: LedgerStore {
                 effect.operationID, effect.order, effect.account.storageKey, effect.muxedID.map { Int64(bitPattern: $0) }, effect.type.rawValue,
                 String(decoding: effect.details, as: UTF8.self), Int64(effect.closeTime),
             ])
+        }
+        for row in history.balanceOperations {
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO claimable_balance_operations (balance_id, operation_id, transaction_id) VALUES (?, ?, ?)",
+                arguments: [Data(row.balance.hash.bytes), row.operation, row.transaction])
         }
         guard !history.trades.isEmpty else { return }
         let insertTrade = try db.cachedStatement(sql: "INSERT INTO trades VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")

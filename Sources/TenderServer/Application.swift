@@ -172,6 +172,7 @@ struct ReadParts {
                     ("accounts", resources.link("/accounts{?signer,sponsor,asset,liquidity_pool,cursor,limit,order}", templated: true)),
                     ("account_transactions", resources.link("/accounts/{account_id}/transactions{?cursor,limit,order}", templated: true)),
                     ("assets", resources.link("/assets{?asset_code,asset_issuer,cursor,limit,order}", templated: true)),
+                    ("claimable_balances", resources.link("/claimable_balances{?asset,sponsor,claimant}", templated: true)),
                     ("effects", resources.link("/effects{?cursor,limit,order}", templated: true)),
                     ("fee_stats", resources.link("/fee_stats")),
                     ("friendbot", resources.link("/friendbot{?addr}", templated: true)),

@@ -99,7 +99,7 @@ struct HorizonResources: Sendable {
             ("balances", .array(balances)),
             ("signers", .array(signers)),
             ("data", .object(record.data.map { (String(decoding: $0.name, as: UTF8.self), .string(Base64.encode($0.value))) })),
-            ("num_sponsoring", 0), ("num_sponsored", 0),
+            ("num_sponsoring", .number(Int64(account.numSponsoring))), ("num_sponsored", .number(Int64(account.numSponsored))),
             ("paging_token", .string(id)),
         ]
         return .object(fields)
@@ -319,7 +319,17 @@ struct HorizonResources: Sendable {
                 + Self.trustLineFlagFields(op.setFlags, prefix: "set_flags") + Self.trustLineFlagFields(op.clearFlags, prefix: "clear_flags")
         case .clawback(let op):
             return Self.assetFields(op.asset) + [("from", .string(op.from.accountID.strKey))] + Self.muxed(op.from, "from") + [("amount", Self.amount(op.amount))]
+        case .createClaimableBalance(let op):
+            return [("asset", .string(op.asset.canonical)), ("amount", Self.amount(op.amount)), ("claimants", Self.claimants(op.claimants))]
+        case .claimClaimableBalance(let id):
+            return [("balance_id", .string(id.hex)), ("claimant", .string(source.strKey))]
+        case .clawbackClaimableBalance(let id):
+            return [("balance_id", .string(id.hex))]
         }
+    }
+
+    static func claimants(_ claimants: [Claimant]) -> JSONValue {
+        .array(claimants.map { .object([("destination", .string($0.destination.strKey)), ("predicate", $0.predicate.json)]) })
     }
 
     /// A trustline's flags as Horizon lists them (`authorized_to_maintain_liabilites` spelled as
@@ -388,6 +398,27 @@ struct HorizonResources: Sendable {
         return .raw(bytes)
     }
 
+    // MARK: Claimable balances
+
+    /// A claimable balance as Horizon shows it (`closeTime`: its last change's ledger's).
+    func claimableBalance(_ balance: ClaimableBalanceEntry, closeTime: UInt64?) -> JSONValue {
+        let id = balance.id.hex
+        let path = "/claimable_balances/\(id)"
+        return .object([
+            ("_links", .object([
+                ("self", link(path)),
+                ("transactions", link(path + "/transactions{?cursor,limit,order}", templated: true)),
+                ("operations", link(path + "/operations{?cursor,limit,order}", templated: true)),
+            ])),
+            ("id", .string(id)), ("asset", .string(balance.asset.canonical)), ("amount", Self.amount(balance.amount)),
+            ("sponsor", .string(balance.sponsor.strKey)), ("last_modified_ledger", .number(Int64(balance.lastModifiedLedger))),
+            ("last_modified_time", closeTime.map { .string(Self.time($0)) } ?? .null),
+            ("claimants", Self.claimants(balance.claimants)),
+            ("flags", .object([("clawback_enabled", .bool(balance.clawbackEnabled))])),
+            ("paging_token", .string(balance.cursor.token)),
+        ])
+    }
+
     // MARK: Trades
 
     /// A trade as Horizon's `/trades` shows it.
@@ -445,8 +476,8 @@ struct HorizonResources: Sendable {
     }
 
     /// An issued asset as `/assets` shows it: its holders and balances by authorization, its
-    /// issuer's flags and stellar.toml. Claimable balances, liquidity pools and contracts hold
-    /// none of it: this ledger has none of them.
+    /// issuer's flags and stellar.toml, and what claimable balances hold. Liquidity pools and
+    /// contracts hold none of it: this ledger has none of them.
     func asset(_ stats: AssetStats, issuer: AccountEntry?) -> JSONValue {
         let tally = stats.tally
         func balance(_ authorization: TrustLineAuthorization) -> JSONValue { .string(Amount.format(tally[balance: authorization])) }
@@ -459,7 +490,7 @@ struct HorizonResources: Sendable {
             ("asset_issuer", .string(stats.asset.issuer?.strKey ?? "")),
             ("paging_token", .string(stats.pagingToken)),
             ("num_accounts", .number(tally[accounts: .authorized])),
-            ("num_claimable_balances", 0),
+            ("num_claimable_balances", .number(tally.claimableBalances)),
             ("num_liquidity_pools", 0),
             ("num_contracts", 0),
             ("amount", balance(.authorized)),
@@ -468,7 +499,7 @@ struct HorizonResources: Sendable {
                 ("authorized_to_maintain_liabilities", .number(tally[accounts: .authorizedToMaintainLiabilities])),
                 ("unauthorized", .number(tally[accounts: .unauthorized])),
             ])),
-            ("claimable_balances_amount", .string(Amount.format(Int64(0)))),
+            ("claimable_balances_amount", .string(Amount.format(tally.claimableAmount))),
             ("liquidity_pools_amount", .string(Amount.format(Int64(0)))),
             ("contracts_amount", .string(Amount.format(Int64(0)))),
             ("balances", .object([

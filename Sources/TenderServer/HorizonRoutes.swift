@@ -203,6 +203,54 @@ struct HorizonRoutes: Sendable {
         }
         registerEffects(on: router)
         registerTrades(on: router)
+        registerClaimableBalances(on: router)
+    }
+
+    /// `/claimable_balances` with Horizon's filters, one balance, and its operations and transactions.
+    private func registerClaimableBalances(on router: Router<BasicRequestContext>) {
+        @Sendable func balanceID(_ context: BasicRequestContext) throws(ProblemError) -> ClaimableBalanceID {
+            let text = context.parameters.get("id") ?? ""
+            guard let id = ClaimableBalanceID(hex: text.lowercased()) else {
+                throw .invalid("id", "a claimable balance id is 00000000 and 64 hexadecimal digits, not \"\(text)\"")
+            }
+            return id
+        }
+        @Sendable func render(_ resources: HorizonResources, _ balances: [ClaimableBalanceEntry]) async throws -> [JSONValue] {
+            var closeTimes: [UInt32: UInt64] = [:]
+            for ledger in Set(balances.map(\.lastModifiedLedger)) { closeTimes[ledger] = try await reader.ledger(ledger)?.header.closeTime }
+            return balances.map { resources.claimableBalance($0, closeTime: closeTimes[$0.lastModifiedLedger]) }
+        }
+        router.get("/claimable_balances") { request, _ in
+            await keyedCollection(request, path: "/claimable_balances", cursor: { text throws(ProblemError) in
+                guard let cursor = ClaimableBalanceCursor(token: text) else {
+                    throw .invalid("cursor", "a claimable balances cursor is LEDGER-ID, as the paging tokens, not \"\(text)\"")
+                }
+                return cursor
+            }, tokenOf: { (balance: ClaimableBalanceEntry) in balance.cursor.token }) { query, page in
+                var filter = ClaimableBalanceFilter(sponsor: try query.accountID("sponsor"), claimant: try query.accountID("claimant"))
+                if let text = query["asset"] { filter.asset = try HorizonQuery.asset(text, field: "asset") }
+                return try await reader.claimableBalances(page, filter: filter)
+            } render: { resources, balances in try await render(resources, balances) }
+        }
+        router.get("/claimable_balances/:id") { request, context in
+            await respond(request) { resources in
+                guard let balance = try await reader.claimableBalance(try balanceID(context)) else { throw ProblemError(.notFound) }
+                return try json(try await render(resources, [balance])[0])
+            }
+        }
+        router.get("/claimable_balances/:id/operations") { request, context in
+            let join = Self.joinsTransactions(request)
+            return await collection(request, path: "/claimable_balances/\(context.parameters.get("id") ?? "")/operations", tokenOf: \.id) { query, page in
+                try query.checkJoin()
+                let filter = OperationFilter(claimableBalance: try balanceID(context), includeFailed: try query.includeFailed())
+                return try await reader.operations(page, filter: filter)
+            } render: { Self.operation($0, $1, join: join) }
+        }
+        router.get("/claimable_balances/:id/transactions") { request, context in
+            await collection(request, path: "/claimable_balances/\(context.parameters.get("id") ?? "")/transactions", tokenOf: \.id) { _, page in
+                try await reader.transactions(page, claimableBalance: try balanceID(context))
+            } render: { $0.transaction($1) }
+        }
     }
 
     /// `/trades` with Horizon's filters, and an account's and an offer's trades.

@@ -158,6 +158,13 @@ enum EnvelopeJSON {
             ]
         case .clawback(let body):
             fields += [("asset", asset(body.asset)), ("from", .string(body.from.strKey)), ("amount", amount(body.amount))]
+        case .createClaimableBalance(let body):
+            fields += [
+                ("asset", asset(body.asset)), ("amount", amount(body.amount)),
+                ("claimants", .array(body.claimants.map { .object([("destination", .string($0.destination.strKey)), ("predicate", $0.predicate.json)]) })),
+            ]
+        case .claimClaimableBalance(let id), .clawbackClaimableBalance(let id):
+            fields.append(("balance_id", .string(id.hex)))
         }
         return .object(fields)
     }

@@ -16,6 +16,8 @@ from interop_checks import check, done
 from stellar_sdk import (
     Asset,
     AuthorizationFlag,
+    Claimant,
+    ClaimPredicate,
     Keypair,
     Network,
     Server,
@@ -479,6 +481,69 @@ codes = failure(builder(holder).append_payment_op(bank.public_key, GOLD, "1"), h
 check("a revoked holder cannot pay: op_src_not_authorized", codes["operations"] == ["op_src_not_authorized"], codes)
 codes = failure(builder(bank).append_set_trust_line_flags_op(holder.public_key, GOLD, set_flags=TrustLineFlags.TRUSTLINE_CLAWBACK_ENABLED_FLAG), bank)
 check("setting a trustline's clawback flag is op_malformed", codes["operations"] == ["op_malformed"], codes)
+
+# --- claimable balances --------------------------------------------------------------------------
+giver, taker, later = Keypair.random(), Keypair.random(), Keypair.random()
+for keypair in (giver, taker, later):
+    friendbot(keypair.public_key)
+tx = builder(giver).append_create_claimable_balance_op(Asset.native(), "25", [
+    Claimant(taker.public_key),
+    Claimant(later.public_key, ClaimPredicate.predicate_not(ClaimPredicate.predicate_before_relative_time(3600))),
+]).build()
+tx.sign(giver)
+response = server.submit_transaction(tx)
+balance_id = tx.transaction.get_claimable_balance_id(0)
+record = server.claimable_balances().claimable_balance(balance_id).call()
+check("CreateClaimableBalance: /claimable_balances/{id} finds it by the id the SDK computes", record["id"] == balance_id and record["asset"] == "native"
+      and record["amount"] == "25.0000000" and record["sponsor"] == giver.public_key and record["flags"] == {"clawback_enabled": False}, record)
+predicates = [c["predicate"] for c in record["claimants"]]
+check("... its claimants' predicates, the relative time made absolute", predicates[0] == {"unconditional": True}
+      and int(predicates[1]["not"]["abs_before_epoch"]) >= int(time.time()) + 3500 and predicates[1]["not"]["abs_before"].endswith("Z"), predicates)
+check("the giver pays both claimants' reserves (num_sponsoring)", server.accounts().account_id(giver.public_key).call()["num_sponsoring"] == 2)
+check("/claimable_balances?claimant=, ?sponsor=, ?asset=", [r["id"] for r in server.claimable_balances().for_claimant(later.public_key).call()["_embedded"]["records"]] == [balance_id]
+      and [r["id"] for r in server.claimable_balances().for_sponsor(giver.public_key).call()["_embedded"]["records"]] == [balance_id]
+      and balance_id in [r["id"] for r in every(server.claimable_balances().for_asset(Asset.native()))])
+codes = failure(builder(later).append_claim_claimable_balance_op(balance_id), later)
+check("a claimant whose predicate does not hold yet: op_cannot_claim", codes["operations"] == ["op_cannot_claim"], codes)
+before = balance(taker.public_key, Asset.native())
+claimed = submit(builder(taker).append_claim_claimable_balance_op(balance_id), taker)
+check("ClaimClaimableBalance pays the claimant", balance(taker.public_key, Asset.native()) == before + Decimal("25") - Decimal("0.00001"))
+check("... and the balance is gone (404), the giver's reserves freed", server.accounts().account_id(giver.public_key).call()["num_sponsoring"] == 0)
+try:
+    server.claimable_balances().claimable_balance(balance_id).call()
+    check("a claimed balance is 404", False)
+except NotFoundError:
+    check("a claimed balance is 404", True)
+ops = server.operations().for_claimable_balance(balance_id).call()["_embedded"]["records"]
+check("/claimable_balances/{id}/operations: its creation and its claim", [o["type"] for o in ops] == ["create_claimable_balance", "claim_claimable_balance"]
+      and ops[0]["claimants"][0]["destination"] == taker.public_key and ops[1]["balance_id"] == balance_id and ops[1]["claimant"] == taker.public_key, ops)
+txs = server.transactions().for_claimable_balance(balance_id).call()["_embedded"]["records"]
+check("... and /transactions", [t["hash"] for t in txs] == [response["hash"], claimed["hash"]], txs)
+made = server.effects().for_transaction(response["hash"]).call()["_embedded"]["records"]
+check("creation effects: created, a claimant_created each, debited, sponsorship", [e["type"] for e in made] == ["claimable_balance_created",
+      "claimable_balance_claimant_created", "claimable_balance_claimant_created", "account_debited", "claimable_balance_sponsorship_created"]
+      and made[2]["account"] == later.public_key and made[2]["predicate"] == {"not": {"rel_before": "3600"}}, made)
+taken = server.effects().for_transaction(claimed["hash"]).call()["_embedded"]["records"]
+check("claim effects: claimed, credited, sponsorship removed", [e["type"] for e in taken] == ["claimable_balance_claimed", "account_credited",
+      "claimable_balance_sponsorship_removed"] and taken[0]["balance_id"] == balance_id, taken)
+codes = failure(builder(taker).append_claim_claimable_balance_op(balance_id), taker)
+check("claiming it again: op_does_not_exist", codes["operations"] == ["op_does_not_exist"], codes)
+tx = builder(bank).append_create_claimable_balance_op(GOLD, "5", [Claimant(taker.public_key)]).build()
+tx.sign(bank)
+server.submit_transaction(tx)
+gold_id = tx.transaction.get_claimable_balance_id(0)
+check("the issuer's own balance with clawback enabled", server.claimable_balances().claimable_balance(gold_id).call()["flags"]["clawback_enabled"])
+gold = server.assets().for_code("GOLD").for_issuer(bank.public_key).call()["_embedded"]["records"][0]
+check("/assets counts what claimable balances hold", gold["num_claimable_balances"] == 1 and gold["claimable_balances_amount"] == "5.0000000", gold)
+submit(builder(bank).append_clawback_claimable_balance_op(gold_id), bank)
+try:
+    server.claimable_balances().claimable_balance(gold_id).call()
+    check("ClawbackClaimableBalance takes it back", False)
+except NotFoundError:
+    check("ClawbackClaimableBalance takes it back", True)
+bad = requests.get(f"{URL}/claimable_balances/nothex", timeout=10)
+check("a malformed balance id is refused naming id", bad.status_code == 400 and bad.json()["extras"]["invalid_field"] == "id", bad.text)
+check("root links claimable_balances", root["_links"]["claimable_balances"]["href"].startswith(f"{URL}/claimable_balances"))
 
 # --- paging --------------------------------------------------------------------------------------
 first = server.payments().for_account(alice.public_key).limit(2).call()

@@ -59,6 +59,15 @@ struct LedgerStoreContractTests {
         // Bob sells 3 XLM for USD: he crosses 2 USD of alice's offer, a trade.
         try close([envelope(bob, [StellarBase.Operation(.manageSellOffer(ManageSellOfferOperation(selling: .native, buying: usd, amount: 3 * xlm, price: Price(n: 2, d: 3))))])])
         try close([envelope(bob, [StellarBase.Operation(.changeTrust(ChangeTrustOperation(asset: euroc, limit: 0)))])])
+        // Root sets 3 USD aside for alice and bob, and 1 XLM for bob, who claims it.
+        try close([envelope(root, [
+            StellarBase.Operation(.createClaimableBalance(CreateClaimableBalanceOperation(asset: usd, amount: 3 * xlm, claimants: [
+                Claimant(destination: alice.accountID), Claimant(destination: bob.accountID, predicate: .beforeRelativeTime(600)),
+            ]))),
+            StellarBase.Operation(.createClaimableBalance(CreateClaimableBalanceOperation(asset: .native, amount: xlm, claimants: [Claimant(destination: bob.accountID)]))),
+        ])])
+        let sequence = state.account(root.accountID)!.sequenceNumber
+        try close([envelope(bob, [StellarBase.Operation(.claimClaimableBalance(.created(bySource: root.accountID, sequence: sequence, operationIndex: 1)))])])
         return (ledgers, state, alice, bob, usd)
     }
 
@@ -170,6 +179,21 @@ struct LedgerStoreContractTests {
                 add("trades \(descending) \(filter)", try await store.trades(KeyedPage(limit: 5, descending: descending), filter: filter))
             }
         }
+        for descending in [false, true] {
+            for filter in [
+                ClaimableBalanceFilter(), ClaimableBalanceFilter(asset: usd), ClaimableBalanceFilter(asset: .native), ClaimableBalanceFilter(sponsor: root),
+                ClaimableBalanceFilter(sponsor: alice.accountID), ClaimableBalanceFilter(claimant: alice.accountID), ClaimableBalanceFilter(claimant: bob.accountID),
+            ] {
+                let page = try await store.claimableBalances(KeyedPage(limit: 5, descending: descending), filter: filter)
+                add("claimable balances \(descending) \(filter)", page)
+                for balance in page {
+                    add("balance \(balance.id)", try await store.claimableBalance(balance.id) as Any)
+                    add("after \(balance.id)", try await store.claimableBalances(KeyedPage(after: balance.cursor, descending: descending), filter: filter))
+                    add("its transactions", try await store.transactions(PageRequest(limit: 10), claimableBalance: balance.id))
+                    add("its operations", try await store.operations(PageRequest(limit: 10), filter: OperationFilter(claimableBalance: balance.id)).map(OperationView.init))
+                }
+            }
+        }
         return out
     }
 
@@ -180,7 +204,7 @@ struct LedgerStoreContractTests {
     @Test func bothStoresKeepAndAnswerTheSame() async throws {
         let (ledgers, state, alice, bob, usd) = try Self.ledgers()
         let hashes = ledgers.flatMap { $0.transactions.map(\.prepared.hash) }
-        #expect(hashes.count == 11)
+        #expect(hashes.count == 13)
         let sqlite = try SQLiteLedgerStore(path: temporary.file("ledger.sqlite"))
         let server = try await TemporaryPostgres.start()
         do {
@@ -209,14 +233,18 @@ struct LedgerStoreContractTests {
                 Issue.record("SQLite and PostgreSQL differ:\n\(a.prefix(600))\n\(b.prefix(600))")
             }
             // The history is not empty where it matters (the comparison would pass on two empty stores).
-            #expect(try await postgres.transactions(PageRequest(cursor: nil, limit: 50, descending: false), account: alice.accountID, includeFailed: true).count == 6)
-            #expect(try await postgres.operations(PageRequest(cursor: nil, limit: 50, descending: false), filter: OperationFilter(includeFailed: true)).count == 14)
-            // Every successful operation's effects, in order: 20 (two creations of 3, a trustline, a
+            #expect(try await postgres.transactions(PageRequest(cursor: nil, limit: 50, descending: false), account: alice.accountID, includeFailed: true).count == 7)
+            #expect(try await postgres.operations(PageRequest(cursor: nil, limit: 50, descending: false), filter: OperationFilter(includeFailed: true)).count == 17)
+            // Every successful operation's effects, in order: 32 (two creations of 3, a trustline, a
             // data entry, a payment of 2, none for the failed payment, a credit of 2, none for an
             // offer that crosses nothing, a data removal, two trustlines, a payment of 2, a trade
-            // of 2, a removal).
+            // of 2, a removal; two claimable balances of 5 and 4, a claim of 3).
             let effects = try await postgres.effects(KeyedPage(limit: 200), filter: .all)
-            #expect(effects.count == 20)
+            #expect(effects.count == 32)
+            // The USD balance waits; the XLM one was claimed.
+            let balances = try await postgres.claimableBalances(KeyedPage(), filter: ClaimableBalanceFilter())
+            #expect(balances.map(\.asset) == [usd] && balances.first?.amount == 3 * Amount.stroopsPerUnit)
+            #expect(reloaded.claimableBalances.count == 1 && reloaded.account(LedgerState.rootKeyPair(network: .standalone).accountID)?.numSponsoring == 2)
             // The trade: XLM (the lower asset) as base, bob's side; alice's offer at 3/2 turned round.
             let trades = try await postgres.trades(KeyedPage(), filter: TradeFilter())
             #expect(trades.count == 1)
@@ -227,19 +255,28 @@ struct LedgerStoreContractTests {
             // What /assets counts: USD held by alice (50) and bob (7); EUROC given up.
             let assets = try await postgres.assets(KeyedPage(), code: nil, issuer: nil)
             #expect(assets.map(\.asset) == [usd])
-            #expect(assets.first?.tally == AssetTally(accounts: [2, 0, 0], balances: [57 * Int128(Amount.stroopsPerUnit), 0, 0]))
+            // And 3 set aside in a claimable balance.
+            #expect(assets.first?.tally == AssetTally(
+                accounts: [2, 0, 0], balances: [57 * Int128(Amount.stroopsPerUnit), 0, 0], claimableBalances: 1, claimableAmount: 3 * Int128(Amount.stroopsPerUnit)))
             #expect(try await postgres.accounts(holding: usd, KeyedPage()).map(\.account.accountID) == [alice.accountID, bob.accountID].sorted { $0.publicKey.bytes.lexicographicallyPrecedes($1.publicKey.bytes) })
 
-            // A database from before asset statistics: the migration counts the trustlines it holds.
+            // A database from before asset statistics (so before claimable balances too): the
+            // migration counts the trustlines it holds.
             try await database.execute("DROP TABLE asset_stats")
             try await database.execute("DROP INDEX trust_lines_by_asset")
             try await database.execute("DELETE FROM tender_migration WHERE number = 102")
+            try await database.execute("DROP TABLE claimable_balances")
+            try await database.execute("DROP TABLE claimable_balance_claimants")
+            try await database.execute("DROP TABLE claimable_balance_operations")
+            try await database.execute("DELETE FROM tender_migration WHERE number = 106")
             let signedByBob = try await postgres.accounts(signedBy: bob.accountID, KeyedPage()).map(\.account.accountID)
             #expect(signedByBob == [bob.accountID])
             try await database.execute("DROP TABLE account_signers")
             try await database.execute("DELETE FROM tender_migration WHERE number = 103")
             let migrated = try await PostgresLedgerStore(database)
-            #expect(try await migrated.assets(KeyedPage(), code: nil, issuer: nil) == assets)
+            #expect(try await migrated.assets(KeyedPage(), code: nil, issuer: nil) == assets.map {
+                AssetStats(asset: $0.asset, tally: AssetTally(accounts: $0.tally.accounts, balances: $0.tally.balances))
+            })
             #expect(try await migrated.accounts(signedBy: bob.accountID, KeyedPage()).map(\.account.accountID) == signedByBob)
         } catch {
             await server.stop()

@@ -82,13 +82,15 @@ struct SQLiteLedgerStoreTests {
         #expect(signedByRoot == [root.accountID, alice.accountID].sorted(by: byKey))
         #expect(try await store.accounts(signedBy: alice.accountID, KeyedPage()).map(\.account.accountID) == [alice.accountID])
 
-        // A database from before asset statistics and signers: the migrations count what it holds.
+        // A database from before asset statistics and signers (so before claimable balances too):
+        // the migrations count what it holds.
         do {
             let queue = try DatabaseQueue(path: path)
             try await queue.write { db in
                 try db.execute(sql: """
                     DROP TABLE asset_stats; DROP INDEX trust_lines_by_asset; DROP TABLE account_signers;
-                    DELETE FROM grdb_migrations WHERE identifier IN ('ledger-v2-assets', 'ledger-v3-signers')
+                    DROP TABLE claimable_balances; DROP TABLE claimable_balance_claimants; DROP TABLE claimable_balance_operations;
+                    DELETE FROM grdb_migrations WHERE identifier IN ('ledger-v2-assets', 'ledger-v3-signers', 'ledger-v6-claimable-balances')
                     """)
             }
             try queue.close()

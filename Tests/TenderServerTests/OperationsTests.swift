@@ -149,4 +149,11 @@ final class BreakableStore: LedgerStore, LedgerReader, @unchecked Sendable {
     func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) { try await store.recentFees(ledgers: ledgers) }
     func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] { try await store.effects(page, filter: filter) }
     func trades(_ page: KeyedPage<EffectCursor>, filter: TradeFilter) async throws -> [TradeRecord] { try await store.trades(page, filter: filter) }
+    func claimableBalances(_ page: KeyedPage<ClaimableBalanceCursor>, filter: ClaimableBalanceFilter) async throws -> [ClaimableBalanceEntry] {
+        try await store.claimableBalances(page, filter: filter)
+    }
+    func claimableBalance(_ id: ClaimableBalanceID) async throws -> ClaimableBalanceEntry? { try await store.claimableBalance(id) }
+    func transactions(_ page: PageRequest, claimableBalance: ClaimableBalanceID) async throws -> [StoredTransaction] {
+        try await store.transactions(page, claimableBalance: claimableBalance)
+    }
 }

@@ -127,6 +127,8 @@ extension LedgerState {
         if account.flags & AccountFlags.authImmutable != 0 { return AccountMergeResult(code: .immutableSet) }
         if account.numSubEntries != UInt32(account.signers.count) { return AccountMergeResult(code: .hasSubEntries) }
         if account.sequenceNumber >= header.startingSequenceNumber { return AccountMergeResult(code: .sequenceNumberTooFar) }
+        // An account that pays reserves for others' entries (claimable balances) cannot go.
+        if account.numSponsoring > 0 { return AccountMergeResult(code: .isSponsor) }
         let balance = account.balance
         guard addBalance(.native(destination), balance) else { return AccountMergeResult(code: .destinationFull) }
         removeAccount(source)

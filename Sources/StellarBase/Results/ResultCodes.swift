@@ -327,3 +327,46 @@ public enum ClawbackResultCode: Int32, OperationResultCodeProtocol {
         }
     }
 }
+
+public enum CreateClaimableBalanceResultCode: Int32, OperationResultCodeProtocol {
+    case success = 0, malformed = -1, lowReserve = -2, noTrust = -3, notAuthorized = -4, underfunded = -5
+
+    public var name: String {
+        switch self {
+        case .success: "op_success"
+        case .malformed: "op_malformed"
+        case .lowReserve: "op_low_reserve"
+        case .noTrust: "op_no_trust"
+        case .notAuthorized: "op_not_authorized"
+        case .underfunded: "op_underfunded"
+        }
+    }
+}
+
+public enum ClaimClaimableBalanceResultCode: Int32, OperationResultCodeProtocol {
+    case success = 0, doesNotExist = -1, cannotClaim = -2, lineFull = -3, noTrust = -4, notAuthorized = -5
+
+    public var name: String {
+        switch self {
+        case .success: "op_success"
+        case .doesNotExist: "op_does_not_exist"
+        case .cannotClaim: "op_cannot_claim"
+        case .lineFull: "op_line_full"
+        case .noTrust: "op_no_trust"
+        case .notAuthorized: "op_not_authorized"
+        }
+    }
+}
+
+public enum ClawbackClaimableBalanceResultCode: Int32, OperationResultCodeProtocol {
+    case success = 0, doesNotExist = -1, notIssuer = -2, notClawbackEnabled = -3
+
+    public var name: String {
+        switch self {
+        case .success: "op_success"
+        case .doesNotExist: "op_does_not_exist"
+        case .notIssuer: "op_not_issuer"
+        case .notClawbackEnabled: "op_not_clawback_enabled"
+        }
+    }
+}

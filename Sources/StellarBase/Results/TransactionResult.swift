@@ -257,6 +257,10 @@ public enum OperationInnerResult: Hashable, Sendable {
     case allowTrust(AllowTrustResultCode)
     case setTrustLineFlags(SetTrustLineFlagsResultCode)
     case clawback(ClawbackResultCode)
+    /// On success, the new balance's id.
+    case createClaimableBalance(CreateClaimableBalanceResultCode, balanceID: ClaimableBalanceID?)
+    case claimClaimableBalance(ClaimClaimableBalanceResultCode)
+    case clawbackClaimableBalance(ClawbackClaimableBalanceResultCode)
 
     public var operationType: OperationType {
         switch self {
@@ -274,6 +278,9 @@ public enum OperationInnerResult: Hashable, Sendable {
         case .allowTrust: .allowTrust
         case .setTrustLineFlags: .setTrustLineFlags
         case .clawback: .clawback
+        case .createClaimableBalance: .createClaimableBalance
+        case .claimClaimableBalance: .claimClaimableBalance
+        case .clawbackClaimableBalance: .clawbackClaimableBalance
         }
     }
 
@@ -294,6 +301,9 @@ public enum OperationInnerResult: Hashable, Sendable {
         case .allowTrust(let code): code.name
         case .setTrustLineFlags(let code): code.name
         case .clawback(let code): code.name
+        case .createClaimableBalance(let code, _): code.name
+        case .claimClaimableBalance(let code): code.name
+        case .clawbackClaimableBalance(let code): code.name
         }
     }
 
@@ -359,6 +369,13 @@ extension OperationResult: XDRCodable {
             self = .inner(.setTrustLineFlags(try .decode(try reader.readInt32(), "SetTrustLineFlagsResultCode")))
         case .clawback:
             self = .inner(.clawback(try .decode(try reader.readInt32(), "ClawbackResultCode")))
+        case .createClaimableBalance:
+            let code = try CreateClaimableBalanceResultCode.decode(try reader.readInt32(), "CreateClaimableBalanceResultCode")
+            self = .inner(.createClaimableBalance(code, balanceID: code == .success ? try ClaimableBalanceID(xdr: &reader) : nil))
+        case .claimClaimableBalance:
+            self = .inner(.claimClaimableBalance(try .decode(try reader.readInt32(), "ClaimClaimableBalanceResultCode")))
+        case .clawbackClaimableBalance:
+            self = .inner(.clawbackClaimableBalance(try .decode(try reader.readInt32(), "ClawbackClaimableBalanceResultCode")))
         default:
             throw .unsupported(type.name, "results of \(type.name) are not supported by Tender")
         }
@@ -388,6 +405,11 @@ extension OperationResult: XDRCodable {
         case .allowTrust(let code): writer.write(code.rawValue)
         case .setTrustLineFlags(let code): writer.write(code.rawValue)
         case .clawback(let code): writer.write(code.rawValue)
+        case .createClaimableBalance(let code, let id):
+            writer.write(code.rawValue)
+            if code == .success { (id ?? ClaimableBalanceID(.zero)).encode(to: &writer) }
+        case .claimClaimableBalance(let code): writer.write(code.rawValue)
+        case .clawbackClaimableBalance(let code): writer.write(code.rawValue)
         }
     }
 }

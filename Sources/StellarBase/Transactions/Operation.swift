@@ -250,6 +250,9 @@ public enum OperationBody: Hashable, Sendable {
     case allowTrust(AllowTrustOperation)
     case setTrustLineFlags(SetTrustLineFlagsOperation)
     case clawback(ClawbackOperation)
+    case createClaimableBalance(CreateClaimableBalanceOperation)
+    case claimClaimableBalance(ClaimableBalanceID)
+    case clawbackClaimableBalance(ClaimableBalanceID)
 
     public var type: OperationType {
         switch self {
@@ -267,6 +270,9 @@ public enum OperationBody: Hashable, Sendable {
         case .allowTrust: .allowTrust
         case .setTrustLineFlags: .setTrustLineFlags
         case .clawback: .clawback
+        case .createClaimableBalance: .createClaimableBalance
+        case .claimClaimableBalance: .claimClaimableBalance
+        case .clawbackClaimableBalance: .clawbackClaimableBalance
         }
     }
 }
@@ -357,6 +363,14 @@ extension Operation: XDRCodable {
                 clearFlags: try reader.readUInt32("clearFlags"), setFlags: try reader.readUInt32("setFlags")))
         case .clawback:
             body = .clawback(ClawbackOperation(asset: try Asset(xdr: &reader), from: try MuxedAccount(xdr: &reader), amount: try reader.readInt64("amount")))
+        case .createClaimableBalance:
+            body = .createClaimableBalance(CreateClaimableBalanceOperation(
+                asset: try Asset(xdr: &reader), amount: try reader.readInt64("amount"),
+                claimants: try reader.readArray(Claimant.self, maxCount: 10, "claimants")))
+        case .claimClaimableBalance:
+            body = .claimClaimableBalance(try ClaimableBalanceID(xdr: &reader))
+        case .clawbackClaimableBalance:
+            body = .clawbackClaimableBalance(try ClaimableBalanceID(xdr: &reader))
         default:
             throw .unsupported(type.name, "the operation \(type.name) is not supported by Tender")
         }
@@ -445,6 +459,12 @@ extension Operation: XDRCodable {
             op.asset.encode(to: &writer)
             op.from.encode(to: &writer)
             writer.write(op.amount)
+        case .createClaimableBalance(let op):
+            op.asset.encode(to: &writer)
+            writer.write(op.amount)
+            writer.writeArray(op.claimants)
+        case .claimClaimableBalance(let id), .clawbackClaimableBalance(let id):
+            id.encode(to: &writer)
         }
     }
 }
