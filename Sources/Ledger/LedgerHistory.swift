@@ -45,6 +45,10 @@ public struct LedgerHistory: Sendable {
     public private(set) var effects: [EffectRecord] = []
     /// The trades of the successful transactions' operations, in operation then claim order.
     public private(set) var trades: [TradeRecord] = []
+    /// The memo of each transaction that has one, as Horizon writes it (`/payments?memo=`).
+    public private(set) var memos: [(memo: String, transaction: Int64)] = []
+    /// The assets each payment moved, sent or delivered (`/payments?asset=`).
+    public private(set) var paymentAssets: [(asset: Asset, operation: Int64)] = []
     /// The claimable balances each successful operation created, claimed or clawed back.
     public private(set) var balanceOperations: [(balance: ClaimableBalanceID, operation: Int64, transaction: Int64)] = []
 
@@ -61,12 +65,14 @@ public struct LedgerHistory: Sendable {
                 id: transactionID, hash: transaction.prepared.hash, order: order, source: source, successful: result.isSuccess,
                 feeCharged: result.feeCharged, operationCount: tx.operations.count, envelope: transaction.prepared.envelope.xdrBytes,
                 result: result.xdrBytes))
+            if let memo = tx.memo.horizonText { memos.append((memo, transactionID)) }
             var participants: Set<AccountID> = [source]
             for (opIndex, op) in tx.operations.enumerated() {
                 let operationID = TOID.make(ledger: ledger, transactionOrder: order, operationIndex: opIndex + 1)
                 operations.append(OperationRow(
                     id: operationID, transactionID: transactionID, source: op.sourceAccount?.accountID ?? source, type: op.body.type.rawValue,
                     isPayment: op.isPayment, successful: result.isSuccess))
+                for asset in op.paymentAssets { paymentAssets.append((asset, operationID)) }
                 // An account twice in one operation (paying itself) is listed once.
                 var seen: Set<AccountID> = []
                 for account in op.participants(transactionSource: source) where seen.insert(account).inserted {

@@ -126,21 +126,51 @@ public struct OperationRecord: Sendable {
     public var result: OperationResult? { transaction.result.outcome.operationResults?[safe: index] }
 }
 
+/// Which transactions to list: any combination of an account (source or participant), a memo
+/// (as Horizon writes it: text, id, or base64 of a hash) and an asset a payment in it moved.
+public struct TransactionFilter: Sendable, Equatable {
+    public var account: AccountID?
+    public var memo: String?
+    public var asset: Asset?
+    public var includeFailed: Bool
+
+    public init(account: AccountID? = nil, memo: String? = nil, asset: Asset? = nil, includeFailed: Bool = false) {
+        self.account = account
+        self.memo = memo
+        self.asset = asset
+        self.includeFailed = includeFailed
+    }
+}
+
+extension LedgerReader {
+    /// Applied transactions, all or one account's.
+    /// - Throws: when the storage cannot be read.
+    public func transactions(_ page: PageRequest, account: AccountID?, includeFailed: Bool) async throws -> [StoredTransaction] {
+        try await transactions(page, filter: TransactionFilter(account: account, includeFailed: includeFailed))
+    }
+}
+
 /// Which operations to list.
 public struct OperationFilter: Sendable {
     public var account: AccountID?
     public var transactionHash: Bytes32?
+    /// Only the operations of transactions with this memo (as Horizon writes it).
+    public var memo: String?
+    /// Only payments that moved this asset (sent or delivered).
+    public var asset: Asset?
     /// The operations that created, claimed or clawed back this balance.
     public var claimableBalance: ClaimableBalanceID?
     public var paymentsOnly: Bool
     public var includeFailed: Bool
 
     public init(
-        account: AccountID? = nil, transactionHash: Bytes32? = nil, claimableBalance: ClaimableBalanceID? = nil, paymentsOnly: Bool = false,
-        includeFailed: Bool = false
+        account: AccountID? = nil, transactionHash: Bytes32? = nil, claimableBalance: ClaimableBalanceID? = nil, memo: String? = nil, asset: Asset? = nil,
+        paymentsOnly: Bool = false, includeFailed: Bool = false
     ) {
         self.account = account
         self.transactionHash = transactionHash
+        self.memo = memo
+        self.asset = asset
         self.claimableBalance = claimableBalance
         self.paymentsOnly = paymentsOnly
         self.includeFailed = includeFailed
@@ -170,9 +200,10 @@ public protocol LedgerReader: Sendable {
     /// The sequence of the last committed ledger; nil before genesis.
     /// - Throws: when the storage cannot be read.
     func latestLedgerSequence() async throws -> UInt32?
-    /// Applied transactions, all or one account's (as source or participant of any operation).
+    /// Applied transactions, all or one account's (as source or participant of any operation),
+    /// by memo, by an asset their payments moved.
     /// - Throws: when the storage cannot be read.
-    func transactions(_ page: PageRequest, account: AccountID?, includeFailed: Bool) async throws -> [StoredTransaction]
+    func transactions(_ page: PageRequest, filter: TransactionFilter) async throws -> [StoredTransaction]
     /// An applied transaction by hash.
     /// - Throws: when the storage cannot be read.
     func transaction(hash: Bytes32) async throws -> StoredTransaction?

@@ -66,11 +66,35 @@ extension Operation {
         }
     }
 
+    /// The assets a payment moves, sent then delivered (once when the same); none for other operations.
+    public var paymentAssets: [Asset] {
+        switch body {
+        case .createAccount, .accountMerge: return [.native]
+        case .payment(let op): return [op.asset]
+        case .pathPaymentStrictReceive(let op): return op.sendAsset == op.destAsset ? [op.sendAsset] : [op.sendAsset, op.destAsset]
+        case .pathPaymentStrictSend(let op): return op.sendAsset == op.destAsset ? [op.sendAsset] : [op.sendAsset, op.destAsset]
+        default: return []
+        }
+    }
+
     /// Whether Horizon lists the operation among payments.
     public var isPayment: Bool {
         switch body {
         case .createAccount, .payment, .pathPaymentStrictReceive, .pathPaymentStrictSend, .accountMerge: true
         default: false
+        }
+    }
+}
+
+extension Memo {
+    /// The memo as Horizon's `memo` field writes it: the text, the id in decimal, a hash in
+    /// base64; nil without a memo.
+    public var horizonText: String? {
+        switch self {
+        case .none: nil
+        case .text(let bytes): String(decoding: bytes, as: UTF8.self)
+        case .id(let id): String(id)
+        case .hash(let hash), .return(let hash): Base64.encode(hash.bytes)
         }
     }
 }

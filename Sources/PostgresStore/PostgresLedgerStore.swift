@@ -126,6 +126,11 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             "ALTER TABLE asset_stats ADD COLUMN claimable_balances BIGINT NOT NULL DEFAULT 0",
             "ALTER TABLE asset_stats ADD COLUMN claimable_amount TEXT NOT NULL DEFAULT '0'",
         ]),
+        // An older database's transactions are not indexed by memo or asset: they begin with this version.
+        .init(number: 107, name: "memos and payment assets", statements: [
+            "CREATE TABLE transaction_memos (memo TEXT NOT NULL, transaction_id BIGINT NOT NULL, PRIMARY KEY (memo, transaction_id))",
+            "CREATE TABLE payment_assets (asset BYTEA NOT NULL, operation_id BIGINT NOT NULL, PRIMARY KEY (asset, operation_id))",
+        ]),
     ]
 
     /// Replaces the signing keys of each account whose keys changed.
@@ -338,6 +343,12 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             }
         }
         try await effects.execute(transaction)
+        var memos = Batch("INSERT INTO transaction_memos (memo, transaction_id)", width: 2, "ON CONFLICT DO NOTHING")
+        for row in history.memos { memos.row { $0.append(row.memo); $0.append(row.transaction) } }
+        try await memos.execute(transaction)
+        var assets = Batch("INSERT INTO payment_assets (asset, operation_id)", width: 2, "ON CONFLICT DO NOTHING")
+        for row in history.paymentAssets { assets.row { $0.append(row.asset.storageKey); $0.append(row.operation) } }
+        try await assets.execute(transaction)
         var balances = Batch("INSERT INTO claimable_balance_operations (balance_id, operation_id, transaction_id)", width: 3, "ON CONFLICT DO NOTHING")
         for row in history.balanceOperations {
             balances.row { $0.append(ByteBuffer(bytes: row.balance.hash.bytes)); $0.append(row.operation); $0.append(row.transaction) }
@@ -490,22 +501,35 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         SHA256.hash(data: bytes).withUnsafeBytes { Bytes32($0) }
     }
 
-    public func transactions(_ page: PageRequest, account: AccountID?, includeFailed: Bool) async throws -> [StoredTransaction] {
+    public func transactions(_ page: PageRequest, filter: TransactionFilter) async throws -> [StoredTransaction] {
         var bindings = PostgresBindings()
-        let failed = includeFailed ? "" : "AND t.successful"
-        let sql: String
-        if let account {
-            try bindings.append(account.storageKey)
-            let (condition, order) = try Self.clauses(page, "a.transaction_id", &bindings)
-            sql = """
-                SELECT \(Self.transactionColumns) FROM account_transactions a JOIN transactions t ON t.id = a.transaction_id
-                WHERE a.account_id = $1 AND \(condition) \(failed) \(order)
-                """
+        var conditions: [String] = []
+        let from: String, idColumn: String
+        if let account = filter.account {
+            (from, idColumn) = ("account_transactions a JOIN transactions t ON t.id = a.transaction_id", "a.transaction_id")
+            bindings.append(account.storageKey)
+            conditions.append("a.account_id = $\(bindings.count)")
+        } else if let memo = filter.memo {
+            (from, idColumn) = ("transaction_memos m JOIN transactions t ON t.id = m.transaction_id", "m.transaction_id")
+            bindings.append(memo)
+            conditions.append("m.memo = $\(bindings.count)")
         } else {
-            let (condition, order) = try Self.clauses(page, "t.id", &bindings)
-            sql = "SELECT \(Self.transactionColumns) FROM transactions t WHERE \(condition) \(failed) \(order)"
+            (from, idColumn) = ("transactions t", "t.id")
         }
-        return try await database.rows(PostgresQuery(unsafeSQL: sql, binds: bindings), Self.storedTransaction)
+        if let memo = filter.memo, filter.account != nil {
+            bindings.append(memo)
+            conditions.append("EXISTS (SELECT 1 FROM transaction_memos m WHERE m.memo = $\(bindings.count) AND m.transaction_id = t.id)")
+        }
+        if let asset = filter.asset {
+            bindings.append(asset.storageKey)
+            conditions.append("EXISTS (SELECT 1 FROM payment_assets p WHERE p.asset = $\(bindings.count) AND p.operation_id > t.id AND p.operation_id < t.id + 4096)")
+        }
+        if !filter.includeFailed { conditions.append("t.successful") }
+        let (condition, order) = try Self.clauses(page, idColumn, &bindings)
+        conditions.append(condition)
+        return try await database.rows(PostgresQuery(unsafeSQL: """
+            SELECT \(Self.transactionColumns) FROM \(from) WHERE \(conditions.joined(separator: " AND ")) \(order)
+            """, binds: bindings), Self.storedTransaction)
     }
 
     public func operations(_ page: PageRequest, filter: OperationFilter) async throws -> [OperationRecord] {
@@ -520,8 +544,20 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             from = "claimable_balance_operations c JOIN operations o ON o.id = c.operation_id"
             bindings.append(ByteBuffer(bytes: balance.hash.bytes))
             conditions.append("c.balance_id = $\(bindings.count)")
+        } else if let asset = filter.asset {
+            from = "payment_assets pa JOIN operations o ON o.id = pa.operation_id"
+            bindings.append(asset.storageKey)
+            conditions.append("pa.asset = $\(bindings.count)")
         } else {
             from = "operations o"
+        }
+        if let asset = filter.asset, filter.account != nil || filter.claimableBalance != nil {
+            bindings.append(asset.storageKey)
+            conditions.append("EXISTS (SELECT 1 FROM payment_assets pa WHERE pa.asset = $\(bindings.count) AND pa.operation_id = o.id)")
+        }
+        if let memo = filter.memo {
+            bindings.append(memo)
+            conditions.append("EXISTS (SELECT 1 FROM transaction_memos m WHERE m.memo = $\(bindings.count) AND m.transaction_id = o.transaction_id)")
         }
         if let hash = filter.transactionHash {
             try bindings.append(ByteBuffer(bytes: hash.bytes))

@@ -78,23 +78,41 @@ extension SQLiteLedgerStore: LedgerReader {
         SHA256.hash(data: bytes).withUnsafeBytes { Bytes32($0) }
     }
 
-    /// Applied transactions, all or one account's (as source or participant of any operation).
-    public func transactions(_ page: PageRequest, account: AccountID? = nil, includeFailed: Bool = false) async throws -> [StoredTransaction] {
+    /// Applied transactions, all or one account's (as source or participant of any operation),
+    /// by memo and by an asset their payments moved.
+    public func transactions(_ page: PageRequest, filter: TransactionFilter) async throws -> [StoredTransaction] {
         try await database.read { db in
-            let failed = includeFailed ? "" : "AND t.successful = 1"
-            let columns = "t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result"
-            let rows: [Row]
-            if let account {
-                let (condition, arguments, order) = page.clauses("a.transaction_id")
-                rows = try Row.fetchAll(db, sql: """
-                    SELECT \(columns) FROM account_transactions a JOIN transactions t ON t.id = a.transaction_id
-                    WHERE a.account_id = ? AND \(condition) \(failed) \(order)
-                    """, arguments: StatementArguments([account.storageKey] + arguments.map { $0 as any DatabaseValueConvertible }))
+            var conditions: [String] = []
+            var arguments: [any DatabaseValueConvertible] = []
+            let from: String, idColumn: String
+            if let account = filter.account {
+                (from, idColumn) = ("account_transactions a JOIN transactions t ON t.id = a.transaction_id", "a.transaction_id")
+                conditions.append("a.account_id = ?")
+                arguments.append(account.storageKey)
+            } else if let memo = filter.memo {
+                (from, idColumn) = ("transaction_memos m JOIN transactions t ON t.id = m.transaction_id", "m.transaction_id")
+                conditions.append("m.memo = ?")
+                arguments.append(memo)
             } else {
-                let (condition, arguments, order) = page.clauses("t.id")
-                rows = try Row.fetchAll(db, sql: "SELECT \(columns) FROM transactions t WHERE \(condition) \(failed) \(order)", arguments: StatementArguments(arguments))
+                (from, idColumn) = ("transactions t", "t.id")
             }
-            return try rows.map(Self.storedTransaction)
+            if let memo = filter.memo, filter.account != nil {
+                conditions.append("EXISTS (SELECT 1 FROM transaction_memos m WHERE m.memo = ? AND m.transaction_id = t.id)")
+                arguments.append(memo)
+            }
+            if let asset = filter.asset {
+                // A transaction's operations' ids follow its own (TOIDs): a range of the index.
+                conditions.append("EXISTS (SELECT 1 FROM payment_assets p WHERE p.asset = ? AND p.operation_id > t.id AND p.operation_id < t.id + 4096)")
+                arguments.append(asset.storageKey)
+            }
+            if !filter.includeFailed { conditions.append("t.successful = 1") }
+            let (condition, cursor, order) = page.clauses(idColumn)
+            conditions.append(condition)
+            arguments += cursor.map { $0 as any DatabaseValueConvertible }
+            return try Row.fetchAll(db, sql: """
+                SELECT t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result FROM \(from)
+                WHERE \(conditions.joined(separator: " AND ")) \(order)
+                """, arguments: StatementArguments(arguments)).map(Self.storedTransaction)
         }
     }
 
@@ -119,8 +137,20 @@ extension SQLiteLedgerStore: LedgerReader {
                 from = "claimable_balance_operations c JOIN operations o ON o.id = c.operation_id"
                 conditions.append("c.balance_id = ?")
                 arguments.append(Data(balance.hash.bytes))
+            } else if let asset = filter.asset {
+                from = "payment_assets pa JOIN operations o ON o.id = pa.operation_id"
+                conditions.append("pa.asset = ?")
+                arguments.append(asset.storageKey)
             } else {
                 from = "operations o"
+            }
+            if let asset = filter.asset, filter.account != nil || filter.claimableBalance != nil {
+                conditions.append("EXISTS (SELECT 1 FROM payment_assets pa WHERE pa.asset = ? AND pa.operation_id = o.id)")
+                arguments.append(asset.storageKey)
+            }
+            if let memo = filter.memo {
+                conditions.append("EXISTS (SELECT 1 FROM transaction_memos m WHERE m.memo = ? AND m.transaction_id = o.transaction_id)")
+                arguments.append(memo)
             }
             if let hash = filter.transactionHash {
                 conditions.append("t.hash = ?")

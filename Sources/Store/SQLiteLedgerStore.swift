@@ -243,6 +243,13 @@ public final class SQLiteLedgerStore: LedgerStore {
                 ALTER TABLE asset_stats ADD COLUMN claimable_amount TEXT NOT NULL DEFAULT '0';
                 """)
         }
+        migrator.registerMigration("ledger-v7-memos-and-payment-assets") { db in
+            // An older database's transactions are not indexed by memo or asset: they begin with this version.
+            try db.execute(sql: """
+                CREATE TABLE transaction_memos (memo TEXT NOT NULL, transaction_id INTEGER NOT NULL, PRIMARY KEY (memo, transaction_id)) WITHOUT ROWID;
+                CREATE TABLE payment_assets (asset BLOB NOT NULL, operation_id INTEGER NOT NULL, PRIMARY KEY (asset, operation_id)) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 
@@ -411,6 +418,10 @@ public final class SQLiteLedgerStore: LedgerStore {
                 String(decoding: effect.details, as: UTF8.self), Int64(effect.closeTime),
             ])
         }
+        let insertMemo = try db.cachedStatement(sql: "INSERT OR IGNORE INTO transaction_memos (memo, transaction_id) VALUES (?, ?)")
+        for row in history.memos { try insertMemo.execute(arguments: [row.memo, row.transaction]) }
+        let insertAsset = try db.cachedStatement(sql: "INSERT OR IGNORE INTO payment_assets (asset, operation_id) VALUES (?, ?)")
+        for row in history.paymentAssets { try insertAsset.execute(arguments: [row.asset.storageKey, row.operation]) }
         for row in history.balanceOperations {
             try db.execute(
                 sql: "INSERT OR IGNORE INTO claimable_balance_operations (balance_id, operation_id, transaction_id) VALUES (?, ?, ?)",

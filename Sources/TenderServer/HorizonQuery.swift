@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Ledger
 import StellarBase
@@ -9,8 +10,17 @@ struct HorizonQuery {
     let parameters: [String: String]
 
     init(_ request: Request) {
+        // Decoded as Go's url.Query (Horizon's) decodes them: a `+` is a space, then percent escapes.
         var parameters: [String: String] = [:]
-        for (key, value) in request.uri.queryParameters { parameters[String(key)] = String(value) }
+        for pair in (request.uri.query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            let key = decode(parts[0])
+            if parameters[key] == nil { parameters[key] = parts.count == 2 ? decode(parts[1]) : "" }
+        }
         self.parameters = parameters
     }
 
@@ -63,6 +73,29 @@ struct HorizonQuery {
     func checkJoin() throws(ProblemError) {
         guard let join = self["join"] else { return }
         guard join == "transactions" else { throw .invalid("join", "join is transactions, the only resource an operation embeds, not \"\(join)\"") }
+    }
+
+    /// `memo`: a memo as Horizon writes it (text, id, or base64 of a hash), at most 64 bytes.
+    func memo() throws(ProblemError) -> String? {
+        guard let memo = self["memo"] else { return nil }
+        guard memo.utf8.count <= 64 else { throw .invalid("memo", "memo is at most 64 bytes: a text memo, an id memo's number, or a hash memo in base64") }
+        return memo
+    }
+
+    /// `asset`: `native` or `CODE:ISSUER`, an asset a payment moved.
+    func paymentAsset() throws(ProblemError) -> Asset? {
+        guard let text = self["asset"] else { return nil }
+        return try Self.asset(text, field: "asset")
+    }
+
+    /// Beyond Horizon: transactions by memo and by an asset their payments moved.
+    func transactionFilter(account: AccountID?) throws(ProblemError) -> TransactionFilter {
+        TransactionFilter(account: account, memo: try memo(), asset: try paymentAsset(), includeFailed: try includeFailed())
+    }
+
+    /// Beyond Horizon: operations (payments) by memo and by the asset they moved.
+    func operationFilter(account: AccountID?, paymentsOnly: Bool) throws(ProblemError) -> OperationFilter {
+        OperationFilter(account: account, memo: try memo(), asset: try paymentAsset(), paymentsOnly: paymentsOnly, includeFailed: try includeFailed())
     }
 
     func includeFailed() throws(ProblemError) -> Bool {

@@ -250,6 +250,11 @@ struct HorizonResources: Sendable {
             ("created_at", .string(Self.time(stored.closeTime))), ("transaction_hash", .string(hash)),
         ]
         fields += details(operation, source: source.accountID, result: stored.result.isSuccess ? record.result : nil)
+        // Beyond Horizon: a payment carries its transaction's memo.
+        if operation.isPayment {
+            fields.append(("memo_type", .string(tx.memo.typeName)))
+            if let memo = tx.memo.horizonText { fields.append(("memo", .string(memo))) }
+        }
         return .object(fields)
     }
 

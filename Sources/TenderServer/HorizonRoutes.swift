@@ -44,7 +44,7 @@ struct HorizonRoutes: Sendable {
         router.get("/accounts/:account/transactions") { request, context in
             await collection(request, path: "/accounts/\(context.parameters.get("account") ?? "")/transactions", tokenOf: \.id) { query, page in
                 let id = try accountParameter(context)
-                return try await reader.transactions(page, account: id, includeFailed: try query.includeFailed())
+                return try await reader.transactions(page, filter: try query.transactionFilter(account: id))
             } render: { $0.transaction($1) }
         }
         for kind in ["operations", "payments"] {
@@ -53,15 +53,14 @@ struct HorizonRoutes: Sendable {
                 return await collection(request, path: "/accounts/\(context.parameters.get("account") ?? "")/\(kind)", tokenOf: \.id) { query, page in
                     try query.checkJoin()
                     let id = try accountParameter(context)
-                    return try await reader.operations(page, filter: OperationFilter(account: id, paymentsOnly: kind == "payments", includeFailed: try query.includeFailed()))
+                    return try await reader.operations(page, filter: try query.operationFilter(account: id, paymentsOnly: kind == "payments"))
                 } render: { Self.operation($0, $1, join: join) }
             }
             router.get("/\(kind)") { request, _ in
                 let join = Self.joinsTransactions(request)
                 return await collection(request, path: "/\(kind)", tokenOf: \.id) { query, page in
                     try query.checkJoin()
-                    let account = try query.accountID("for_account")
-                    return try await reader.operations(page, filter: OperationFilter(account: account, paymentsOnly: kind == "payments", includeFailed: try query.includeFailed()))
+                    return try await reader.operations(page, filter: try query.operationFilter(account: try query.accountID("for_account"), paymentsOnly: kind == "payments"))
                 } render: { Self.operation($0, $1, join: join) }
             }
             router.get("/transactions/:hash/\(kind)") { request, context in
@@ -110,7 +109,7 @@ struct HorizonRoutes: Sendable {
         }
         router.get("/transactions") { request, _ in
             await collection(request, path: "/transactions", tokenOf: \.id) { query, page in
-                try await reader.transactions(page, account: try query.accountID("for_account"), includeFailed: try query.includeFailed())
+                try await reader.transactions(page, filter: try query.transactionFilter(account: try query.accountID("for_account")))
             } render: { $0.transaction($1) }
         }
         router.get("/transactions/:hash") { request, context in

@@ -545,6 +545,33 @@ bad = requests.get(f"{URL}/claimable_balances/nothex", timeout=10)
 check("a malformed balance id is refused naming id", bad.status_code == 400 and bad.json()["extras"]["invalid_field"] == "id", bad.text)
 check("root links claimable_balances", root["_links"]["claimable_balances"]["href"].startswith(f"{URL}/claimable_balances"))
 
+# --- beyond Horizon: memos and assets on payments and transactions ---------------------------------
+def with_params(call_builder, **params):
+    """The SDK's builder with query parameters Horizon does not have (Tender's memo and asset filters)."""
+    for key, value in params.items():
+        call_builder._add_query_param(key, value)
+    return call_builder
+
+
+by_memo = every(with_params(server.payments(), memo="424242"))
+check("/payments?memo= finds the payment made with that id memo, and it carries the memo", by_memo and all(p["memo"] == "424242" and p["memo_type"] == "id" for p in by_memo)
+      and bob.public_key in [p["to"] for p in by_memo], by_memo)
+invoices = every(with_params(server.payments().for_account(maker.public_key), memo="invoice 7"))
+check("/accounts/{id}/payments?memo= (a text memo)", len(invoices) == 1 and invoices[0]["amount"] == "1.0000000" and invoices[0]["memo_type"] == "text", invoices)
+welcomed = every(with_params(server.transactions(), memo="welcome carol"))
+check("/transactions?memo=", len(welcomed) == 1 and welcomed[0]["memo"] == "welcome carol", welcomed)
+srt_to_bob = every(with_params(server.payments().for_account(bob.public_key), asset=f"SRT:{SRT.issuer}"))
+check("/accounts/{id}/payments?asset= lists the payments that moved it", srt_to_bob and all("SRT" in (p.get("asset_code"), p.get("source_asset_code")) for p in srt_to_bob)
+      and "250.0000000" in [p["amount"] for p in srt_to_bob], srt_to_bob)
+usdc = every(with_params(server.payments(), asset=f"USDC:{USDC.issuer}"))
+check("/payments?asset= across accounts (the path payments that delivered USDC)", {p["type"] for p in usdc} >= {"path_payment_strict_send", "path_payment_strict_receive"}
+      and all(p.get("asset_code") == "USDC" or p.get("source_asset_code") == "USDC" for p in usdc), [p["type"] for p in usdc])
+usdc_txs = every(with_params(server.transactions(), asset=f"USDC:{USDC.issuer}"))
+check("/transactions?asset= the transactions of those payments", {t["hash"] for t in usdc_txs} >= {p["transaction_hash"] for p in usdc}, len(usdc_txs))
+check("a payment without a memo says memo_type none", every(server.payments().for_account(carol.public_key))[0]["memo_type"] in ("none", "text"))
+bad = requests.get(f"{URL}/payments", params={"asset": "SRT"}, timeout=10)
+check("an asset that is not native or CODE:ISSUER is refused naming asset", bad.status_code == 400 and bad.json()["extras"]["invalid_field"] == "asset", bad.text)
+
 # --- paging --------------------------------------------------------------------------------------
 first = server.payments().for_account(alice.public_key).limit(2).call()
 records = first["_embedded"]["records"]

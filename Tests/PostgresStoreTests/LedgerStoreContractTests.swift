@@ -22,10 +22,10 @@ struct LedgerStoreContractTests {
         let bob = try KeyPair(seed: Array(repeating: 8, count: 32))
         let usd = try Asset(code: "USD", issuer: root.accountID)
         var sequences: [AccountID: Int64] = [:]
-        func envelope(_ source: KeyPair, _ ops: [StellarBase.Operation]) -> PreparedTransaction {
+        func envelope(_ source: KeyPair, _ ops: [StellarBase.Operation], memo: Memo = .none) -> PreparedTransaction {
             let next = (sequences[source.accountID] ?? state.account(source.accountID)!.sequenceNumber) + 1
             sequences[source.accountID] = next
-            let tx = Transaction(sourceAccount: .ed25519(source.accountID), fee: UInt32(100 * ops.count), sequenceNumber: next, operations: ops)
+            let tx = Transaction(sourceAccount: .ed25519(source.accountID), fee: UInt32(100 * ops.count), sequenceNumber: next, memo: memo, operations: ops)
             return PreparedTransaction.prepare(tx.signed(by: [source], on: .standalone), network: .standalone)
         }
         func close(_ transactions: [PreparedTransaction]) throws {
@@ -42,11 +42,11 @@ struct LedgerStoreContractTests {
                 StellarBase.Operation(.changeTrust(ChangeTrustOperation(asset: usd))),
                 StellarBase.Operation(.manageData(ManageDataOperation(name: Array("config.memo_required".utf8), value: [0x31]))),
             ]),
-            envelope(bob, [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(alice.accountID), asset: .native, amount: 5 * xlm)))]),
+            envelope(bob, [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(alice.accountID), asset: .native, amount: 5 * xlm)))], memo: .id(77)),
             // Fails: bob does not trust USD.
             envelope(root, [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(bob.accountID), asset: usd, amount: xlm)))]),
         ])
-        try close([envelope(root, [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(alice.accountID), asset: usd, amount: 50 * xlm)))])])
+        try close([envelope(root, [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(alice.accountID), asset: usd, amount: 50 * xlm)))], memo: .text(Array("rent".utf8)))])
         try close([envelope(alice, [StellarBase.Operation(.manageSellOffer(ManageSellOfferOperation(selling: usd, buying: .native, amount: 10 * xlm, price: Price(n: 3, d: 2))))])])
         try close([envelope(alice, [StellarBase.Operation(.manageData(ManageDataOperation(name: Array("config.memo_required".utf8), value: nil)))])])
         // Bob trusts USD and EUROC, is paid USD, and gives up EUROC: it leaves /assets.
@@ -179,6 +179,23 @@ struct LedgerStoreContractTests {
                 add("trades \(descending) \(filter)", try await store.trades(KeyedPage(limit: 5, descending: descending), filter: filter))
             }
         }
+        // Beyond Horizon: memos and assets.
+        for descending in [false, true] {
+            let page = PageRequest(limit: 10, descending: descending)
+            for filter in [
+                TransactionFilter(memo: "77"), TransactionFilter(memo: "rent"), TransactionFilter(account: alice.accountID, memo: "rent"),
+                TransactionFilter(account: bob.accountID, memo: "rent"), TransactionFilter(asset: usd), TransactionFilter(account: bob.accountID, asset: .native),
+                TransactionFilter(asset: usd, includeFailed: true), TransactionFilter(memo: "nothing"),
+            ] {
+                add("transactions \(descending) \(filter)", try await store.transactions(page, filter: filter))
+            }
+            for filter in [
+                OperationFilter(memo: "77", paymentsOnly: true), OperationFilter(account: alice.accountID, memo: "rent"), OperationFilter(asset: usd, paymentsOnly: true),
+                OperationFilter(account: bob.accountID, asset: .native), OperationFilter(asset: usd, includeFailed: true),
+            ] {
+                add("operations \(descending) \(filter)", try await store.operations(page, filter: filter).map(OperationView.init))
+            }
+        }
         for descending in [false, true] {
             for filter in [
                 ClaimableBalanceFilter(), ClaimableBalanceFilter(asset: usd), ClaimableBalanceFilter(asset: .native), ClaimableBalanceFilter(sponsor: root),
@@ -241,6 +258,10 @@ struct LedgerStoreContractTests {
             // of 2, a removal; two claimable balances of 5 and 4, a claim of 3).
             let effects = try await postgres.effects(KeyedPage(limit: 200), filter: .all)
             #expect(effects.count == 32)
+            // Memos and assets: one transaction with id memo 77, the USD payments (two, one failed).
+            #expect(try await postgres.transactions(PageRequest(limit: 10), filter: TransactionFilter(memo: "77")).count == 1)
+            #expect(try await postgres.operations(PageRequest(limit: 10), filter: OperationFilter(asset: usd, includeFailed: true)).count == 3)
+            #expect(try await postgres.operations(PageRequest(limit: 10), filter: OperationFilter(account: alice.accountID, memo: "rent")).count == 1)
             // The USD balance waits; the XLM one was claimed.
             let balances = try await postgres.claimableBalances(KeyedPage(), filter: ClaimableBalanceFilter())
             #expect(balances.map(\.asset) == [usd] && balances.first?.amount == 3 * Amount.stroopsPerUnit)

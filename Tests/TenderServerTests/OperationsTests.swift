@@ -127,8 +127,8 @@ final class BreakableStore: LedgerStore, LedgerReader, @unchecked Sendable {
     func ledgers(_ page: PageRequest) async throws -> [LedgerRecord] { try await store.ledgers(page) }
     func ledger(_ sequence: UInt32) async throws -> LedgerRecord? { try await store.ledger(sequence) }
     func latestLedgerSequence() async throws -> UInt32? { try await store.latestLedgerSequence() }
-    func transactions(_ page: PageRequest, account: AccountID?, includeFailed: Bool) async throws -> [StoredTransaction] {
-        try await store.transactions(page, account: account, includeFailed: includeFailed)
+    func transactions(_ page: PageRequest, filter: TransactionFilter) async throws -> [StoredTransaction] {
+        try await store.transactions(page, filter: filter)
     }
     func transaction(hash: Bytes32) async throws -> StoredTransaction? { try await store.transaction(hash: hash) }
     func operations(_ page: PageRequest, filter: OperationFilter) async throws -> [OperationRecord] { try await store.operations(page, filter: filter) }
