@@ -331,6 +331,26 @@ public enum OperationEffects {
     }
 }
 
+extension OperationEffects {
+    /// The operation types whose effects are not stored but derived when read, from the
+    /// operation and its result alone: the commonest (account creation, payments, merges), whose
+    /// every effect concerns one of the operation's participants. Storing theirs would write
+    /// two or three more rows for every payment.
+    public static let derivedTypes: Set<OperationType> = [.createAccount, .payment, .accountMerge]
+
+    /// A stored operation's effects, numbered from 1 (for ``derivedTypes``; none for a failed transaction).
+    public static func records(of record: OperationRecord) -> [EffectRecord] {
+        guard record.transaction.result.isSuccess else { return [] }
+        let tx = record.transaction.envelope.transaction
+        return of(record.operation.body, source: record.operation.sourceAccount ?? tx.sourceAccount, result: record.result, meta: nil)
+            .enumerated().map { index, effect in
+                EffectRecord(
+                    operationID: record.id, order: Int64(index + 1), account: effect.account, muxedID: effect.muxedID, type: effect.type,
+                    details: JSONValue.object(effect.details).compactBytes(), closeTime: record.transaction.closeTime)
+            }
+    }
+}
+
 /// The amounts Horizon reads from a path payment's result.
 public enum PathPaymentAmounts {
     /// What the source of a strict-receive path payment sent: with no offer crossed the amount

@@ -41,7 +41,8 @@ public struct LedgerHistory: Sendable {
     public private(set) var operations: [OperationRow] = []
     public private(set) var accountTransactions: [Participation] = []
     public private(set) var accountOperations: [Participation] = []
-    /// The effects of the successful transactions' operations, in operation order.
+    /// The effects of the successful transactions' operations, in operation order, but those of
+    /// ``OperationEffects/derivedTypes`` (derived when read).
     public private(set) var effects: [EffectRecord] = []
     /// The trades of the successful transactions' operations, in operation then claim order.
     public private(set) var trades: [TradeRecord] = []
@@ -79,7 +80,7 @@ public struct LedgerHistory: Sendable {
                     participants.insert(account)
                     accountOperations.append(Participation(account: account, id: operationID, isPayment: op.isPayment))
                 }
-                if result.isSuccess {
+                if result.isSuccess, !OperationEffects.derivedTypes.contains(op.body.type) {
                     let opEffects = OperationEffects.of(
                         op.body, source: op.sourceAccount ?? tx.sourceAccount, result: result.outcome.operationResults?[safe: opIndex],
                         meta: transaction.meta[opIndex])
@@ -88,6 +89,8 @@ public struct LedgerHistory: Sendable {
                             operationID: operationID, order: Int64(index + 1), account: effect.account, muxedID: effect.muxedID, type: effect.type,
                             details: JSONValue.object(effect.details).compactBytes(), closeTime: closeTime))
                     }
+                }
+                if result.isSuccess {
                     switch (op.body, result.outcome.operationResults?[safe: opIndex]) {
                     case (.claimClaimableBalance(let id), _), (.clawbackClaimableBalance(let id), _),
                          (.createClaimableBalance, .inner(.createClaimableBalance(.success, let id?))?):

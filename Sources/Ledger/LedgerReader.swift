@@ -143,6 +143,42 @@ public struct TransactionFilter: Sendable, Equatable {
 }
 
 extension LedgerReader {
+    /// A page of effects, in operation then effect order: those the store keeps merged with those
+    /// derived from the operations of ``OperationEffects/derivedTypes`` in the filter's scope.
+    /// - Throws: when the storage cannot be read.
+    public func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] {
+        let stored = try await storedEffects(page, filter: filter)
+        // Every derived operation gives each of its participants at least one effect, so the
+        // `limit` operations after the cursor's own give at least `limit` effects in scope; the
+        // cursor's own operation may have more after the cursor.
+        var operations = OperationFilter()
+        operations.types = Set(OperationEffects.derivedTypes.map(\.rawValue))
+        var request = PageRequest(cursor: page.after?.operationID, limit: page.limit, descending: page.descending)
+        var range: Range<Int64>?
+        switch filter {
+        case .all: break
+        case .account(let id): operations.account = id
+        case .operations(let bounds):
+            range = bounds
+            request.cursor = page.descending ? min(request.cursor ?? bounds.upperBound, bounds.upperBound) : max(request.cursor ?? 0, bounds.lowerBound - 1)
+        }
+        var candidates: [OperationRecord] = []
+        if let after = page.after, let own = try await operation(after.operationID), OperationEffects.derivedTypes.contains(own.operation.body.type) {
+            candidates.append(own)
+        }
+        candidates += try await self.operations(request, filter: operations)
+        var derived: [EffectRecord] = []
+        for record in candidates where range?.contains(record.id) ?? true {
+            for effect in OperationEffects.records(of: record) {
+                if case .account(let id) = filter, effect.account != id { continue }
+                if let after = page.after, page.descending ? effect.cursor >= after : effect.cursor <= after { continue }
+                derived.append(effect)
+            }
+        }
+        let merged = (stored + derived).sorted { page.descending ? $0.cursor > $1.cursor : $0.cursor < $1.cursor }
+        return Array(merged.prefix(page.limit))
+    }
+
     /// Applied transactions, all or one account's.
     /// - Throws: when the storage cannot be read.
     public func transactions(_ page: PageRequest, account: AccountID?, includeFailed: Bool) async throws -> [StoredTransaction] {
@@ -158,6 +194,8 @@ public struct OperationFilter: Sendable {
     public var memo: String?
     /// Only payments that moved this asset (sent or delivered).
     public var asset: Asset?
+    /// Only operations of these types (raw values).
+    public var types: Set<Int32>?
     /// The operations that created, claimed or clawed back this balance.
     public var claimableBalance: ClaimableBalanceID?
     public var paymentsOnly: Bool
@@ -165,8 +203,9 @@ public struct OperationFilter: Sendable {
 
     public init(
         account: AccountID? = nil, transactionHash: Bytes32? = nil, claimableBalance: ClaimableBalanceID? = nil, memo: String? = nil, asset: Asset? = nil,
-        paymentsOnly: Bool = false, includeFailed: Bool = false
+        types: Set<Int32>? = nil, paymentsOnly: Bool = false, includeFailed: Bool = false
     ) {
+        self.types = types
         self.account = account
         self.transactionHash = transactionHash
         self.memo = memo
@@ -229,9 +268,10 @@ public protocol LedgerReader: Sendable {
     /// The accounts `signer` can sign for (its own included), by account key.
     /// - Throws: when the storage cannot be read.
     func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord]
-    /// A page of effects, in operation then effect order.
+    /// A page of the effects the store keeps (all but those of ``OperationEffects/derivedTypes``),
+    /// in operation then effect order; ``effects(_:filter:)`` adds the derived ones.
     /// - Throws: when the storage cannot be read.
-    func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord]
+    func storedEffects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord]
     /// Claimable balances by the ledger that last changed them, then id.
     /// - Throws: when the storage cannot be read.
     func claimableBalances(_ page: KeyedPage<ClaimableBalanceCursor>, filter: ClaimableBalanceFilter) async throws -> [ClaimableBalanceEntry]

@@ -564,6 +564,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             conditions.append("t.hash = $\(bindings.count)")
         }
         if filter.paymentsOnly { conditions.append("o.is_payment") }
+        if let types = filter.types { conditions.append("o.type IN (\(types.sorted().map(String.init).joined(separator: ", ")))") }
         if !filter.includeFailed { conditions.append("o.successful") }
         let (condition, order) = try Self.clauses(page, "o.id", &bindings)
         conditions.append(condition)
@@ -656,7 +657,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         try await database.rows("SELECT entry FROM offers WHERE offer_id = \(id)", Self.bytes).first.map { try LedgerOffer(xdrBytes: $0) }
     }
 
-    public func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] {
+    public func storedEffects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] {
         var bindings = PostgresBindings()
         var conditions = ["TRUE"]
         switch filter {

@@ -157,6 +157,7 @@ extension SQLiteLedgerStore: LedgerReader {
                 arguments.append(Data(hash.bytes))
             }
             if filter.paymentsOnly { conditions.append("o.is_payment = 1") }
+            if let types = filter.types { conditions.append("o.type IN (\(types.sorted().map(String.init).joined(separator: ", ")))") }
             if !filter.includeFailed { conditions.append("o.successful = 1") }
             let (condition, cursor, order) = page.clauses("o.id")
             conditions.append(condition)
@@ -259,7 +260,7 @@ extension SQLiteLedgerStore: LedgerReader {
         }
     }
 
-    public func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] {
+    public func storedEffects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] {
         try await database.read { db in
             var conditions = ["1"]
             var arguments: [any DatabaseValueConvertible] = []

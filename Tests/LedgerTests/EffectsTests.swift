@@ -8,12 +8,33 @@ import TenderJSON
 /// here are written from it, field for field and in its order.
 @Suite("Effects")
 struct EffectsTests {
-    /// The last ledger's effects as `type account {details}`.
+    /// The last ledger's effects as `type account {details}`: every successful operation's, as
+    /// the history stores them or (for ``OperationEffects/derivedTypes``) derives them when read.
     static func effects(_ ledger: TestLedger) -> [String] {
         guard let closed = ledger.lastLedger else { return [] }
-        return LedgerHistory(closed).effects.map { effect in
-            "\(effect.type.name) \(effect.account.strKey)\(effect.muxedID.map { " muxed \($0)" } ?? "") \(String(decoding: effect.details, as: UTF8.self))"
+        var effects: [Effect] = []
+        for transaction in closed.transactions where transaction.application.result.isSuccess {
+            let tx = transaction.prepared.transaction
+            for (index, op) in tx.operations.enumerated() {
+                effects += OperationEffects.of(
+                    op.body, source: op.sourceAccount ?? tx.sourceAccount, result: transaction.application.result.outcome.operationResults?[index],
+                    meta: transaction.meta[index])
+            }
         }
+        return effects.map { effect in
+            "\(effect.type.name) \(effect.account.strKey)\(effect.muxedID.map { " muxed \($0)" } ?? "") \(JSONValue.object(effect.details).compact())"
+        }
+    }
+
+    /// The history keeps no rows for the effects it derives when read (payments and the like).
+    @Test func paymentsEffectsAreDerivedNotStored() throws {
+        var ledger = TestLedger()
+        let alice = ledger.account(), bob = ledger.account()
+        #expect(LedgerHistory(try #require(ledger.lastLedger)).effects.isEmpty, "a creation")
+        ledger.pay(alice, bob, .native, TestLedger.xlm)
+        #expect(LedgerHistory(try #require(ledger.lastLedger)).effects.isEmpty, "a payment")
+        ledger.submit(alice, .manageData(ManageDataOperation(name: Array("k".utf8), value: [2])))
+        #expect(LedgerHistory(try #require(ledger.lastLedger)).effects.map(\.type) == [.dataCreated])
     }
 
     static func native(_ amount: String) -> String { #"{"asset_type":"native","amount":"\#(amount)"}"# }

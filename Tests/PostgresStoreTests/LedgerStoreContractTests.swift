@@ -258,6 +258,28 @@ struct LedgerStoreContractTests {
             // of 2, a removal; two claimable balances of 5 and 4, a claim of 3).
             let effects = try await postgres.effects(KeyedPage(limit: 200), filter: .all)
             #expect(effects.count == 32)
+            // Stored and derived effects merge into one order: paged one, or three, at a time,
+            // either way, each scope gives the same effects as one page of all of them.
+            let payment = (Int64(4) << 32) + (2 << 12) + 1
+            for store in [sqlite, postgres] as [any LedgerReader] {
+                for filter in [EffectFilter.all, .account(alice.accountID), .account(bob.accountID), .operations((Int64(4) << 32)..<(Int64(5) << 32)), .operations(payment..<(payment + 1))] {
+                    let whole = try await store.effects(KeyedPage(limit: 200), filter: filter).map(\.cursor)
+                    #expect(!whole.isEmpty, "\(filter)")
+                    for limit in [1, 3] {
+                        for descending in [false, true] {
+                            var seen: [EffectCursor] = []
+                            var page = KeyedPage<EffectCursor>(limit: limit, descending: descending)
+                            while true {
+                                let records = try await store.effects(page, filter: filter)
+                                seen += records.map(\.cursor)
+                                guard records.count == limit, let last = records.last else { break }
+                                page.after = last.cursor
+                            }
+                            #expect(seen == (descending ? whole.reversed() : whole), "\(filter) by \(limit), descending \(descending)")
+                        }
+                    }
+                }
+            }
             // Memos and assets: one transaction with id memo 77, the USD payments (two, one failed).
             #expect(try await postgres.transactions(PageRequest(limit: 10), filter: TransactionFilter(memo: "77")).count == 1)
             #expect(try await postgres.operations(PageRequest(limit: 10), filter: OperationFilter(asset: usd, includeFailed: true)).count == 3)

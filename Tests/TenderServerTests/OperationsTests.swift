@@ -147,7 +147,7 @@ final class BreakableStore: LedgerStore, LedgerReader, @unchecked Sendable {
         try await store.accounts(signedBy: signer, page)
     }
     func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) { try await store.recentFees(ledgers: ledgers) }
-    func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] { try await store.effects(page, filter: filter) }
+    func storedEffects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] { try await store.storedEffects(page, filter: filter) }
     func trades(_ page: KeyedPage<EffectCursor>, filter: TradeFilter) async throws -> [TradeRecord] { try await store.trades(page, filter: filter) }
     func claimableBalances(_ page: KeyedPage<ClaimableBalanceCursor>, filter: ClaimableBalanceFilter) async throws -> [ClaimableBalanceEntry] {
         try await store.claimableBalances(page, filter: filter)
