@@ -24,6 +24,11 @@ struct HorizonQuery {
         self.parameters = parameters
     }
 
+    /// A value written into a link's query string (`&`, `=` and `+` escaped too).
+    static func escaped(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))) ?? value
+    }
+
     subscript(name: String) -> String? {
         guard let value = parameters[name], !value.isEmpty else { return nil }
         return value

@@ -510,10 +510,10 @@ struct HorizonRoutes: Sendable {
     ) -> JSONValue {
         let extra = query.parameters.filter { !["cursor", "limit", "order"].contains($0.key) && !$0.value.isEmpty }
             .sorted { $0.key < $1.key }
-            .map { "&\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))) ?? $0.value)" }
+            .map { "&\($0.key)=\(HorizonQuery.escaped($0.value))" }
             .joined()
         func href(cursor: String?, descending: Bool) -> JSONValue {
-            let cursorText = cursor?.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))) ?? ""
+            let cursorText = cursor.map(HorizonQuery.escaped) ?? ""
             return resources.link("\(path)?cursor=\(cursorText)&limit=\(limit)&order=\(descending ? "desc" : "asc")\(extra)")
         }
         return .object([
@@ -633,7 +633,7 @@ struct HorizonRoutes: Sendable {
         }
         func href(_ parameters: [String: String]) -> JSONValue {
             let text = parameters.sorted { $0.key < $1.key }
-                .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+"))) ?? $0.value)" }
+                .map { "\($0.key)=\(HorizonQuery.escaped($0.value))" }
                 .joined(separator: "&")
             return resources.link("/trade_aggregations?" + text)
         }
