@@ -572,6 +572,38 @@ check("a payment without a memo says memo_type none", every(server.payments().fo
 bad = requests.get(f"{URL}/payments", params={"asset": "SRT"}, timeout=10)
 check("an asset that is not native or CODE:ISSUER is refused naming asset", bad.status_code == 400 and bad.json()["extras"]["invalid_field"] == "asset", bad.text)
 
+# --- every link answers ----------------------------------------------------------------------------
+def links_of(document):
+    """The hrefs a resource's _links advertise, templates filled with nothing."""
+    hrefs = []
+    for link in document.get("_links", {}).values():
+        href = link.get("href", "")
+        if href.startswith(URL):
+            hrefs.append(href.split("{")[0])
+    return hrefs
+
+
+sample = [server.root().call(), server.accounts().account_id(bob.public_key).call()]
+for builder_ in (server.transactions(), server.operations(), server.payments(), server.effects(), server.trades(), server.ledgers(),
+                 server.offers(), server.assets(), server.claimable_balances()):
+    records = builder_.order(desc=True).limit(3).call()["_embedded"]["records"]
+    sample += records
+checked = set()
+broken = []
+for document in sample:
+    for href in links_of(document):
+        if href in checked or "{" in href:
+            continue
+        checked.add(href)
+        if "/data/" in href and href.endswith("/data/"):
+            continue
+        answer = requests.get(href, timeout=10)
+        # A template whose parameters are required (an order book's assets) is a 400 naming one.
+        if answer.status_code != 200 and not (answer.status_code == 400 and answer.json().get("extras", {}).get("invalid_field")):
+            broken.append((href, answer.status_code))
+check(f"every link the resources advertise answers ({len(checked)} links from the root, an account and each collection): none is a 404",
+      not broken and len(checked) > 40, broken)
+
 # --- paging --------------------------------------------------------------------------------------
 first = server.payments().for_account(alice.public_key).limit(2).call()
 records = first["_embedded"]["records"]
