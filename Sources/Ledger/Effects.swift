@@ -142,9 +142,11 @@ public enum OperationEffects {
                 Effect(op.destination, .accountCredited, assetFields(op.destAsset) + [("amount", amount(last.amount))]),
                 Effect(source, .accountDebited, assetFields(op.sendAsset) + [("amount", amount(op.sendAmount))]),
             ] + trades(source, offers)
-        case .manageSellOffer, .manageBuyOffer:
+        case .manageSellOffer, .manageBuyOffer, .createPassiveSellOffer:
             switch result {
-            case .inner(.manageSellOffer(.success(let offers, _)))?, .inner(.manageBuyOffer(.success(let offers, _)))?: return trades(source, offers)
+            case .inner(.manageSellOffer(.success(let offers, _)))?, .inner(.manageBuyOffer(.success(let offers, _)))?,
+                 .inner(.createPassiveSellOffer(.success(let offers, _)))?:
+                return trades(source, offers)
             default: return []
             }
         case .setOptions(let op):
@@ -456,7 +458,8 @@ extension LedgerState {
             let key = DataKey(source, op.name)
             return .data(key, existed: data.index(forKey: key) != nil)
         case .bumpSequence: return .sequence(accounts[source]?.sequenceNumber ?? 0)
-        case .manageSellOffer, .manageBuyOffer, .pathPaymentStrictSend, .pathPaymentStrictReceive: return .offers(journalFrom: savepoint())
+        case .manageSellOffer, .manageBuyOffer, .createPassiveSellOffer, .pathPaymentStrictSend, .pathPaymentStrictReceive:
+            return .offers(journalFrom: savepoint())
         case .claimClaimableBalance(let id), .clawbackClaimableBalance(let id): return .balanceBefore(claimableBalances[id])
         case .createClaimableBalance: return .balanceCreated(journalFrom: savepoint())
         default: return nil

@@ -145,6 +145,7 @@ extension OperationResult {
         switch self {
         case .inner(.manageSellOffer(.success(let offers, let effect))): return (offers, left(effect))
         case .inner(.manageBuyOffer(.success(let offers, let effect))): return (offers, left(effect))
+        case .inner(.createPassiveSellOffer(.success(let offers, let effect))): return (offers, left(effect))
         case .inner(.pathPaymentStrictReceive(.success(let offers, _))), .inner(.pathPaymentStrictSend(.success(let offers, _))): return (offers, nil)
         default: return nil
         }

@@ -51,6 +51,7 @@ extension OperationBody {
         case .bumpSequence: .inner(.bumpSequence(.success))
         case .manageBuyOffer: .inner(.manageBuyOffer(.success(offersClaimed: [], effect: emptyOffer)))
         case .pathPaymentStrictSend: .inner(.pathPaymentStrictSend(.success(offers: [], last: emptyPayment)))
+        case .createPassiveSellOffer: .inner(.createPassiveSellOffer(.success(offersClaimed: [], effect: emptyOffer)))
         case .allowTrust: .inner(.allowTrust(.success))
         case .setTrustLineFlags: .inner(.setTrustLineFlags(.success))
         case .clawback: .inner(.clawback(.success))
@@ -75,6 +76,7 @@ extension OperationBody {
         case .accountMerge(let destination): destination.accountID == source ? .inner(.accountMerge(.malformed, sourceAccountBalance: nil)) : nil
         case .manageData(let op): op.checkValid().map { .inner(.manageData($0)) }
         case .bumpSequence(let bumpTo): bumpTo < 0 ? .inner(.bumpSequence(.badSequence)) : nil
+        case .createPassiveSellOffer(let op): OfferRequest(op).checkValid().map { .inner(.createPassiveSellOffer(.failure($0))) }
         case .allowTrust(let op): op.checkValid(source: source).map { .inner(.allowTrust($0)) }
         case .setTrustLineFlags(let op): op.checkValid(source: source).map { .inner(.setTrustLineFlags($0)) }
         case .clawback(let op): op.checkValid(source: source).map { .inner(.clawback($0)) }
@@ -349,6 +351,11 @@ extension LedgerState {
             }
         case .bumpSequence(let bumpTo):
             return .inner(.bumpSequence(applyBumpSequence(bumpTo, source: source)))
+        case .createPassiveSellOffer(let op):
+            switch apply(op, source: source) {
+            case .inner(let result): return .inner(.createPassiveSellOffer(result))
+            case .outer(let code): return .outer(code)
+            }
         case .allowTrust(let op):
             return .inner(.allowTrust(apply(op, source: source)))
         case .setTrustLineFlags(let op):

@@ -290,6 +290,9 @@ struct HorizonResources: Sendable {
             return [("amount", Self.amount(op.amount))] + Self.price(op.price)
                 + Self.assetFields(op.buying, prefix: "buying_") + Self.assetFields(op.selling, prefix: "selling_")
                 + [("offer_id", .string(String(Self.offerID(op.offerID, result))))]
+        case .createPassiveSellOffer(let op):
+            return [("amount", Self.amount(op.amount))] + Self.price(op.price)
+                + Self.assetFields(op.buying, prefix: "buying_") + Self.assetFields(op.selling, prefix: "selling_")
         case .manageBuyOffer(let op):
             return [("amount", Self.amount(op.buyAmount))] + Self.price(op.price)
                 + Self.assetFields(op.buying, prefix: "buying_") + Self.assetFields(op.selling, prefix: "selling_")

@@ -149,6 +149,8 @@ enum EnvelopeJSON {
             fields.append(("data_value", body.value.map { .object([("base64", .string(Base64.encode($0)))]) } ?? .null))
         case .bumpSequence(let bumpTo):
             fields.append(("bump_to", .string(String(bumpTo))))
+        case .createPassiveSellOffer(let body):
+            fields += [("selling", asset(body.selling)), ("buying", asset(body.buying)), ("amount", amount(body.amount)), ("price", price(body.price))]
         case .allowTrust(let body):
             fields += [("trustor", .string(body.trustor.strKey)), ("asset_code", .string(body.assetCode.text)), ("authorize", .unsigned(UInt64(body.authorize)))]
         case .setTrustLineFlags(let body):

@@ -572,6 +572,13 @@ check("a payment without a memo says memo_type none", every(server.payments().fo
 bad = requests.get(f"{URL}/payments", params={"asset": "SRT"}, timeout=10)
 check("an asset that is not native or CODE:ISSUER is refused naming asset", bad.status_code == 400 and bad.json()["extras"]["invalid_field"] == "asset", bad.text)
 
+# --- passive offers -----------------------------------------------------------------------------
+response = submit(builder(maker).append_create_passive_sell_offer_op(SRT, Asset.native(), "7", "3"), maker)
+op = server.operations().for_transaction(response["hash"]).call()["_embedded"]["records"][0]
+check("CreatePassiveSellOffer: the operation as Horizon shows it", op["type"] == "create_passive_sell_offer" and op["amount"] == "7.0000000"
+      and op["price"] == "3.0000000" and op["selling_asset_code"] == "SRT" and "offer_id" not in op, op)
+check("... and the offer rests in the book", any(o["amount"] == "7.0000000" and o["price"] == "3.0000000" for o in server.offers().for_seller(maker.public_key).call()["_embedded"]["records"]))
+
 # --- every link answers ----------------------------------------------------------------------------
 def links_of(document):
     """The hrefs a resource's _links advertise, templates filled with nothing."""

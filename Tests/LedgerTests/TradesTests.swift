@@ -98,3 +98,36 @@ struct TradesTests {
         #expect(TradeAggregation.bucket(day + 2 * hour, resolution: day, offset: hour) == day + hour)
     }
 }
+
+/// CreatePassiveSellOffer: stellar-core's ManageSellOffer with the passive flag (offer id 0).
+@Suite("Passive offers")
+struct PassiveOfferTests {
+    @Test func aPassiveOfferTakesNoOfferAtItsOwnPrice() throws {
+        var ledger = TestLedger()
+        let issuer = ledger.account(), maker = ledger.account(), taker = ledger.account(1_000)
+        let usd = ledger.asset("USD", issuer: issuer)
+        ledger.trust(maker, usd)
+        ledger.trust(taker, usd)
+        ledger.pay(issuer, maker, usd, 100 * TestLedger.xlm)
+        _ = ledger.offer(maker, selling: usd, buying: .native, amount: 50 * TestLedger.xlm, price: Price(n: 1, d: 1))
+        // At exactly the maker's price the passive offer rests beside it.
+        let resting = ledger.submit(taker, .createPassiveSellOffer(CreatePassiveSellOfferOperation(selling: .native, buying: usd, amount: 10 * TestLedger.xlm, price: Price(n: 1, d: 1))))
+        guard case .inner(.createPassiveSellOffer(.success(let claimed, .created(let offer))))? = resting.result.outcome.operationResults?.first else {
+            Issue.record("not a created passive offer: \(codes(resting))")
+            return
+        }
+        #expect(claimed.isEmpty && offer.flags == 1 && ledger.state.offers[offer.offerID]?.entry.flags == 1)
+        // The result keeps the passive offer's own type through XDR.
+        #expect(try TransactionResult(xdrBytes: resting.result.xdrBytes) == resting.result)
+        // A better price than the maker's crosses it, as any offer would.
+        let crossing = ledger.submit(taker, .createPassiveSellOffer(CreatePassiveSellOfferOperation(selling: .native, buying: usd, amount: 10 * TestLedger.xlm, price: Price(n: 1, d: 2))))
+        guard case .inner(.createPassiveSellOffer(.success(let taken, .deleted)))? = crossing.result.outcome.operationResults?.first else {
+            Issue.record("the passive offer did not cross: \(codes(crossing))")
+            return
+        }
+        #expect(taken.count == 1 && ledger.balance(taker, usd) == 10 * TestLedger.xlm)
+        #expect(LedgerHistory(try #require(ledger.lastLedger)).trades.count == 1)
+        #expect(codes(ledger.submit(taker, .createPassiveSellOffer(CreatePassiveSellOfferOperation(selling: .native, buying: usd, amount: 0, price: Price(n: 1, d: 1)))))
+                == ["tx_failed", "op_malformed"], "a passive offer cannot delete")
+    }
+}

@@ -14,6 +14,8 @@ struct OfferRequest {
     var isBuy: Bool
     /// Sheep to sell (sell offer) or wheat to buy (buy offer); 0 deletes.
     var amount: Int64
+    /// A new passive offer: it does not take offers at exactly its price.
+    var passive = false
 
     init(_ op: ManageSellOfferOperation) {
         sheep = op.selling
@@ -22,6 +24,11 @@ struct OfferRequest {
         price = op.price
         isBuy = false
         amount = op.amount
+    }
+
+    init(_ op: CreatePassiveSellOfferOperation) {
+        self.init(ManageSellOfferOperation(selling: op.selling, buying: op.buying, amount: op.amount, price: op.price))
+        passive = true
     }
 
     init(_ op: ManageBuyOfferOperation) {
@@ -89,7 +96,8 @@ extension LedgerState {
             }
         }
 
-        var flags: UInt32 = 0
+        // The passive flag (`PASSIVE_FLAG`) is set when the offer is made and kept by updates.
+        var flags: UInt32 = request.passive ? 1 : 0
         let creatingNew = request.offerID == 0
         if !creatingNew {
             guard let existing = offers[request.offerID]?.entry, existing.sellerID == source else { return .failure(.notFound) }
@@ -174,6 +182,14 @@ extension LedgerState {
     }
 
     mutating func apply(_ op: ManageSellOfferOperation, source: AccountID) -> OperationOutcome<ManageOfferResult<ManageSellOfferResultCode>> {
+        switch applyOffer(OfferRequest(op), source: source) {
+        case .success(let claimed, let effect): .inner(.success(offersClaimed: claimed, effect: effect))
+        case .failure(let code): .inner(.failure(code))
+        case .outer(let code): .outer(code)
+        }
+    }
+
+    mutating func apply(_ op: CreatePassiveSellOfferOperation, source: AccountID) -> OperationOutcome<ManageOfferResult<ManageSellOfferResultCode>> {
         switch applyOffer(OfferRequest(op), source: source) {
         case .success(let claimed, let effect): .inner(.success(offersClaimed: claimed, effect: effect))
         case .failure(let code): .inner(.failure(code))

@@ -254,6 +254,8 @@ public enum OperationInnerResult: Hashable, Sendable {
     case bumpSequence(BumpSequenceResultCode)
     case manageBuyOffer(ManageOfferResult<ManageBuyOfferResultCode>)
     case pathPaymentStrictSend(PathPaymentResult<PathPaymentStrictSendResultCode>)
+    /// A ManageSellOffer result, under the passive offer's own type.
+    case createPassiveSellOffer(ManageOfferResult<ManageSellOfferResultCode>)
     case allowTrust(AllowTrustResultCode)
     case setTrustLineFlags(SetTrustLineFlagsResultCode)
     case clawback(ClawbackResultCode)
@@ -275,6 +277,7 @@ public enum OperationInnerResult: Hashable, Sendable {
         case .bumpSequence: .bumpSequence
         case .manageBuyOffer: .manageBuyOffer
         case .pathPaymentStrictSend: .pathPaymentStrictSend
+        case .createPassiveSellOffer: .createPassiveSellOffer
         case .allowTrust: .allowTrust
         case .setTrustLineFlags: .setTrustLineFlags
         case .clawback: .clawback
@@ -298,6 +301,7 @@ public enum OperationInnerResult: Hashable, Sendable {
         case .bumpSequence(let code): code.name
         case .manageBuyOffer(let result): result.code.name
         case .pathPaymentStrictSend(let result): result.code.name
+        case .createPassiveSellOffer(let result): result.code.name
         case .allowTrust(let code): code.name
         case .setTrustLineFlags(let code): code.name
         case .clawback(let code): code.name
@@ -363,6 +367,8 @@ extension OperationResult: XDRCodable {
             self = .inner(.manageBuyOffer(try ManageOfferResult(xdr: &reader)))
         case .pathPaymentStrictSend:
             self = .inner(.pathPaymentStrictSend(try PathPaymentResult(xdr: &reader)))
+        case .createPassiveSellOffer:
+            self = .inner(.createPassiveSellOffer(try ManageOfferResult(xdr: &reader)))
         case .allowTrust:
             self = .inner(.allowTrust(try .decode(try reader.readInt32(), "AllowTrustResultCode")))
         case .setTrustLineFlags:
@@ -402,6 +408,7 @@ extension OperationResult: XDRCodable {
         case .bumpSequence(let code): writer.write(code.rawValue)
         case .manageBuyOffer(let result): result.encode(to: &writer)
         case .pathPaymentStrictSend(let result): result.encode(to: &writer)
+        case .createPassiveSellOffer(let result): result.encode(to: &writer)
         case .allowTrust(let code): writer.write(code.rawValue)
         case .setTrustLineFlags(let code): writer.write(code.rawValue)
         case .clawback(let code): writer.write(code.rawValue)

@@ -186,6 +186,22 @@ public struct ManageDataOperation: Hashable, Sendable {
     }
 }
 
+/// CreatePassiveSellOffer: a sell offer that does not take offers at exactly its own price.
+public struct CreatePassiveSellOfferOperation: Hashable, Sendable {
+    public var selling: Asset
+    public var buying: Asset
+    public var amount: Int64
+    /// Price of 1 unit of `selling` in terms of `buying`.
+    public var price: Price
+
+    public init(selling: Asset, buying: Asset, amount: Int64, price: Price) {
+        self.selling = selling
+        self.buying = buying
+        self.amount = amount
+        self.price = price
+    }
+}
+
 /// AllowTrust: the issuer sets a trustline's authorization (the older form of SetTrustLineFlags).
 public struct AllowTrustOperation: Hashable, Sendable {
     public var trustor: AccountID
@@ -247,6 +263,7 @@ public enum OperationBody: Hashable, Sendable {
     case bumpSequence(bumpTo: Int64)
     case manageBuyOffer(ManageBuyOfferOperation)
     case pathPaymentStrictSend(PathPaymentStrictSendOperation)
+    case createPassiveSellOffer(CreatePassiveSellOfferOperation)
     case allowTrust(AllowTrustOperation)
     case setTrustLineFlags(SetTrustLineFlagsOperation)
     case clawback(ClawbackOperation)
@@ -267,6 +284,7 @@ public enum OperationBody: Hashable, Sendable {
         case .bumpSequence: .bumpSequence
         case .manageBuyOffer: .manageBuyOffer
         case .pathPaymentStrictSend: .pathPaymentStrictSend
+        case .createPassiveSellOffer: .createPassiveSellOffer
         case .allowTrust: .allowTrust
         case .setTrustLineFlags: .setTrustLineFlags
         case .clawback: .clawback
@@ -351,6 +369,9 @@ extension Operation: XDRCodable {
                 destination: try MuxedAccount(xdr: &reader), destAsset: try Asset(xdr: &reader),
                 destMin: try reader.readInt64("destMin"),
                 path: try reader.readArray(Asset.self, maxCount: Operation.maxPathLength, "path")))
+        case .createPassiveSellOffer:
+            body = .createPassiveSellOffer(CreatePassiveSellOfferOperation(
+                selling: try Asset(xdr: &reader), buying: try Asset(xdr: &reader), amount: try reader.readInt64("amount"), price: try Price(xdr: &reader)))
         case .allowTrust:
             let trustor = try AccountID(xdr: &reader)
             let codeType = try reader.readInt32("allow trust asset type")
@@ -445,6 +466,11 @@ extension Operation: XDRCodable {
             op.destAsset.encode(to: &writer)
             writer.write(op.destMin)
             writer.writeArray(op.path)
+        case .createPassiveSellOffer(let op):
+            op.selling.encode(to: &writer)
+            op.buying.encode(to: &writer)
+            writer.write(op.amount)
+            op.price.encode(to: &writer)
         case .allowTrust(let op):
             op.trustor.encode(to: &writer)
             writer.write(Int32(op.assetCode.raw.count == 4 ? 1 : 2))
