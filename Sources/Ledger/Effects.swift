@@ -200,7 +200,7 @@ public enum OperationEffects {
         case .createClaimableBalance(let op):
             guard case .claimableBalance(let balance)? = meta else { return [] }
             let id: (String, JSONValue) = ("balance_id", .string(balance.id.hex))
-            let common: [(String, JSONValue)] = [("asset", .string(balance.asset.canonical)), id, ("amount", amount(balance.amount))]
+            let common: [(String, JSONValue)] = [("asset", .string(balance.asset.description)), id, ("amount", amount(balance.amount))]
             // The claimants as the operation gave them (relative times stay relative).
             return [Effect(source, .claimableBalanceCreated, common)]
                 + op.claimants.map { Effect(.ed25519($0.destination), .claimableBalanceClaimantCreated, common + [("predicate", $0.predicate.json)]) }
@@ -210,7 +210,7 @@ public enum OperationEffects {
             guard case .claimableBalance(let balance)? = meta else { return [] }
             let id: (String, JSONValue) = ("balance_id", .string(balance.id.hex))
             return [
-                Effect(source, .claimableBalanceClaimed, [("asset", .string(balance.asset.canonical)), id, ("amount", amount(balance.amount))]),
+                Effect(source, .claimableBalanceClaimed, [("asset", .string(balance.asset.description)), id, ("amount", amount(balance.amount))]),
                 Effect(source, .accountCredited, assetFields(balance.asset) + [("amount", amount(balance.amount))]),
                 Effect(source, .claimableBalanceSponsorshipRemoved, [id, ("former_sponsor", .string(balance.sponsor.strKey))]),
             ]
@@ -488,11 +488,6 @@ extension LedgerState {
             return nil
         }
     }
-}
-
-extension Asset {
-    /// `native` or `CODE:ISSUER`, as Horizon writes a claimable balance's asset.
-    public var canonical: String { description }
 }
 
 extension ClaimPredicate {

@@ -312,50 +312,26 @@ extension LedgerState {
         case .payment(let op):
             return .inner(.payment(apply(op, source: source)))
         case .pathPaymentStrictReceive(let op):
-            switch apply(op, source: source) {
-            case .inner(let result): return .inner(.pathPaymentStrictReceive(result))
-            case .outer(let code): return .outer(code)
-            }
+            return apply(op, source: source).result(OperationInnerResult.pathPaymentStrictReceive)
         case .pathPaymentStrictSend(let op):
-            switch apply(op, source: source) {
-            case .inner(let result): return .inner(.pathPaymentStrictSend(result))
-            case .outer(let code): return .outer(code)
-            }
+            return apply(op, source: source).result(OperationInnerResult.pathPaymentStrictSend)
         case .manageSellOffer(let op):
-            switch apply(op, source: source) {
-            case .inner(let result): return .inner(.manageSellOffer(result))
-            case .outer(let code): return .outer(code)
-            }
+            return apply(op, source: source).result(OperationInnerResult.manageSellOffer)
         case .manageBuyOffer(let op):
-            switch apply(op, source: source) {
-            case .inner(let result): return .inner(.manageBuyOffer(result))
-            case .outer(let code): return .outer(code)
-            }
+            return apply(op, source: source).result(OperationInnerResult.manageBuyOffer)
         case .setOptions(let op):
-            switch apply(op, source: source) {
-            case .inner(let code): return .inner(.setOptions(code))
-            case .outer(let code): return .outer(code)
-            }
+            return apply(op, source: source).result(OperationInnerResult.setOptions)
         case .changeTrust(let op):
-            switch apply(op, source: source) {
-            case .inner(let code): return .inner(.changeTrust(code))
-            case .outer(let code): return .outer(code)
-            }
+            return apply(op, source: source).result(OperationInnerResult.changeTrust)
         case .accountMerge(let destination):
             let result = applyAccountMerge(destination: destination.accountID, source: source)
             return .inner(.accountMerge(result.code, sourceAccountBalance: result.sourceAccountBalance))
         case .manageData(let op):
-            switch apply(op, source: source) {
-            case .inner(let code): return .inner(.manageData(code))
-            case .outer(let code): return .outer(code)
-            }
+            return apply(op, source: source).result(OperationInnerResult.manageData)
         case .bumpSequence(let bumpTo):
             return .inner(.bumpSequence(applyBumpSequence(bumpTo, source: source)))
         case .createPassiveSellOffer(let op):
-            switch apply(op, source: source) {
-            case .inner(let result): return .inner(.createPassiveSellOffer(result))
-            case .outer(let code): return .outer(code)
-            }
+            return apply(op, source: source).result(OperationInnerResult.createPassiveSellOffer)
         case .allowTrust(let op):
             return .inner(.allowTrust(apply(op, source: source)))
         case .setTrustLineFlags(let op):
@@ -364,10 +340,7 @@ extension LedgerState {
             return .inner(.clawback(apply(op, source: source)))
         case .createClaimableBalance(let op):
             let id = ClaimableBalanceID.created(bySource: transaction.sourceAccount.accountID, sequence: transaction.sequenceNumber, operationIndex: index)
-            switch apply(op, source: source, id: id) {
-            case .inner(let code): return .inner(.createClaimableBalance(code, balanceID: code == .success ? id : nil))
-            case .outer(let code): return .outer(code)
-            }
+            return apply(op, source: source, id: id).result { .createClaimableBalance($0, balanceID: $0 == .success ? id : nil) }
         case .claimClaimableBalance(let id):
             return .inner(.claimClaimableBalance(applyClaim(id, source: source)))
         case .clawbackClaimableBalance(let id):

@@ -359,18 +359,21 @@ public final class SQLiteLedgerStore: LedgerStore {
                 try deleteOffer.execute(arguments: [id])
             }
         }
-        for (id, entry) in changes.claimableBalances {
-            let key = Data(id.hash.bytes)
-            try db.execute(sql: "DELETE FROM claimable_balance_claimants WHERE balance_id = ?", arguments: [key])
-            if let entry {
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO claimable_balances (balance_id, asset, sponsor, last_modified_ledger, entry) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [key, entry.asset.storageKey, entry.sponsor.storageKey, entry.lastModifiedLedger, Data(entry.xdrBytes)])
-                for claimant in entry.claimants {
-                    try db.execute(sql: "INSERT INTO claimable_balance_claimants (claimant, balance_id) VALUES (?, ?)", arguments: [claimant.destination.storageKey, key])
+        if !changes.claimableBalances.isEmpty {
+            let clearClaimants = try db.cachedStatement(sql: "DELETE FROM claimable_balance_claimants WHERE balance_id = ?")
+            let upsertBalance = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO claimable_balances (balance_id, asset, sponsor, last_modified_ledger, entry) VALUES (?, ?, ?, ?, ?)")
+            let addClaimant = try db.cachedStatement(sql: "INSERT INTO claimable_balance_claimants (claimant, balance_id) VALUES (?, ?)")
+            let deleteBalance = try db.cachedStatement(sql: "DELETE FROM claimable_balances WHERE balance_id = ?")
+            for (id, entry) in changes.claimableBalances {
+                let key = Data(id.hash.bytes)
+                try clearClaimants.execute(arguments: [key])
+                if let entry {
+                    try upsertBalance.execute(arguments: [key, entry.asset.storageKey, entry.sponsor.storageKey, entry.lastModifiedLedger, Data(entry.xdrBytes)])
+                    for claimant in entry.claimants { try addClaimant.execute(arguments: [claimant.destination.storageKey, key]) }
+                } else {
+                    try deleteBalance.execute(arguments: [key])
                 }
-            } else {
-                try db.execute(sql: "DELETE FROM claimable_balances WHERE balance_id = ?", arguments: [key])
             }
         }
         let upsertData = try db.cachedStatement(sql: "INSERT OR REPLACE INTO account_data (account_id, name, entry) VALUES (?, ?, ?)")
@@ -422,11 +425,9 @@ public final class SQLiteLedgerStore: LedgerStore {
         for row in history.memos { try insertMemo.execute(arguments: [row.memo, row.transaction]) }
         let insertAsset = try db.cachedStatement(sql: "INSERT OR IGNORE INTO payment_assets (asset, operation_id) VALUES (?, ?)")
         for row in history.paymentAssets { try insertAsset.execute(arguments: [row.asset.storageKey, row.operation]) }
-        for row in history.balanceOperations {
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO claimable_balance_operations (balance_id, operation_id, transaction_id) VALUES (?, ?, ?)",
-                arguments: [Data(row.balance.hash.bytes), row.operation, row.transaction])
-        }
+        let insertBalanceOperation = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO claimable_balance_operations (balance_id, operation_id, transaction_id) VALUES (?, ?, ?)")
+        for row in history.balanceOperations { try insertBalanceOperation.execute(arguments: [Data(row.balance.hash.bytes), row.operation, row.transaction]) }
         guard !history.trades.isEmpty else { return }
         let insertTrade = try db.cachedStatement(sql: "INSERT INTO trades VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         for trade in history.trades {

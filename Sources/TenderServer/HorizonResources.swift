@@ -328,7 +328,7 @@ struct HorizonResources: Sendable {
         case .clawback(let op):
             return Self.assetFields(op.asset) + [("from", .string(op.from.accountID.strKey))] + Self.muxed(op.from, "from") + [("amount", Self.amount(op.amount))]
         case .createClaimableBalance(let op):
-            return [("asset", .string(op.asset.canonical)), ("amount", Self.amount(op.amount)), ("claimants", Self.claimants(op.claimants))]
+            return [("asset", .string(op.asset.description)), ("amount", Self.amount(op.amount)), ("claimants", Self.claimants(op.claimants))]
         case .claimClaimableBalance(let id):
             return [("balance_id", .string(id.hex)), ("claimant", .string(source.strKey))]
         case .clawbackClaimableBalance(let id):
@@ -418,7 +418,7 @@ struct HorizonResources: Sendable {
                 ("transactions", link(path + "/transactions{?cursor,limit,order}", templated: true)),
                 ("operations", link(path + "/operations{?cursor,limit,order}", templated: true)),
             ])),
-            ("id", .string(id)), ("asset", .string(balance.asset.canonical)), ("amount", Self.amount(balance.amount)),
+            ("id", .string(id)), ("asset", .string(balance.asset.description)), ("amount", Self.amount(balance.amount)),
             ("sponsor", .string(balance.sponsor.strKey)), ("last_modified_ledger", .number(Int64(balance.lastModifiedLedger))),
             ("last_modified_time", closeTime.map { .string(Self.time($0)) } ?? .null),
             ("claimants", Self.claimants(balance.claimants)),

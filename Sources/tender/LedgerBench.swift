@@ -94,23 +94,29 @@ struct LedgerBench: ParsableCommand {
                                  operations: [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(keys[to].accountID), asset: .native, amount: 1)))])
             envelopes.append(tx.signed(by: [keys[from]], on: .standalone))
         }
+        return try timeLedgers(envelopes, on: &state, closingAfter: state.header.closeTime, what: "payments")
+    }
+
+    /// Applies `envelopes` (verified first, untimed) in ledgers of `batch`, timing each close;
+    /// every one must succeed.
+    private func timeLedgers(_ envelopes: [TransactionEnvelope], on state: inout LedgerState, closingAfter start: UInt64, what: String) throws -> Figures {
         let prepared = PreparedTransaction.prepareAll(envelopes, network: .standalone)
         var ledgerMillis: [Double] = []
-        var closeTime = state.header.closeTime
+        var closeTime = start
         let clock = ContinuousClock()
         var applied = 0
         let total = try clock.measure {
-            for start in stride(from: 0, to: prepared.count, by: batch) {
+            for first in stride(from: 0, to: prepared.count, by: batch) {
                 closeTime += 1
-                let slice = Array(prepared[start..<min(start + batch, prepared.count)])
+                let slice = Array(prepared[first..<min(first + batch, prepared.count)])
                 var closed: ClosedLedger?
                 let elapsed = try clock.measure { closed = try state.closeLedger(slice, closeTime: closeTime) }
                 applied += closed!.transactions.filter { $0.application.result.code == .success }.count
                 ledgerMillis.append(milliseconds(elapsed))
             }
         }
-        guard applied == count else { throw CommandFailure("only \(applied) of \(count) payments applied") }
-        return Figures(perSecond: Double(count) / (milliseconds(total) / 1000), ledgerMillis: ledgerMillis)
+        guard applied == envelopes.count else { throw CommandFailure("only \(applied) of \(envelopes.count) \(what) applied") }
+        return Figures(perSecond: Double(envelopes.count) / (milliseconds(total) / 1000), ledgerMillis: ledgerMillis)
     }
 
     /// A quarter each of XLM payments, payments of an issued asset (clawback enabled), new
@@ -157,22 +163,7 @@ struct LedgerBench: ParsableCommand {
             let tx = Transaction(sourceAccount: .ed25519(keys[from].accountID), fee: 100, sequenceNumber: sequences[from], operations: [StellarBase.Operation(body)])
             envelopes.append(tx.signed(by: [keys[from]], on: .standalone))
         }
-        let prepared = PreparedTransaction.prepareAll(envelopes, network: .standalone)
-        var ledgerMillis: [Double] = []
-        let clock = ContinuousClock()
-        var applied = 0
-        let total = try clock.measure {
-            for start in stride(from: 0, to: prepared.count, by: batch) {
-                closeTime += 1
-                let slice = Array(prepared[start..<min(start + batch, prepared.count)])
-                var closed: ClosedLedger?
-                let elapsed = try clock.measure { closed = try state.closeLedger(slice, closeTime: closeTime) }
-                applied += closed!.transactions.filter { $0.application.result.code == .success }.count
-                ledgerMillis.append(milliseconds(elapsed))
-            }
-        }
-        guard applied == count else { throw CommandFailure("only \(applied) of \(count) mixed transactions applied") }
-        return Figures(perSecond: Double(count) / (milliseconds(total) / 1000), ledgerMillis: ledgerMillis)
+        return try timeLedgers(envelopes, on: &state, closingAfter: closeTime, what: "mixed transactions")
     }
 
     /// Places an offer and crosses one with a path payment, with `bookSize` offers resting.

@@ -182,7 +182,12 @@ extension LedgerState {
     }
 
     mutating func apply(_ op: ManageSellOfferOperation, source: AccountID) -> OperationOutcome<ManageOfferResult<ManageSellOfferResultCode>> {
-        switch applyOffer(OfferRequest(op), source: source) {
+        applySell(OfferRequest(op), source: source)
+    }
+
+    /// A sell offer's outcome (ManageSellOffer and CreatePassiveSellOffer share its result).
+    private mutating func applySell(_ request: OfferRequest, source: AccountID) -> OperationOutcome<ManageOfferResult<ManageSellOfferResultCode>> {
+        switch applyOffer(request, source: source) {
         case .success(let claimed, let effect): .inner(.success(offersClaimed: claimed, effect: effect))
         case .failure(let code): .inner(.failure(code))
         case .outer(let code): .outer(code)
@@ -190,11 +195,7 @@ extension LedgerState {
     }
 
     mutating func apply(_ op: CreatePassiveSellOfferOperation, source: AccountID) -> OperationOutcome<ManageOfferResult<ManageSellOfferResultCode>> {
-        switch applyOffer(OfferRequest(op), source: source) {
-        case .success(let claimed, let effect): .inner(.success(offersClaimed: claimed, effect: effect))
-        case .failure(let code): .inner(.failure(code))
-        case .outer(let code): .outer(code)
-        }
+        applySell(OfferRequest(op), source: source)
     }
 
     mutating func apply(_ op: ManageBuyOfferOperation, source: AccountID) -> OperationOutcome<ManageOfferResult<ManageBuyOfferResultCode>> {

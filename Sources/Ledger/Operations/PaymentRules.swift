@@ -27,6 +27,14 @@ extension PathPaymentStrictSendOperation {
 enum OperationOutcome<Inner: Sendable>: Sendable {
     case inner(Inner)
     case outer(OperationOuterCode)
+
+    /// The operation's result: the inner outcome as `wrap` makes it, or the outer code.
+    func result(_ wrap: (Inner) -> OperationInnerResult) -> OperationResult {
+        switch self {
+        case .inner(let inner): .inner(wrap(inner))
+        case .outer(let code): .outer(code)
+        }
+    }
 }
 
 /// The failures common to both path payments, mapped onto each operation's own codes.
