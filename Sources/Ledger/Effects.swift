@@ -30,8 +30,21 @@ public enum EffectType: Int32, Sendable, CaseIterable {
     case claimableBalanceCreated = 50
     case claimableBalanceClaimantCreated = 51
     case claimableBalanceClaimed = 52
+    case accountSponsorshipCreated = 60
+    case accountSponsorshipUpdated = 61
+    case accountSponsorshipRemoved = 62
+    case trustlineSponsorshipCreated = 63
+    case trustlineSponsorshipUpdated = 64
+    case trustlineSponsorshipRemoved = 65
+    case dataSponsorshipCreated = 66
+    case dataSponsorshipUpdated = 67
+    case dataSponsorshipRemoved = 68
     case claimableBalanceSponsorshipCreated = 69
+    case claimableBalanceSponsorshipUpdated = 70
     case claimableBalanceSponsorshipRemoved = 71
+    case signerSponsorshipCreated = 72
+    case signerSponsorshipUpdated = 73
+    case signerSponsorshipRemoved = 74
     case claimableBalanceClawedBack = 80
 
     public var name: String {
@@ -62,8 +75,21 @@ public enum EffectType: Int32, Sendable, CaseIterable {
         case .claimableBalanceCreated: "claimable_balance_created"
         case .claimableBalanceClaimantCreated: "claimable_balance_claimant_created"
         case .claimableBalanceClaimed: "claimable_balance_claimed"
+        case .accountSponsorshipCreated: "account_sponsorship_created"
+        case .accountSponsorshipUpdated: "account_sponsorship_updated"
+        case .accountSponsorshipRemoved: "account_sponsorship_removed"
+        case .trustlineSponsorshipCreated: "trustline_sponsorship_created"
+        case .trustlineSponsorshipUpdated: "trustline_sponsorship_updated"
+        case .trustlineSponsorshipRemoved: "trustline_sponsorship_removed"
+        case .dataSponsorshipCreated: "data_sponsorship_created"
+        case .dataSponsorshipUpdated: "data_sponsorship_updated"
+        case .dataSponsorshipRemoved: "data_sponsorship_removed"
         case .claimableBalanceSponsorshipCreated: "claimable_balance_sponsorship_created"
+        case .claimableBalanceSponsorshipUpdated: "claimable_balance_sponsorship_updated"
         case .claimableBalanceSponsorshipRemoved: "claimable_balance_sponsorship_removed"
+        case .signerSponsorshipCreated: "signer_sponsorship_created"
+        case .signerSponsorshipUpdated: "signer_sponsorship_updated"
+        case .signerSponsorshipRemoved: "signer_sponsorship_removed"
         case .claimableBalanceClawedBack: "claimable_balance_clawed_back"
         }
     }
@@ -84,6 +110,8 @@ public enum OperationMeta: Sendable, Equatable {
     case offerPrices([Int64: Price])
     /// CreateClaimableBalance: the balance made; Claim and Clawback: the balance as it was.
     case claimableBalance(ClaimableBalanceEntry)
+    /// The sponsors an operation gave, moved or took away (CAP-33), beside its own meta.
+    indirect case sponsorships(OperationMeta?, [SponsorshipChange])
 
     /// An account's signers as Horizon summarizes them: each signer's weight, and the master key's
     /// while it is above 0.
@@ -93,6 +121,69 @@ public enum OperationMeta: Sendable, Equatable {
         if account.thresholds.masterWeight > 0 { weights[.ed25519(account.accountID.publicKey)] = account.thresholds.masterWeight }
         for signer in account.signers { weights[signer.key] = UInt8(clamping: signer.weight) }
         return weights
+    }
+}
+
+/// A change of who pays an entry's or a signer's reserve, made by one operation: an entry
+/// sponsored when created, its sponsor changed or removed by RevokeSponsorship, or a sponsored
+/// entry removed. Claimable balances appear only when their sponsor changes (their creation and
+/// removal are their operations' own effects).
+public struct SponsorshipChange: Sendable, Equatable {
+    public enum Entry: Sendable, Equatable {
+        case account(AccountID)
+        case signer(AccountID, SignerKey)
+        case trustLine(AccountID, Asset)
+        case data(AccountID, name: [UInt8])
+        case claimableBalance(ClaimableBalanceID)
+    }
+
+    public var entry: Entry
+    public var before: AccountID?
+    public var after: AccountID?
+
+    public init(_ entry: Entry, before: AccountID?, after: AccountID?) {
+        self.entry = entry
+        self.before = before
+        self.after = after
+    }
+
+    /// Horizon's order: by the entry's ledger key (accounts, trustlines, data, balances), an
+    /// account's signers after the account, by their `G...` keys.
+    var sortKey: ([UInt8], String) {
+        switch entry {
+        case .account(let id): (LedgerKey.account(id).xdrBytes, "")
+        case .signer(let id, let key): (LedgerKey.account(id).xdrBytes, key.strKey)
+        case .trustLine(let id, let asset): (LedgerKey.trustLine(id, asset).xdrBytes, "")
+        case .data(let id, let name): (LedgerKey.data(id, name: name).xdrBytes, "")
+        case .claimableBalance(let id): (LedgerKey.claimableBalance(id).xdrBytes, "")
+        }
+    }
+
+    /// Its effect (`*_sponsorship_created|updated|removed`), on the entry's account, or on the
+    /// operation's source for data and claimable balances, as Horizon writes them.
+    func effect(source: MuxedAccount) -> Effect {
+        let sponsors: [(String, JSONValue)]
+        let change: Int
+        switch (before, after) {
+        case (nil, let new?): (sponsors, change) = ([("sponsor", .string(new.strKey))], 0)
+        case (let old?, let new?): (sponsors, change) = ([("former_sponsor", .string(old.strKey)), ("new_sponsor", .string(new.strKey))], 1)
+        case (let old?, nil): (sponsors, change) = ([("former_sponsor", .string(old.strKey))], 2)
+        case (nil, nil): preconditionFailure("a sponsorship change without a sponsor")
+        }
+        func type(_ base: EffectType) -> EffectType { EffectType(rawValue: base.rawValue + Int32(change))! }
+        switch entry {
+        case .account(let id):
+            return Effect(.ed25519(id), type(.accountSponsorshipCreated), sponsors)
+        case .signer(let id, let key):
+            return Effect(.ed25519(id), type(.signerSponsorshipCreated), [("signer", .string(key.strKey))] + sponsors)
+        case .trustLine(let id, let asset):
+            // Horizon's details name the asset only; its resource's `asset_type` stays empty.
+            return Effect(.ed25519(id), type(.trustlineSponsorshipCreated), [("asset_type", ""), ("asset", .string(asset.description))] + sponsors)
+        case .data(_, let name):
+            return Effect(source, type(.dataSponsorshipCreated), [("data_name", .string(String(decoding: name, as: UTF8.self)))] + sponsors)
+        case .claimableBalance(let id):
+            return Effect(source, type(.claimableBalanceSponsorshipCreated), [("balance_id", .string(id.hex))] + sponsors)
+        }
     }
 }
 
@@ -118,6 +209,9 @@ public struct Effect: Sendable {
 /// (`effects_processor.go`).
 public enum OperationEffects {
     public static func of(_ body: OperationBody, source: MuxedAccount, result: OperationResult?, meta: OperationMeta?) -> [Effect] {
+        if case .sponsorships(let own, let changes)? = meta {
+            return of(body, source: source, result: result, meta: own) + sponsorshipEffects(changes, source: source)
+        }
         switch body {
         case .createAccount(let op):
             let destination = MuxedAccount.ed25519(op.destination)
@@ -222,7 +316,18 @@ public enum OperationEffects {
                 Effect(source, .accountCredited, assetFields(balance.asset) + [("amount", amount(balance.amount))]),
                 Effect(source, .claimableBalanceSponsorshipRemoved, [id, ("former_sponsor", .string(balance.sponsor.strKey))]),
             ]
+        case .beginSponsoringFutureReserves, .endSponsoringFutureReserves, .revokeSponsorship:
+            // Their effects are the sponsorships they change.
+            return []
         }
+    }
+
+    /// The sponsorship effects, in Horizon's order.
+    public static func sponsorshipEffects(_ changes: [SponsorshipChange], source: MuxedAccount) -> [Effect] {
+        changes.sorted { a, b in
+            let (x, y) = (a.sortKey, b.sortKey)
+            return x.0 == y.0 ? x.1 < y.1 : x.0.lexicographicallyPrecedes(y.0)
+        }.map { $0.effect(source: source) }
     }
 
     /// `trustline_flags_updated`: each flag set (true) or cleared (false), under the names of
@@ -464,6 +569,37 @@ extension LedgerState {
         case .createClaimableBalance: return .balanceCreated(journalFrom: savepoint())
         default: return nil
         }
+    }
+
+    /// The sponsorships the journal's changes since `start` gave, moved or took away.
+    func sponsorshipChanges(since start: Int) -> [SponsorshipChange] {
+        var firstAccounts: [AccountID: AccountEntry?] = [:], firstLines: [TrustLineKey: TrustLineEntry?] = [:]
+        var firstData: [DataKey: DataEntry?] = [:], firstBalances: [ClaimableBalanceID: ClaimableBalanceEntry?] = [:]
+        for change in journal[start...] {
+            switch change {
+            case .account(let id, let old): if firstAccounts.index(forKey: id) == nil { firstAccounts[id] = .some(old) }
+            case .trustLine(let key, let old): if firstLines.index(forKey: key) == nil { firstLines[key] = .some(old) }
+            case .data(let key, let old): if firstData.index(forKey: key) == nil { firstData[key] = .some(old) }
+            case .claimableBalance(let id, let old): if firstBalances.index(forKey: id) == nil { firstBalances[id] = .some(old) }
+            default: break
+            }
+        }
+        var changes: [SponsorshipChange] = []
+        func add(_ entry: SponsorshipChange.Entry, _ before: AccountID?, _ after: AccountID?) {
+            if before != after { changes.append(SponsorshipChange(entry, before: before, after: after)) }
+        }
+        for (id, old) in firstAccounts {
+            let new = accounts[id]
+            add(.account(id), old?.sponsor, new?.sponsor)
+            let oldSigners = old?.signerSponsors ?? [:], newSigners = new?.signerSponsors ?? [:]
+            for key in Set(oldSigners.keys).union(newSigners.keys) { add(.signer(id, key), oldSigners[key], newSigners[key]) }
+        }
+        for (key, old) in firstLines { add(.trustLine(key.accountID, key.asset), old?.sponsor, trustLines[key]?.sponsor) }
+        for (key, old) in firstData { add(.data(key.accountID, name: key.name), old?.sponsor, data[key]?.sponsor) }
+        for (id, old) in firstBalances {
+            if let old, let new = claimableBalances[id] { add(.claimableBalance(id), old.sponsor, new.sponsor) }
+        }
+        return changes
     }
 
     /// Nil when there is nothing to keep (an offer operation that crossed nothing).

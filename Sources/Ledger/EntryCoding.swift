@@ -11,11 +11,12 @@ private func readVersion(_ reader: inout XDRReader, _ what: String) throws(XDREr
 }
 
 extension AccountEntry: XDRCodable {
-    /// Version 2 adds the sponsorship counts; an account that has none is written as version 1,
-    /// so the bytes of every account from before stay as they were.
+    /// Version 2 adds the sponsorship counts, version 3 also its own and its signers' sponsors; an
+    /// account is written in the lowest version that holds it, so the bytes of every account
+    /// from before stay as they were.
     public init(xdr reader: inout XDRReader) throws(XDRError) {
         let version = try reader.readUInt32("account format version")
-        guard version == 1 || version == 2 else { throw XDRError(.unknownDiscriminant, "account format version \(version) is not 1 or 2") }
+        guard (1...3).contains(version) else { throw XDRError(.unknownDiscriminant, "account format version \(version) is not 1, 2 or 3") }
         self.init(accountID: try AccountID(xdr: &reader), balance: try reader.readInt64(), sequenceNumber: try reader.readInt64(), lastModifiedLedger: 0)
         numSubEntries = try reader.readUInt32()
         inflationDestination = try reader.readOptional(AccountID.self, "inflation destination")
@@ -29,15 +30,22 @@ extension AccountEntry: XDRCodable {
         sequenceLedger = try reader.readUInt32()
         sequenceTime = try reader.readUInt64()
         lastModifiedLedger = try reader.readUInt32()
-        if version == 2 {
+        if version >= 2 {
             numSponsoring = try reader.readUInt32()
             numSponsored = try reader.readUInt32()
+        }
+        if version == 3 {
+            sponsor = try reader.readOptional(AccountID.self, "sponsor")
+            let count = try reader.readUInt32("signer sponsors")
+            guard count <= 20 else { throw XDRError(.lengthOutOfBounds, "\(count) signer sponsors, more than 20") }
+            for _ in 0..<count { signerSponsors[try SignerKey(xdr: &reader)] = try AccountID(xdr: &reader) }
         }
     }
 
     public func encode(to writer: inout XDRWriter) {
-        let sponsorship = numSponsoring != 0 || numSponsored != 0
-        writer.write(sponsorship ? UInt32(2) : entryFormatVersion)
+        let sponsors = sponsor != nil || !signerSponsors.isEmpty
+        let sponsorship = sponsors || numSponsoring != 0 || numSponsored != 0
+        writer.write(sponsors ? UInt32(3) : sponsorship ? UInt32(2) : entryFormatVersion)
         accountID.encode(to: &writer)
         writer.write(balance)
         writer.write(sequenceNumber)
@@ -56,7 +64,27 @@ extension AccountEntry: XDRCodable {
             writer.write(numSponsoring)
             writer.write(numSponsored)
         }
+        if sponsors {
+            writer.writeOptional(sponsor)
+            writer.write(UInt32(signerSponsors.count))
+            for (key, sponsor) in signerSponsors.sorted(by: { $0.key.xdrBytes.lexicographicallyPrecedes($1.key.xdrBytes) }) {
+                key.encode(to: &writer)
+                sponsor.encode(to: &writer)
+            }
+        }
     }
+}
+
+/// Trustlines, offers and data entries: version 2 adds the sponsor at the end, written only
+/// for a sponsored entry.
+private func readSponsoredVersion(_ reader: inout XDRReader, _ what: String) throws(XDRError) -> Bool {
+    let version = try reader.readUInt32("\(what) format version")
+    guard version == 1 || version == 2 else { throw XDRError(.unknownDiscriminant, "\(what) format version \(version) is not 1 or 2") }
+    return version == 2
+}
+
+private func writeVersion(sponsor: AccountID?, _ writer: inout XDRWriter) {
+    writer.write(sponsor == nil ? entryFormatVersion : UInt32(2))
 }
 
 extension ClaimableBalanceEntry: XDRCodable {
@@ -82,16 +110,17 @@ extension ClaimableBalanceEntry: XDRCodable {
 
 extension TrustLineEntry: XDRCodable {
     public init(xdr reader: inout XDRReader) throws(XDRError) {
-        try readVersion(&reader, "trustline")
+        let sponsored = try readSponsoredVersion(&reader, "trustline")
         self.init(accountID: try AccountID(xdr: &reader), asset: try Asset(xdr: &reader), balance: try reader.readInt64(),
                   limit: try reader.readInt64(), flags: try reader.readUInt32(), lastModifiedLedger: 0)
         buyingLiabilities = try reader.readInt64()
         sellingLiabilities = try reader.readInt64()
         lastModifiedLedger = try reader.readUInt32()
+        if sponsored { sponsor = try AccountID(xdr: &reader) }
     }
 
     public func encode(to writer: inout XDRWriter) {
-        writer.write(entryFormatVersion)
+        writeVersion(sponsor: sponsor, &writer)
         accountID.encode(to: &writer)
         asset.encode(to: &writer)
         writer.write(balance)
@@ -100,35 +129,40 @@ extension TrustLineEntry: XDRCodable {
         writer.write(buyingLiabilities)
         writer.write(sellingLiabilities)
         writer.write(lastModifiedLedger)
+        sponsor?.encode(to: &writer)
     }
 }
 
 extension DataEntry: XDRCodable {
     public init(xdr reader: inout XDRReader) throws(XDRError) {
-        try readVersion(&reader, "data entry")
+        let sponsored = try readSponsoredVersion(&reader, "data entry")
         self.init(accountID: try AccountID(xdr: &reader), name: try reader.readVariableOpaque(maxLength: 64, "name"),
                   value: try reader.readVariableOpaque(maxLength: 64, "value"), lastModifiedLedger: try reader.readUInt32())
+        if sponsored { sponsor = try AccountID(xdr: &reader) }
     }
 
     public func encode(to writer: inout XDRWriter) {
-        writer.write(entryFormatVersion)
+        writeVersion(sponsor: sponsor, &writer)
         accountID.encode(to: &writer)
         writer.writeVariableOpaque(name)
         writer.writeVariableOpaque(value)
         writer.write(lastModifiedLedger)
+        sponsor?.encode(to: &writer)
     }
 }
 
 extension LedgerOffer: XDRCodable {
     public init(xdr reader: inout XDRReader) throws(XDRError) {
-        try readVersion(&reader, "offer")
+        let sponsored = try readSponsoredVersion(&reader, "offer")
         self.init(try OfferEntry(xdr: &reader), lastModifiedLedger: try reader.readUInt32())
+        if sponsored { sponsor = try AccountID(xdr: &reader) }
     }
 
     public func encode(to writer: inout XDRWriter) {
-        writer.write(entryFormatVersion)
+        writeVersion(sponsor: sponsor, &writer)
         entry.encode(to: &writer)
         writer.write(lastModifiedLedger)
+        sponsor?.encode(to: &writer)
     }
 }
 

@@ -164,10 +164,9 @@ extension LedgerState {
 
     /// Removes an offer and the subentry its owner paid a reserve for.
     mutating func deleteOffer(_ offer: OfferEntry) {
+        let sponsor = offers[offer.offerID]?.sponsor
         removeOffer(offer.offerID)
-        var owner = accounts[offer.sellerID]!
-        owner.numSubEntries -= 1
-        setAccount(owner)
+        removeSubEntry(of: offer.sellerID, sponsor: sponsor)
     }
 
     /// Crosses one offer selling wheat for sheep (stellar-core's `crossOfferV10`).

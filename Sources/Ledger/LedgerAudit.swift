@@ -9,15 +9,35 @@ extension LedgerState {
         let inBalances = claimableBalances.values.filter { $0.asset == .native }.reduce(Int64(0)) { $0 &+ $1.amount }
         let totalXLM = accounts.values.reduce(Int64(0)) { $0 &+ $1.balance } &+ header.feePool &+ inBalances
         if totalXLM != header.totalCoins { return "XLM total \(totalXLM) differs from total coins \(header.totalCoins)" }
-        var sponsoring: [AccountID: UInt32] = [:]
-        for balance in claimableBalances.values { sponsoring[balance.sponsor, default: 0] += UInt32(balance.claimants.count) }
+        // Reserves each account pays for others' entries, and others pay for its own.
+        var sponsoring: [AccountID: UInt32] = [:], sponsored: [AccountID: UInt32] = [:]
+        func sponsor(_ owner: AccountID?, by sponsor: AccountID?, _ count: UInt32) {
+            guard let sponsor else { return }
+            sponsoring[sponsor, default: 0] += count
+            if let owner { sponsored[owner, default: 0] += count }
+        }
+        for balance in claimableBalances.values { sponsor(nil, by: balance.sponsor, UInt32(balance.claimants.count)) }
         var subEntries: [AccountID: UInt32] = [:]
         var buying: [Holding.Key: Int64] = [:], selling: [Holding.Key: Int64] = [:]
         for line in trustLines.values {
             subEntries[line.accountID, default: 0] += 1
+            sponsor(line.accountID, by: line.sponsor, 1)
             if line.balance < 0 || line.balance > line.limit { return "trustline balance out of range" }
         }
-        for item in data.values { subEntries[item.accountID, default: 0] += 1 }
+        for item in data.values {
+            subEntries[item.accountID, default: 0] += 1
+            sponsor(item.accountID, by: item.sponsor, 1)
+        }
+        for account in accounts.values {
+            sponsor(account.accountID, by: account.sponsor, 2)
+            for (key, payer) in account.signerSponsors {
+                if !account.signers.contains(where: { $0.key == key }) { return "account \(account.accountID) has a sponsor for a signer it does not have" }
+                sponsor(account.accountID, by: payer, 1)
+            }
+        }
+        for offer in offers.values {
+            sponsor(offer.entry.sellerID, by: offer.sponsor, 1)
+        }
         for offer in offers.values.map(\.entry) {
             subEntries[offer.sellerID, default: 0] += 1
             if offer.amount <= 0 { return "offer \(offer.offerID) has amount \(offer.amount)" }
@@ -33,7 +53,8 @@ extension LedgerState {
                 return "account \(account.accountID) liabilities do not match its offers"
             }
             if account.balance < 0 { return "account \(account.accountID) has a negative balance" }
-            if account.numSponsoring != sponsoring[account.accountID] ?? 0 { return "account \(account.accountID) sponsors \(account.numSponsoring) reserves, its balances need \(sponsoring[account.accountID] ?? 0)" }
+            if account.numSponsoring != sponsoring[account.accountID] ?? 0 { return "account \(account.accountID) sponsors \(account.numSponsoring) reserves, the entries it sponsors need \(sponsoring[account.accountID] ?? 0)" }
+            if account.numSponsored != sponsored[account.accountID] ?? 0 { return "account \(account.accountID) counts \(account.numSponsored) sponsored reserves, others pay \(sponsored[account.accountID] ?? 0)" }
         }
         for line in trustLines.values {
             let key = Holding.Key(line.accountID, line.asset)
@@ -62,21 +83,24 @@ extension LedgerState {
             writer.append([account.thresholds.masterWeight, account.thresholds.low, account.thresholds.medium, account.thresholds.high])
             writer.writeArray(account.signers)
             writer.write(account.buyingLiabilities); writer.write(account.sellingLiabilities)
+            writer.write(account.numSponsoring); writer.write(account.numSponsored); writer.writeOptional(account.sponsor)
+            for (key, sponsor) in account.signerSponsors.sorted(by: { $0.key.strKey < $1.key.strKey }) { key.encode(to: &writer); sponsor.encode(to: &writer) }
             add(writer)
         }
         for line in trustLines.values.sorted(by: { ($0.accountID, Hex.encode($0.asset.xdrBytes)) < ($1.accountID, Hex.encode($1.asset.xdrBytes)) }) {
             var writer = XDRWriter()
             line.accountID.encode(to: &writer); line.asset.encode(to: &writer)
             writer.write(line.balance); writer.write(line.limit); writer.write(line.flags)
-            writer.write(line.buyingLiabilities); writer.write(line.sellingLiabilities)
+            writer.write(line.buyingLiabilities); writer.write(line.sellingLiabilities); writer.writeOptional(line.sponsor)
             add(writer)
         }
         for offer in offers.values.map(\.entry).sorted(by: { $0.offerID < $1.offerID }) {
-            add({ var writer = XDRWriter(); offer.encode(to: &writer); return writer }())
+            add({ var writer = XDRWriter(); offer.encode(to: &writer); writer.writeOptional(offers[offer.offerID]?.sponsor); return writer }())
         }
         for item in data.values.sorted(by: { ($0.accountID, Hex.encode($0.name)) < ($1.accountID, Hex.encode($1.name)) }) {
             var writer = XDRWriter()
             item.accountID.encode(to: &writer); writer.writeVariableOpaque(item.name); writer.writeVariableOpaque(item.value)
+            writer.writeOptional(item.sponsor)
             add(writer)
         }
         for balance in claimableBalances.values.sorted(by: { $0.id.hex < $1.id.hex }) {

@@ -38,6 +38,47 @@ public struct LedgerChanges: Sendable {
     public var assets: [Asset: AssetTally] = [:]
     /// The accounts whose signing keys changed, with their keys now (`/accounts?signer=`).
     public var signers: [AccountID: Set<AccountID>] = [:]
+    /// By sponsor and account, how the number of the account's entries the sponsor pays for
+    /// changed (itself, its signers, trustlines and data entries: `/accounts?sponsor=`).
+    public var sponsorships: [SponsoredAccount: Int] = [:]
+}
+
+/// An account and one of its sponsors.
+public struct SponsoredAccount: Hashable, Sendable {
+    public var sponsor: AccountID
+    public var account: AccountID
+
+    public init(sponsor: AccountID, account: AccountID) {
+        self.sponsor = sponsor
+        self.account = account
+    }
+
+    /// Each sponsor's count of `account`'s entries, from the sponsors of a changed entry's
+    /// before and after (nil: none, or the owner pays), added to `counts`.
+    static func count(_ account: AccountID, before: AccountID?, after: AccountID?, into counts: inout [SponsoredAccount: Int]) {
+        guard before != after else { return }
+        if let before { counts[SponsoredAccount(sponsor: before, account: account), default: 0] -= 1 }
+        if let after { counts[SponsoredAccount(sponsor: after, account: account), default: 0] += 1 }
+    }
+
+    /// The changes of who sponsors what among the changed entries.
+    static func changes(
+        accounts: [AccountID: AccountEntry?], accountsAfter: [AccountID: AccountEntry?],
+        trustLines: [TrustLineKey: TrustLineEntry?], trustLinesAfter: [TrustLineKey: TrustLineEntry?],
+        data: [DataKey: DataEntry?], dataAfter: [DataKey: DataEntry?]
+    ) -> [SponsoredAccount: Int] {
+        var counts: [SponsoredAccount: Int] = [:]
+        for (id, old) in accounts {
+            let new = accountsAfter[id] ?? nil
+            if old?.sponsor == nil && new?.sponsor == nil && (old?.signerSponsors.isEmpty ?? true) && (new?.signerSponsors.isEmpty ?? true) { continue }
+            count(id, before: old?.sponsor, after: new?.sponsor, into: &counts)
+            let oldSigners = old?.signerSponsors ?? [:], newSigners = new?.signerSponsors ?? [:]
+            for key in Set(oldSigners.keys).union(newSigners.keys) { count(id, before: oldSigners[key], after: newSigners[key], into: &counts) }
+        }
+        for (key, old) in trustLines { count(key.accountID, before: old?.sponsor, after: (trustLinesAfter[key] ?? nil)?.sponsor, into: &counts) }
+        for (key, old) in data { count(key.accountID, before: old?.sponsor, after: (dataAfter[key] ?? nil)?.sponsor, into: &counts) }
+        return counts.filter { $0.value != 0 }
+    }
 }
 
 /// A closed ledger: its header, every transaction offered to it in order, and its changes.
@@ -122,9 +163,11 @@ extension LedgerState {
         var firstLines: [TrustLineKey: TrustLineEntry?] = [:]
         var firstHeader: LedgerHeader?
         var offers: Set<Int64> = []
+        /// The sponsors of the touched offers that had one before the ledger.
+        var offerSponsors: [Int64: (seller: AccountID, sponsor: AccountID)] = [:]
         /// Markets of the offers as they were before the ledger.
         var offerMarkets: Set<AssetPair> = []
-        var data: Set<DataKey> = []
+        var firstData: [DataKey: DataEntry?] = [:]
         var firstBalances: [ClaimableBalanceID: ClaimableBalanceEntry?] = [:]
 
         /// The current values of the touched entries.
@@ -139,11 +182,14 @@ extension LedgerState {
                 changes.offers[id] = .some(offer)
                 if let entry = offer?.entry { changes.offerMarkets.insert(AssetPair(selling: entry.selling, buying: entry.buying)) }
             }
-            for key in data { changes.data[key] = .some(state.data[key]) }
+            for key in firstData.keys { changes.data[key] = .some(state.data[key]) }
             for id in firstBalances.keys { changes.claimableBalances[id] = .some(state.claimableBalances[id]) }
             changes.assets = AssetTally.changes(before: firstLines, after: changes.trustLines)
             if !firstBalances.isEmpty { AssetTally.add(balancesBefore: firstBalances, after: changes.claimableBalances, to: &changes.assets) }
             changes.signers = AccountSigners.changes(before: firstAccounts, after: changes.accounts)
+            changes.sponsorships = SponsoredAccount.changes(
+                accounts: firstAccounts, accountsAfter: changes.accounts, trustLines: firstLines, trustLinesAfter: changes.trustLines,
+                data: firstData, dataAfter: changes.data)
             return changes
         }
     }
@@ -160,12 +206,13 @@ extension LedgerState {
             case .header(let old):
                 if summary.firstHeader == nil { summary.firstHeader = old }
             case .offer(let id, let old):
-                summary.offers.insert(id)
+                if summary.offers.insert(id).inserted, let old, let sponsor = old.sponsor { summary.offerSponsors[id] = (old.entry.sellerID, sponsor) }
                 if let entry = old?.entry { summary.offerMarkets.insert(AssetPair(selling: entry.selling, buying: entry.buying)) }
-            case .data(let key, _): summary.data.insert(key)
+            case .data(let key, let old):
+                if summary.firstData.index(forKey: key) == nil { summary.firstData[key] = .some(old) }
             case .claimableBalance(let id, let old):
                 if summary.firstBalances.index(forKey: id) == nil { summary.firstBalances[id] = .some(old) }
-            case .issuance: break
+            case .issuance, .sponsorship: break
             }
         }
         return summary
@@ -216,6 +263,50 @@ extension LedgerState {
         for (asset, delta) in assetDelta where delta != 0 {
             return "the supply of \(asset) changed by \(delta) without its issuer"
         }
+        return sponsorshipViolation(summary, changes)
+    }
+
+    /// Reserves are neither created nor lost (stellar-core's `SponsorshipCountIsValid`): each
+    /// account's `numSponsoring` and `numSponsored` changed by what the changed entries it
+    /// sponsors, or owns sponsored, count.
+    private func sponsorshipViolation(_ summary: JournalSummary, _ changes: LedgerChanges) -> String? {
+        var sponsoring: [AccountID: Int] = [:], sponsored: [AccountID: Int] = [:]
+        func count(_ owner: AccountID?, _ sponsor: AccountID?, _ reserves: Int) {
+            guard let sponsor else { return }
+            sponsoring[sponsor, default: 0] += reserves
+            if let owner { sponsored[owner, default: 0] += reserves }
+        }
+        func count(_ account: AccountEntry?, _ sign: Int) {
+            guard let account else { return }
+            count(account.accountID, account.sponsor, 2 * sign)
+            for sponsor in account.signerSponsors.values { count(account.accountID, sponsor, sign) }
+            // The counts the account itself keeps, the other way round.
+            if account.numSponsoring != 0 { sponsoring[account.accountID, default: 0] -= Int(account.numSponsoring) * sign }
+            if account.numSponsored != 0 { sponsored[account.accountID, default: 0] -= Int(account.numSponsored) * sign }
+        }
+        for (id, old) in summary.firstAccounts {
+            count(old, -1)
+            count(changes.accounts[id] ?? nil, 1)
+        }
+        for (key, old) in summary.firstLines {
+            count(key.accountID, old?.sponsor, -1)
+            count(key.accountID, (changes.trustLines[key] ?? nil)?.sponsor, 1)
+        }
+        for (key, old) in summary.firstData {
+            count(key.accountID, old?.sponsor, -1)
+            count(key.accountID, (changes.data[key] ?? nil)?.sponsor, 1)
+        }
+        for id in summary.offers {
+            let new = changes.offers[id] ?? nil
+            if let old = summary.offerSponsors[id] { count(old.seller, old.sponsor, -1) }
+            if let new { count(new.entry.sellerID, new.sponsor, 1) }
+        }
+        for (id, old) in summary.firstBalances {
+            if let old { count(nil, old.sponsor, -old.claimants.count) }
+            if let new = changes.claimableBalances[id] ?? nil { count(nil, new.sponsor, new.claimants.count) }
+        }
+        if let (id, delta) = sponsoring.first(where: { $0.value != 0 }) { return "account \(id) sponsors \(-delta) reserves more than the entries it pays for" }
+        if let (id, delta) = sponsored.first(where: { $0.value != 0 }) { return "account \(id) counts \(-delta) sponsored reserves more than others pay" }
         return nil
     }
 }

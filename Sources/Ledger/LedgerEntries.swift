@@ -61,6 +61,10 @@ public struct AccountEntry: Hashable, Sendable {
     public var numSponsoring: UInt32
     /// Reserves others pay for this account's entries (CAP-33).
     public var numSponsored: UInt32
+    /// The account paying this account's own two reserves, when another does (CAP-33).
+    public var sponsor: AccountID?
+    /// The accounts paying the reserves of some of its signers, by signer.
+    public var signerSponsors: [SignerKey: AccountID]
     /// The ledger and close time of the last sequence number change (CAP-21).
     public var sequenceLedger: UInt32
     public var sequenceTime: UInt64
@@ -80,6 +84,8 @@ public struct AccountEntry: Hashable, Sendable {
         self.sellingLiabilities = 0
         self.numSponsoring = 0
         self.numSponsored = 0
+        self.sponsor = nil
+        self.signerSponsors = [:]
         self.sequenceLedger = 0
         self.sequenceTime = 0
         self.lastModifiedLedger = lastModifiedLedger
@@ -106,6 +112,8 @@ public struct TrustLineEntry: Hashable, Sendable {
     public var flags: UInt32
     public var buyingLiabilities: Int64
     public var sellingLiabilities: Int64
+    /// The account paying its reserve, when not its holder (CAP-33).
+    public var sponsor: AccountID?
     public var lastModifiedLedger: UInt32
 
     public init(accountID: AccountID, asset: Asset, balance: Int64, limit: Int64, flags: UInt32, lastModifiedLedger: UInt32) {
@@ -116,6 +124,7 @@ public struct TrustLineEntry: Hashable, Sendable {
         self.flags = flags
         self.buyingLiabilities = 0
         self.sellingLiabilities = 0
+        self.sponsor = nil
         self.lastModifiedLedger = lastModifiedLedger
     }
 
@@ -142,12 +151,15 @@ public struct DataEntry: Hashable, Sendable {
     public var accountID: AccountID
     public var name: [UInt8]
     public var value: [UInt8]
+    /// The account paying its reserve, when not its owner (CAP-33).
+    public var sponsor: AccountID?
     public var lastModifiedLedger: UInt32
 
-    public init(accountID: AccountID, name: [UInt8], value: [UInt8], lastModifiedLedger: UInt32) {
+    public init(accountID: AccountID, name: [UInt8], value: [UInt8], sponsor: AccountID? = nil, lastModifiedLedger: UInt32) {
         self.accountID = accountID
         self.name = name
         self.value = value
+        self.sponsor = sponsor
         self.lastModifiedLedger = lastModifiedLedger
     }
 }
@@ -179,10 +191,13 @@ public struct ClaimableBalanceEntry: Hashable, Sendable {
 /// An offer in the ledger with the ledger that last changed it.
 public struct LedgerOffer: Hashable, Sendable {
     public var entry: OfferEntry
+    /// The account paying its reserve, when not its seller (CAP-33).
+    public var sponsor: AccountID?
     public var lastModifiedLedger: UInt32
 
-    public init(_ entry: OfferEntry, lastModifiedLedger: UInt32) {
+    public init(_ entry: OfferEntry, sponsor: AccountID? = nil, lastModifiedLedger: UInt32) {
         self.entry = entry
+        self.sponsor = sponsor
         self.lastModifiedLedger = lastModifiedLedger
     }
 }

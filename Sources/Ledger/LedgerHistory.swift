@@ -80,13 +80,21 @@ public struct LedgerHistory: Sendable {
                     participants.insert(account)
                     accountOperations.append(Participation(account: account, id: operationID, isPayment: op.isPayment))
                 }
-                if result.isSuccess, !OperationEffects.derivedTypes.contains(op.body.type) {
-                    let opEffects = OperationEffects.of(
-                        op.body, source: op.sourceAccount ?? tx.sourceAccount, result: result.outcome.operationResults?[safe: opIndex],
-                        meta: transaction.meta[opIndex])
-                    for (index, effect) in opEffects.enumerated() {
+                if result.isSuccess {
+                    let opSource = op.sourceAccount ?? tx.sourceAccount, opResult = result.outcome.operationResults?[safe: opIndex]
+                    var stored: [Effect] = [], first = 1
+                    if OperationEffects.derivedTypes.contains(op.body.type) {
+                        // Those derived when read come first; only the sponsorships' are stored, after them.
+                        if case .sponsorships(_, let changes)? = transaction.meta[opIndex] {
+                            stored = OperationEffects.sponsorshipEffects(changes, source: opSource)
+                            first += OperationEffects.of(op.body, source: opSource, result: opResult, meta: nil).count
+                        }
+                    } else {
+                        stored = OperationEffects.of(op.body, source: opSource, result: opResult, meta: transaction.meta[opIndex])
+                    }
+                    for (index, effect) in stored.enumerated() {
                         effects.append(EffectRecord(
-                            operationID: operationID, order: Int64(index + 1), account: effect.account, muxedID: effect.muxedID, type: effect.type,
+                            operationID: operationID, order: Int64(first + index), account: effect.account, muxedID: effect.muxedID, type: effect.type,
                             details: JSONValue.object(effect.details).compactBytes(), closeTime: closeTime))
                     }
                 }

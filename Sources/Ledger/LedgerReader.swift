@@ -252,9 +252,9 @@ public protocol LedgerReader: Sendable {
     /// One operation by its TOID.
     /// - Throws: when the storage cannot be read.
     func operation(_ id: Int64) async throws -> OperationRecord?
-    /// Open offers, filtered by seller and by the assets traded, in offer id order.
+    /// Open offers, filtered by seller, by the assets traded and by sponsor, in offer id order.
     /// - Throws: when the storage cannot be read.
-    func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?) async throws -> [LedgerOffer]
+    func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?, sponsor: AccountID?) async throws -> [LedgerOffer]
     /// One open offer.
     /// - Throws: when the storage cannot be read.
     func offer(_ id: Int64) async throws -> LedgerOffer?
@@ -268,6 +268,10 @@ public protocol LedgerReader: Sendable {
     /// The accounts `signer` can sign for (its own included), by account key.
     /// - Throws: when the storage cannot be read.
     func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord]
+    /// The accounts whose entry, signers, trustlines or data entries `sponsor` pays the reserve
+    /// of (Horizon's `/accounts?sponsor=`), by account key.
+    /// - Throws: when the storage cannot be read.
+    func accounts(sponsoredBy sponsor: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord]
     /// A page of the effects the store keeps (all but those of ``OperationEffects/derivedTypes``),
     /// in operation then effect order; ``effects(_:filter:)`` adds the derived ones.
     /// - Throws: when the storage cannot be read.

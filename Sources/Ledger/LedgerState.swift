@@ -16,6 +16,9 @@ public struct LedgerState: Sendable {
     /// Per issued asset, what its issuer has sent (negative) and received (positive) since the
     /// ledger began, wrapping on overflow: the supply invariant compares it with the trustlines.
     private(set) var issuance: [Asset: Int64] = [:]
+    /// Within the transaction being applied: who pays the reserves of what each account
+    /// creates (sponsored → sponsor), from BeginSponsoringFutureReserves to its End (CAP-33).
+    private(set) var sponsorships: [AccountID: AccountID] = [:]
 
     enum Change: Sendable {
         case header(LedgerHeader)
@@ -25,6 +28,7 @@ public struct LedgerState: Sendable {
         case data(DataKey, DataEntry?)
         case issuance(Asset, Int64?)
         case claimableBalance(ClaimableBalanceID, ClaimableBalanceEntry?)
+        case sponsorship(AccountID, AccountID?)
     }
 
     /// Previous values, oldest first, since the journal was last cleared.
@@ -50,6 +54,7 @@ public struct LedgerState: Sendable {
             case .data(let key, let old): data[key] = old
             case .issuance(let asset, let old): issuance[asset] = old
             case .claimableBalance(let id, let old): claimableBalances[id] = old
+            case .sponsorship(let sponsored, let old): sponsorships[sponsored] = old
             }
         }
     }
@@ -132,9 +137,20 @@ public struct LedgerState: Sendable {
 
     public func offer(_ id: Int64) -> OfferEntry? { offers[id]?.entry }
 
-    public mutating func setOffer(_ entry: OfferEntry) {
-        journal.append(.offer(entry.offerID, offers[entry.offerID]))
-        replaceOffer(entry.offerID, with: LedgerOffer(entry, lastModifiedLedger: header.sequence))
+    /// Sets an offer, keeping the sponsor it has (or `sponsor` for one being made).
+    public mutating func setOffer(_ entry: OfferEntry, sponsor: AccountID? = nil) {
+        let old = offers[entry.offerID]
+        journal.append(.offer(entry.offerID, old))
+        replaceOffer(entry.offerID, with: LedgerOffer(entry, sponsor: old?.sponsor ?? sponsor, lastModifiedLedger: header.sequence))
+    }
+
+    /// Changes who pays an offer's reserve.
+    mutating func setOfferSponsor(_ id: Int64, _ sponsor: AccountID?) {
+        guard var offer = offers[id] else { return }
+        journal.append(.offer(id, offer))
+        offer.sponsor = sponsor
+        offer.lastModifiedLedger = header.sequence
+        offers[id] = offer
     }
 
     public mutating func removeOffer(_ id: Int64) {
@@ -193,5 +209,13 @@ public struct LedgerState: Sendable {
 
     public mutating func removeClaimableBalance(_ id: ClaimableBalanceID) {
         journal.append(.claimableBalance(id, claimableBalances.removeValue(forKey: id)))
+    }
+
+    // MARK: Sponsorships of future reserves (within one transaction)
+
+    /// `sponsor` pays for what `sponsored` creates from now on; nil ends it.
+    mutating func setSponsorship(of sponsored: AccountID, by sponsor: AccountID?) {
+        journal.append(.sponsorship(sponsored, sponsorships[sponsored]))
+        sponsorships[sponsored] = sponsor
     }
 }

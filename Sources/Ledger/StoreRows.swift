@@ -50,6 +50,7 @@ public enum StoreTables {
         "ledger_headers", "accounts", "trust_lines", "offers", "account_data", "transactions", "operations", "account_transactions", "account_operations",
         "asset_stats", "account_signers", "effects", "trades",
         "claimable_balances", "claimable_balance_claimants", "claimable_balance_operations", "transaction_memos", "payment_assets",
+        "account_sponsors",
     ]
     public static let gateway = ["merchant", "object", "idempotency", "delivery"]
 }

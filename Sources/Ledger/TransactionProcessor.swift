@@ -32,6 +32,15 @@ extension OperationBody {
         }
     }
 
+    /// Whether the operation may create, remove or re-sponsor a sponsorable entry (offers aside:
+    /// Horizon gives their sponsorships no effects).
+    var canChangeSponsorships: Bool {
+        switch self {
+        case .createAccount, .changeTrust, .manageData, .setOptions, .accountMerge, .revokeSponsorship: true
+        default: false
+        }
+    }
+
     /// The result of an operation that passed its checks, before it is applied: stellar-core's
     /// default-constructed success values.
     var successResult: OperationResult {
@@ -58,6 +67,9 @@ extension OperationBody {
         case .createClaimableBalance: .inner(.createClaimableBalance(.success, balanceID: ClaimableBalanceID(.zero)))
         case .claimClaimableBalance: .inner(.claimClaimableBalance(.success))
         case .clawbackClaimableBalance: .inner(.clawbackClaimableBalance(.success))
+        case .beginSponsoringFutureReserves: .inner(.beginSponsoringFutureReserves(.success))
+        case .endSponsoringFutureReserves: .inner(.endSponsoringFutureReserves(.success))
+        case .revokeSponsorship: .inner(.revokeSponsorship(.success))
         }
     }
 
@@ -81,7 +93,9 @@ extension OperationBody {
         case .setTrustLineFlags(let op): op.checkValid(source: source).map { .inner(.setTrustLineFlags($0)) }
         case .clawback(let op): op.checkValid(source: source).map { .inner(.clawback($0)) }
         case .createClaimableBalance(let op): op.checkValid().map { .inner(.createClaimableBalance($0, balanceID: nil)) }
-        case .claimClaimableBalance, .clawbackClaimableBalance: nil
+        case .claimClaimableBalance, .clawbackClaimableBalance, .endSponsoringFutureReserves: nil
+        case .beginSponsoringFutureReserves(let sponsored): sponsored == source ? .inner(.beginSponsoringFutureReserves(.malformed)) : nil
+        case .revokeSponsorship(let op): op.checkValid().map { .inner(.revokeSponsorship($0)) }
         }
     }
 }
@@ -183,20 +197,26 @@ extension LedgerState {
             results.append(result)
             if !result.isSuccess { success = false }
             if success, let probe, let kept = self.meta(after: probe, source: opSource) { meta[index] = kept }
+            if success, op.body.canChangeSponsorships {
+                let changes = sponsorshipChanges(since: before)
+                if !changes.isEmpty { meta[index] = .sponsorships(meta[index], changes) }
+            }
             // After a failure the remaining operations still run, for their result codes, but
             // nothing they do is kept.
             if !success { rollback(to: before) }
         }
-        if !success {
+        // Every sponsorship begun must have ended (CAP-33).
+        let badSponsorship = success && !sponsorships.isEmpty
+        if !success || badSponsorship {
             rollback(to: afterFee)
             meta = [:]
         }
-        let outcome: TransactionOutcome = success ? .success(results) : .failed(results)
+        let outcome: TransactionOutcome = badSponsorship ? .code(.badSponsorship) : success ? .success(results) : .failed(results)
         guard let innerHash else { return .applied(TransactionResult(feeCharged: fee, outcome: outcome)) }
         let inner = InnerTransactionResult(feeCharged: 0, outcome: outcome)
         return .applied(TransactionResult(
             feeCharged: fee,
-            outcome: success ? .feeBumpInnerSuccess(innerHash: innerHash, inner) : .feeBumpInnerFailed(innerHash: innerHash, inner)))
+            outcome: success && !badSponsorship ? .feeBumpInnerSuccess(innerHash: innerHash, inner) : .feeBumpInnerFailed(innerHash: innerHash, inner)))
     }
 
     /// The fee bump's own checks (stellar-core's `FeeBumpTransactionFrame::commonValid`).
@@ -292,14 +312,10 @@ extension LedgerState {
         for id in sources {
             guard var account = accounts[id] else { continue }
             let before = account.signers.count
-            account.signers.removeAll {
-                if case .preAuthTx(let hash) = $0.key { return used.contains(hash) }
-                return false
+            for index in account.signers.indices.reversed() {
+                if case .preAuthTx(let hash) = account.signers[index].key, used.contains(hash) { removeSigner(at: index, from: &account) }
             }
-            if account.signers.count != before {
-                account.numSubEntries -= UInt32(before - account.signers.count)
-                setAccount(account)
-            }
+            if account.signers.count != before { setAccount(account) }
         }
     }
 
@@ -308,7 +324,7 @@ extension LedgerState {
     private mutating func applyOperation(_ body: OperationBody, source: AccountID, index: Int, of transaction: Transaction) -> OperationResult {
         switch body {
         case .createAccount(let op):
-            return .inner(.createAccount(apply(op, source: source)))
+            return apply(op, source: source).result(OperationInnerResult.createAccount)
         case .payment(let op):
             return .inner(.payment(apply(op, source: source)))
         case .pathPaymentStrictReceive(let op):
@@ -345,6 +361,12 @@ extension LedgerState {
             return .inner(.claimClaimableBalance(applyClaim(id, source: source)))
         case .clawbackClaimableBalance(let id):
             return .inner(.clawbackClaimableBalance(applyClawback(id, source: source)))
+        case .beginSponsoringFutureReserves(let sponsored):
+            return .inner(.beginSponsoringFutureReserves(applyBeginSponsoring(sponsored, source: source)))
+        case .endSponsoringFutureReserves:
+            return .inner(.endSponsoringFutureReserves(applyEndSponsoring(source: source)))
+        case .revokeSponsorship(let op):
+            return apply(op, source: source).result(OperationInnerResult.revokeSponsorship)
         }
     }
 }

@@ -131,7 +131,25 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             "CREATE TABLE transaction_memos (memo TEXT NOT NULL, transaction_id BIGINT NOT NULL, PRIMARY KEY (memo, transaction_id))",
             "CREATE TABLE payment_assets (asset BYTEA NOT NULL, operation_id BIGINT NOT NULL, PRIMARY KEY (asset, operation_id))",
         ]),
+        // Nothing could be sponsored before this version but claimable balances, which have their own column.
+        .init(number: 108, name: "sponsorships", statements: [
+            "CREATE TABLE account_sponsors (sponsor BYTEA NOT NULL, account_id BYTEA NOT NULL, entries BIGINT NOT NULL, PRIMARY KEY (sponsor, account_id))",
+            "ALTER TABLE offers ADD COLUMN sponsor BYTEA",
+            "CREATE INDEX offers_by_sponsor ON offers (sponsor) WHERE sponsor IS NOT NULL",
+        ]),
     ]
+
+    /// Adds to each sponsor's count of an account's entries, forgetting the pairs that reach 0.
+    static func writeSponsorships(_ changes: [SponsoredAccount: Int], _ transaction: PostgresDatabase.Transaction) async throws {
+        for (pair, delta) in changes {
+            let (sponsor, account) = (pair.sponsor.storageKey, pair.account.storageKey)
+            try await transaction.execute("""
+                INSERT INTO account_sponsors (sponsor, account_id, entries) VALUES (\(sponsor), \(account), \(Int64(delta)))
+                ON CONFLICT (sponsor, account_id) DO UPDATE SET entries = account_sponsors.entries + EXCLUDED.entries
+                """)
+            if delta < 0 { try await transaction.execute("DELETE FROM account_sponsors WHERE sponsor = \(sponsor) AND account_id = \(account) AND entries <= 0") }
+        }
+    }
 
     /// Replaces the signing keys of each account whose keys changed.
     static func writeSigners(_ changes: [AccountID: Set<AccountID>], _ transaction: PostgresDatabase.Transaction) async throws {
@@ -232,6 +250,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             try await Self.writeChanges(ledger.changes, transaction)
             try await Self.writeAssetTallies(ledger.changes.assets, transaction)
             try await Self.writeSigners(ledger.changes.signers, transaction)
+            try await Self.writeSponsorships(ledger.changes.sponsorships, transaction)
             try await Self.writeHistory(history, transaction)
             // Delivered to the followers when the transaction commits, never before.
             try await transaction.execute("SELECT pg_notify(\(PostgresCluster.ledgerChannel), \(String(header.sequence)))")
@@ -260,14 +279,14 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         }
         try await lines.execute(transaction)
         var offers = Batch(
-            "INSERT INTO offers (offer_id, seller_id, selling, buying, entry)", width: 5,
-            "ON CONFLICT (offer_id) DO UPDATE SET seller_id = EXCLUDED.seller_id, selling = EXCLUDED.selling, buying = EXCLUDED.buying, entry = EXCLUDED.entry")
+            "INSERT INTO offers (offer_id, seller_id, selling, buying, entry, sponsor)", width: 6,
+            "ON CONFLICT (offer_id) DO UPDATE SET seller_id = EXCLUDED.seller_id, selling = EXCLUDED.selling, buying = EXCLUDED.buying, entry = EXCLUDED.entry, sponsor = EXCLUDED.sponsor")
         for (id, offer) in changes.offers {
             if let offer {
                 let entry = offer.entry
                 offers.row {
                     $0.append(id); $0.append(entry.sellerID.storageKey); $0.append(entry.selling.storageKey); $0.append(entry.buying.storageKey)
-                    $0.append(ByteBuffer(bytes: offer.xdrBytes))
+                    $0.append(ByteBuffer(bytes: offer.xdrBytes)); $0.append(offer.sponsor?.storageKey)
                 }
             } else {
                 try await transaction.execute("DELETE FROM offers WHERE offer_id = \(id)")
@@ -587,10 +606,12 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         return try await operations(PageRequest(cursor: id - 1, limit: 1), filter: OperationFilter(includeFailed: true)).first { $0.id == id }
     }
 
-    public func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?) async throws -> [LedgerOffer] {
+    public func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?, sponsor: AccountID?) async throws -> [LedgerOffer] {
         var bindings = PostgresBindings()
         var conditions: [String] = []
-        for (column, value) in [("seller_id", seller?.storageKey), ("selling", selling?.storageKey), ("buying", buying?.storageKey)] {
+        for (column, value) in [
+            ("seller_id", seller?.storageKey), ("selling", selling?.storageKey), ("buying", buying?.storageKey), ("sponsor", sponsor?.storageKey),
+        ] {
             guard let value else { continue }
             try bindings.append(value)
             conditions.append("\(column) = $\(bindings.count)")
@@ -634,6 +655,10 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
 
     public func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
         try await accounts(in: "account_signers", where: "signer", is: signer.storageKey, page)
+    }
+
+    public func accounts(sponsoredBy sponsor: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        try await accounts(in: "account_sponsors", where: "sponsor", is: sponsor.storageKey, page)
     }
 
     /// A page of the accounts in `table`'s `account_id` column whose `column` is `value`, by account key.

@@ -181,13 +181,17 @@ extension SQLiteLedgerStore: LedgerReader {
     }
 
     /// Open offers, filtered by seller and by the assets traded, in offer id order.
-    public func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?) async throws -> [LedgerOffer] {
+    public func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?, sponsor: AccountID?) async throws -> [LedgerOffer] {
         try await database.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
             if let seller {
                 conditions.append("seller_id = ?")
                 arguments.append(seller.storageKey)
+            }
+            if let sponsor {
+                conditions.append("sponsor = ?")
+                arguments.append(sponsor.storageKey)
             }
             if let selling {
                 conditions.append("selling = ?")
@@ -237,6 +241,10 @@ extension SQLiteLedgerStore: LedgerReader {
 
     public func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
         try await accounts(in: "account_signers", where: "signer", is: signer.storageKey, page)
+    }
+
+    public func accounts(sponsoredBy sponsor: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        try await accounts(in: "account_sponsors", where: "sponsor", is: sponsor.storageKey, page)
     }
 
     /// A page of the accounts in `table`'s `account_id` column whose `column` is `value`, by

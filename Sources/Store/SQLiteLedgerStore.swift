@@ -250,6 +250,16 @@ public final class SQLiteLedgerStore: LedgerStore {
                 CREATE TABLE payment_assets (asset BLOB NOT NULL, operation_id INTEGER NOT NULL, PRIMARY KEY (asset, operation_id)) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("ledger-v8-sponsorships") { db in
+            // Nothing could be sponsored before this version but claimable balances, which have their own column.
+            try db.execute(sql: """
+                CREATE TABLE account_sponsors (
+                    sponsor BLOB NOT NULL, account_id BLOB NOT NULL, entries INTEGER NOT NULL, PRIMARY KEY (sponsor, account_id)
+                ) WITHOUT ROWID;
+                ALTER TABLE offers ADD COLUMN sponsor BLOB;
+                CREATE INDEX offers_by_sponsor ON offers (sponsor) WHERE sponsor IS NOT NULL;
+                """)
+        }
         return migrator
     }
 
@@ -264,6 +274,20 @@ public final class SQLiteLedgerStore: LedgerStore {
             let known = try Data.fetchAll(current, arguments: [key]).map { AccountID(publicKey: Bytes32([UInt8]($0))) }
             for old in known where !keys.contains(old) { try clear.execute(arguments: [key, old.storageKey]) }
             for new in keys { try add.execute(arguments: [new.storageKey, key]) }
+        }
+    }
+
+    /// Adds to each sponsor's count of an account's entries, forgetting the pairs that reach 0.
+    static func writeSponsorships(_ changes: [SponsoredAccount: Int], _ db: Database) throws {
+        guard !changes.isEmpty else { return }
+        let add = try db.cachedStatement(sql: """
+            INSERT INTO account_sponsors (sponsor, account_id, entries) VALUES (?, ?, ?)
+            ON CONFLICT (sponsor, account_id) DO UPDATE SET entries = entries + excluded.entries
+            """)
+        let clear = try db.cachedStatement(sql: "DELETE FROM account_sponsors WHERE sponsor = ? AND account_id = ? AND entries <= 0")
+        for (pair, delta) in changes {
+            try add.execute(arguments: [pair.sponsor.storageKey, pair.account.storageKey, delta])
+            if delta < 0 { try clear.execute(arguments: [pair.sponsor.storageKey, pair.account.storageKey]) }
         }
     }
 
@@ -322,6 +346,7 @@ public final class SQLiteLedgerStore: LedgerStore {
                 try Self.writeChanges(ledger.changes, db)
                 try Self.writeAssetTallies(ledger.changes.assets, db)
                 try Self.writeSigners(ledger.changes.signers, db)
+                try Self.writeSponsorships(ledger.changes.sponsorships, db)
                 try Self.writeHistory(history, db)
             }, completion: { _, result in
                 continuation.resume(with: result)
@@ -349,12 +374,14 @@ public final class SQLiteLedgerStore: LedgerStore {
                 try deleteLine.execute(arguments: [key.accountID.storageKey, key.asset.storageKey])
             }
         }
-        let upsertOffer = try db.cachedStatement(sql: "INSERT OR REPLACE INTO offers (offer_id, seller_id, selling, buying, entry) VALUES (?, ?, ?, ?, ?)")
+        let upsertOffer = try db.cachedStatement(sql: "INSERT OR REPLACE INTO offers (offer_id, seller_id, selling, buying, entry, sponsor) VALUES (?, ?, ?, ?, ?, ?)")
         let deleteOffer = try db.cachedStatement(sql: "DELETE FROM offers WHERE offer_id = ?")
         for (id, offer) in changes.offers {
             if let offer {
                 let entry = offer.entry
-                try upsertOffer.execute(arguments: [id, entry.sellerID.storageKey, entry.selling.storageKey, entry.buying.storageKey, Data(offer.xdrBytes)])
+                try upsertOffer.execute(arguments: [
+                    id, entry.sellerID.storageKey, entry.selling.storageKey, entry.buying.storageKey, Data(offer.xdrBytes), offer.sponsor?.storageKey,
+                ])
             } else {
                 try deleteOffer.execute(arguments: [id])
             }

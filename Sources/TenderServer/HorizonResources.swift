@@ -54,6 +54,9 @@ struct HorizonResources: Sendable {
             var fields: [(String, JSONValue)] = [
                 ("balance", Self.amount(line.balance)), ("limit", Self.amount(line.limit)),
                 ("buying_liabilities", Self.amount(line.buyingLiabilities)), ("selling_liabilities", Self.amount(line.sellingLiabilities)),
+            ]
+            if let sponsor = line.sponsor { fields.append(("sponsor", .string(sponsor.strKey))) }
+            fields += [
                 ("last_modified_ledger", .number(Int64(line.lastModifiedLedger))),
                 ("is_authorized", .bool(line.isAuthorized)),
                 ("is_authorized_to_maintain_liabilities", .bool(line.isAuthorizedToMaintainLiabilities)),
@@ -67,7 +70,8 @@ struct HorizonResources: Sendable {
             ("selling_liabilities", Self.amount(account.sellingLiabilities)), ("asset_type", "native"),
         ]))
         var signers: [JSONValue] = account.signers.map { signer in
-            .object([("weight", .number(Int64(signer.weight))), ("key", .string(signer.key.strKey)), ("type", .string(signer.key.typeName))])
+            .object([("weight", .number(Int64(signer.weight))), ("key", .string(signer.key.strKey)), ("type", .string(signer.key.typeName))]
+                + (account.signerSponsors[signer.key].map { [("sponsor", .string($0.strKey))] } ?? []))
         }
         signers.append(.object([("weight", .number(Int64(account.thresholds.masterWeight))), ("key", .string(id)), ("type", "ed25519_public_key")]))
         var fields: [(String, JSONValue)] = [
@@ -100,6 +104,9 @@ struct HorizonResources: Sendable {
             ("signers", .array(signers)),
             ("data", .object(record.data.map { (String(decoding: $0.name, as: UTF8.self), .string(Base64.encode($0.value))) })),
             ("num_sponsoring", .number(Int64(account.numSponsoring))), ("num_sponsored", .number(Int64(account.numSponsored))),
+        ]
+        if let sponsor = account.sponsor { fields.append(("sponsor", .string(sponsor.strKey))) }
+        fields += [
             ("paging_token", .string(id)),
         ]
         return .object(fields)
@@ -250,6 +257,18 @@ struct HorizonResources: Sendable {
             ("created_at", .string(Self.time(stored.closeTime))), ("transaction_hash", .string(hash)),
         ]
         fields += details(operation, source: source.accountID, result: stored.result.isSuccess ? record.result : nil)
+        if case .endSponsoringFutureReserves = operation.body {
+            // The source of the last BeginSponsoringFutureReserves before it that named its source.
+            let index = Int(record.id & 0xFFF) - 1
+            let begin = tx.operations.prefix(max(0, index)).last {
+                if case .beginSponsoringFutureReserves(let sponsored) = $0.body { return sponsored == source.accountID }
+                return false
+            }
+            if let begin {
+                let sponsor = begin.sourceAccount ?? tx.sourceAccount
+                fields += [("begin_sponsor", .string(sponsor.accountID.strKey))] + Self.muxed(sponsor, "begin_sponsor")
+            }
+        }
         // Beyond Horizon: a payment carries its transaction's memo.
         if operation.isPayment {
             fields.append(("memo_type", .string(tx.memo.typeName)))
@@ -333,6 +352,21 @@ struct HorizonResources: Sendable {
             return [("balance_id", .string(id.hex)), ("claimant", .string(source.strKey))]
         case .clawbackClaimableBalance(let id):
             return [("balance_id", .string(id.hex))]
+        case .beginSponsoringFutureReserves(let sponsored):
+            return [("sponsored_id", .string(sponsored.strKey))]
+        case .endSponsoringFutureReserves:
+            return []
+        case .revokeSponsorship(.signer(let account, let key)):
+            return [("signer_account_id", .string(account.strKey)), ("signer_key", .string(key.strKey))]
+        case .revokeSponsorship(.ledgerEntry(let key)):
+            switch key {
+            case .account(let id): return [("account_id", .string(id.strKey))]
+            case .claimableBalance(let id): return [("claimable_balance_id", .string(id.hex))]
+            case .data(let id, let name): return [("data_account_id", .string(id.strKey)), ("data_name", .string(String(decoding: name, as: UTF8.self)))]
+            case .offer(_, let offerID): return [("offer_id", .string(String(offerID)))]
+            case .trustLine(let id, let asset): return [("trustline_account_id", .string(id.strKey)), ("trustline_asset", .string(asset.description))]
+            case .liquidityPool: return []
+            }
         }
     }
 
@@ -474,7 +508,8 @@ struct HorizonResources: Sendable {
             ("id", .string(id)), ("paging_token", .string(id)), ("seller", .string(entry.sellerID.strKey)),
             ("selling", Self.asset(entry.selling)), ("buying", Self.asset(entry.buying)),
             ("amount", Self.amount(entry.amount)),
-        ] + Self.price(entry.price) + [("last_modified_ledger", .number(Int64(offer.lastModifiedLedger)))])
+        ] + Self.price(entry.price) + [("last_modified_ledger", .number(Int64(offer.lastModifiedLedger)))]
+            + (offer.sponsor.map { [("sponsor", .string($0.strKey))] } ?? []))
     }
 
     static func path(_ path: PaymentPath) -> JSONValue {

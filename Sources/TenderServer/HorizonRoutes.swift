@@ -99,12 +99,12 @@ struct HorizonRoutes: Sendable {
                 if request.headers[.accept]?.contains("application/octet-stream") ?? false {
                     return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: entry.value)))
                 }
-                return try json(.object([("value", .string(Base64.encode(entry.value))), ("sponsor", .null)]))
+                return try json(.object([("value", .string(Base64.encode(entry.value)))] + (entry.sponsor.map { [("sponsor", .string($0.strKey))] } ?? [])))
             }
         }
         router.get("/accounts/:account/offers") { request, context in
             await collection(request, path: "/accounts/\(context.parameters.get("account") ?? "")/offers", tokenOf: { $0.entry.offerID }) { _, page in
-                try await reader.offers(page, seller: try accountParameter(context), selling: nil, buying: nil)
+                try await reader.offers(page, seller: try accountParameter(context), selling: nil, buying: nil, sponsor: nil)
             } render: { $0.offer($1) }
         }
         router.get("/transactions") { request, _ in
@@ -144,7 +144,9 @@ struct HorizonRoutes: Sendable {
         }
         router.get("/offers") { request, _ in
             await collection(request, path: "/offers", tokenOf: { $0.entry.offerID }) { query, page in
-                try await reader.offers(page, seller: try query.accountID("seller"), selling: try query.asset("selling"), buying: try query.asset("buying"))
+                try await reader.offers(
+                    page, seller: try query.accountID("seller"), selling: try query.asset("selling"), buying: try query.asset("buying"),
+                    sponsor: try query.accountID("sponsor"))
             } render: { $0.offer($1) }
         }
         router.get("/offers/:id") { request, context in
@@ -187,8 +189,9 @@ struct HorizonRoutes: Sendable {
                     throw ProblemError.invalid("signer", "exactly one of signer, asset, sponsor and liquidity_pool is required, \(filters.isEmpty ? "none was" : "\(filters.count) were") given")
                 }
                 if let signer = try query.accountID("signer") { return try await reader.accounts(signedBy: signer, page) }
+                if let sponsor = try query.accountID("sponsor") { return try await reader.accounts(sponsoredBy: sponsor, page) }
                 guard let text = query["asset"], !text.isEmpty else {
-                    throw ProblemError.invalid(filters[0], "this server lists accounts by signer or asset; \(filters[0]) is not supported yet")
+                    throw ProblemError.invalid(filters[0], "this server lists accounts by signer, asset or sponsor; \(filters[0]) is not supported yet")
                 }
                 let asset = try HorizonQuery.asset(text, field: "asset")
                 guard asset != .native else { throw ProblemError.invalid("asset", "asset is an issued asset, CODE:ISSUER") }

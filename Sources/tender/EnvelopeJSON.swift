@@ -167,6 +167,22 @@ enum EnvelopeJSON {
             ]
         case .claimClaimableBalance(let id), .clawbackClaimableBalance(let id):
             fields.append(("balance_id", .string(id.hex)))
+        case .beginSponsoringFutureReserves(let sponsored):
+            fields.append(("sponsored_id", .string(sponsored.strKey)))
+        case .endSponsoringFutureReserves:
+            break
+        case .revokeSponsorship(.signer(let account, let key)):
+            fields.append(("signer", .object([("account_id", .string(account.strKey)), ("signer_key", .string(key.strKey))])))
+        case .revokeSponsorship(.ledgerEntry(let key)):
+            let entry: [(String, JSONValue)] = switch key {
+            case .account(let id): [("account", .object([("account_id", .string(id.strKey))]))]
+            case .trustLine(let id, let line): [("trustline", .object([("account_id", .string(id.strKey)), ("asset", asset(line))]))]
+            case .offer(let seller, let offerID): [("offer", .object([("seller_id", .string(seller.strKey)), ("offer_id", .string(String(offerID)))]))]
+            case .data(let id, let name): [("data", .object([("account_id", .string(id.strKey)), ("data_name", bytes(name))]))]
+            case .claimableBalance(let id): [("claimable_balance", .object([("balance_id", .string(id.hex))]))]
+            case .liquidityPool(let id): [("liquidity_pool", .object([("liquidity_pool_id", .string(id.hex))]))]
+            }
+            fields.append(("ledger_key", .object(entry)))
         }
         return .object(fields)
     }

@@ -123,9 +123,9 @@ struct LedgerStoreContractTests {
                 ] {
                     add("operations \(page) \(filter)", try await store.operations(page, filter: filter).map(OperationView.init))
                 }
-                add("offers \(page)", try await store.offers(page, seller: nil, selling: nil, buying: nil))
-                add("offers by alice", try await store.offers(page, seller: alice.accountID, selling: usd, buying: .native))
-                add("offers by bob", try await store.offers(page, seller: bob.accountID, selling: nil, buying: nil))
+                add("offers \(page)", try await store.offers(page, seller: nil, selling: nil, buying: nil, sponsor: nil))
+                add("offers by alice", try await store.offers(page, seller: alice.accountID, selling: usd, buying: .native, sponsor: nil))
+                add("offers by bob", try await store.offers(page, seller: bob.accountID, selling: nil, buying: nil, sponsor: nil))
             }
         }
         for sequence: UInt32 in [0, 1, 2, 3, 6, 7, 99] { add("ledger \(sequence)", try await store.ledger(sequence).map(LedgerView.init) as Any) }
@@ -140,7 +140,7 @@ struct LedgerStoreContractTests {
             add("exists \(account.strKey)", try await store.accountExists(account))
         }
         add("no account", AccountView(try await store.account(try KeyPair(seed: Array(repeating: 3, count: 32)).accountID)) as Any)
-        for offer in try await store.offers(PageRequest(cursor: nil, limit: 10, descending: false), seller: nil, selling: nil, buying: nil) {
+        for offer in try await store.offers(PageRequest(cursor: nil, limit: 10, descending: false), seller: nil, selling: nil, buying: nil, sponsor: nil) {
             add("offer \(offer.entry.offerID)", try await store.offer(offer.entry.offerID) as Any)
         }
         add("offer 999", try await store.offer(999) as Any)

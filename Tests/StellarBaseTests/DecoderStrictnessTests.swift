@@ -56,10 +56,10 @@ struct DecoderStrictnessTests {
             #expect(error.code == .unsupported)
             #expect(error.unsupportedName == "soroban")
         }
-        // Type 16, BeginSponsoringFutureReserves, is refused by name; 14 (CreateClaimableBalance)
+        // Type 22, LiquidityPoolDeposit, is refused by name; 16 (BeginSponsoringFutureReserves)
         // is applied, so its missing body is a truncation.
-        #expect(code(Operation.self, [0, 0, 0, 0, 0, 0, 0, 16]) == .unsupported)
-        #expect(code(Operation.self, [0, 0, 0, 0, 0, 0, 0, 14]) == .truncated)
+        #expect(code(Operation.self, [0, 0, 0, 0, 0, 0, 0, 22]) == .unsupported)
+        #expect(code(Operation.self, [0, 0, 0, 0, 0, 0, 0, 16]) == .truncated)
     }
 
     @Test func boundsAreEnforced() {

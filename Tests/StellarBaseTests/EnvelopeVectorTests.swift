@@ -73,11 +73,14 @@ struct EnvelopeVectorTests {
     }
 
     /// The SDK's envelopes with operations Tender applied only later (AllowTrust,
-    /// SetTrustLineFlags, CreateClaimableBalance, CreatePassiveSellOffer) decode and encode again byte for byte; the rest
-    /// are refused by name.
+    /// SetTrustLineFlags, CreateClaimableBalance, CreatePassiveSellOffer, Begin/EndSponsoringFutureReserves)
+    /// decode and encode again byte for byte; the rest are refused by name.
     @Test func unsupportedOperationsAreRefusedByName() throws {
         #expect(vectors.unsupported.count >= 10)
-        let applied = ["allow_trust", "set_trust_line_flags", "create_claimable_balance", "create_passive_sell_offer"]
+        let applied = [
+            "allow_trust", "set_trust_line_flags", "create_claimable_balance", "create_passive_sell_offer",
+            "begin_sponsoring_future_reserves", "end_sponsoring_future_reserves",
+        ]
         for vector in vectors.unsupported where applied.contains(vector.operation) {
             let envelope = try TransactionEnvelope(xdrBase64: vector.xdr)
             #expect(envelope.transaction.operations.map(\.body.type.name).contains(vector.operation))

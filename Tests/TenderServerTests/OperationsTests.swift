@@ -133,8 +133,8 @@ final class BreakableStore: LedgerStore, LedgerReader, @unchecked Sendable {
     func transaction(hash: Bytes32) async throws -> StoredTransaction? { try await store.transaction(hash: hash) }
     func operations(_ page: PageRequest, filter: OperationFilter) async throws -> [OperationRecord] { try await store.operations(page, filter: filter) }
     func operation(_ id: Int64) async throws -> OperationRecord? { try await store.operation(id) }
-    func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?) async throws -> [LedgerOffer] {
-        try await store.offers(page, seller: seller, selling: selling, buying: buying)
+    func offers(_ page: PageRequest, seller: AccountID?, selling: Asset?, buying: Asset?, sponsor: AccountID?) async throws -> [LedgerOffer] {
+        try await store.offers(page, seller: seller, selling: selling, buying: buying, sponsor: sponsor)
     }
     func offer(_ id: Int64) async throws -> LedgerOffer? { try await store.offer(id) }
     func assets(_ page: KeyedPage<AssetCursor>, code: String?, issuer: AccountID?) async throws -> [AssetStats] {
@@ -145,6 +145,9 @@ final class BreakableStore: LedgerStore, LedgerReader, @unchecked Sendable {
     }
     func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
         try await store.accounts(signedBy: signer, page)
+    }
+    func accounts(sponsoredBy sponsor: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        try await store.accounts(sponsoredBy: sponsor, page)
     }
     func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) { try await store.recentFees(ledgers: ledgers) }
     func storedEffects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] { try await store.storedEffects(page, filter: filter) }

@@ -52,9 +52,7 @@ extension LedgerState {
             if op.limit < line.balance + line.buyingLiabilities { return .inner(.invalidLimit) }
             if op.limit == 0 {
                 removeTrustLine(key)
-                var account = accounts[source]!
-                account.numSubEntries -= 1
-                setAccount(account)
+                removeSubEntry(of: source, sponsor: line.sponsor)
                 return .inner(.success)
             }
             guard let issuer = asset.issuer, accounts[issuer] != nil else { return .inner(.noIssuer) }
@@ -65,13 +63,17 @@ extension LedgerState {
         if op.limit == 0 { return .inner(.invalidLimit) }
         guard let issuerID = asset.issuer, let issuer = accounts[issuerID] else { return .inner(.noIssuer) }
         var account = accounts[source]!
-        if account.numSubEntries >= maxSubEntries { return .outer(.tooManySubentries) }
-        if availableBalance(account) < Int64(header.baseReserve) { return .inner(.lowReserve) }
-        account.numSubEntries += 1
+        let sponsor: AccountID?
+        switch addSubEntries(1, to: &account) {
+        case .success(let payer): sponsor = payer
+        case .failure(let failure): return failure.outcome(lowReserve: .lowReserve)
+        }
         setAccount(account)
         var flags: UInt32 = issuer.flags & AccountFlags.authRequired == 0 ? TrustLineFlags.authorized : 0
         if issuer.flags & AccountFlags.authClawbackEnabled != 0 { flags |= TrustLineFlags.clawbackEnabled }
-        setTrustLine(TrustLineEntry(accountID: source, asset: asset, balance: 0, limit: op.limit, flags: flags, lastModifiedLedger: header.sequence))
+        var line = TrustLineEntry(accountID: source, asset: asset, balance: 0, limit: op.limit, flags: flags, lastModifiedLedger: header.sequence)
+        line.sponsor = sponsor
+        setTrustLine(line)
         return .inner(.success)
     }
 
@@ -106,15 +108,15 @@ extension LedgerState {
                     account.signers[index].weight = signer.weight
                 } else {
                     if account.signers.count >= 20 { return .inner(.tooManySigners) }
-                    if account.numSubEntries >= maxSubEntries { return .outer(.tooManySubentries) }
-                    if availableBalance(account) < Int64(header.baseReserve) { return .inner(.lowReserve) }
-                    account.numSubEntries += 1
+                    switch addSubEntries(1, to: &account) {
+                    case .success(let sponsor): account.signerSponsors[signer.key] = sponsor
+                    case .failure(let failure): return failure.outcome(lowReserve: .lowReserve)
+                    }
                     account.signers.append(signer)
                     account.signers.sort { $0.key.xdrBytes.lexicographicallyPrecedes($1.key.xdrBytes) }
                 }
             } else if let index {
-                account.signers.remove(at: index)
-                account.numSubEntries -= 1
+                removeSigner(at: index, from: &account)
             }
         }
         setAccount(account)
@@ -127,10 +129,15 @@ extension LedgerState {
         if account.flags & AccountFlags.authImmutable != 0 { return AccountMergeResult(code: .immutableSet) }
         if account.numSubEntries != UInt32(account.signers.count) { return AccountMergeResult(code: .hasSubEntries) }
         if account.sequenceNumber >= header.startingSequenceNumber { return AccountMergeResult(code: .sequenceNumberTooFar) }
-        // An account that pays reserves for others' entries (claimable balances) cannot go.
-        if account.numSponsoring > 0 { return AccountMergeResult(code: .isSponsor) }
+        // An account that pays reserves for others' entries cannot go, nor one sponsoring
+        // another's future reserves in this transaction.
+        if account.numSponsoring > 0 || isSponsoringFutureReserves(source) { return AccountMergeResult(code: .isSponsor) }
+        // Its signers' and its own sponsors get their reserves back.
+        var leaving = account
+        for index in leaving.signers.indices.reversed() { removeSigner(at: index, from: &leaving) }
         let balance = account.balance
         guard addBalance(.native(destination), balance) else { return AccountMergeResult(code: .destinationFull) }
+        if let sponsor = account.sponsor { addSponsoring(sponsor, -2) }
         removeAccount(source)
         return AccountMergeResult(code: .success, sourceAccountBalance: balance)
     }
@@ -139,21 +146,21 @@ extension LedgerState {
         let key = DataKey(source, op.name)
         let existing = data[key]
         guard let value = op.value else {
-            guard existing != nil else { return .inner(.nameNotFound) }
+            guard let existing else { return .inner(.nameNotFound) }
             removeData(key)
-            var account = accounts[source]!
-            account.numSubEntries -= 1
-            setAccount(account)
+            removeSubEntry(of: source, sponsor: existing.sponsor)
             return .inner(.success)
         }
+        var sponsor = existing?.sponsor
         if existing == nil {
             var account = accounts[source]!
-            if account.numSubEntries >= maxSubEntries { return .outer(.tooManySubentries) }
-            if availableBalance(account) < Int64(header.baseReserve) { return .inner(.lowReserve) }
-            account.numSubEntries += 1
+            switch addSubEntries(1, to: &account) {
+            case .success(let payer): sponsor = payer
+            case .failure(let failure): return failure.outcome(lowReserve: .lowReserve)
+            }
             setAccount(account)
         }
-        setData(DataEntry(accountID: source, name: op.name, value: value, lastModifiedLedger: header.sequence))
+        setData(DataEntry(accountID: source, name: op.name, value: value, sponsor: sponsor, lastModifiedLedger: header.sequence))
         return .inner(.success)
     }
 

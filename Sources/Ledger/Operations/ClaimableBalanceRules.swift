@@ -81,17 +81,15 @@ extension LedgerState {
             case .native: break
             }
         }
-        // The reserve: the source sponsors the new entry.
-        var sponsor = accounts[source]!
+        // The reserve: the source sponsors the new entry, or its own sponsor does.
+        let sponsor = sponsorships[source] ?? source
         let reserves = UInt32(op.claimants.count)
-        if sponsor.numSponsoring > UInt32.max - reserves { return .outer(.tooManySponsoring) }
-        if availableBalance(sponsor) < Int64(reserves) * Int64(header.baseReserve) { return .inner(.lowReserve) }
-        sponsor.numSponsoring += reserves
-        setAccount(sponsor)
+        if let failure = cannotSponsor(sponsor, reserves) { return failure.outcome(lowReserve: .lowReserve) }
+        addSponsoring(sponsor, Int(reserves))
         let closeTime = header.closeTime
         setClaimableBalance(ClaimableBalanceEntry(
             id: id, claimants: op.claimants.map { Claimant(destination: $0.destination, predicate: $0.predicate.absolute(from: closeTime)) },
-            asset: op.asset, amount: op.amount, clawbackEnabled: clawback, sponsor: source, lastModifiedLedger: header.sequence))
+            asset: op.asset, amount: op.amount, clawbackEnabled: clawback, sponsor: sponsor, lastModifiedLedger: header.sequence))
         return .inner(.success)
     }
 
@@ -124,10 +122,7 @@ extension LedgerState {
 
     /// Removes a balance and gives its sponsor its reserves back.
     private mutating func removeSponsoredBalance(_ balance: ClaimableBalanceEntry) {
-        _ = modifyAccount(balance.sponsor) { sponsor in
-            sponsor.numSponsoring -= UInt32(balance.claimants.count)
-            return true
-        }
+        addSponsoring(balance.sponsor, -balance.claimants.count)
         removeClaimableBalance(balance.id)
     }
 }

@@ -99,17 +99,23 @@ extension LedgerState {
         // The passive flag (`PASSIVE_FLAG`) is set when the offer is made and kept by updates.
         var flags: UInt32 = request.passive ? 1 : 0
         let creatingNew = request.offerID == 0
+        // Who pays the offer's reserve: its sponsor, or nil for its seller.
+        let sponsor: AccountID?
         if !creatingNew {
-            guard let existing = offers[request.offerID]?.entry, existing.sellerID == source else { return .failure(.notFound) }
-            releaseLiabilities(existing)
-            flags = existing.flags
+            guard let existing = offers[request.offerID], existing.entry.sellerID == source else { return .failure(.notFound) }
+            releaseLiabilities(existing.entry)
+            flags = existing.entry.flags
+            sponsor = existing.sponsor
             // The subentry stays counted until we know whether the offer remains.
-            removeOffer(existing.offerID)
+            removeOffer(existing.entry.offerID)
         } else {
             var account = accounts[source]!
-            if account.numSubEntries >= maxSubEntries { return .outer(.tooManySubentries) }
-            if availableBalance(account) < Int64(header.baseReserve) { return .failure(.lowReserve) }
-            account.numSubEntries += 1
+            switch addSubEntries(1, to: &account) {
+            case .success(let payer): sponsor = payer
+            case .failure(.lowReserve): return .failure(.lowReserve)
+            case .failure(.tooManySubentries): return .outer(.tooManySubentries)
+            case .failure(.tooManySponsoring): return .outer(.tooManySponsoring)
+            }
             setAccount(account)
         }
 
@@ -171,13 +177,11 @@ extension LedgerState {
                 offerID = Int64(header.idPool)
             }
             let offer = OfferEntry(sellerID: source, offerID: offerID, selling: sheep, buying: wheat, amount: amount, price: request.price, flags: flags)
-            setOffer(offer)
+            setOffer(offer, sponsor: sponsor)
             acquireLiabilities(offer)
             return .success(claimed: claimed, effect: creatingNew ? .created(offer) : .updated(offer))
         }
-        var account = accounts[source]!
-        account.numSubEntries -= 1
-        setAccount(account)
+        removeSubEntry(of: source, sponsor: sponsor)
         return .success(claimed: claimed, effect: .deleted)
     }
 

@@ -370,3 +370,42 @@ public enum ClawbackClaimableBalanceResultCode: Int32, OperationResultCodeProtoc
         }
     }
 }
+
+public enum BeginSponsoringFutureReservesResultCode: Int32, OperationResultCodeProtocol {
+    case success = 0, malformed = -1, alreadySponsored = -2, recursive = -3
+
+    public var name: String {
+        switch self {
+        case .success: "op_success"
+        case .malformed: "op_malformed"
+        case .alreadySponsored: "op_already_sponsored"
+        case .recursive: "op_recursive"
+        }
+    }
+}
+
+public enum EndSponsoringFutureReservesResultCode: Int32, OperationResultCodeProtocol {
+    case success = 0, notSponsored = -1
+
+    public var name: String {
+        switch self {
+        case .success: "op_success"
+        case .notSponsored: "op_not_sponsored"
+        }
+    }
+}
+
+public enum RevokeSponsorshipResultCode: Int32, OperationResultCodeProtocol {
+    case success = 0, doesNotExist = -1, notSponsor = -2, lowReserve = -3, onlyTransferable = -4, malformed = -5
+
+    public var name: String {
+        switch self {
+        case .success: "op_success"
+        case .doesNotExist: "op_does_not_exist"
+        case .notSponsor: "op_not_sponsor"
+        case .lowReserve: "op_low_reserve"
+        case .onlyTransferable: "op_only_transferable"
+        case .malformed: "op_malformed"
+        }
+    }
+}

@@ -263,6 +263,9 @@ public enum OperationInnerResult: Hashable, Sendable {
     case createClaimableBalance(CreateClaimableBalanceResultCode, balanceID: ClaimableBalanceID?)
     case claimClaimableBalance(ClaimClaimableBalanceResultCode)
     case clawbackClaimableBalance(ClawbackClaimableBalanceResultCode)
+    case beginSponsoringFutureReserves(BeginSponsoringFutureReservesResultCode)
+    case endSponsoringFutureReserves(EndSponsoringFutureReservesResultCode)
+    case revokeSponsorship(RevokeSponsorshipResultCode)
 
     public var operationType: OperationType {
         switch self {
@@ -284,6 +287,9 @@ public enum OperationInnerResult: Hashable, Sendable {
         case .createClaimableBalance: .createClaimableBalance
         case .claimClaimableBalance: .claimClaimableBalance
         case .clawbackClaimableBalance: .clawbackClaimableBalance
+        case .beginSponsoringFutureReserves: .beginSponsoringFutureReserves
+        case .endSponsoringFutureReserves: .endSponsoringFutureReserves
+        case .revokeSponsorship: .revokeSponsorship
         }
     }
 
@@ -308,6 +314,9 @@ public enum OperationInnerResult: Hashable, Sendable {
         case .createClaimableBalance(let code, _): code.name
         case .claimClaimableBalance(let code): code.name
         case .clawbackClaimableBalance(let code): code.name
+        case .beginSponsoringFutureReserves(let code): code.name
+        case .endSponsoringFutureReserves(let code): code.name
+        case .revokeSponsorship(let code): code.name
         }
     }
 
@@ -382,6 +391,12 @@ extension OperationResult: XDRCodable {
             self = .inner(.claimClaimableBalance(try .decode(try reader.readInt32(), "ClaimClaimableBalanceResultCode")))
         case .clawbackClaimableBalance:
             self = .inner(.clawbackClaimableBalance(try .decode(try reader.readInt32(), "ClawbackClaimableBalanceResultCode")))
+        case .beginSponsoringFutureReserves:
+            self = .inner(.beginSponsoringFutureReserves(try .decode(try reader.readInt32(), "BeginSponsoringFutureReservesResultCode")))
+        case .endSponsoringFutureReserves:
+            self = .inner(.endSponsoringFutureReserves(try .decode(try reader.readInt32(), "EndSponsoringFutureReservesResultCode")))
+        case .revokeSponsorship:
+            self = .inner(.revokeSponsorship(try .decode(try reader.readInt32(), "RevokeSponsorshipResultCode")))
         default:
             throw .unsupported(type.name, "results of \(type.name) are not supported by Tender")
         }
@@ -417,6 +432,9 @@ extension OperationResult: XDRCodable {
             if code == .success { (id ?? ClaimableBalanceID(.zero)).encode(to: &writer) }
         case .claimClaimableBalance(let code): writer.write(code.rawValue)
         case .clawbackClaimableBalance(let code): writer.write(code.rawValue)
+        case .beginSponsoringFutureReserves(let code): writer.write(code.rawValue)
+        case .endSponsoringFutureReserves(let code): writer.write(code.rawValue)
+        case .revokeSponsorship(let code): writer.write(code.rawValue)
         }
     }
 }

@@ -250,6 +250,70 @@ public struct ClawbackOperation: Hashable, Sendable {
     }
 }
 
+/// Names one ledger entry (`LedgerKey` in XDR, the kinds before Soroban's).
+public enum LedgerKey: Hashable, Sendable {
+    case account(AccountID)
+    case trustLine(AccountID, Asset)
+    case offer(seller: AccountID, offerID: Int64)
+    case data(AccountID, name: [UInt8])
+    case claimableBalance(ClaimableBalanceID)
+    /// A pool's id; no operation Tender applies may name one.
+    case liquidityPool(Bytes32)
+}
+
+extension LedgerKey: XDRCodable {
+    public init(xdr reader: inout XDRReader) throws(XDRError) {
+        let type = try reader.readInt32("ledger entry type")
+        switch type {
+        case 0: self = .account(try AccountID(xdr: &reader))
+        case 1:
+            let account = try AccountID(xdr: &reader)
+            var peek = reader
+            if try peek.readInt32("trustline asset type") == 3 {
+                throw .unsupported("liquidity_pool_shares", "trustlines to liquidity pool shares are not supported")
+            }
+            self = .trustLine(account, try Asset(xdr: &reader))
+        case 2: self = .offer(seller: try AccountID(xdr: &reader), offerID: try reader.readInt64("offerID"))
+        case 3: self = .data(try AccountID(xdr: &reader), name: try reader.readVariableOpaque(maxLength: Operation.maxDataBytes, "data name"))
+        case 4: self = .claimableBalance(try ClaimableBalanceID(xdr: &reader))
+        case 5: self = .liquidityPool(try reader.readBytes32("liquidity pool id"))
+        default: throw .unsupported("ledger_key", "ledger keys of type \(type) are not supported by Tender")
+        }
+    }
+
+    public func encode(to writer: inout XDRWriter) {
+        switch self {
+        case .account(let id):
+            writer.write(Int32(0))
+            id.encode(to: &writer)
+        case .trustLine(let id, let asset):
+            writer.write(Int32(1))
+            id.encode(to: &writer)
+            asset.encode(to: &writer)
+        case .offer(let seller, let offerID):
+            writer.write(Int32(2))
+            seller.encode(to: &writer)
+            writer.write(offerID)
+        case .data(let id, let name):
+            writer.write(Int32(3))
+            id.encode(to: &writer)
+            writer.writeVariableOpaque(name)
+        case .claimableBalance(let id):
+            writer.write(Int32(4))
+            id.encode(to: &writer)
+        case .liquidityPool(let id):
+            writer.write(Int32(5))
+            writer.writeFixedOpaque(id.bytes)
+        }
+    }
+}
+
+/// RevokeSponsorship (CAP-33): what it names, an entry or an account's signer.
+public enum RevokeSponsorshipOperation: Hashable, Sendable {
+    case ledgerEntry(LedgerKey)
+    case signer(account: AccountID, key: SignerKey)
+}
+
 /// What an operation does.
 public enum OperationBody: Hashable, Sendable {
     case createAccount(CreateAccountOperation)
@@ -270,6 +334,10 @@ public enum OperationBody: Hashable, Sendable {
     case createClaimableBalance(CreateClaimableBalanceOperation)
     case claimClaimableBalance(ClaimableBalanceID)
     case clawbackClaimableBalance(ClaimableBalanceID)
+    /// CAP-33: the source pays the reserves of what `sponsoredID` creates until it ends them.
+    case beginSponsoringFutureReserves(sponsoredID: AccountID)
+    case endSponsoringFutureReserves
+    case revokeSponsorship(RevokeSponsorshipOperation)
 
     public var type: OperationType {
         switch self {
@@ -291,6 +359,9 @@ public enum OperationBody: Hashable, Sendable {
         case .createClaimableBalance: .createClaimableBalance
         case .claimClaimableBalance: .claimClaimableBalance
         case .clawbackClaimableBalance: .clawbackClaimableBalance
+        case .beginSponsoringFutureReserves: .beginSponsoringFutureReserves
+        case .endSponsoringFutureReserves: .endSponsoringFutureReserves
+        case .revokeSponsorship: .revokeSponsorship
         }
     }
 }
@@ -392,6 +463,16 @@ extension Operation: XDRCodable {
             body = .claimClaimableBalance(try ClaimableBalanceID(xdr: &reader))
         case .clawbackClaimableBalance:
             body = .clawbackClaimableBalance(try ClaimableBalanceID(xdr: &reader))
+        case .beginSponsoringFutureReserves:
+            body = .beginSponsoringFutureReserves(sponsoredID: try AccountID(xdr: &reader))
+        case .endSponsoringFutureReserves:
+            body = .endSponsoringFutureReserves
+        case .revokeSponsorship:
+            switch try reader.readInt32("revoke sponsorship type") {
+            case 0: body = .revokeSponsorship(.ledgerEntry(try LedgerKey(xdr: &reader)))
+            case 1: body = .revokeSponsorship(.signer(account: try AccountID(xdr: &reader), key: try SignerKey(xdr: &reader)))
+            case let other: throw .unknown("RevokeSponsorshipType", Int64(other))
+            }
         default:
             throw .unsupported(type.name, "the operation \(type.name) is not supported by Tender")
         }
@@ -491,6 +572,17 @@ extension Operation: XDRCodable {
             writer.writeArray(op.claimants)
         case .claimClaimableBalance(let id), .clawbackClaimableBalance(let id):
             id.encode(to: &writer)
+        case .beginSponsoringFutureReserves(let sponsored):
+            sponsored.encode(to: &writer)
+        case .endSponsoringFutureReserves:
+            break
+        case .revokeSponsorship(.ledgerEntry(let key)):
+            writer.write(Int32(0))
+            key.encode(to: &writer)
+        case .revokeSponsorship(.signer(let account, let key)):
+            writer.write(Int32(1))
+            account.encode(to: &writer)
+            key.encode(to: &writer)
         }
     }
 }

@@ -177,7 +177,7 @@ extension ConsoleRoutes {
                 Cell(text: hash.prefix(12) + "…", href: "/console/explorer/transactions/\(hash)", code: true),
             ]
         }
-        let offers = try await horizon.reader.offers(PageRequest(limit: 50), seller: id, selling: nil, buying: nil)
+        let offers = try await horizon.reader.offers(PageRequest(limit: 50), seller: id, selling: nil, buying: nil, sponsor: nil)
         let offerRows = offers.map { offer -> [Cell] in
             let json = resources.offer(offer)
             let asset = { (value: JSONValue?) in Self.text(Self.field(value, "asset_type")) == "native" ? "XLM" : Self.text(Self.field(value, "asset_code")) }
