@@ -4,6 +4,7 @@ Usage: python horizon_interop.py HORIZON_URL
 Prints one line per check and exits non-zero at the first failure.
 """
 
+import base64
 import queue
 import sys
 import threading
@@ -258,10 +259,10 @@ try:
 except BadRequestError:
     check("/accounts without a filter is refused", True)
 try:
-    server.accounts().for_sponsor(alice.public_key).call()
-    check("/accounts?sponsor= is refused naming the field", False)
+    server.accounts().for_liquidity_pool("ab" * 32).call()
+    check("/accounts?liquidity_pool= is refused naming the field", False)
 except BadRequestError as error:
-    check("/accounts?sponsor= is refused naming the field", error.extras["invalid_field"] == "sponsor")
+    check("/accounts?liquidity_pool= is refused naming the field", error.extras["invalid_field"] == "liquidity_pool")
 
 # --- asynchronous submission --------------------------------------------------------------------
 tx = builder(alice).append_payment_op(bob.public_key, Asset.native(), "0.5").build()
@@ -544,6 +545,85 @@ except NotFoundError:
 bad = requests.get(f"{URL}/claimable_balances/nothex", timeout=10)
 check("a malformed balance id is refused naming id", bad.status_code == 400 and bad.json()["extras"]["invalid_field"] == "id", bad.text)
 check("root links claimable_balances", root["_links"]["claimable_balances"]["href"].startswith(f"{URL}/claimable_balances"))
+
+# --- sponsored reserves (CAP-33) ------------------------------------------------------------------
+patron, ward, helper = Keypair.random(), Keypair.random(), Keypair.random()
+friendbot(patron.public_key)
+friendbot(helper.public_key)
+PAT = Asset("PAT", patron.public_key)
+# The patron makes the ward's account with nothing, and pays for its trustline, data entry, signer and an offer.
+tx = (builder(patron)
+      .append_begin_sponsoring_future_reserves_op(ward.public_key)
+      .append_create_account_op(ward.public_key, "0")
+      .append_change_trust_op(PAT, source=ward.public_key)
+      .append_manage_data_op("nickname", b"ward", source=ward.public_key)
+      .append_ed25519_public_key_signer(helper.public_key, 1, source=ward.public_key)
+      .append_end_sponsoring_future_reserves_op(source=ward.public_key)
+      .build())
+tx.sign(patron)
+tx.sign(ward)
+made = server.submit_transaction(tx)
+account = server.accounts().account_id(ward.public_key).call()
+check("a sponsored account starts with 0 XLM, its reserves paid by its sponsor", account["sponsor"] == patron.public_key and account["num_sponsored"] == 5
+      and balance(ward.public_key, Asset.native()) == 0, account)
+patron_record = server.accounts().account_id(patron.public_key).call()
+check("... who sponsors 5 reserves (num_sponsoring) and has no sponsor", patron_record["num_sponsoring"] == 5 and "sponsor" not in patron_record, patron_record)
+gold_line = [b for b in account["balances"] if b.get("asset_code") == "PAT"][0]
+helper_signer = [x for x in account["signers"] if x["key"] == helper.public_key][0]
+check("the trustline, the signer and the data entry name their sponsor", gold_line["sponsor"] == patron.public_key and helper_signer["sponsor"] == patron.public_key
+      and server.data(ward.public_key, "nickname").call() == {"value": base64.b64encode(b"ward").decode(), "sponsor": patron.public_key})
+check("/accounts?sponsor= lists the ward", [a["id"] for a in server.accounts().for_sponsor(patron.public_key).call()["_embedded"]["records"]] == [ward.public_key])
+ops = server.operations().for_transaction(made["hash"]).call()["_embedded"]["records"]
+check("the operations as Horizon shows them: sponsored_id, begin_sponsor", ops[0]["type"] == "begin_sponsoring_future_reserves"
+      and ops[0]["sponsored_id"] == ward.public_key and ops[-1]["type"] == "end_sponsoring_future_reserves" and ops[-1]["begin_sponsor"] == patron.public_key, ops)
+effects = [e["type"] for e in server.effects().for_transaction(made["hash"]).call()["_embedded"]["records"]]
+check("their effects: each entry's sponsorship after its own", effects == [
+    "account_created", "account_debited", "signer_created", "account_sponsorship_created",
+    "trustline_created", "trustline_sponsorship_created", "data_created", "data_sponsorship_created",
+    "signer_created", "signer_sponsorship_created"], effects)
+codes = failure(builder(patron).append_begin_sponsoring_future_reserves_op(helper.public_key), patron)
+check("a sponsorship never ended: tx_bad_sponsorship", codes["transaction"] == "tx_bad_sponsorship", codes)
+codes = failure(builder(patron).append_end_sponsoring_future_reserves_op(), patron)
+check("ending one never begun: op_not_sponsored", codes["operations"] == ["op_not_sponsored"], codes)
+codes = failure(builder(patron).append_account_merge_op(helper.public_key), patron)
+check("a sponsor cannot merge: op_is_sponsor", codes["operations"] == ["op_is_sponsor"], codes)
+codes = failure(builder(patron).append_revoke_data_sponsorship_op(ward.public_key, "nickname"), patron)
+check("a ward with nothing cannot take its reserve back: op_low_reserve", codes["operations"] == ["op_low_reserve"], codes)
+submit(builder(helper).append_payment_op(ward.public_key, Asset.native(), "10"), helper)
+submit(builder(patron).append_revoke_data_sponsorship_op(ward.public_key, "nickname"), patron)
+check("RevokeSponsorship hands the data entry's reserve back to its owner", "sponsor" not in server.data(ward.public_key, "nickname").call()
+      and server.accounts().account_id(patron.public_key).call()["num_sponsoring"] == 4)
+# The patron hands the trustline and the signer to the helper.
+tx = (builder(helper)
+      .append_begin_sponsoring_future_reserves_op(patron.public_key)
+      .append_revoke_trustline_sponsorship_op(ward.public_key, PAT, source=patron.public_key)
+      .append_revoke_ed25519_public_key_signer_sponsorship_op(ward.public_key, helper.public_key, source=patron.public_key)
+      .append_end_sponsoring_future_reserves_op(source=patron.public_key)
+      .build())
+tx.sign(helper)
+tx.sign(patron)
+moved = server.submit_transaction(tx)
+check("... or to another sponsor", server.accounts().account_id(helper.public_key).call()["num_sponsoring"] == 2
+      and server.accounts().account_id(patron.public_key).call()["num_sponsoring"] == 2)
+updated = server.effects().for_transaction(moved["hash"]).call()["_embedded"]["records"]
+check("trustline_sponsorship_updated and signer_sponsorship_updated", [(e["type"], e.get("former_sponsor"), e.get("new_sponsor")) for e in updated] == [
+    ("trustline_sponsorship_updated", patron.public_key, helper.public_key), ("signer_sponsorship_updated", patron.public_key, helper.public_key)], updated)
+revoke = [o for o in server.operations().for_transaction(moved["hash"]).call()["_embedded"]["records"] if o["type"] == "revoke_sponsorship"]
+check("revoke_sponsorship operations name what they revoke", revoke[0]["trustline_account_id"] == ward.public_key and revoke[0]["trustline_asset"] == f"PAT:{patron.public_key}"
+      and revoke[1]["signer_account_id"] == ward.public_key and revoke[1]["signer_key"] == helper.public_key, revoke)
+codes = failure(builder(patron).append_revoke_trustline_sponsorship_op(ward.public_key, PAT), patron)
+check("revoking what another sponsors: op_not_sponsor", codes["operations"] == ["op_not_sponsor"], codes)
+codes = failure(builder(patron).append_revoke_data_sponsorship_op(ward.public_key, "missing"), patron)
+check("revoking what does not exist: op_does_not_exist", codes["operations"] == ["op_does_not_exist"], codes)
+tx = (builder(patron).append_begin_sponsoring_future_reserves_op(ward.public_key)
+      .append_manage_sell_offer_op(Asset.native(), PAT, "1", "1000", source=ward.public_key)
+      .append_end_sponsoring_future_reserves_op(source=ward.public_key).build())
+tx.sign(patron)
+tx.sign(ward)
+server.submit_transaction(tx)
+sponsored_offers = server.offers().for_sponsor(patron.public_key).call()["_embedded"]["records"]
+check("/offers?sponsor= lists the sponsored offer, with its sponsor", len(sponsored_offers) == 1 and sponsored_offers[0]["seller"] == ward.public_key
+      and sponsored_offers[0]["sponsor"] == patron.public_key, sponsored_offers)
 
 # --- beyond Horizon: memos and assets on payments and transactions ---------------------------------
 def with_params(call_builder, **params):

@@ -68,6 +68,21 @@ struct LedgerStoreContractTests {
         ])])
         let sequence = state.account(root.accountID)!.sequenceNumber
         try close([envelope(bob, [StellarBase.Operation(.claimClaimableBalance(.created(bySource: root.accountID, sequence: sequence, operationIndex: 1)))])])
+        // Root sponsors carol's account (made with nothing), her trustline and data entry, and an offer of bob's.
+        let carol = try KeyPair(seed: Array(repeating: 7, count: 32))
+        let asCarol = MuxedAccount.ed25519(carol.accountID), asBob = MuxedAccount.ed25519(bob.accountID)
+        let sponsored = Transaction(
+            sourceAccount: .ed25519(root.accountID), fee: 1_100, sequenceNumber: state.account(root.accountID)!.sequenceNumber + 1, operations: [
+                StellarBase.Operation(.beginSponsoringFutureReserves(sponsoredID: carol.accountID)),
+                StellarBase.Operation(.createAccount(CreateAccountOperation(destination: carol.accountID, startingBalance: 0))),
+                StellarBase.Operation(sourceAccount: asCarol, .changeTrust(ChangeTrustOperation(asset: usd))),
+                StellarBase.Operation(sourceAccount: asCarol, .manageData(ManageDataOperation(name: Array("n".utf8), value: [1]))),
+                StellarBase.Operation(sourceAccount: asCarol, .endSponsoringFutureReserves),
+                StellarBase.Operation(.beginSponsoringFutureReserves(sponsoredID: bob.accountID)),
+                StellarBase.Operation(sourceAccount: asBob, .manageSellOffer(ManageSellOfferOperation(selling: .native, buying: usd, amount: xlm, price: Price(n: 10, d: 1)))),
+                StellarBase.Operation(sourceAccount: asBob, .endSponsoringFutureReserves),
+            ])
+        try close([PreparedTransaction.prepare(sponsored.signed(by: [root, carol, bob], on: .standalone), network: .standalone)])
         return (ledgers, state, alice, bob, usd)
     }
 
@@ -155,6 +170,8 @@ struct LedgerStoreContractTests {
         add("assets by code", try await store.assets(KeyedPage(), code: "USD", issuer: root))
         for signer in [root, alice.accountID, bob.accountID] {
             add("accounts signed by \(signer.strKey)", try await store.accounts(signedBy: signer, KeyedPage()).map(AccountView.init))
+            add("accounts sponsored by \(signer.strKey)", try await store.accounts(sponsoredBy: signer, KeyedPage()).map(AccountView.init))
+            add("offers sponsored by \(signer.strKey)", try await store.offers(PageRequest(limit: 10), seller: nil, selling: nil, buying: nil, sponsor: signer))
         }
         add("assets by another issuer", try await store.assets(KeyedPage(), code: nil, issuer: alice.accountID))
         let fees = try await store.recentFees(ledgers: 5)
@@ -221,7 +238,7 @@ struct LedgerStoreContractTests {
     @Test func bothStoresKeepAndAnswerTheSame() async throws {
         let (ledgers, state, alice, bob, usd) = try Self.ledgers()
         let hashes = ledgers.flatMap { $0.transactions.map(\.prepared.hash) }
-        #expect(hashes.count == 13)
+        #expect(hashes.count == 14)
         let sqlite = try SQLiteLedgerStore(path: temporary.file("ledger.sqlite"))
         let server = try await TemporaryPostgres.start()
         do {
@@ -251,13 +268,24 @@ struct LedgerStoreContractTests {
             }
             // The history is not empty where it matters (the comparison would pass on two empty stores).
             #expect(try await postgres.transactions(PageRequest(cursor: nil, limit: 50, descending: false), account: alice.accountID, includeFailed: true).count == 7)
-            #expect(try await postgres.operations(PageRequest(cursor: nil, limit: 50, descending: false), filter: OperationFilter(includeFailed: true)).count == 17)
-            // Every successful operation's effects, in order: 32 (two creations of 3, a trustline, a
+            #expect(try await postgres.operations(PageRequest(cursor: nil, limit: 50, descending: false), filter: OperationFilter(includeFailed: true)).count == 25)
+            // Every successful operation's effects, in order: 40 (two creations of 3, a trustline, a
             // data entry, a payment of 2, none for the failed payment, a credit of 2, none for an
             // offer that crosses nothing, a data removal, two trustlines, a payment of 2, a trade
-            // of 2, a removal; two claimable balances of 5 and 4, a claim of 3).
+            // of 2, a removal; two claimable balances of 5 and 4, a claim of 3; a sponsored
+            // creation of 3 derived and 1 stored, a sponsored trustline and data entry of 2 each).
             let effects = try await postgres.effects(KeyedPage(limit: 200), filter: .all)
-            #expect(effects.count == 32)
+            #expect(effects.count == 40)
+            #expect(effects.suffix(5).map(\.type) == [.accountSponsorshipCreated, .trustlineCreated, .trustlineSponsorshipCreated, .dataCreated, .dataSponsorshipCreated])
+            // Root sponsors carol (her account, trustline and data entry) and bob's offer.
+            let carol = try KeyPair(seed: Array(repeating: 7, count: 32)).accountID
+            let root = LedgerState.rootKeyPair(network: .standalone)
+            for store in [sqlite, postgres] as [any LedgerReader] {
+                #expect(try await store.accounts(sponsoredBy: root.accountID, KeyedPage()).map(\.account.accountID) == [carol])
+                #expect(try await store.offers(PageRequest(limit: 10), seller: nil, selling: nil, buying: nil, sponsor: root.accountID).map(\.entry.sellerID) == [bob.accountID])
+                #expect(try await store.account(carol)?.account.sponsor == root.accountID)
+            }
+            #expect(reloaded.account(carol)?.numSponsored == 4 && reloaded.account(bob.accountID)?.numSponsored == 1)
             // Stored and derived effects merge into one order: paged one, or three, at a time,
             // either way, each scope gives the same effects as one page of all of them.
             let payment = (Int64(4) << 32) + (2 << 12) + 1
@@ -287,7 +315,8 @@ struct LedgerStoreContractTests {
             // The USD balance waits; the XLM one was claimed.
             let balances = try await postgres.claimableBalances(KeyedPage(), filter: ClaimableBalanceFilter())
             #expect(balances.map(\.asset) == [usd] && balances.first?.amount == 3 * Amount.stroopsPerUnit)
-            #expect(reloaded.claimableBalances.count == 1 && reloaded.account(LedgerState.rootKeyPair(network: .standalone).accountID)?.numSponsoring == 2)
+            // Root pays for the balance's two claimants, and for carol's account (2), trustline, data entry and bob's offer.
+            #expect(reloaded.claimableBalances.count == 1 && reloaded.account(LedgerState.rootKeyPair(network: .standalone).accountID)?.numSponsoring == 7)
             // The trade: XLM (the lower asset) as base, bob's side; alice's offer at 3/2 turned round.
             let trades = try await postgres.trades(KeyedPage(), filter: TradeFilter())
             #expect(trades.count == 1)
@@ -295,13 +324,14 @@ struct LedgerStoreContractTests {
             #expect(trades.first?.base.account == bob.accountID && trades.first?.counter.account == alice.accountID && trades.first?.baseIsSeller == false)
             #expect(effects.map(\.cursor) == effects.map(\.cursor).sorted())
             #expect(effects.prefix(3).map(\.type) == [.accountCreated, .accountDebited, .signerCreated])
-            // What /assets counts: USD held by alice (50) and bob (7); EUROC given up.
+            // What /assets counts: USD held by alice (50), bob (7) and carol (none); EUROC given up.
             let assets = try await postgres.assets(KeyedPage(), code: nil, issuer: nil)
             #expect(assets.map(\.asset) == [usd])
             // And 3 set aside in a claimable balance.
             #expect(assets.first?.tally == AssetTally(
-                accounts: [2, 0, 0], balances: [57 * Int128(Amount.stroopsPerUnit), 0, 0], claimableBalances: 1, claimableAmount: 3 * Int128(Amount.stroopsPerUnit)))
-            #expect(try await postgres.accounts(holding: usd, KeyedPage()).map(\.account.accountID) == [alice.accountID, bob.accountID].sorted { $0.publicKey.bytes.lexicographicallyPrecedes($1.publicKey.bytes) })
+                accounts: [3, 0, 0], balances: [57 * Int128(Amount.stroopsPerUnit), 0, 0], claimableBalances: 1, claimableAmount: 3 * Int128(Amount.stroopsPerUnit)))
+            #expect(try await postgres.accounts(holding: usd, KeyedPage()).map(\.account.accountID)
+                == [alice.accountID, bob.accountID, carol].sorted { $0.publicKey.bytes.lexicographicallyPrecedes($1.publicKey.bytes) })
 
             // A database from before asset statistics (so before claimable balances too): the
             // migration counts the trustlines it holds.
