@@ -61,23 +61,11 @@ public struct SponsoredAccount: Hashable, Sendable {
         if let after { counts[SponsoredAccount(sponsor: after, account: account), default: 0] += 1 }
     }
 
-    /// The changes of who sponsors what among the changed entries.
-    static func changes(
-        accounts: [AccountID: AccountEntry?], accountsAfter: [AccountID: AccountEntry?],
-        trustLines: [TrustLineKey: TrustLineEntry?], trustLinesAfter: [TrustLineKey: TrustLineEntry?],
-        data: [DataKey: DataEntry?], dataAfter: [DataKey: DataEntry?]
-    ) -> [SponsoredAccount: Int] {
-        var counts: [SponsoredAccount: Int] = [:]
-        for (id, old) in accounts {
-            let new = accountsAfter[id] ?? nil
-            if old?.sponsor == nil && new?.sponsor == nil && (old?.signerSponsors.isEmpty ?? true) && (new?.signerSponsors.isEmpty ?? true) { continue }
-            count(id, before: old?.sponsor, after: new?.sponsor, into: &counts)
-            let oldSigners = old?.signerSponsors ?? [:], newSigners = new?.signerSponsors ?? [:]
-            for key in Set(oldSigners.keys).union(newSigners.keys) { count(id, before: oldSigners[key], after: newSigners[key], into: &counts) }
-        }
-        for (key, old) in trustLines { count(key.accountID, before: old?.sponsor, after: (trustLinesAfter[key] ?? nil)?.sponsor, into: &counts) }
-        for (key, old) in data { count(key.accountID, before: old?.sponsor, after: (dataAfter[key] ?? nil)?.sponsor, into: &counts) }
-        return counts.filter { $0.value != 0 }
+    /// The same for a changed account's own sponsor and its signers'.
+    static func count(_ account: AccountID, _ old: AccountEntry?, _ new: AccountEntry?, into counts: inout [SponsoredAccount: Int]) {
+        count(account, before: old?.sponsor, after: new?.sponsor, into: &counts)
+        let oldSigners = old?.signerSponsors ?? [:], newSigners = new?.signerSponsors ?? [:]
+        for key in Set(oldSigners.keys).union(newSigners.keys) { count(account, before: oldSigners[key], after: newSigners[key], into: &counts) }
     }
 }
 
@@ -168,28 +156,47 @@ extension LedgerState {
         /// Markets of the offers as they were before the ledger.
         var offerMarkets: Set<AssetPair> = []
         var firstData: [DataKey: DataEntry?] = [:]
+        /// The touched accounts and trustlines that had a sponsor (or sponsored signers) before.
+        var sponsoredBefore: Set<AccountID> = []
+        var sponsoredLinesBefore: Set<TrustLineKey> = []
         var firstBalances: [ClaimableBalanceID: ClaimableBalanceEntry?] = [:]
 
         /// The current values of the touched entries.
         func changes(in state: LedgerState) -> LedgerChanges {
             var changes = LedgerChanges()
             changes.accounts.reserveCapacity(firstAccounts.count)
-            for id in firstAccounts.keys { changes.accounts[id] = .some(state.accounts[id]) }
-            for key in firstLines.keys { changes.trustLines[key] = .some(state.trustLines[key]) }
+            var sponsoredAccounts = sponsoredBefore
+            for id in firstAccounts.keys {
+                let new = state.accounts[id]
+                changes.accounts[id] = .some(new)
+                if new?.hasSponsors == true { sponsoredAccounts.insert(id) }
+            }
+            for id in sponsoredAccounts {
+                SponsoredAccount.count(id, firstAccounts[id] ?? nil, changes.accounts[id] ?? nil, into: &changes.sponsorships)
+            }
+            for key in firstLines.keys {
+                let new = state.trustLines[key]
+                changes.trustLines[key] = .some(new)
+                if new?.sponsor != nil || sponsoredLinesBefore.contains(key) {
+                    SponsoredAccount.count(key.accountID, before: (firstLines[key] ?? nil)?.sponsor, after: new?.sponsor, into: &changes.sponsorships)
+                }
+            }
             changes.offerMarkets = offerMarkets
             for id in offers {
                 let offer = state.offers[id]
                 changes.offers[id] = .some(offer)
                 if let entry = offer?.entry { changes.offerMarkets.insert(AssetPair(selling: entry.selling, buying: entry.buying)) }
             }
-            for key in firstData.keys { changes.data[key] = .some(state.data[key]) }
+            for (key, old) in firstData {
+                let new = state.data[key]
+                changes.data[key] = .some(new)
+                SponsoredAccount.count(key.accountID, before: old?.sponsor, after: new?.sponsor, into: &changes.sponsorships)
+            }
             for id in firstBalances.keys { changes.claimableBalances[id] = .some(state.claimableBalances[id]) }
             changes.assets = AssetTally.changes(before: firstLines, after: changes.trustLines)
             if !firstBalances.isEmpty { AssetTally.add(balancesBefore: firstBalances, after: changes.claimableBalances, to: &changes.assets) }
             changes.signers = AccountSigners.changes(before: firstAccounts, after: changes.accounts)
-            changes.sponsorships = SponsoredAccount.changes(
-                accounts: firstAccounts, accountsAfter: changes.accounts, trustLines: firstLines, trustLinesAfter: changes.trustLines,
-                data: firstData, dataAfter: changes.data)
+            if !changes.sponsorships.isEmpty { changes.sponsorships = changes.sponsorships.filter { $0.value != 0 } }
             return changes
         }
     }
@@ -200,9 +207,15 @@ extension LedgerState {
         for change in journal {
             switch change {
             case .account(let id, let old):
-                if summary.firstAccounts.index(forKey: id) == nil { summary.firstAccounts[id] = .some(old) }
+                if summary.firstAccounts.index(forKey: id) == nil {
+                    summary.firstAccounts[id] = .some(old)
+                    if old?.hasSponsors == true { summary.sponsoredBefore.insert(id) }
+                }
             case .trustLine(let key, let old):
-                if summary.firstLines.index(forKey: key) == nil { summary.firstLines[key] = .some(old) }
+                if summary.firstLines.index(forKey: key) == nil {
+                    summary.firstLines[key] = .some(old)
+                    if old?.sponsor != nil { summary.sponsoredLinesBefore.insert(key) }
+                }
             case .header(let old):
                 if summary.firstHeader == nil { summary.firstHeader = old }
             case .offer(let id, let old):
@@ -222,9 +235,12 @@ extension LedgerState {
         let firstAccounts = summary.firstAccounts, firstLines = summary.firstLines, firstHeader = summary.firstHeader
         // XLM is neither created nor destroyed: balances plus the fee pool stay the same.
         var xlmDelta: Int64 = 0
+        // Whether any changed entry has anything to do with sponsorship (checked below only then).
+        var sponsorship = !summary.offerSponsors.isEmpty || !summary.firstData.isEmpty || !summary.firstBalances.isEmpty
         for (id, old) in firstAccounts {
             let new = changes.accounts[id] ?? nil
             xlmDelta &+= (new?.balance ?? 0) &- (old?.balance ?? 0)
+            if !sponsorship { sponsorship = Self.hasSponsorship(old) || Self.hasSponsorship(new) }
             if let new {
                 if new.balance < 0 { return "account \(id) has a negative balance \(new.balance)" }
                 if new.buyingLiabilities < 0 || new.sellingLiabilities < 0 { return "account \(id) has negative liabilities" }
@@ -254,6 +270,7 @@ extension LedgerState {
         for (key, old) in firstLines {
             let new = changes.trustLines[key] ?? nil
             assetDelta[key.asset, default: 0] &+= (new?.balance ?? 0) &- (old?.balance ?? 0)
+            if !sponsorship { sponsorship = old?.sponsor != nil || new?.sponsor != nil }
             if let new {
                 if new.balance < 0 || new.balance > new.limit { return "trustline \(key.accountID) \(key.asset) balance \(new.balance) outside 0...\(new.limit)" }
                 if new.sellingLiabilities < 0 || new.sellingLiabilities > new.balance { return "trustline \(key.accountID) \(key.asset) selling liabilities exceed its balance" }
@@ -263,7 +280,12 @@ extension LedgerState {
         for (asset, delta) in assetDelta where delta != 0 {
             return "the supply of \(asset) changed by \(delta) without its issuer"
         }
-        return sponsorshipViolation(summary, changes)
+        return sponsorship ? sponsorshipViolation(summary, changes) : nil
+    }
+
+    private static func hasSponsorship(_ account: AccountEntry?) -> Bool {
+        guard let account else { return false }
+        return account.numSponsoring != 0 || account.numSponsored != 0 || account.hasSponsors
     }
 
     /// Reserves are neither created nor lost (stellar-core's `SponsorshipCountIsValid`): each
@@ -278,8 +300,10 @@ extension LedgerState {
         }
         func count(_ account: AccountEntry?, _ sign: Int) {
             guard let account else { return }
-            count(account.accountID, account.sponsor, 2 * sign)
-            for sponsor in account.signerSponsors.values { count(account.accountID, sponsor, sign) }
+            if account.hasSponsors {
+                count(account.accountID, account.sponsor, 2 * sign)
+                for sponsor in account.signerSponsors.values { count(account.accountID, sponsor, sign) }
+            }
             // The counts the account itself keeps, the other way round.
             if account.numSponsoring != 0 { sponsoring[account.accountID, default: 0] -= Int(account.numSponsoring) * sign }
             if account.numSponsored != 0 { sponsored[account.accountID, default: 0] -= Int(account.numSponsored) * sign }

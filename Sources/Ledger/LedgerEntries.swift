@@ -61,10 +61,9 @@ public struct AccountEntry: Hashable, Sendable {
     public var numSponsoring: UInt32
     /// Reserves others pay for this account's entries (CAP-33).
     public var numSponsored: UInt32
-    /// The account paying this account's own two reserves, when another does (CAP-33).
-    public var sponsor: AccountID?
-    /// The accounts paying the reserves of some of its signers, by signer.
-    public var signerSponsors: [SignerKey: AccountID]
+    /// Who pays its own and its signers' reserves when others do, out of line: few accounts have
+    /// any, and every payment copies accounts into the undo journal.
+    private var sponsors: AccountSponsors?
     /// The ledger and close time of the last sequence number change (CAP-21).
     public var sequenceLedger: UInt32
     public var sequenceTime: UInt64
@@ -84,11 +83,51 @@ public struct AccountEntry: Hashable, Sendable {
         self.sellingLiabilities = 0
         self.numSponsoring = 0
         self.numSponsored = 0
-        self.sponsor = nil
-        self.signerSponsors = [:]
+        self.sponsors = nil
         self.sequenceLedger = 0
         self.sequenceTime = 0
         self.lastModifiedLedger = lastModifiedLedger
+    }
+}
+
+extension AccountEntry {
+    /// Whether another pays its own reserves or any of its signers'.
+    public var hasSponsors: Bool { sponsors != nil }
+
+    /// The account paying this account's own two reserves, when another does (CAP-33).
+    public var sponsor: AccountID? {
+        get { sponsors?.account }
+        set { sponsors = AccountSponsors.make(account: newValue, signers: signerSponsors) }
+    }
+
+    /// The accounts paying the reserves of some of its signers, by signer.
+    public var signerSponsors: [SignerKey: AccountID] {
+        get { sponsors?.signers ?? [:] }
+        set { sponsors = AccountSponsors.make(account: sponsor, signers: newValue) }
+    }
+}
+
+/// An account's sponsors, never changed once made (a change makes a new one), so an
+/// ``AccountEntry`` holding one stays a value.
+final class AccountSponsors: Hashable, Sendable {
+    let account: AccountID?
+    let signers: [SignerKey: AccountID]
+
+    private init(account: AccountID?, signers: [SignerKey: AccountID]) {
+        self.account = account
+        self.signers = signers
+    }
+
+    /// Nil when there are none, so that accounts without sponsors compare equal.
+    static func make(account: AccountID?, signers: [SignerKey: AccountID]) -> AccountSponsors? {
+        account == nil && signers.isEmpty ? nil : AccountSponsors(account: account, signers: signers)
+    }
+
+    static func == (a: AccountSponsors, b: AccountSponsors) -> Bool { a.account == b.account && a.signers == b.signers }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(account)
+        hasher.combine(signers)
     }
 }
 

@@ -19,6 +19,9 @@ public struct LedgerState: Sendable {
     /// Within the transaction being applied: who pays the reserves of what each account
     /// creates (sponsored → sponsor), from BeginSponsoringFutureReserves to its End (CAP-33).
     private(set) var sponsorships: [AccountID: AccountID] = [:]
+    /// How many times a sponsor's count changed, ever (not undone by a rollback): an operation
+    /// that left it as it was changed no sponsorship, so its effects need no look for them.
+    private(set) var sponsoringChanges = 0
 
     enum Change: Sendable {
         case header(LedgerHeader)
@@ -212,6 +215,8 @@ public struct LedgerState: Sendable {
     }
 
     // MARK: Sponsorships of future reserves (within one transaction)
+
+    mutating func noteSponsoringChange() { sponsoringChanges &+= 1 }
 
     /// `sponsor` pays for what `sponsored` creates from now on; nil ends it.
     mutating func setSponsorship(of sponsored: AccountID, by sponsor: AccountID?) {

@@ -193,11 +193,13 @@ extension LedgerState {
             // An earlier operation may have merged the source away.
             let exists = accounts.index(forKey: opSource) != nil
             let probe = exists ? metaProbe(op.body, source: opSource) : nil
+            let sponsoring = sponsoringChanges
             let result = exists ? applyOperation(op.body, source: opSource, index: index, of: tx) : .outer(.noAccount)
             results.append(result)
             if !result.isSuccess { success = false }
             if success, let probe, let kept = self.meta(after: probe, source: opSource) { meta[index] = kept }
-            if success, op.body.canChangeSponsorships {
+            // Every change of an entry's sponsor moves a sponsor's count (``addSponsoring(_:_:)``).
+            if success, sponsoringChanges != sponsoring, op.body.canChangeSponsorships {
                 let changes = sponsorshipChanges(since: before)
                 if !changes.isEmpty { meta[index] = .sponsorships(meta[index], changes) }
             }

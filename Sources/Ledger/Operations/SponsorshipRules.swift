@@ -64,6 +64,7 @@ extension LedgerState {
 
     /// Moves `count` reserves onto (positive) or off (negative) `sponsor`'s account.
     mutating func addSponsoring(_ sponsor: AccountID, _ count: Int) {
+        noteSponsoringChange()
         _ = modifyAccount(sponsor) { account in
             account.numSponsoring = UInt32(Int(account.numSponsoring) + count)
             return true
