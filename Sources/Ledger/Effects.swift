@@ -46,6 +46,12 @@ public enum EffectType: Int32, Sendable, CaseIterable {
     case signerSponsorshipUpdated = 73
     case signerSponsorshipRemoved = 74
     case claimableBalanceClawedBack = 80
+    case liquidityPoolDeposited = 90
+    case liquidityPoolWithdrew = 91
+    case liquidityPoolTrade = 92
+    case liquidityPoolCreated = 93
+    case liquidityPoolRemoved = 94
+    case liquidityPoolRevoked = 95
 
     public var name: String {
         switch self {
@@ -91,6 +97,12 @@ public enum EffectType: Int32, Sendable, CaseIterable {
         case .signerSponsorshipUpdated: "signer_sponsorship_updated"
         case .signerSponsorshipRemoved: "signer_sponsorship_removed"
         case .claimableBalanceClawedBack: "claimable_balance_clawed_back"
+        case .liquidityPoolDeposited: "liquidity_pool_deposited"
+        case .liquidityPoolWithdrew: "liquidity_pool_withdrew"
+        case .liquidityPoolTrade: "liquidity_pool_trade"
+        case .liquidityPoolCreated: "liquidity_pool_created"
+        case .liquidityPoolRemoved: "liquidity_pool_removed"
+        case .liquidityPoolRevoked: "liquidity_pool_revoked"
         }
     }
 }
@@ -112,6 +124,9 @@ public enum OperationMeta: Sendable, Equatable {
     case claimableBalance(ClaimableBalanceEntry)
     /// The sponsors an operation gave, moved or took away (CAP-33), beside its own meta.
     indirect case sponsorships(OperationMeta?, [SponsorshipChange])
+    /// The liquidity pools an operation changed (CAP-38), each before and after, and the
+    /// claimable balances a revocation redeemed pool shares into, beside its own meta.
+    indirect case pools(OperationMeta?, [PoolChange], redeemed: [RedeemedShares])
 
     /// An account's signers as Horizon summarizes them: each signer's weight, and the master key's
     /// while it is above 0.
@@ -133,6 +148,7 @@ public struct SponsorshipChange: Sendable, Equatable {
         case account(AccountID)
         case signer(AccountID, SignerKey)
         case trustLine(AccountID, Asset)
+        case poolShareLine(AccountID, poolID: Bytes32)
         case data(AccountID, name: [UInt8])
         case claimableBalance(ClaimableBalanceID)
     }
@@ -154,6 +170,7 @@ public struct SponsorshipChange: Sendable, Equatable {
         case .account(let id): (LedgerKey.account(id).xdrBytes, "")
         case .signer(let id, let key): (LedgerKey.account(id).xdrBytes, key.strKey)
         case .trustLine(let id, let asset): (LedgerKey.trustLine(id, asset).xdrBytes, "")
+        case .poolShareLine(let id, let pool): (LedgerKey.poolShareLine(id, poolID: pool).xdrBytes, "")
         case .data(let id, let name): (LedgerKey.data(id, name: name).xdrBytes, "")
         case .claimableBalance(let id): (LedgerKey.claimableBalance(id).xdrBytes, "")
         }
@@ -179,11 +196,44 @@ public struct SponsorshipChange: Sendable, Equatable {
         case .trustLine(let id, let asset):
             // Horizon's details name the asset only; its resource's `asset_type` stays empty.
             return Effect(.ed25519(id), type(.trustlineSponsorshipCreated), [("asset_type", ""), ("asset", .string(asset.description))] + sponsors)
+        case .poolShareLine(let id, let pool):
+            return Effect(.ed25519(id), type(.trustlineSponsorshipCreated), [("asset_type", "liquidity_pool"), ("liquidity_pool_id", .string(pool.hex))] + sponsors)
         case .data(_, let name):
             return Effect(source, type(.dataSponsorshipCreated), [("data_name", .string(String(decoding: name, as: UTF8.self)))] + sponsors)
         case .claimableBalance(let id):
             return Effect(source, type(.claimableBalanceSponsorshipCreated), [("balance_id", .string(id.hex))] + sponsors)
         }
+    }
+}
+
+/// A liquidity pool before and after an operation (nil: it did not exist).
+public struct PoolChange: Sendable, Equatable {
+    public var before: LiquidityPoolEntry?
+    public var after: LiquidityPoolEntry?
+
+    public init(before: LiquidityPoolEntry?, after: LiquidityPoolEntry?) {
+        self.before = before
+        self.after = after
+    }
+
+    public var id: Bytes32 { (after ?? before)!.id }
+    public var pool: LiquidityPoolEntry { (after ?? before)! }
+
+    /// How the pool's reserves and shares moved.
+    var delta: (a: Int64, b: Int64, shares: Int64) {
+        ((after?.reserveA ?? 0) - (before?.reserveA ?? 0), (after?.reserveB ?? 0) - (before?.reserveB ?? 0),
+         (after?.totalPoolShares ?? 0) - (before?.totalPoolShares ?? 0))
+    }
+}
+
+/// A claimable balance a revoked holder's shares of a pool were redeemed into.
+public struct RedeemedShares: Sendable, Equatable {
+    public var pool: Bytes32
+    public var balance: ClaimableBalanceEntry
+
+    public init(pool: Bytes32, balance: ClaimableBalanceEntry) {
+        self.pool = pool
+        self.balance = balance
     }
 }
 
@@ -209,9 +259,47 @@ public struct Effect: Sendable {
 /// (`effects_processor.go`).
 public enum OperationEffects {
     public static func of(_ body: OperationBody, source: MuxedAccount, result: OperationResult?, meta: OperationMeta?) -> [Effect] {
-        if case .sponsorships(let own, let changes)? = meta {
-            return of(body, source: source, result: result, meta: own) + sponsorshipEffects(changes, source: source)
+        // The wrappers, outermost first: sponsorships, then pools, then the operation's own meta.
+        var core = meta, sponsorships: [SponsorshipChange] = [], pools: [PoolChange] = [], redeemed: [RedeemedShares] = []
+        if case .sponsorships(let inner, let changes)? = core {
+            sponsorships = changes
+            core = inner
         }
+        if case .pools(let inner, let changes, let balances)? = core {
+            (pools, redeemed) = (changes, balances)
+            core = inner
+        }
+        // Horizon's order: the operation's own, the sponsorships', then pools made or gone.
+        return own(body, source: source, result: result, meta: core, pools: pools, redeemed: redeemed)
+            + sponsorshipEffects(sponsorships, source: source) + poolLifecycle(pools, source: source)
+    }
+
+    /// `liquidity_pool_created` and `liquidity_pool_removed`, after everything else.
+    private static func poolLifecycle(_ pools: [PoolChange], source: MuxedAccount) -> [Effect] {
+        pools.sorted { $0.id.bytes.lexicographicallyPrecedes($1.id.bytes) }.compactMap { change in
+            switch (change.before, change.after) {
+            case (nil, let pool?): Effect(source, .liquidityPoolCreated, [("liquidity_pool", poolDetails(pool))])
+            case (_?, nil): Effect(source, .liquidityPoolRemoved, [("liquidity_pool_id", .string(change.id.hex))])
+            default: nil
+            }
+        }
+    }
+
+    /// Horizon's summary of a pool in its effects.
+    static func poolDetails(_ pool: LiquidityPoolEntry) -> JSONValue {
+        .object([
+            ("id", .string(pool.id.hex)), ("fee_bp", .number(Int64(pool.parameters.fee))), ("type", "constant_product"),
+            ("total_trustlines", .string(String(pool.trustLineCount))), ("total_shares", amount(pool.totalPoolShares)),
+            ("reserves", .array([
+                .object([("asset", .string(pool.parameters.assetA.description)), ("amount", amount(pool.reserveA))]),
+                .object([("asset", .string(pool.parameters.assetB.description)), ("amount", amount(pool.reserveB))]),
+            ])),
+        ])
+    }
+
+    private static func own(
+        _ body: OperationBody, source: MuxedAccount, result: OperationResult?, meta: OperationMeta?, pools: [PoolChange], redeemed: [RedeemedShares]
+    ) -> [Effect] {
         switch body {
         case .createAccount(let op):
             let destination = MuxedAccount.ed25519(op.destination)
@@ -229,18 +317,18 @@ public enum OperationEffects {
             return [
                 Effect(op.destination, .accountCredited, assetFields(op.destAsset) + [("amount", amount(op.destAmount))]),
                 Effect(source, .accountDebited, assetFields(op.sendAsset) + [("amount", amount(sent))]),
-            ] + trades(source, offers)
+            ] + trades(source, offers, pools: pools)
         case .pathPaymentStrictSend(let op):
             guard case .inner(.pathPaymentStrictSend(.success(let offers, let last)))? = result else { return [] }
             return [
                 Effect(op.destination, .accountCredited, assetFields(op.destAsset) + [("amount", amount(last.amount))]),
                 Effect(source, .accountDebited, assetFields(op.sendAsset) + [("amount", amount(op.sendAmount))]),
-            ] + trades(source, offers)
+            ] + trades(source, offers, pools: pools)
         case .manageSellOffer, .manageBuyOffer, .createPassiveSellOffer:
             switch result {
             case .inner(.manageSellOffer(.success(let offers, _)))?, .inner(.manageBuyOffer(.success(let offers, _)))?,
                  .inner(.createPassiveSellOffer(.success(let offers, _)))?:
-                return trades(source, offers)
+                return trades(source, offers, pools: pools)
             default: return []
             }
         case .setOptions(let op):
@@ -254,7 +342,11 @@ public enum OperationEffects {
             case (true, true): type = .trustlineUpdated
             case (false, false): return []
             }
-            return [Effect(source, type, assetFields(op.line.asset) + [("limit", amount(op.limit))])]
+            let line: [(String, JSONValue)] = switch op.line {
+            case .asset(let asset): assetFields(asset)
+            case .poolShare(let parameters): [("asset_type", "liquidity_pool_shares"), ("liquidity_pool_id", .string(parameters.poolID.hex))]
+            }
+            return [Effect(source, type, line + [("limit", amount(op.limit))])]
         case .accountMerge(let destination):
             guard case .inner(.accountMerge(.success, let balance))? = result else { return [] }
             let fields = assetFields(.native) + [("amount", amount(balance ?? 0))]
@@ -285,9 +377,10 @@ public enum OperationEffects {
                 ]
             default:
                 return [Effect(source, .trustlineDeauthorized, legacy), trustLineFlags(source, op.trustor, asset, set: nil, clear: TrustLineFlags.authFlags)]
+                    + revocations(pools, redeemed, source: source)
             }
         case .setTrustLineFlags(let op):
-            return [trustLineFlags(source, op.trustor, op.asset, set: op.setFlags, clear: op.clearFlags)]
+            return [trustLineFlags(source, op.trustor, op.asset, set: op.setFlags, clear: op.clearFlags)] + revocations(pools, redeemed, source: source)
         case .clawback(let op):
             let fields = assetFields(op.asset) + [("amount", amount(op.amount))]
             return [Effect(source, .accountCredited, fields), Effect(op.from, .accountDebited, fields)]
@@ -319,7 +412,55 @@ public enum OperationEffects {
         case .beginSponsoringFutureReserves, .endSponsoringFutureReserves, .revokeSponsorship:
             // Their effects are the sponsorships they change.
             return []
+        case .liquidityPoolDeposit:
+            guard let change = pools.first else { return [] }
+            let (a, b, shares) = change.delta
+            return [Effect(source, .liquidityPoolDeposited, [
+                ("liquidity_pool", poolDetails(change.pool)), ("reserves_deposited", reserves(change.pool, a, b)), ("shares_received", amount(shares)),
+            ])]
+        case .liquidityPoolWithdraw:
+            guard let change = pools.first else { return [] }
+            let (a, b, shares) = change.delta
+            return [Effect(source, .liquidityPoolWithdrew, [
+                ("liquidity_pool", poolDetails(change.pool)), ("reserves_received", reserves(change.pool, -a, -b)), ("shares_redeemed", amount(-shares)),
+            ])]
         }
+    }
+
+    /// `[{asset, amount}]` for a pool's two assets.
+    private static func reserves(_ pool: LiquidityPoolEntry, _ a: Int64, _ b: Int64) -> JSONValue {
+        .array([
+            .object([("asset", .string(pool.parameters.assetA.description)), ("amount", amount(a))]),
+            .object([("asset", .string(pool.parameters.assetB.description)), ("amount", amount(b))]),
+        ])
+    }
+
+    /// A revocation's redemptions, pool by pool: each claimable balance made (with its claimant),
+    /// then `liquidity_pool_revoked` naming them. (Horizon reports the first pool only.)
+    static func revocations(_ pools: [PoolChange], _ redeemed: [RedeemedShares], source: MuxedAccount) -> [Effect] {
+        var effects: [Effect] = []
+        for change in pools.sorted(by: { $0.id.bytes.lexicographicallyPrecedes($1.id.bytes) }) {
+            let balances = redeemed.filter { $0.pool == change.id }.map(\.balance)
+            guard !balances.isEmpty else { continue }
+            for balance in balances {
+                let common: [(String, JSONValue)] = [("asset", .string(balance.asset.description)), ("balance_id", .string(balance.id.hex)), ("amount", amount(balance.amount))]
+                effects.append(Effect(source, .claimableBalanceCreated, common))
+                for claimant in balance.claimants {
+                    effects.append(Effect(.ed25519(claimant.destination), .claimableBalanceClaimantCreated, common + [("predicate", claimant.predicate.json)]))
+                }
+            }
+            let (a, b, shares) = change.delta
+            let pool = change.pool
+            var revoked: [JSONValue] = []
+            for (asset, amountOut) in [(pool.parameters.assetA, -a), (pool.parameters.assetB, -b)] {
+                guard let balance = balances.first(where: { $0.asset == asset }) else { continue }
+                revoked.append(.object([("asset", .string(asset.description)), ("amount", amount(amountOut)), ("claimable_balance_id", .string(balance.id.hex))]))
+            }
+            effects.append(Effect(source, .liquidityPoolRevoked, [
+                ("liquidity_pool", poolDetails(pool)), ("reserves_revoked", .array(revoked)), ("shares_revoked", amount(-shares)),
+            ]))
+        }
+        return effects
     }
 
     /// The sponsorship effects, in Horizon's order.
@@ -394,14 +535,22 @@ public enum OperationEffects {
 
     /// Two trade effects per offer crossed (none for a claim of nothing): the taker's and the
     /// offer owner's, each from its own side.
-    static func trades(_ buyer: MuxedAccount, _ claims: [ClaimAtom]) -> [Effect] {
+    static func trades(_ buyer: MuxedAccount, _ claims: [ClaimAtom], pools: [PoolChange] = []) -> [Effect] {
         var effects: [Effect] = []
         for claim in claims {
             let seller: AccountID
             switch claim {
             case .orderBook(let id, _): seller = id
             case .v0(let key, _): seller = AccountID(publicKey: key)
-            case .liquidityPool: continue
+            case .liquidityPool(let id, let traded):
+                // The pool as the operation left it.
+                guard let pool = pools.first(where: { $0.id == id })?.pool else { continue }
+                effects.append(Effect(buyer, .liquidityPoolTrade, [
+                    ("liquidity_pool", poolDetails(pool)),
+                    ("sold", .object([("asset", .string(traded.assetSold.description)), ("amount", amount(traded.amountSold))])),
+                    ("bought", .object([("asset", .string(traded.assetBought.description)), ("amount", amount(traded.amountBought))])),
+                ]))
+                continue
             }
             let trade = claim.amounts
             if trade.amountSold == 0 && trade.amountBought == 0 { continue }
@@ -545,6 +694,7 @@ extension LedgerState {
     enum MetaProbe {
         case signers([SignerKey: UInt8])
         case trustLine(TrustLineKey, existed: Bool)
+        case poolShare(PoolShareKey, existed: Bool)
         case data(DataKey, existed: Bool)
         case sequence(Int64)
         case offers(journalFrom: Int)
@@ -557,8 +707,14 @@ extension LedgerState {
         switch body {
         case .setOptions: return .signers(OperationMeta.signerWeights(accounts[source]))
         case .changeTrust(let op):
-            let key = TrustLineKey(source, op.line.asset)
-            return .trustLine(key, existed: trustLines.index(forKey: key) != nil)
+            switch op.line {
+            case .asset(let asset):
+                let key = TrustLineKey(source, asset)
+                return .trustLine(key, existed: trustLines.index(forKey: key) != nil)
+            case .poolShare(let parameters):
+                let key = PoolShareKey(source, parameters.poolID)
+                return .poolShare(key, existed: poolShares.index(forKey: key) != nil)
+            }
         case .manageData(let op):
             let key = DataKey(source, op.name)
             return .data(key, existed: data.index(forKey: key) != nil)
@@ -572,13 +728,17 @@ extension LedgerState {
     }
 
     /// The sponsorships the journal's changes since `start` gave, moved or took away.
-    func sponsorshipChanges(since start: Int) -> [SponsorshipChange] {
+    /// - Parameter balancesMadeAndGone: whether claimable balances made or removed count (not
+    ///   for the operations whose own effects say so).
+    func sponsorshipChanges(since start: Int, balancesMadeAndGone: Bool = false) -> [SponsorshipChange] {
         var firstAccounts: [AccountID: AccountEntry?] = [:], firstLines: [TrustLineKey: TrustLineEntry?] = [:]
         var firstData: [DataKey: DataEntry?] = [:], firstBalances: [ClaimableBalanceID: ClaimableBalanceEntry?] = [:]
+        var firstShares: [PoolShareKey: PoolShareLine?] = [:]
         for change in journal[start...] {
             switch change {
             case .account(let id, let old): if firstAccounts.index(forKey: id) == nil { firstAccounts[id] = .some(old) }
             case .trustLine(let key, let old): if firstLines.index(forKey: key) == nil { firstLines[key] = .some(old) }
+            case .poolShare(let key, let old): if firstShares.index(forKey: key) == nil { firstShares[key] = .some(old) }
             case .data(let key, let old): if firstData.index(forKey: key) == nil { firstData[key] = .some(old) }
             case .claimableBalance(let id, let old): if firstBalances.index(forKey: id) == nil { firstBalances[id] = .some(old) }
             default: break
@@ -595,11 +755,37 @@ extension LedgerState {
             for key in Set(oldSigners.keys).union(newSigners.keys) { add(.signer(id, key), oldSigners[key], newSigners[key]) }
         }
         for (key, old) in firstLines { add(.trustLine(key.accountID, key.asset), old?.sponsor, trustLines[key]?.sponsor) }
+        for (key, old) in firstShares { add(.poolShareLine(key.accountID, poolID: key.poolID), old?.sponsor, poolShares[key]?.sponsor) }
         for (key, old) in firstData { add(.data(key.accountID, name: key.name), old?.sponsor, data[key]?.sponsor) }
         for (id, old) in firstBalances {
-            if let old, let new = claimableBalances[id] { add(.claimableBalance(id), old.sponsor, new.sponsor) }
+            let new = claimableBalances[id]
+            if (old != nil && new != nil) || balancesMadeAndGone { add(.claimableBalance(id), old?.sponsor, new?.sponsor) }
         }
         return changes
+    }
+
+    /// The pools the journal's changes since `start` touched, before and after, and the claimable
+    /// balances revoked pool shares were redeemed into (matched to their pool by the id each
+    /// redemption's balance gets at `place`).
+    func poolChanges(since start: Int, place: OperationPlace) -> ([PoolChange], [RedeemedShares]) {
+        var firstPools: [Bytes32: LiquidityPoolEntry?] = [:]
+        var made: [ClaimableBalanceID] = []
+        for change in journal[start...] {
+            switch change {
+            case .liquidityPool(let id, let old): if firstPools.index(forKey: id) == nil { firstPools[id] = .some(old) }
+            case .claimableBalance(let id, nil): made.append(id)
+            default: break
+            }
+        }
+        let changes = firstPools.map { PoolChange(before: $0.value, after: liquidityPools[$0.key]) }
+        var redeemed: [RedeemedShares] = []
+        for change in changes {
+            for asset in [change.pool.parameters.assetA, change.pool.parameters.assetB] {
+                let id = ClaimableBalanceID.revoked(bySource: place.source, sequence: place.sequence, operationIndex: place.index, pool: change.id, asset: asset)
+                if made.contains(id), let balance = claimableBalances[id] { redeemed.append(RedeemedShares(pool: change.id, balance: balance)) }
+            }
+        }
+        return (changes, redeemed)
     }
 
     /// Nil when there is nothing to keep (an offer operation that crossed nothing).
@@ -607,6 +793,7 @@ extension LedgerState {
         switch probe {
         case .signers(let before): return .signers(before: before, after: OperationMeta.signerWeights(accounts[source]))
         case .trustLine(let key, let existed): return .entry(existedBefore: existed, existsAfter: trustLines.index(forKey: key) != nil)
+        case .poolShare(let key, let existed): return .entry(existedBefore: existed, existsAfter: poolShares.index(forKey: key) != nil)
         case .data(let key, let existed): return .entry(existedBefore: existed, existsAfter: data.index(forKey: key) != nil)
         case .sequence(let before): return .sequence(before: before, after: accounts[source]?.sequenceNumber ?? 0)
         case .offers(let start):

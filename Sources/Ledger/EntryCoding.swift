@@ -110,17 +110,22 @@ extension ClaimableBalanceEntry: XDRCodable {
 
 extension TrustLineEntry: XDRCodable {
     public init(xdr reader: inout XDRReader) throws(XDRError) {
-        let sponsored = try readSponsoredVersion(&reader, "trustline")
+        // Version 2 adds the sponsor (optional) and the pool use count.
+        let extended = try readSponsoredVersion(&reader, "trustline")
         self.init(accountID: try AccountID(xdr: &reader), asset: try Asset(xdr: &reader), balance: try reader.readInt64(),
                   limit: try reader.readInt64(), flags: try reader.readUInt32(), lastModifiedLedger: 0)
         buyingLiabilities = try reader.readInt64()
         sellingLiabilities = try reader.readInt64()
         lastModifiedLedger = try reader.readUInt32()
-        if sponsored { sponsor = try AccountID(xdr: &reader) }
+        if extended {
+            sponsor = try reader.readOptional(AccountID.self, "sponsor")
+            liquidityPoolUseCount = try reader.readInt32("liquidity pool use count")
+        }
     }
 
     public func encode(to writer: inout XDRWriter) {
-        writeVersion(sponsor: sponsor, &writer)
+        let extended = sponsor != nil || liquidityPoolUseCount != 0
+        writer.write(extended ? UInt32(2) : entryFormatVersion)
         accountID.encode(to: &writer)
         asset.encode(to: &writer)
         writer.write(balance)
@@ -129,7 +134,48 @@ extension TrustLineEntry: XDRCodable {
         writer.write(buyingLiabilities)
         writer.write(sellingLiabilities)
         writer.write(lastModifiedLedger)
-        sponsor?.encode(to: &writer)
+        if extended {
+            writer.writeOptional(sponsor)
+            writer.write(liquidityPoolUseCount)
+        }
+    }
+}
+
+extension LiquidityPoolEntry: XDRCodable {
+    public init(xdr reader: inout XDRReader) throws(XDRError) {
+        try readVersion(&reader, "liquidity pool")
+        self.init(
+            parameters: try LiquidityPoolParameters(xdr: &reader), reserveA: try reader.readInt64(), reserveB: try reader.readInt64(),
+            totalPoolShares: try reader.readInt64(), trustLineCount: try reader.readInt64(), lastModifiedLedger: try reader.readUInt32())
+    }
+
+    public func encode(to writer: inout XDRWriter) {
+        writer.write(entryFormatVersion)
+        parameters.encode(to: &writer)
+        writer.write(reserveA)
+        writer.write(reserveB)
+        writer.write(totalPoolShares)
+        writer.write(trustLineCount)
+        writer.write(lastModifiedLedger)
+    }
+}
+
+extension PoolShareLine: XDRCodable {
+    public init(xdr reader: inout XDRReader) throws(XDRError) {
+        try readVersion(&reader, "pool share trustline")
+        self.init(
+            accountID: try AccountID(xdr: &reader), poolID: try reader.readBytes32("liquidity pool id"), balance: try reader.readInt64(),
+            limit: try reader.readInt64(), sponsor: try reader.readOptional(AccountID.self, "sponsor"), lastModifiedLedger: try reader.readUInt32())
+    }
+
+    public func encode(to writer: inout XDRWriter) {
+        writer.write(entryFormatVersion)
+        accountID.encode(to: &writer)
+        writer.writeFixedOpaque(poolID.bytes)
+        writer.write(balance)
+        writer.write(limit)
+        writer.writeOptional(sponsor)
+        writer.write(lastModifiedLedger)
     }
 }
 
@@ -193,9 +239,11 @@ extension LedgerState {
     /// A state rebuilt from stored entries, with its order book indexed.
     public init(
         header: LedgerHeader, accounts: [AccountEntry], trustLines: [TrustLineEntry], offers: [LedgerOffer], data: [DataEntry],
-        claimableBalances: [ClaimableBalanceEntry] = []
+        claimableBalances: [ClaimableBalanceEntry] = [], liquidityPools: [LiquidityPoolEntry] = [], poolShares: [PoolShareLine] = []
     ) {
         self.init(header: header)
+        for pool in liquidityPools { restore(liquidityPool: pool) }
+        for line in poolShares { restore(poolShare: line) }
         for account in accounts { restore(account: account) }
         for line in trustLines { restore(trustLine: line) }
         for offer in offers { restore(offer: offer) }

@@ -7,7 +7,10 @@ extension LedgerState {
     /// problem, or nil. It reads every entry, so it is for tests and audits, not for each close.
     public func verifyAllInvariants() -> String? {
         let inBalances = claimableBalances.values.filter { $0.asset == .native }.reduce(Int64(0)) { $0 &+ $1.amount }
-        let totalXLM = accounts.values.reduce(Int64(0)) { $0 &+ $1.balance } &+ header.feePool &+ inBalances
+        let inPools = liquidityPools.values.reduce(Int64(0)) { total, pool in
+            total &+ (pool.parameters.assetA == .native ? pool.reserveA : 0) &+ (pool.parameters.assetB == .native ? pool.reserveB : 0)
+        }
+        let totalXLM = accounts.values.reduce(Int64(0)) { $0 &+ $1.balance } &+ header.feePool &+ inBalances &+ inPools
         if totalXLM != header.totalCoins { return "XLM total \(totalXLM) differs from total coins \(header.totalCoins)" }
         // Reserves each account pays for others' entries, and others pay for its own.
         var sponsoring: [AccountID: UInt32] = [:], sponsored: [AccountID: UInt32] = [:]
@@ -27,6 +30,29 @@ extension LedgerState {
         for item in data.values {
             subEntries[item.accountID, default: 0] += 1
             sponsor(item.accountID, by: item.sponsor, 1)
+        }
+        // Pool shares: two reserves a trustline; each pool's shares and trustlines counted; each
+        // asset trustline used by as many of its holder's pool-share trustlines as it says.
+        var shares: [Bytes32: (total: Int64, lines: Int64)] = [:]
+        var uses: [TrustLineKey: Int32] = [:]
+        for line in poolShares.values {
+            subEntries[line.accountID, default: 0] += 2
+            sponsor(line.accountID, by: line.sponsor, 2)
+            if line.balance < 0 || line.balance > line.limit { return "pool share trustline balance out of range" }
+            guard let pool = liquidityPools[line.poolID] else { return "a pool-share trustline to no pool" }
+            shares[line.poolID, default: (0, 0)].total += line.balance
+            shares[line.poolID, default: (0, 0)].lines += 1
+            for asset in [pool.parameters.assetA, pool.parameters.assetB] where asset != .native && asset.issuer != line.accountID {
+                uses[TrustLineKey(line.accountID, asset), default: 0] += 1
+            }
+        }
+        for pool in liquidityPools.values {
+            let held = shares[pool.id] ?? (0, 0)
+            if held.total != pool.totalPoolShares || held.lines != pool.trustLineCount { return "liquidity pool \(pool.id.hex) counts shares or trustlines its holders do not" }
+            if pool.reserveA < 0 || pool.reserveB < 0 { return "liquidity pool \(pool.id.hex) holds a negative amount" }
+        }
+        for line in trustLines.values where line.liquidityPoolUseCount != uses[line.key] ?? 0 {
+            return "trustline \(line.accountID) \(line.asset) counts \(line.liquidityPoolUseCount) pools, its holder's shares \(uses[line.key] ?? 0)"
         }
         for account in accounts.values {
             sponsor(account.accountID, by: account.sponsor, 2)
@@ -91,7 +117,7 @@ extension LedgerState {
             var writer = XDRWriter()
             line.accountID.encode(to: &writer); line.asset.encode(to: &writer)
             writer.write(line.balance); writer.write(line.limit); writer.write(line.flags)
-            writer.write(line.buyingLiabilities); writer.write(line.sellingLiabilities); writer.writeOptional(line.sponsor)
+            writer.write(line.buyingLiabilities); writer.write(line.sellingLiabilities); writer.writeOptional(line.sponsor); writer.write(line.liquidityPoolUseCount)
             add(writer)
         }
         for offer in offers.values.map(\.entry).sorted(by: { $0.offerID < $1.offerID }) {
@@ -102,6 +128,16 @@ extension LedgerState {
             item.accountID.encode(to: &writer); writer.writeVariableOpaque(item.name); writer.writeVariableOpaque(item.value)
             writer.writeOptional(item.sponsor)
             add(writer)
+        }
+        for pool in liquidityPools.values.sorted(by: { $0.id.hex < $1.id.hex }) {
+            var entry = pool
+            entry.lastModifiedLedger = 0
+            add({ var writer = XDRWriter(); entry.encode(to: &writer); return writer }())
+        }
+        for line in poolShares.values.sorted(by: { ($0.accountID, $0.poolID.hex) < ($1.accountID, $1.poolID.hex) }) {
+            var entry = line
+            entry.lastModifiedLedger = 0
+            add({ var writer = XDRWriter(); entry.encode(to: &writer); return writer }())
         }
         for balance in claimableBalances.values.sorted(by: { $0.id.hex < $1.id.hex }) {
             var entry = balance

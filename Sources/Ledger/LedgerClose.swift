@@ -32,6 +32,8 @@ public struct LedgerChanges: Sendable {
     public var offers: [Int64: LedgerOffer?] = [:]
     public var data: [DataKey: DataEntry?] = [:]
     public var claimableBalances: [ClaimableBalanceID: ClaimableBalanceEntry?] = [:]
+    public var liquidityPools: [Bytes32: LiquidityPoolEntry?] = [:]
+    public var poolShares: [PoolShareKey: PoolShareLine?] = [:]
     /// The markets whose offers the ledger created, changed or removed (both before and after).
     public var offerMarkets: Set<AssetPair> = []
     /// How each issued asset's holders and balances changed (Horizon's asset statistics).
@@ -160,6 +162,8 @@ extension LedgerState {
         var sponsoredBefore: Set<AccountID> = []
         var sponsoredLinesBefore: Set<TrustLineKey> = []
         var firstBalances: [ClaimableBalanceID: ClaimableBalanceEntry?] = [:]
+        var firstPools: [Bytes32: LiquidityPoolEntry?] = [:]
+        var firstShares: [PoolShareKey: PoolShareLine?] = [:]
 
         /// The current values of the touched entries.
         func changes(in state: LedgerState) -> LedgerChanges {
@@ -193,6 +197,12 @@ extension LedgerState {
                 SponsoredAccount.count(key.accountID, before: old?.sponsor, after: new?.sponsor, into: &changes.sponsorships)
             }
             for id in firstBalances.keys { changes.claimableBalances[id] = .some(state.claimableBalances[id]) }
+            for id in firstPools.keys { changes.liquidityPools[id] = .some(state.liquidityPools[id]) }
+            for (key, old) in firstShares {
+                let new = state.poolShares[key]
+                changes.poolShares[key] = .some(new)
+                SponsoredAccount.count(key.accountID, before: old?.sponsor, after: new?.sponsor, into: &changes.sponsorships)
+            }
             changes.assets = AssetTally.changes(before: firstLines, after: changes.trustLines)
             if !firstBalances.isEmpty { AssetTally.add(balancesBefore: firstBalances, after: changes.claimableBalances, to: &changes.assets) }
             changes.signers = AccountSigners.changes(before: firstAccounts, after: changes.accounts)
@@ -225,6 +235,10 @@ extension LedgerState {
                 if summary.firstData.index(forKey: key) == nil { summary.firstData[key] = .some(old) }
             case .claimableBalance(let id, let old):
                 if summary.firstBalances.index(forKey: id) == nil { summary.firstBalances[id] = .some(old) }
+            case .liquidityPool(let id, let old):
+                if summary.firstPools.index(forKey: id) == nil { summary.firstPools[id] = .some(old) }
+            case .poolShare(let key, let old):
+                if summary.firstShares.index(forKey: key) == nil { summary.firstShares[key] = .some(old) }
             case .issuance, .sponsorship: break
             }
         }
@@ -236,7 +250,7 @@ extension LedgerState {
         // XLM is neither created nor destroyed: balances plus the fee pool stay the same.
         var xlmDelta: Int64 = 0
         // Whether any changed entry has anything to do with sponsorship (checked below only then).
-        var sponsorship = !summary.offerSponsors.isEmpty || !summary.firstData.isEmpty || !summary.firstBalances.isEmpty
+        var sponsorship = !summary.offerSponsors.isEmpty || !summary.firstData.isEmpty || !summary.firstBalances.isEmpty || !summary.firstShares.isEmpty
         for (id, old) in firstAccounts {
             let new = changes.accounts[id] ?? nil
             xlmDelta &+= (new?.balance ?? 0) &- (old?.balance ?? 0)
@@ -257,6 +271,29 @@ extension LedgerState {
             if let old { balanceDelta[old.asset, default: 0] &-= old.amount }
             if let new { balanceDelta[new.asset, default: 0] &+= new.amount }
         }
+        // And what pools hold; each pool's shares are what its trustlines hold.
+        var sharesDelta: [Bytes32: Int64] = [:]
+        for (id, old) in summary.firstPools {
+            let new = changes.liquidityPools[id] ?? nil
+            if let new {
+                if new.reserveA < 0 || new.reserveB < 0 || new.totalPoolShares < 0 { return "liquidity pool \(id.hex) holds a negative amount" }
+                if new.totalPoolShares == 0 && (new.reserveA != 0 || new.reserveB != 0) { return "liquidity pool \(id.hex) holds reserves without shares" }
+                balanceDelta[new.parameters.assetA, default: 0] &+= new.reserveA
+                balanceDelta[new.parameters.assetB, default: 0] &+= new.reserveB
+                sharesDelta[id, default: 0] &+= new.totalPoolShares
+            }
+            if let old {
+                balanceDelta[old.parameters.assetA, default: 0] &-= old.reserveA
+                balanceDelta[old.parameters.assetB, default: 0] &-= old.reserveB
+                sharesDelta[id, default: 0] &-= old.totalPoolShares
+            }
+        }
+        for (key, old) in summary.firstShares {
+            let new = changes.poolShares[key] ?? nil
+            if let new, new.balance < 0 || new.balance > new.limit { return "pool share trustline \(key.accountID) balance \(new.balance) outside 0...\(new.limit)" }
+            sharesDelta[key.poolID, default: 0] &-= (new?.balance ?? 0) &- (old?.balance ?? 0)
+        }
+        if let (id, delta) = sharesDelta.first(where: { $0.value != 0 }) { return "liquidity pool \(id.hex) issued \(delta) shares its trustlines do not hold" }
         xlmDelta &+= balanceDelta[.native] ?? 0
         if let firstHeader {
             xlmDelta &+= header.feePool &- firstHeader.feePool
@@ -319,6 +356,10 @@ extension LedgerState {
         for (key, old) in summary.firstData {
             count(key.accountID, old?.sponsor, -1)
             count(key.accountID, (changes.data[key] ?? nil)?.sponsor, 1)
+        }
+        for (key, old) in summary.firstShares {
+            count(key.accountID, old?.sponsor, -2)
+            count(key.accountID, (changes.poolShares[key] ?? nil)?.sponsor, 2)
         }
         for id in summary.offers {
             let new = changes.offers[id] ?? nil

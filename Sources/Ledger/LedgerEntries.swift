@@ -153,6 +153,9 @@ public struct TrustLineEntry: Hashable, Sendable {
     public var sellingLiabilities: Int64
     /// The account paying its reserve, when not its holder (CAP-33).
     public var sponsor: AccountID?
+    /// How many of its holder's pool-share trustlines are to pools of this asset (CAP-38): while
+    /// any is, it cannot be removed.
+    public var liquidityPoolUseCount: Int32
     public var lastModifiedLedger: UInt32
 
     public init(accountID: AccountID, asset: Asset, balance: Int64, limit: Int64, flags: UInt32, lastModifiedLedger: UInt32) {
@@ -164,6 +167,7 @@ public struct TrustLineEntry: Hashable, Sendable {
         self.buyingLiabilities = 0
         self.sellingLiabilities = 0
         self.sponsor = nil
+        self.liquidityPoolUseCount = 0
         self.lastModifiedLedger = lastModifiedLedger
     }
 

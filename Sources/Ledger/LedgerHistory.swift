@@ -52,6 +52,10 @@ public struct LedgerHistory: Sendable {
     public private(set) var paymentAssets: [(asset: Asset, operation: Int64)] = []
     /// The claimable balances each successful operation created, claimed or clawed back.
     public private(set) var balanceOperations: [(balance: ClaimableBalanceID, operation: Int64, transaction: Int64)] = []
+    /// The liquidity pools each successful operation changed.
+    public private(set) var poolOperations: [(pool: Bytes32, operation: Int64, transaction: Int64)] = []
+    /// What each successful deposit or withdrawal moved.
+    public private(set) var poolAmounts: [(operation: Int64, amounts: PoolAmounts)] = []
 
     public init(_ closed: ClosedLedger) {
         ledger = closed.header.sequence
@@ -105,10 +109,23 @@ public struct LedgerHistory: Sendable {
                         balanceOperations.append((id, operationID, transactionID))
                     default: break
                     }
-                    if case .offerPrices(let prices)? = transaction.meta[opIndex], let claimed = result.outcome.operationResults?[safe: opIndex]?.claims {
+                    let (own, pools) = Self.unwrap(transaction.meta[opIndex])
+                    if let claimed = result.outcome.operationResults?[safe: opIndex]?.claims, !claimed.claims.isEmpty {
+                        var prices: [Int64: Price] = [:]
+                        if case .offerPrices(let crossed)? = own { prices = crossed }
                         trades += TradeRecord.from(
                             claimed.claims, operationID: operationID, closeTime: closeTime, taker: (op.sourceAccount ?? tx.sourceAccount).accountID,
                             takerOffer: claimed.offerLeft, prices: prices)
+                    }
+                    for change in pools.sorted(by: { $0.id.bytes.lexicographicallyPrecedes($1.id.bytes) }) {
+                        poolOperations.append((change.id, operationID, transactionID))
+                        switch op.body {
+                        case .liquidityPoolDeposit, .liquidityPoolWithdraw:
+                            let (a, b, shares) = change.delta
+                            poolAmounts.append((operationID, PoolAmounts(
+                                assetA: change.pool.parameters.assetA, assetB: change.pool.parameters.assetB, reserveA: a, reserveB: b, shares: shares)))
+                        default: break
+                        }
                     }
                 }
             }
@@ -116,5 +133,13 @@ public struct LedgerHistory: Sendable {
                 accountTransactions.append(Participation(account: account, id: transactionID, isPayment: false))
             }
         }
+    }
+
+    /// An operation's own meta and the pools it changed, the sponsorships aside.
+    static func unwrap(_ meta: OperationMeta?) -> (OperationMeta?, [PoolChange]) {
+        var core = meta
+        if case .sponsorships(let inner, _)? = core { core = inner }
+        if case .pools(let inner, let changes, _)? = core { return (inner, changes) }
+        return (core, [])
     }
 }

@@ -114,16 +114,37 @@ public struct OperationRecord: Sendable {
     public var transaction: StoredTransaction
     /// 0-based position in the transaction.
     public var index: Int
+    /// For a successful LiquidityPoolDeposit or LiquidityPoolWithdraw: how the pool's reserves
+    /// and shares moved (its result does not say).
+    public var poolAmounts: PoolAmounts?
 
-    public init(id: Int64, transaction: StoredTransaction, index: Int) {
+    public init(id: Int64, transaction: StoredTransaction, index: Int, poolAmounts: PoolAmounts? = nil) {
         self.id = id
         self.transaction = transaction
         self.index = index
+        self.poolAmounts = poolAmounts
     }
 
     public var operation: StellarBase.Operation { transaction.envelope.transaction.operations[index] }
     /// The operation's result, when the transaction got as far as operation results.
     public var result: OperationResult? { transaction.result.outcome.operationResults?[safe: index] }
+}
+
+/// How a deposit or withdrawal moved a pool's reserves and shares (positive: into the pool).
+public struct PoolAmounts: Sendable, Equatable {
+    public var assetA: Asset
+    public var assetB: Asset
+    public var reserveA: Int64
+    public var reserveB: Int64
+    public var shares: Int64
+
+    public init(assetA: Asset, assetB: Asset, reserveA: Int64, reserveB: Int64, shares: Int64) {
+        self.assetA = assetA
+        self.assetB = assetB
+        self.reserveA = reserveA
+        self.reserveB = reserveB
+        self.shares = shares
+    }
 }
 
 /// Which transactions to list: any combination of an account (source or participant), a memo

@@ -12,6 +12,8 @@ public struct LedgerState: Sendable {
     public private(set) var offers: [Int64: LedgerOffer] = [:]
     public private(set) var data: [DataKey: DataEntry] = [:]
     public private(set) var claimableBalances: [ClaimableBalanceID: ClaimableBalanceEntry] = [:]
+    public private(set) var liquidityPools: [Bytes32: LiquidityPoolEntry] = [:]
+    public private(set) var poolShares: [PoolShareKey: PoolShareLine] = [:]
     private(set) var orderBook = OrderBook()
     /// Per issued asset, what its issuer has sent (negative) and received (positive) since the
     /// ledger began, wrapping on overflow: the supply invariant compares it with the trustlines.
@@ -22,6 +24,8 @@ public struct LedgerState: Sendable {
     /// How many times a sponsor's count changed, ever (not undone by a rollback): an operation
     /// that left it as it was changed no sponsorship, so its effects need no look for them.
     private(set) var sponsoringChanges = 0
+    /// The same for liquidity pools: changes ever made to any.
+    private(set) var poolChangeCount = 0
 
     enum Change: Sendable {
         case header(LedgerHeader)
@@ -32,6 +36,8 @@ public struct LedgerState: Sendable {
         case issuance(Asset, Int64?)
         case claimableBalance(ClaimableBalanceID, ClaimableBalanceEntry?)
         case sponsorship(AccountID, AccountID?)
+        case liquidityPool(Bytes32, LiquidityPoolEntry?)
+        case poolShare(PoolShareKey, PoolShareLine?)
     }
 
     /// Previous values, oldest first, since the journal was last cleared.
@@ -58,6 +64,8 @@ public struct LedgerState: Sendable {
             case .issuance(let asset, let old): issuance[asset] = old
             case .claimableBalance(let id, let old): claimableBalances[id] = old
             case .sponsorship(let sponsored, let old): sponsorships[sponsored] = old
+            case .liquidityPool(let id, let old): liquidityPools[id] = old
+            case .poolShare(let key, let old): poolShares[key] = old
             }
         }
     }
@@ -82,6 +90,8 @@ public struct LedgerState: Sendable {
     mutating func restore(offer: LedgerOffer) { replaceOffer(offer.entry.offerID, with: offer) }
     mutating func restore(data item: DataEntry) { data[DataKey(item.accountID, item.name)] = item }
     mutating func restore(claimableBalance entry: ClaimableBalanceEntry) { claimableBalances[entry.id] = entry }
+    mutating func restore(liquidityPool entry: LiquidityPoolEntry) { liquidityPools[entry.id] = entry }
+    mutating func restore(poolShare line: PoolShareLine) { poolShares[line.key] = line }
 
     // MARK: Header
 
@@ -212,6 +222,30 @@ public struct LedgerState: Sendable {
 
     public mutating func removeClaimableBalance(_ id: ClaimableBalanceID) {
         journal.append(.claimableBalance(id, claimableBalances.removeValue(forKey: id)))
+    }
+
+    // MARK: Liquidity pools
+
+    public mutating func setLiquidityPool(_ entry: LiquidityPoolEntry) {
+        poolChangeCount &+= 1
+        var entry = entry
+        entry.lastModifiedLedger = header.sequence
+        journal.append(.liquidityPool(entry.id, liquidityPools.updateValue(entry, forKey: entry.id)))
+    }
+
+    public mutating func removeLiquidityPool(_ id: Bytes32) {
+        poolChangeCount &+= 1
+        journal.append(.liquidityPool(id, liquidityPools.removeValue(forKey: id)))
+    }
+
+    public mutating func setPoolShare(_ line: PoolShareLine) {
+        var line = line
+        line.lastModifiedLedger = header.sequence
+        journal.append(.poolShare(line.key, poolShares.updateValue(line, forKey: line.key)))
+    }
+
+    public mutating func removePoolShare(_ key: PoolShareKey) {
+        journal.append(.poolShare(key, poolShares.removeValue(forKey: key)))
     }
 
     // MARK: Sponsorships of future reserves (within one transaction)

@@ -8,12 +8,15 @@ public struct TradeSide: Sendable, Equatable {
     /// The offer's id; for a taker that left no offer, Horizon's synthetic id (its operation's
     /// TOID with bit 62 set).
     public var offerID: Int64?
+    /// The pool, for a pool's side of a trade (then no account or offer).
+    public var liquidityPool: Bytes32?
 
-    public init(asset: Asset, amount: Int64, account: AccountID?, offerID: Int64?) {
+    public init(asset: Asset, amount: Int64, account: AccountID?, offerID: Int64?, liquidityPool: Bytes32? = nil) {
         self.asset = asset
         self.amount = amount
         self.account = account
         self.offerID = offerID
+        self.liquidityPool = liquidityPool
     }
 }
 
@@ -87,7 +90,15 @@ public struct TradeRecord: Sendable, Equatable {
             switch claim {
             case .orderBook(let id, _): seller = id
             case .v0(let key, _): seller = AccountID(publicKey: key)
-            case .liquidityPool: continue
+            case .liquidityPool(let pool, let amounts):
+                // The pool's side at the price the amounts make (bought per sold, unreduced, as Horizon's).
+                let trade = TradeRecord(
+                    operationID: operationID, order: Int64(index), closeTime: closeTime, kind: .liquidityPool,
+                    base: TradeSide(asset: amounts.assetSold, amount: amounts.amountSold, account: nil, offerID: nil, liquidityPool: pool),
+                    counter: TradeSide(asset: amounts.assetBought, amount: amounts.amountBought, account: taker, offerID: takerOffer ?? syntheticOfferID(operationID)),
+                    baseIsSeller: true, priceN: amounts.amountBought, priceD: amounts.amountSold)
+                trades.append(isBase(trade.base.asset, of: trade.counter.asset) ? trade : trade.reversed)
+                continue
             }
             let amounts = claim.amounts
             if amounts.amountSold == 0 && amounts.amountBought == 0 { continue }
@@ -108,22 +119,28 @@ public struct TradeRecord: Sendable, Equatable {
 public struct TradeFilter: Sendable, Equatable {
     public var account: AccountID?
     public var offerID: Int64?
+    /// Trades with this pool (either side).
+    public var liquidityPool: Bytes32?
     public var pair: (base: Asset, counter: Asset)?
     public var kind: TradeRecord.Kind?
     /// Only trades whose ledgers closed in this range of seconds since 1970.
     public var closed: Range<UInt64>?
 
-    public init(account: AccountID? = nil, offerID: Int64? = nil, pair: (base: Asset, counter: Asset)? = nil, kind: TradeRecord.Kind? = nil, closed: Range<UInt64>? = nil) {
+    public init(
+        account: AccountID? = nil, offerID: Int64? = nil, liquidityPool: Bytes32? = nil, pair: (base: Asset, counter: Asset)? = nil,
+        kind: TradeRecord.Kind? = nil, closed: Range<UInt64>? = nil
+    ) {
         self.account = account
         self.offerID = offerID
+        self.liquidityPool = liquidityPool
         self.pair = pair
         self.kind = kind
         self.closed = closed
     }
 
     public static func == (a: TradeFilter, b: TradeFilter) -> Bool {
-        a.account == b.account && a.offerID == b.offerID && a.kind == b.kind && a.pair?.base == b.pair?.base && a.pair?.counter == b.pair?.counter
-            && a.closed == b.closed
+        a.account == b.account && a.offerID == b.offerID && a.liquidityPool == b.liquidityPool && a.kind == b.kind && a.pair?.base == b.pair?.base
+            && a.pair?.counter == b.pair?.counter && a.closed == b.closed
     }
 
     /// The pair as stored (lower asset first) and whether the answer must be turned round.

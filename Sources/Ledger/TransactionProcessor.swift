@@ -36,7 +36,15 @@ extension OperationBody {
     /// Horizon gives their sponsorships no effects).
     var canChangeSponsorships: Bool {
         switch self {
-        case .createAccount, .changeTrust, .manageData, .setOptions, .accountMerge, .revokeSponsorship: true
+        case .createAccount, .changeTrust, .manageData, .setOptions, .accountMerge, .revokeSponsorship, .allowTrust, .setTrustLineFlags: true
+        default: false
+        }
+    }
+
+    /// Whether the operation may redeem a holder's pool shares into claimable balances.
+    var redeemsPoolShares: Bool {
+        switch self {
+        case .allowTrust, .setTrustLineFlags: true
         default: false
         }
     }
@@ -70,6 +78,8 @@ extension OperationBody {
         case .beginSponsoringFutureReserves: .inner(.beginSponsoringFutureReserves(.success))
         case .endSponsoringFutureReserves: .inner(.endSponsoringFutureReserves(.success))
         case .revokeSponsorship: .inner(.revokeSponsorship(.success))
+        case .liquidityPoolDeposit: .inner(.liquidityPoolDeposit(.success))
+        case .liquidityPoolWithdraw: .inner(.liquidityPoolWithdraw(.success))
         }
     }
 
@@ -96,6 +106,8 @@ extension OperationBody {
         case .claimClaimableBalance, .clawbackClaimableBalance, .endSponsoringFutureReserves: nil
         case .beginSponsoringFutureReserves(let sponsored): sponsored == source ? .inner(.beginSponsoringFutureReserves(.malformed)) : nil
         case .revokeSponsorship(let op): op.checkValid().map { .inner(.revokeSponsorship($0)) }
+        case .liquidityPoolDeposit(let op): op.checkValid().map { .inner(.liquidityPoolDeposit($0)) }
+        case .liquidityPoolWithdraw(let op): op.checkValid().map { .inner(.liquidityPoolWithdraw($0)) }
         }
     }
 }
@@ -193,14 +205,18 @@ extension LedgerState {
             // An earlier operation may have merged the source away.
             let exists = accounts.index(forKey: opSource) != nil
             let probe = exists ? metaProbe(op.body, source: opSource) : nil
-            let sponsoring = sponsoringChanges
+            let sponsoring = sponsoringChanges, pooling = poolChangeCount
             let result = exists ? applyOperation(op.body, source: opSource, index: index, of: tx) : .outer(.noAccount)
             results.append(result)
             if !result.isSuccess { success = false }
             if success, let probe, let kept = self.meta(after: probe, source: opSource) { meta[index] = kept }
+            if success, poolChangeCount != pooling {
+                let (changes, redeemed) = poolChanges(since: before, place: place(index, tx))
+                if !changes.isEmpty { meta[index] = .pools(meta[index], changes, redeemed: redeemed) }
+            }
             // Every change of an entry's sponsor moves a sponsor's count (``addSponsoring(_:_:)``).
             if success, sponsoringChanges != sponsoring, op.body.canChangeSponsorships {
-                let changes = sponsorshipChanges(since: before)
+                let changes = sponsorshipChanges(since: before, balancesMadeAndGone: op.body.redeemsPoolShares)
                 if !changes.isEmpty { meta[index] = .sponsorships(meta[index], changes) }
             }
             // After a failure the remaining operations still run, for their result codes, but
@@ -351,9 +367,9 @@ extension LedgerState {
         case .createPassiveSellOffer(let op):
             return apply(op, source: source).result(OperationInnerResult.createPassiveSellOffer)
         case .allowTrust(let op):
-            return .inner(.allowTrust(apply(op, source: source)))
+            return apply(op, source: source, place: place(index, transaction)).result(OperationInnerResult.allowTrust)
         case .setTrustLineFlags(let op):
-            return .inner(.setTrustLineFlags(apply(op, source: source)))
+            return apply(op, source: source, place: place(index, transaction)).result(OperationInnerResult.setTrustLineFlags)
         case .clawback(let op):
             return .inner(.clawback(apply(op, source: source)))
         case .createClaimableBalance(let op):
@@ -369,6 +385,14 @@ extension LedgerState {
             return .inner(.endSponsoringFutureReserves(applyEndSponsoring(source: source)))
         case .revokeSponsorship(let op):
             return apply(op, source: source).result(OperationInnerResult.revokeSponsorship)
+        case .liquidityPoolDeposit(let op):
+            return .inner(.liquidityPoolDeposit(apply(op, source: source)))
+        case .liquidityPoolWithdraw(let op):
+            return .inner(.liquidityPoolWithdraw(apply(op, source: source)))
         }
+    }
+
+    func place(_ index: Int, _ transaction: Transaction) -> OperationPlace {
+        OperationPlace(source: transaction.sourceAccount.accountID, sequence: transaction.sequenceNumber, index: index)
     }
 }

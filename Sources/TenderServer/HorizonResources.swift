@@ -256,7 +256,7 @@ struct HorizonResources: Sendable {
             ("type", .string(operation.body.type.name)), ("type_i", .number(Int64(operation.body.type.rawValue))),
             ("created_at", .string(Self.time(stored.closeTime))), ("transaction_hash", .string(hash)),
         ]
-        fields += details(operation, source: source.accountID, result: stored.result.isSuccess ? record.result : nil)
+        fields += details(operation, source: source.accountID, result: stored.result.isSuccess ? record.result : nil, poolAmounts: record.poolAmounts)
         if case .endSponsoringFutureReserves = operation.body {
             // The source of the last BeginSponsoringFutureReserves before it that named its source.
             let index = Int(record.id & 0xFFF) - 1
@@ -278,7 +278,8 @@ struct HorizonResources: Sendable {
     }
 
     /// The fields particular to each operation type.
-    private func details(_ operation: StellarBase.Operation, source: AccountID, result: OperationResult?) -> [(String, JSONValue)] {
+    private func details(_ operation: StellarBase.Operation, source: AccountID, result: OperationResult?, poolAmounts: PoolAmounts?) -> [(String, JSONValue)] {
+        let assets = poolAmounts.map { ($0.assetA.description, $0.assetB.description) }
         switch operation.body {
         case .createAccount(let op):
             return [("starting_balance", Self.amount(op.startingBalance)), ("funder", .string(source.strKey)), ("account", .string(op.destination.strKey))]
@@ -329,8 +330,14 @@ struct HorizonResources: Sendable {
             if let flags = op.clearFlags, flags != 0 { fields += Self.flagFields(flags, prefix: "clear_flags") }
             return fields
         case .changeTrust(let op):
-            return Self.assetFields(op.line.asset) + [("limit", Self.amount(op.limit))]
-                + (op.line.asset.issuer.map { [("trustee", .string($0.strKey))] } ?? []) + [("trustor", .string(source.strKey))]
+            switch op.line {
+            case .asset(let asset):
+                return Self.assetFields(asset) + [("limit", Self.amount(op.limit))]
+                    + (asset.issuer.map { [("trustee", .string($0.strKey))] } ?? []) + [("trustor", .string(source.strKey))]
+            case .poolShare(let parameters):
+                return [("asset_type", "liquidity_pool_shares"), ("liquidity_pool_id", .string(parameters.poolID.hex)), ("limit", Self.amount(op.limit)),
+                        ("trustor", .string(source.strKey))]
+            }
         case .accountMerge(let destination):
             return [("account", .string(source.strKey)), ("into", .string(destination.accountID.strKey))] + Self.muxed(destination, "into")
         case .manageData(let op):
@@ -365,9 +372,39 @@ struct HorizonResources: Sendable {
             case .data(let id, let name): return [("data_account_id", .string(id.strKey)), ("data_name", .string(String(decoding: name, as: UTF8.self)))]
             case .offer(_, let offerID): return [("offer_id", .string(String(offerID)))]
             case .trustLine(let id, let asset): return [("trustline_account_id", .string(id.strKey)), ("trustline_asset", .string(asset.description))]
+            case .poolShareLine(let id, let pool): return [("trustline_account_id", .string(id.strKey)), ("trustline_liquidity_pool_id", .string(pool.hex))]
             case .liquidityPool: return []
             }
+        case .liquidityPoolDeposit(let op):
+            // What went in, when it succeeded, in the pool's asset order.
+            let amounts = poolAmounts
+            return [
+                ("liquidity_pool_id", .string(op.poolID.hex)),
+                ("reserves_max", Self.reserves(assets, op.maxAmountA, op.maxAmountB)),
+                ("min_price", .string(Self.priceText(n: Int64(op.minPrice.n), d: Int64(op.minPrice.d)))),
+                ("min_price_r", .object([("n", .number(Int64(op.minPrice.n))), ("d", .number(Int64(op.minPrice.d)))])),
+                ("max_price", .string(Self.priceText(n: Int64(op.maxPrice.n), d: Int64(op.maxPrice.d)))),
+                ("max_price_r", .object([("n", .number(Int64(op.maxPrice.n))), ("d", .number(Int64(op.maxPrice.d)))])),
+                ("reserves_deposited", Self.reserves(assets, amounts?.reserveA ?? 0, amounts?.reserveB ?? 0)),
+                ("shares_received", Self.amount(amounts?.shares ?? 0)),
+            ]
+        case .liquidityPoolWithdraw(let op):
+            let amounts = poolAmounts
+            return [
+                ("liquidity_pool_id", .string(op.poolID.hex)),
+                ("reserves_min", Self.reserves(assets, op.minAmountA, op.minAmountB)),
+                ("shares", Self.amount(op.amount)),
+                ("reserves_received", Self.reserves(assets, -(amounts?.reserveA ?? 0), -(amounts?.reserveB ?? 0))),
+            ]
         }
+    }
+
+    /// `[{asset, amount}]` for a pool's two assets (`assets`: their canonical names, when known).
+    private static func reserves(_ assets: (String, String)?, _ a: Int64, _ b: Int64) -> JSONValue {
+        .array([
+            .object([("asset", .string(assets?.0 ?? "")), ("amount", amount(a))]),
+            .object([("asset", .string(assets?.1 ?? "")), ("amount", amount(b))]),
+        ])
     }
 
     static func claimants(_ claimants: [Claimant]) -> JSONValue {

@@ -141,7 +141,14 @@ enum EnvelopeJSON {
                 fields.append(("signer", .object([("key", .string(signer.key.strKey)), ("weight", .unsigned(UInt64(signer.weight)))])))
             }
         case .changeTrust(let body):
-            fields += [("line", asset(body.line.asset)), ("limit", amount(body.limit))]
+            switch body.line {
+            case .asset(let line): fields.append(("line", asset(line)))
+            case .poolShare(let pool):
+                fields.append(("line", .object([("liquidity_pool", .object([
+                    ("asset_a", asset(pool.assetA)), ("asset_b", asset(pool.assetB)), ("fee", .number(Int64(pool.fee))),
+                ]))])))
+            }
+            fields.append(("limit", amount(body.limit)))
         case .accountMerge(let destination):
             fields.append(("destination", .string(destination.strKey)))
         case .manageData(let body):
@@ -179,10 +186,21 @@ enum EnvelopeJSON {
             case .trustLine(let id, let line): [("trustline", .object([("account_id", .string(id.strKey)), ("asset", asset(line))]))]
             case .offer(let seller, let offerID): [("offer", .object([("seller_id", .string(seller.strKey)), ("offer_id", .string(String(offerID)))]))]
             case .data(let id, let name): [("data", .object([("account_id", .string(id.strKey)), ("data_name", bytes(name))]))]
+            case .poolShareLine(let id, let pool): [("trustline", .object([("account_id", .string(id.strKey)), ("liquidity_pool_id", .string(pool.hex))]))]
             case .claimableBalance(let id): [("claimable_balance", .object([("balance_id", .string(id.hex))]))]
             case .liquidityPool(let id): [("liquidity_pool", .object([("liquidity_pool_id", .string(id.hex))]))]
             }
             fields.append(("ledger_key", .object(entry)))
+        case .liquidityPoolDeposit(let body):
+            fields += [
+                ("liquidity_pool_id", .string(body.poolID.hex)), ("max_amount_a", amount(body.maxAmountA)), ("max_amount_b", amount(body.maxAmountB)),
+                ("min_price", price(body.minPrice)), ("max_price", price(body.maxPrice)),
+            ]
+        case .liquidityPoolWithdraw(let body):
+            fields += [
+                ("liquidity_pool_id", .string(body.poolID.hex)), ("amount", amount(body.amount)),
+                ("min_amount_a", amount(body.minAmountA)), ("min_amount_b", amount(body.minAmountB)),
+            ]
         }
         return .object(fields)
     }

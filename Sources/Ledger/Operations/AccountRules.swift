@@ -2,7 +2,10 @@ import StellarBase
 
 extension ChangeTrustOperation {
     func checkValid(source: AccountID) -> ChangeTrustResultCode? {
-        let asset = line.asset
+        guard let asset = line.asset else {
+            guard case .poolShare(let parameters) = line else { return .malformed }
+            return limit < 0 || !parameters.isValid ? .malformed : nil
+        }
         if limit < 0 || !asset.isValid || asset == .native { return .malformed }
         // Since protocol 16 trusting one's own asset is malformed rather than SELF_NOT_ALLOWED.
         if asset.issuer == source { return .malformed }
@@ -46,11 +49,16 @@ extension ManageDataOperation {
 
 extension LedgerState {
     mutating func apply(_ op: ChangeTrustOperation, source: AccountID) -> OperationOutcome<ChangeTrustResultCode> {
-        let asset = op.line.asset
+        guard let asset = op.line.asset else {
+            guard case .poolShare(let parameters) = op.line else { preconditionFailure("a ChangeTrust line is an asset or pool shares") }
+            return applyPoolShareTrust(parameters, limit: op.limit, source: source)
+        }
         let key = TrustLineKey(source, asset)
         if var line = trustLines[key] {
             if op.limit < line.balance + line.buyingLiabilities { return .inner(.invalidLimit) }
             if op.limit == 0 {
+                // Not while a pool-share trustline of its holder uses it.
+                if line.liquidityPoolUseCount != 0 { return .inner(.cannotDelete) }
                 removeTrustLine(key)
                 removeSubEntry(of: source, sponsor: line.sponsor)
                 return .inner(.success)

@@ -141,7 +141,7 @@ extension LedgerState {
         rounding: ExchangeRounding, offerLimit: Int, trail: inout [ClaimAtom], isComplete: (Int64, Int64) -> Bool
     ) throws(PathPaymentFailure) -> (sent: Int64, received: Int64) {
         var crossedSelf = false
-        let conversion = convertWithOffers(
+        let conversion = convertWithOffersAndPools(
             sheep: sendAsset, maxSheepSend: maxSend, wheat: receiveAsset, maxWheatReceive: maxReceive, rounding: rounding,
             offerLimit: offerLimit, trail: &trail
         ) { offer in

@@ -152,6 +152,7 @@ extension LedgerState {
         switch key {
         case .account(let id): accounts[id].map { SponsoredEntry(owner: id, sponsor: $0.sponsor, reserves: 2) }
         case .trustLine(let id, let asset): trustLines[TrustLineKey(id, asset)].map { SponsoredEntry(owner: id, sponsor: $0.sponsor, reserves: 1) }
+        case .poolShareLine(let id, let pool): poolShares[PoolShareKey(id, pool)].map { SponsoredEntry(owner: id, sponsor: $0.sponsor, reserves: 2) }
         case .offer(let seller, let offerID):
             offers[offerID].flatMap { $0.entry.sellerID == seller ? SponsoredEntry(owner: seller, sponsor: $0.sponsor, reserves: 1) : nil }
         case .data(let id, let name): data[DataKey(id, name)].map { SponsoredEntry(owner: id, sponsor: $0.sponsor, reserves: 1) }
@@ -172,6 +173,10 @@ extension LedgerState {
             var line = trustLines[TrustLineKey(id, asset)]!
             line.sponsor = sponsor
             setTrustLine(line)
+        case .poolShareLine(let id, let pool):
+            var line = poolShares[PoolShareKey(id, pool)]!
+            line.sponsor = sponsor
+            setPoolShare(line)
         case .offer(_, let offerID): setOfferSponsor(offerID, sponsor)
         case .data(let id, let name):
             var item = data[DataKey(id, name)]!
@@ -255,7 +260,7 @@ extension RevokeSponsorshipOperation {
     func checkValid() -> RevokeSponsorshipResultCode? {
         guard case .ledgerEntry(let key) = self else { return nil }
         switch key {
-        case .account, .claimableBalance: return nil
+        case .account, .claimableBalance, .poolShareLine: return nil
         case .trustLine(let id, let asset): return !asset.isValid || asset == .native || asset.issuer == id ? .malformed : nil
         case .offer(_, let offerID): return offerID <= 0 ? .malformed : nil
         case .data(_, let name): return name.isEmpty || !isPrintableASCII(name) ? .malformed : nil

@@ -44,36 +44,37 @@ extension ClawbackOperation {
 
 extension LedgerState {
     /// AllowTrust (stellar-core's `TrustFlagsOpFrameBase::doApply` with AllowTrust's checks).
-    mutating func apply(_ op: AllowTrustOperation, source: AccountID) -> AllowTrustResultCode {
+    mutating func apply(_ op: AllowTrustOperation, source: AccountID, place: OperationPlace) -> OperationOutcome<AllowTrustResultCode> {
         let revocable = accounts[source]!.flags & AccountFlags.authRevocable != 0
-        if !revocable && op.authorize == 0 { return .cantRevoke }
+        if !revocable && op.authorize == 0 { return .inner(.cantRevoke) }
         let key = TrustLineKey(op.trustor, op.asset(issuer: source))
-        guard let line = trustLines[key] else { return .noTrustLine }
+        guard let line = trustLines[key] else { return .inner(.noTrustLine) }
         let expected = (line.flags & ~TrustLineFlags.authFlags) | op.authorize
         // Without revocable authorization, authorized may not become authorized to maintain liabilities.
-        if !revocable && line.isAuthorized && expected & TrustLineFlags.authorizedToMaintainLiabilities != 0 { return .cantRevoke }
-        setTrustLineFlags(line, expected)
-        return .success
+        if !revocable && line.isAuthorized && expected & TrustLineFlags.authorizedToMaintainLiabilities != 0 { return .inner(.cantRevoke) }
+        if let failure = setTrustLineFlags(line, expected, place: place) { return failure.outcome(lowReserve: .lowReserve) }
+        return .inner(.success)
     }
 
     /// SetTrustLineFlags (stellar-core's `TrustFlagsOpFrameBase::doApply` with its checks).
-    mutating func apply(_ op: SetTrustLineFlagsOperation, source: AccountID) -> SetTrustLineFlagsResultCode {
+    mutating func apply(_ op: SetTrustLineFlagsOperation, source: AccountID, place: OperationPlace) -> OperationOutcome<SetTrustLineFlagsResultCode> {
         if accounts[source]!.flags & AccountFlags.authRevocable == 0 {
             // Without revocable authorization no authorization may be taken away.
             let clearingAnyAuth = op.clearFlags & TrustLineFlags.authFlags != 0
             let settingAuthorized = op.setFlags & TrustLineFlags.authorized != 0
-            if clearingAnyAuth && !settingAuthorized { return .cantRevoke }
+            if clearingAnyAuth && !settingAuthorized { return .inner(.cantRevoke) }
         }
-        guard let line = trustLines[TrustLineKey(op.trustor, op.asset)] else { return .noTrustLine }
+        guard let line = trustLines[TrustLineKey(op.trustor, op.asset)] else { return .inner(.noTrustLine) }
         let expected = (line.flags & ~op.clearFlags) | op.setFlags
-        if expected & TrustLineFlags.authFlags == TrustLineFlags.authFlags { return .invalidState }
-        setTrustLineFlags(line, expected)
-        return .success
+        if expected & TrustLineFlags.authFlags == TrustLineFlags.authFlags { return .inner(.invalidState) }
+        if let failure = setTrustLineFlags(line, expected, place: place) { return failure.outcome(lowReserve: .lowReserve) }
+        return .inner(.success)
     }
 
     /// Sets a trustline's flags; a holder that loses even the authorization to maintain
-    /// liabilities loses its offers in the asset (their reserves and liabilities released).
-    private mutating func setTrustLineFlags(_ line: TrustLineEntry, _ flags: UInt32) {
+    /// liabilities loses its offers in the asset (their reserves and liabilities released) and
+    /// its shares of pools of it (redeemed into claimable balances).
+    private mutating func setTrustLineFlags(_ line: TrustLineEntry, _ flags: UInt32, place: OperationPlace) -> ReserveFailure? {
         if line.isAuthorizedToMaintainLiabilities && flags & TrustLineFlags.authFlags == 0 {
             let doomed = offers.values.map(\.entry)
                 .filter { $0.sellerID == line.accountID && ($0.selling == line.asset || $0.buying == line.asset) }
@@ -82,10 +83,12 @@ extension LedgerState {
                 releaseLiabilities(offer)
                 deleteOffer(offer)
             }
+            if let failure = redeemPoolShares(of: line.accountID, in: line.asset, at: place) { return failure }
         }
         var changed = trustLines[line.key]!
         changed.flags = flags
         setTrustLine(changed)
+        return nil
     }
 
     /// Clawback: the issuer takes back what the holder can spend of the asset, whatever its

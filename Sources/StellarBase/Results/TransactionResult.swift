@@ -266,6 +266,8 @@ public enum OperationInnerResult: Hashable, Sendable {
     case beginSponsoringFutureReserves(BeginSponsoringFutureReservesResultCode)
     case endSponsoringFutureReserves(EndSponsoringFutureReservesResultCode)
     case revokeSponsorship(RevokeSponsorshipResultCode)
+    case liquidityPoolDeposit(LiquidityPoolDepositResultCode)
+    case liquidityPoolWithdraw(LiquidityPoolWithdrawResultCode)
 
     public var operationType: OperationType {
         switch self {
@@ -290,6 +292,8 @@ public enum OperationInnerResult: Hashable, Sendable {
         case .beginSponsoringFutureReserves: .beginSponsoringFutureReserves
         case .endSponsoringFutureReserves: .endSponsoringFutureReserves
         case .revokeSponsorship: .revokeSponsorship
+        case .liquidityPoolDeposit: .liquidityPoolDeposit
+        case .liquidityPoolWithdraw: .liquidityPoolWithdraw
         }
     }
 
@@ -317,6 +321,8 @@ public enum OperationInnerResult: Hashable, Sendable {
         case .beginSponsoringFutureReserves(let code): code.name
         case .endSponsoringFutureReserves(let code): code.name
         case .revokeSponsorship(let code): code.name
+        case .liquidityPoolDeposit(let code): code.name
+        case .liquidityPoolWithdraw(let code): code.name
         }
     }
 
@@ -397,6 +403,10 @@ extension OperationResult: XDRCodable {
             self = .inner(.endSponsoringFutureReserves(try .decode(try reader.readInt32(), "EndSponsoringFutureReservesResultCode")))
         case .revokeSponsorship:
             self = .inner(.revokeSponsorship(try .decode(try reader.readInt32(), "RevokeSponsorshipResultCode")))
+        case .liquidityPoolDeposit:
+            self = .inner(.liquidityPoolDeposit(try .decode(try reader.readInt32(), "LiquidityPoolDepositResultCode")))
+        case .liquidityPoolWithdraw:
+            self = .inner(.liquidityPoolWithdraw(try .decode(try reader.readInt32(), "LiquidityPoolWithdrawResultCode")))
         default:
             throw .unsupported(type.name, "results of \(type.name) are not supported by Tender")
         }
@@ -435,6 +445,8 @@ extension OperationResult: XDRCodable {
         case .beginSponsoringFutureReserves(let code): writer.write(code.rawValue)
         case .endSponsoringFutureReserves(let code): writer.write(code.rawValue)
         case .revokeSponsorship(let code): writer.write(code.rawValue)
+        case .liquidityPoolDeposit(let code): writer.write(code.rawValue)
+        case .liquidityPoolWithdraw(let code): writer.write(code.rawValue)
         }
     }
 }

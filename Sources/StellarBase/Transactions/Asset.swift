@@ -144,23 +144,77 @@ extension Asset: XDRCodable {
     }
 }
 
-/// The asset of a ChangeTrust operation. Tender supports the plain assets; liquidity pool
-/// shares (type 3) are refused when decoding.
-public struct ChangeTrustAsset: Hashable, Sendable {
-    public let asset: Asset
-    public init(_ asset: Asset) { self.asset = asset }
+/// A liquidity pool's parameters (CAP-38): the constant-product pool of two assets, `assetA`
+/// sorting before `assetB`, with its fee in basis points (30 since protocol 18).
+public struct LiquidityPoolParameters: Hashable, Sendable {
+    public var assetA: Asset
+    public var assetB: Asset
+    public var fee: Int32
+
+    /// The only fee stellar-core allows.
+    public static let fee: Int32 = 30
+
+    public init(assetA: Asset, assetB: Asset, fee: Int32 = LiquidityPoolParameters.fee) {
+        self.assetA = assetA
+        self.assetB = assetB
+        self.fee = fee
+    }
+
+    /// The pool of two assets, in their order.
+    public init(_ x: Asset, _ y: Asset) {
+        let (a, b) = x.xdrBytes.lexicographicallyPrecedes(y.xdrBytes) ? (x, y) : (y, x)
+        self.init(assetA: a, assetB: b)
+    }
+}
+
+extension LiquidityPoolParameters: XDRCodable {
+    public init(xdr reader: inout XDRReader) throws(XDRError) {
+        let type = try reader.readInt32("liquidity pool type")
+        guard type == 0 else { throw .unknown("LiquidityPoolType", Int64(type)) }
+        self.init(assetA: try Asset(xdr: &reader), assetB: try Asset(xdr: &reader), fee: try reader.readInt32("fee"))
+    }
+
+    public func encode(to writer: inout XDRWriter) {
+        writer.write(Int32(0))
+        assetA.encode(to: &writer)
+        assetB.encode(to: &writer)
+        writer.write(fee)
+    }
+}
+
+/// The asset of a ChangeTrust operation: a plain asset, or a liquidity pool's shares.
+public enum ChangeTrustAsset: Hashable, Sendable {
+    case asset(Asset)
+    case poolShare(LiquidityPoolParameters)
+
+    public init(_ asset: Asset) { self = .asset(asset) }
+
+    /// The plain asset; nil for pool shares.
+    public var asset: Asset? {
+        if case .asset(let asset) = self { return asset }
+        return nil
+    }
 }
 
 extension ChangeTrustAsset: XDRCodable {
     public init(xdr reader: inout XDRReader) throws(XDRError) {
         var peek = reader
         if try peek.readInt32("change trust asset type") == 3 {
-            throw .unsupported("liquidity_pool_shares", "trustlines to liquidity pool shares are not supported")
+            _ = try reader.readInt32("change trust asset type")
+            self = .poolShare(try LiquidityPoolParameters(xdr: &reader))
+        } else {
+            self = .asset(try Asset(xdr: &reader))
         }
-        asset = try Asset(xdr: &reader)
     }
 
-    public func encode(to writer: inout XDRWriter) { asset.encode(to: &writer) }
+    public func encode(to writer: inout XDRWriter) {
+        switch self {
+        case .asset(let asset): asset.encode(to: &writer)
+        case .poolShare(let parameters):
+            writer.write(Int32(3))
+            parameters.encode(to: &writer)
+        }
+    }
 }
 
 /// A price as a fraction `n / d` of two positive 32-bit integers.

@@ -173,6 +173,12 @@ public struct ChangeTrustOperation: Hashable, Sendable {
         self.line = ChangeTrustAsset(asset)
         self.limit = limit
     }
+
+    /// A trustline to a liquidity pool's shares.
+    public init(pool: LiquidityPoolParameters, limit: Int64 = .max) {
+        self.line = .poolShare(pool)
+        self.limit = limit
+    }
 }
 
 public struct ManageDataOperation: Hashable, Sendable {
@@ -254,6 +260,8 @@ public struct ClawbackOperation: Hashable, Sendable {
 public enum LedgerKey: Hashable, Sendable {
     case account(AccountID)
     case trustLine(AccountID, Asset)
+    /// A trustline to a liquidity pool's shares.
+    case poolShareLine(AccountID, poolID: Bytes32)
     case offer(seller: AccountID, offerID: Int64)
     case data(AccountID, name: [UInt8])
     case claimableBalance(ClaimableBalanceID)
@@ -270,9 +278,11 @@ extension LedgerKey: XDRCodable {
             let account = try AccountID(xdr: &reader)
             var peek = reader
             if try peek.readInt32("trustline asset type") == 3 {
-                throw .unsupported("liquidity_pool_shares", "trustlines to liquidity pool shares are not supported")
+                _ = try reader.readInt32("trustline asset type")
+                self = .poolShareLine(account, poolID: try reader.readBytes32("liquidity pool id"))
+            } else {
+                self = .trustLine(account, try Asset(xdr: &reader))
             }
-            self = .trustLine(account, try Asset(xdr: &reader))
         case 2: self = .offer(seller: try AccountID(xdr: &reader), offerID: try reader.readInt64("offerID"))
         case 3: self = .data(try AccountID(xdr: &reader), name: try reader.readVariableOpaque(maxLength: Operation.maxDataBytes, "data name"))
         case 4: self = .claimableBalance(try ClaimableBalanceID(xdr: &reader))
@@ -290,6 +300,11 @@ extension LedgerKey: XDRCodable {
             writer.write(Int32(1))
             id.encode(to: &writer)
             asset.encode(to: &writer)
+        case .poolShareLine(let id, let poolID):
+            writer.write(Int32(1))
+            id.encode(to: &writer)
+            writer.write(Int32(3))
+            writer.writeFixedOpaque(poolID.bytes)
         case .offer(let seller, let offerID):
             writer.write(Int32(2))
             seller.encode(to: &writer)
@@ -338,6 +353,8 @@ public enum OperationBody: Hashable, Sendable {
     case beginSponsoringFutureReserves(sponsoredID: AccountID)
     case endSponsoringFutureReserves
     case revokeSponsorship(RevokeSponsorshipOperation)
+    case liquidityPoolDeposit(LiquidityPoolDepositOperation)
+    case liquidityPoolWithdraw(LiquidityPoolWithdrawOperation)
 
     public var type: OperationType {
         switch self {
@@ -362,6 +379,8 @@ public enum OperationBody: Hashable, Sendable {
         case .beginSponsoringFutureReserves: .beginSponsoringFutureReserves
         case .endSponsoringFutureReserves: .endSponsoringFutureReserves
         case .revokeSponsorship: .revokeSponsorship
+        case .liquidityPoolDeposit: .liquidityPoolDeposit
+        case .liquidityPoolWithdraw: .liquidityPoolWithdraw
         }
     }
 }
@@ -420,7 +439,10 @@ extension Operation: XDRCodable {
                 signer: try reader.readOptional(Signer.self, "signer flag")))
         case .changeTrust:
             let line = try ChangeTrustAsset(xdr: &reader)
-            body = .changeTrust(ChangeTrustOperation(asset: line.asset, limit: try reader.readInt64("limit")))
+            if case .poolShare = line { throw .unsupported("liquidity_pool_shares", "trustlines to liquidity pool shares are not supported yet") }
+            var op = ChangeTrustOperation(asset: .native, limit: try reader.readInt64("limit"))
+            op.line = line
+            body = .changeTrust(op)
         case .accountMerge:
             body = .accountMerge(destination: try MuxedAccount(xdr: &reader))
         case .manageData:
@@ -473,6 +495,16 @@ extension Operation: XDRCodable {
             case 1: body = .revokeSponsorship(.signer(account: try AccountID(xdr: &reader), key: try SignerKey(xdr: &reader)))
             case let other: throw .unknown("RevokeSponsorshipType", Int64(other))
             }
+        case .liquidityPoolDeposit, .liquidityPoolWithdraw:
+            throw .unsupported(type.name, "the operation \(type.name) is not supported by Tender yet")
+        case .liquidityPoolDeposit:
+            body = .liquidityPoolDeposit(LiquidityPoolDepositOperation(
+                poolID: try reader.readBytes32("liquidity pool id"), maxAmountA: try reader.readInt64("maxAmountA"),
+                maxAmountB: try reader.readInt64("maxAmountB"), minPrice: try Price(xdr: &reader), maxPrice: try Price(xdr: &reader)))
+        case .liquidityPoolWithdraw:
+            body = .liquidityPoolWithdraw(LiquidityPoolWithdrawOperation(
+                poolID: try reader.readBytes32("liquidity pool id"), amount: try reader.readInt64("amount"),
+                minAmountA: try reader.readInt64("minAmountA"), minAmountB: try reader.readInt64("minAmountB")))
         default:
             throw .unsupported(type.name, "the operation \(type.name) is not supported by Tender")
         }
@@ -583,6 +615,17 @@ extension Operation: XDRCodable {
             writer.write(Int32(1))
             account.encode(to: &writer)
             key.encode(to: &writer)
+        case .liquidityPoolDeposit(let op):
+            writer.writeFixedOpaque(op.poolID.bytes)
+            writer.write(op.maxAmountA)
+            writer.write(op.maxAmountB)
+            op.minPrice.encode(to: &writer)
+            op.maxPrice.encode(to: &writer)
+        case .liquidityPoolWithdraw(let op):
+            writer.writeFixedOpaque(op.poolID.bytes)
+            writer.write(op.amount)
+            writer.write(op.minAmountA)
+            writer.write(op.minAmountB)
         }
     }
 }
