@@ -687,6 +687,8 @@ public enum EffectFilter: Sendable, Equatable {
     case all
     case account(AccountID)
     case operations(Range<Int64>)
+    /// The effects of the successful operations that changed a pool (none of them derived).
+    case liquidityPool(Bytes32)
 }
 
 extension LedgerState {

@@ -76,11 +76,26 @@ public struct AccountRecord: Sendable {
     public var account: AccountEntry
     public var trustLines: [TrustLineEntry]
     public var data: [DataEntry]
+    /// Its trustlines to pools' shares, with each pool.
+    public var poolShares: [(line: PoolShareLine, pool: LiquidityPoolEntry?)]
 
-    public init(account: AccountEntry, trustLines: [TrustLineEntry], data: [DataEntry]) {
+    public init(account: AccountEntry, trustLines: [TrustLineEntry], data: [DataEntry], poolShares: [(line: PoolShareLine, pool: LiquidityPoolEntry?)] = []) {
         self.account = account
         self.trustLines = trustLines
         self.data = data
+        self.poolShares = poolShares
+    }
+}
+
+/// Which liquidity pools to list: those holding every one of `reserves`, those `account` holds
+/// shares of, or all.
+public struct LiquidityPoolFilter: Sendable, Equatable {
+    public var reserves: [Asset]
+    public var account: AccountID?
+
+    public init(reserves: [Asset] = [], account: AccountID? = nil) {
+        self.reserves = reserves
+        self.account = account
     }
 }
 
@@ -169,6 +184,8 @@ extension LedgerReader {
     /// - Throws: when the storage cannot be read.
     public func effects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] {
         let stored = try await storedEffects(page, filter: filter)
+        // No operation whose effects are derived changes a pool.
+        if case .liquidityPool = filter { return stored }
         // Every derived operation gives each of its participants at least one effect, so the
         // `limit` operations after the cursor's own give at least `limit` effects in scope; the
         // cursor's own operation may have more after the cursor.
@@ -177,7 +194,7 @@ extension LedgerReader {
         var request = PageRequest(cursor: page.after?.operationID, limit: page.limit, descending: page.descending)
         var range: Range<Int64>?
         switch filter {
-        case .all: break
+        case .all, .liquidityPool: break
         case .account(let id): operations.account = id
         case .operations(let bounds):
             range = bounds
@@ -219,13 +236,16 @@ public struct OperationFilter: Sendable {
     public var types: Set<Int32>?
     /// The operations that created, claimed or clawed back this balance.
     public var claimableBalance: ClaimableBalanceID?
+    /// The successful operations that changed this pool.
+    public var liquidityPool: Bytes32?
     public var paymentsOnly: Bool
     public var includeFailed: Bool
 
     public init(
-        account: AccountID? = nil, transactionHash: Bytes32? = nil, claimableBalance: ClaimableBalanceID? = nil, memo: String? = nil, asset: Asset? = nil,
-        types: Set<Int32>? = nil, paymentsOnly: Bool = false, includeFailed: Bool = false
+        account: AccountID? = nil, transactionHash: Bytes32? = nil, claimableBalance: ClaimableBalanceID? = nil, liquidityPool: Bytes32? = nil,
+        memo: String? = nil, asset: Asset? = nil, types: Set<Int32>? = nil, paymentsOnly: Bool = false, includeFailed: Bool = false
     ) {
+        self.liquidityPool = liquidityPool
         self.types = types
         self.account = account
         self.transactionHash = transactionHash
@@ -289,6 +309,18 @@ public protocol LedgerReader: Sendable {
     /// The accounts `signer` can sign for (its own included), by account key.
     /// - Throws: when the storage cannot be read.
     func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord]
+    /// Liquidity pools by id, filtered.
+    /// - Throws: when the storage cannot be read.
+    func liquidityPools(_ page: KeyedPage<Bytes32>, filter: LiquidityPoolFilter) async throws -> [LiquidityPoolEntry]
+    /// One liquidity pool.
+    /// - Throws: when the storage cannot be read.
+    func liquidityPool(_ id: Bytes32) async throws -> LiquidityPoolEntry?
+    /// The accounts holding a trustline to a pool's shares, by account key.
+    /// - Throws: when the storage cannot be read.
+    func accounts(inPool pool: Bytes32, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord]
+    /// The transactions whose successful operations changed a pool.
+    /// - Throws: when the storage cannot be read.
+    func transactions(_ page: PageRequest, liquidityPool: Bytes32) async throws -> [StoredTransaction]
     /// The accounts whose entry, signers, trustlines or data entries `sponsor` pays the reserve
     /// of (Horizon's `/accounts?sponsor=`), by account key.
     /// - Throws: when the storage cannot be read.

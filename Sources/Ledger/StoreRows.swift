@@ -50,7 +50,7 @@ public enum StoreTables {
         "ledger_headers", "accounts", "trust_lines", "offers", "account_data", "transactions", "operations", "account_transactions", "account_operations",
         "asset_stats", "account_signers", "effects", "trades",
         "claimable_balances", "claimable_balance_claimants", "claimable_balance_operations", "transaction_memos", "payment_assets",
-        "account_sponsors",
+        "account_sponsors", "liquidity_pools", "pool_share_lines", "liquidity_pool_operations", "pool_amounts",
     ]
     public static let gateway = ["merchant", "object", "idempotency", "delivery"]
 }

@@ -137,6 +137,23 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             "ALTER TABLE offers ADD COLUMN sponsor BYTEA",
             "CREATE INDEX offers_by_sponsor ON offers (sponsor) WHERE sponsor IS NOT NULL",
         ]),
+        // No pool could exist before this version.
+        .init(number: 109, name: "liquidity pools", statements: [
+            "CREATE TABLE liquidity_pools (pool_id BYTEA PRIMARY KEY, asset_a BYTEA NOT NULL, asset_b BYTEA NOT NULL, entry BYTEA NOT NULL)",
+            "CREATE INDEX liquidity_pools_by_asset_a ON liquidity_pools (asset_a)",
+            "CREATE INDEX liquidity_pools_by_asset_b ON liquidity_pools (asset_b)",
+            "CREATE TABLE pool_share_lines (account_id BYTEA NOT NULL, pool_id BYTEA NOT NULL, entry BYTEA NOT NULL, PRIMARY KEY (account_id, pool_id))",
+            "CREATE INDEX pool_share_lines_by_pool ON pool_share_lines (pool_id, account_id)",
+            "CREATE TABLE liquidity_pool_operations (pool_id BYTEA NOT NULL, operation_id BIGINT NOT NULL, transaction_id BIGINT NOT NULL, PRIMARY KEY (pool_id, operation_id))",
+            """
+            CREATE TABLE pool_amounts (
+                operation_id BIGINT PRIMARY KEY, asset_a BYTEA NOT NULL, asset_b BYTEA NOT NULL, reserve_a BIGINT NOT NULL, reserve_b BIGINT NOT NULL, shares BIGINT NOT NULL)
+            """,
+            "ALTER TABLE trades ADD COLUMN base_pool BYTEA",
+            "ALTER TABLE trades ADD COLUMN counter_pool BYTEA",
+            "CREATE INDEX trades_by_base_pool ON trades (base_pool) WHERE base_pool IS NOT NULL",
+            "CREATE INDEX trades_by_counter_pool ON trades (counter_pool) WHERE counter_pool IS NOT NULL",
+        ]),
     ]
 
     /// Adds to each sponsor's count of an account's entries, forgetting the pairs that reach 0.
@@ -221,7 +238,9 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             trustLines: try await database.rows("SELECT entry FROM trust_lines", Self.bytes).map { try TrustLineEntry(xdrBytes: $0) },
             offers: try await database.rows("SELECT entry FROM offers", Self.bytes).map { try LedgerOffer(xdrBytes: $0) },
             data: try await database.rows("SELECT entry FROM account_data", Self.bytes).map { try DataEntry(xdrBytes: $0) },
-            claimableBalances: try await database.rows("SELECT entry FROM claimable_balances", Self.bytes).map { try ClaimableBalanceEntry(xdrBytes: $0) })
+            claimableBalances: try await database.rows("SELECT entry FROM claimable_balances", Self.bytes).map { try ClaimableBalanceEntry(xdrBytes: $0) },
+            liquidityPools: try await database.rows("SELECT entry FROM liquidity_pools", Self.bytes).map { try LiquidityPoolEntry(xdrBytes: $0) },
+            poolShares: try await database.rows("SELECT entry FROM pool_share_lines", Self.bytes).map { try PoolShareLine(xdrBytes: $0) })
     }
 
     /// One column of bytes.
@@ -293,6 +312,29 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             }
         }
         try await offers.execute(transaction)
+        for (id, entry) in changes.liquidityPools {
+            let key = ByteBuffer(bytes: id.bytes)
+            if let entry {
+                try await transaction.execute("""
+                    INSERT INTO liquidity_pools (pool_id, asset_a, asset_b, entry)
+                    VALUES (\(key), \(entry.parameters.assetA.storageKey), \(entry.parameters.assetB.storageKey), \(ByteBuffer(bytes: entry.xdrBytes)))
+                    ON CONFLICT (pool_id) DO UPDATE SET entry = EXCLUDED.entry
+                    """)
+            } else {
+                try await transaction.execute("DELETE FROM liquidity_pools WHERE pool_id = \(key)")
+            }
+        }
+        for (key, entry) in changes.poolShares {
+            let (account, pool) = (key.accountID.storageKey, ByteBuffer(bytes: key.poolID.bytes))
+            if let entry {
+                try await transaction.execute("""
+                    INSERT INTO pool_share_lines (account_id, pool_id, entry) VALUES (\(account), \(pool), \(ByteBuffer(bytes: entry.xdrBytes)))
+                    ON CONFLICT (account_id, pool_id) DO UPDATE SET entry = EXCLUDED.entry
+                    """)
+            } else {
+                try await transaction.execute("DELETE FROM pool_share_lines WHERE account_id = \(account) AND pool_id = \(pool)")
+            }
+        }
         for (id, entry) in changes.claimableBalances {
             let key = ByteBuffer(bytes: id.hash.bytes)
             try await transaction.execute("DELETE FROM claimable_balance_claimants WHERE balance_id = \(key)")
@@ -373,7 +415,20 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             balances.row { $0.append(ByteBuffer(bytes: row.balance.hash.bytes)); $0.append(row.operation); $0.append(row.transaction) }
         }
         try await balances.execute(transaction)
-        var trades = Batch("INSERT INTO trades", width: 15, "")
+        var pools = Batch("INSERT INTO liquidity_pool_operations (pool_id, operation_id, transaction_id)", width: 3, "ON CONFLICT DO NOTHING")
+        for row in history.poolOperations {
+            pools.row { $0.append(ByteBuffer(bytes: row.pool.bytes)); $0.append(row.operation); $0.append(row.transaction) }
+        }
+        try await pools.execute(transaction)
+        var amounts = Batch("INSERT INTO pool_amounts (operation_id, asset_a, asset_b, reserve_a, reserve_b, shares)", width: 6, "")
+        for row in history.poolAmounts {
+            amounts.row {
+                $0.append(row.operation); $0.append(row.amounts.assetA.storageKey); $0.append(row.amounts.assetB.storageKey)
+                $0.append(row.amounts.reserveA); $0.append(row.amounts.reserveB); $0.append(row.amounts.shares)
+            }
+        }
+        try await amounts.execute(transaction)
+        var trades = Batch("INSERT INTO trades", width: 17, "")
         for trade in history.trades {
             trades.row {
                 $0.append(trade.operationID); $0.append(trade.order); $0.append(Int64(trade.closeTime)); $0.append(Int64(trade.kind.rawValue))
@@ -381,6 +436,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
                     $0.append(side.asset.storageKey); $0.append(side.amount); $0.append(side.account?.storageKey); $0.append(side.offerID)
                 }
                 $0.append(trade.baseIsSeller); $0.append(trade.priceN); $0.append(trade.priceD)
+                $0.append(trade.base.liquidityPool.map { ByteBuffer(bytes: $0.bytes) }); $0.append(trade.counter.liquidityPool.map { ByteBuffer(bytes: $0.bytes) })
             }
         }
         try await trades.execute(transaction)
@@ -465,13 +521,20 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             let account = try AccountEntry(xdrBytes: blob)
             var lines: [TrustLineEntry] = []
             var data: [DataEntry] = []
+            var shares: [(line: PoolShareLine, pool: LiquidityPoolEntry?)] = []
             if account.numSubEntries > 0 {
                 lines = try await transaction.rows("SELECT entry FROM trust_lines WHERE account_id = \(id.storageKey) ORDER BY asset", Self.bytes)
                     .map { try TrustLineEntry(xdrBytes: $0) }
                 data = try await transaction.rows("SELECT entry FROM account_data WHERE account_id = \(id.storageKey) ORDER BY name", Self.bytes)
                     .map { try DataEntry(xdrBytes: $0) }
+                shares = try await transaction.rows("""
+                    SELECT s.entry, p.entry FROM pool_share_lines s LEFT JOIN liquidity_pools p ON p.pool_id = s.pool_id
+                    WHERE s.account_id = \(id.storageKey) ORDER BY s.pool_id
+                    """) { row in try row.decode((ByteBuffer, ByteBuffer?).self) }.map { line, pool in
+                    (try PoolShareLine(xdrBytes: Array(buffer: line)), try pool.map { try LiquidityPoolEntry(xdrBytes: Array(buffer: $0)) })
+                }
             }
-            return AccountRecord(account: account, trustLines: lines, data: data)
+            return AccountRecord(account: account, trustLines: lines, data: data, poolShares: shares)
         }
     }
 
@@ -563,6 +626,10 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             from = "claimable_balance_operations c JOIN operations o ON o.id = c.operation_id"
             bindings.append(ByteBuffer(bytes: balance.hash.bytes))
             conditions.append("c.balance_id = $\(bindings.count)")
+        } else if let pool = filter.liquidityPool {
+            from = "liquidity_pool_operations lpo JOIN operations o ON o.id = lpo.operation_id"
+            bindings.append(ByteBuffer(bytes: pool.bytes))
+            conditions.append("lpo.pool_id = $\(bindings.count)")
         } else if let asset = filter.asset {
             from = "payment_assets pa JOIN operations o ON o.id = pa.operation_id"
             bindings.append(asset.storageKey)
@@ -570,7 +637,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         } else {
             from = "operations o"
         }
-        if let asset = filter.asset, filter.account != nil || filter.claimableBalance != nil {
+        if let asset = filter.asset, filter.account != nil || filter.claimableBalance != nil || filter.liquidityPool != nil {
             bindings.append(asset.storageKey)
             conditions.append("EXISTS (SELECT 1 FROM payment_assets pa WHERE pa.asset = $\(bindings.count) AND pa.operation_id = o.id)")
         }
@@ -588,16 +655,23 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         let (condition, order) = try Self.clauses(page, "o.id", &bindings)
         conditions.append(condition)
         let sql = """
-            SELECT o.id, \(Self.transactionColumns) FROM \(from) JOIN transactions t ON t.id = o.transaction_id
+            SELECT o.id, \(Self.transactionColumns), pa2.asset_a, pa2.asset_b, pa2.reserve_a, pa2.reserve_b, pa2.shares
+            FROM \(from) JOIN transactions t ON t.id = o.transaction_id LEFT JOIN pool_amounts pa2 ON pa2.operation_id = o.id
             WHERE \(conditions.joined(separator: " AND ")) \(order)
             """
         return try await database.rows(PostgresQuery(unsafeSQL: sql, binds: bindings)) { row in
-            let (id, hash, ledger, order, closeTime, envelope, result) = try row.decode((Int64, ByteBuffer, Int64, Int64, Int64, ByteBuffer, ByteBuffer).self)
+            let (id, hash, ledger, order, closeTime, envelope, result, assetA, assetB, reserveA, reserveB, shares) = try row.decode(
+                (Int64, ByteBuffer, Int64, Int64, Int64, ByteBuffer, ByteBuffer, ByteBuffer?, ByteBuffer?, Int64?, Int64?, Int64?).self)
             let transaction = StoredTransaction(
                 hash: Bytes32(Array(buffer: hash)), ledger: UInt32(ledger), applicationOrder: Int(order),
                 envelope: try TransactionEnvelope(xdrBytes: Array(buffer: envelope)), result: try TransactionResult(xdrBytes: Array(buffer: result)),
                 closeTime: UInt64(closeTime))
-            return OperationRecord(id: id, transaction: transaction, index: Int(id & 0xFFF) - 1)
+            var amounts: PoolAmounts?
+            if let assetA, let assetB, let reserveA, let reserveB, let shares {
+                amounts = PoolAmounts(
+                    assetA: try Asset(xdrBytes: Array(buffer: assetA)), assetB: try Asset(xdrBytes: Array(buffer: assetB)), reserveA: reserveA, reserveB: reserveB, shares: shares)
+            }
+            return OperationRecord(id: id, transaction: transaction, index: Int(id & 0xFFF) - 1, poolAmounts: amounts)
         }
     }
 
@@ -694,6 +768,9 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             bindings.append(range.lowerBound)
             bindings.append(range.upperBound)
             conditions.append("operation_id >= $\(bindings.count - 1) AND operation_id < $\(bindings.count)")
+        case .liquidityPool(let pool):
+            bindings.append(ByteBuffer(bytes: pool.bytes))
+            conditions.append("operation_id IN (SELECT operation_id FROM liquidity_pool_operations WHERE pool_id = $\(bindings.count))")
         }
         let order = page.cursorClause("effect_order", &conditions, &bindings)
         return try await database.rows(PostgresQuery(unsafeSQL: """
@@ -752,9 +829,51 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             """, binds: bindings), Self.storedTransaction)
     }
 
+    public func transactions(_ page: PageRequest, liquidityPool: Bytes32) async throws -> [StoredTransaction] {
+        var bindings = PostgresBindings()
+        bindings.append(ByteBuffer(bytes: liquidityPool.bytes))
+        let (condition, order) = try Self.clauses(page, "t.id", &bindings)
+        return try await database.rows(PostgresQuery(unsafeSQL: """
+            SELECT \(Self.transactionColumns) FROM transactions t
+            WHERE t.id IN (SELECT transaction_id FROM liquidity_pool_operations WHERE pool_id = $1) AND \(condition) \(order)
+            """, binds: bindings), Self.storedTransaction)
+    }
+
+    public func liquidityPools(_ page: KeyedPage<Bytes32>, filter: LiquidityPoolFilter) async throws -> [LiquidityPoolEntry] {
+        var bindings = PostgresBindings()
+        var conditions = ["TRUE"]
+        for asset in filter.reserves {
+            bindings.append(asset.storageKey)
+            conditions.append("(asset_a = $\(bindings.count) OR asset_b = $\(bindings.count))")
+        }
+        if let account = filter.account {
+            bindings.append(account.storageKey)
+            conditions.append("pool_id IN (SELECT pool_id FROM pool_share_lines WHERE account_id = $\(bindings.count))")
+        }
+        if let after = page.after {
+            bindings.append(ByteBuffer(bytes: after.bytes))
+            conditions.append("pool_id \(page.descending ? "<" : ">") $\(bindings.count)")
+        }
+        return try await database.rows(PostgresQuery(unsafeSQL: """
+            SELECT entry FROM liquidity_pools WHERE \(conditions.joined(separator: " AND ")) ORDER BY pool_id \(page.descending ? "DESC" : "ASC") LIMIT \(page.limit)
+            """, binds: bindings), Self.bytes).map { try LiquidityPoolEntry(xdrBytes: $0) }
+    }
+
+    public func liquidityPool(_ id: Bytes32) async throws -> LiquidityPoolEntry? {
+        try await database.rows("SELECT entry FROM liquidity_pools WHERE pool_id = \(ByteBuffer(bytes: id.bytes))", Self.bytes).first.map { try LiquidityPoolEntry(xdrBytes: $0) }
+    }
+
+    public func accounts(inPool pool: Bytes32, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        try await accounts(in: "pool_share_lines", where: "pool_id", is: ByteBuffer(bytes: pool.bytes), page)
+    }
+
     public func trades(_ page: KeyedPage<EffectCursor>, filter: TradeFilter) async throws -> [TradeRecord] {
         var bindings = PostgresBindings()
         var conditions = ["TRUE"]
+        if let pool = filter.liquidityPool {
+            bindings.append(ByteBuffer(bytes: pool.bytes))
+            conditions.append("(base_pool = $\(bindings.count) OR counter_pool = $\(bindings.count))")
+        }
         if let account = filter.account {
             bindings.append(account.storageKey)
             conditions.append("(base_account = $\(bindings.count) OR counter_account = $\(bindings.count))")
@@ -781,19 +900,22 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         let order = page.cursorClause("trade_order", &conditions, &bindings)
         return try await database.rows(PostgresQuery(unsafeSQL: """
             SELECT operation_id, trade_order, close_time, kind, base_asset, base_amount, base_account, base_offer_id,
-                   counter_asset, counter_amount, counter_account, counter_offer_id, base_is_seller, price_n, price_d
+                   counter_asset, counter_amount, counter_account, counter_offer_id, base_is_seller, price_n, price_d, base_pool, counter_pool
             FROM trades WHERE \(conditions.joined(separator: " AND ")) \(order)
             """, binds: bindings)) { row in
             let (operation, index, closeTime, kindCode, baseAsset, baseAmount, baseAccount, baseOffer,
-                 counterAsset, counterAmount, counterAccount, counterOffer, baseIsSeller, priceN, priceD) =
-                try row.decode((Int64, Int64, Int64, Int64, ByteBuffer, Int64, ByteBuffer?, Int64?, ByteBuffer, Int64, ByteBuffer?, Int64?, Bool, Int64, Int64).self)
+                 counterAsset, counterAmount, counterAccount, counterOffer, baseIsSeller, priceN, priceD, basePool, counterPool) =
+                try row.decode((Int64, Int64, Int64, Int64, ByteBuffer, Int64, ByteBuffer?, Int64?, ByteBuffer, Int64, ByteBuffer?, Int64?, Bool, Int64, Int64, ByteBuffer?, ByteBuffer?).self)
             guard let kind = TradeRecord.Kind(rawValue: Int32(truncatingIfNeeded: kindCode)) else { throw BadStoredValue(description: "trades holds an unknown kind \(kindCode)") }
-            func side(_ asset: ByteBuffer, _ amount: Int64, _ account: ByteBuffer?, _ offer: Int64?) throws -> TradeSide {
-                TradeSide(asset: try Asset(xdrBytes: Array(buffer: asset)), amount: amount, account: account.map { AccountID(publicKey: Bytes32(Array(buffer: $0))) }, offerID: offer)
+            func side(_ asset: ByteBuffer, _ amount: Int64, _ account: ByteBuffer?, _ offer: Int64?, _ pool: ByteBuffer?) throws -> TradeSide {
+                TradeSide(
+                    asset: try Asset(xdrBytes: Array(buffer: asset)), amount: amount, account: account.map { AccountID(publicKey: Bytes32(Array(buffer: $0))) },
+                    offerID: offer, liquidityPool: pool.map { Bytes32(Array(buffer: $0)) })
             }
             let trade = TradeRecord(
                 operationID: operation, order: index, closeTime: UInt64(closeTime), kind: kind,
-                base: try side(baseAsset, baseAmount, baseAccount, baseOffer), counter: try side(counterAsset, counterAmount, counterAccount, counterOffer),
+                base: try side(baseAsset, baseAmount, baseAccount, baseOffer, basePool),
+                counter: try side(counterAsset, counterAmount, counterAccount, counterOffer, counterPool),
                 baseIsSeller: baseIsSeller, priceN: priceN, priceD: priceD)
             return pair?.reversed == true ? trade.reversed : trade
         }

@@ -26,13 +26,19 @@ extension SQLiteLedgerStore: LedgerReader {
         let account = try AccountEntry(xdrBytes: [UInt8](blob))
         var lines: [TrustLineEntry] = []
         var data: [DataEntry] = []
+        var shares: [(line: PoolShareLine, pool: LiquidityPoolEntry?)] = []
         if account.numSubEntries > 0 {
             lines = try Data.fetchAll(db, sql: "SELECT entry FROM trust_lines WHERE account_id = ?", arguments: [key])
                 .map { try TrustLineEntry(xdrBytes: [UInt8]($0)) }
             data = try Data.fetchAll(db, sql: "SELECT entry FROM account_data WHERE account_id = ? ORDER BY name", arguments: [key])
                 .map { try DataEntry(xdrBytes: [UInt8]($0)) }
+            shares = try Row.fetchAll(db, sql: """
+                SELECT s.entry, p.entry FROM pool_share_lines s LEFT JOIN liquidity_pools p ON p.pool_id = s.pool_id WHERE s.account_id = ? ORDER BY s.pool_id
+                """, arguments: [key]).map { row in
+                (try PoolShareLine(xdrBytes: [UInt8](row[0] as Data)), try (row[1] as Data?).map { try LiquidityPoolEntry(xdrBytes: [UInt8]($0)) })
+            }
         }
-        return AccountRecord(account: account, trustLines: lines, data: data)
+        return AccountRecord(account: account, trustLines: lines, data: data, poolShares: shares)
     }
 
     /// Whether the account exists.
@@ -137,6 +143,10 @@ extension SQLiteLedgerStore: LedgerReader {
                 from = "claimable_balance_operations c JOIN operations o ON o.id = c.operation_id"
                 conditions.append("c.balance_id = ?")
                 arguments.append(Data(balance.hash.bytes))
+            } else if let pool = filter.liquidityPool {
+                from = "liquidity_pool_operations lpo JOIN operations o ON o.id = lpo.operation_id"
+                conditions.append("lpo.pool_id = ?")
+                arguments.append(Data(pool.bytes))
             } else if let asset = filter.asset {
                 from = "payment_assets pa JOIN operations o ON o.id = pa.operation_id"
                 conditions.append("pa.asset = ?")
@@ -144,7 +154,7 @@ extension SQLiteLedgerStore: LedgerReader {
             } else {
                 from = "operations o"
             }
-            if let asset = filter.asset, filter.account != nil || filter.claimableBalance != nil {
+            if let asset = filter.asset, filter.account != nil || filter.claimableBalance != nil || filter.liquidityPool != nil {
                 conditions.append("EXISTS (SELECT 1 FROM payment_assets pa WHERE pa.asset = ? AND pa.operation_id = o.id)")
                 arguments.append(asset.storageKey)
             }
@@ -163,13 +173,20 @@ extension SQLiteLedgerStore: LedgerReader {
             conditions.append(condition)
             arguments += cursor.map { $0 as any DatabaseValueConvertible }
             let rows = try Row.fetchAll(db, sql: """
-                SELECT o.id AS operation_id, t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result
-                FROM \(from) JOIN transactions t ON t.id = o.transaction_id
+                SELECT o.id AS operation_id, t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result,
+                       pa2.asset_a, pa2.asset_b, pa2.reserve_a, pa2.reserve_b, pa2.shares
+                FROM \(from) JOIN transactions t ON t.id = o.transaction_id LEFT JOIN pool_amounts pa2 ON pa2.operation_id = o.id
                 WHERE \(conditions.joined(separator: " AND ")) \(order)
                 """, arguments: StatementArguments(arguments))
             return try rows.map { row in
                 let id: Int64 = row["operation_id"]
-                return OperationRecord(id: id, transaction: try Self.storedTransaction(row), index: Int(id & 0xFFF) - 1)
+                var amounts: PoolAmounts?
+                if let a = row["asset_a"] as Data?, let b = row["asset_b"] as Data? {
+                    amounts = PoolAmounts(
+                        assetA: try Asset(xdrBytes: [UInt8](a)), assetB: try Asset(xdrBytes: [UInt8](b)),
+                        reserveA: row["reserve_a"], reserveB: row["reserve_b"], shares: row["shares"])
+                }
+                return OperationRecord(id: id, transaction: try Self.storedTransaction(row), index: Int(id & 0xFFF) - 1, poolAmounts: amounts)
             }
         }
     }
@@ -280,6 +297,9 @@ extension SQLiteLedgerStore: LedgerReader {
             case .operations(let range):
                 conditions.append("operation_id >= ? AND operation_id < ?")
                 arguments += [range.lowerBound, range.upperBound]
+            case .liquidityPool(let pool):
+                conditions.append("operation_id IN (SELECT operation_id FROM liquidity_pool_operations WHERE pool_id = ?)")
+                arguments.append(Data(pool.bytes))
             }
             let order = page.cursorClause("effect_order", &conditions, &arguments)
             return try Row.fetchAll(db, sql: """
@@ -345,10 +365,57 @@ extension SQLiteLedgerStore: LedgerReader {
         }
     }
 
+    public func transactions(_ page: PageRequest, liquidityPool: Bytes32) async throws -> [StoredTransaction] {
+        try await database.read { db in
+            let (condition, arguments, order) = page.clauses("t.id")
+            return try Row.fetchAll(db, sql: """
+                SELECT t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result FROM transactions t
+                WHERE t.id IN (SELECT transaction_id FROM liquidity_pool_operations WHERE pool_id = ?) AND \(condition) \(order)
+                """, arguments: StatementArguments([Data(liquidityPool.bytes) as any DatabaseValueConvertible] + arguments.map { $0 as any DatabaseValueConvertible }))
+                .map(Self.storedTransaction)
+        }
+    }
+
+    public func liquidityPools(_ page: KeyedPage<Bytes32>, filter: LiquidityPoolFilter) async throws -> [LiquidityPoolEntry] {
+        try await database.read { db in
+            var conditions = ["1"]
+            var arguments: [any DatabaseValueConvertible] = []
+            for asset in filter.reserves {
+                conditions.append("(asset_a = ? OR asset_b = ?)")
+                arguments += [asset.storageKey, asset.storageKey]
+            }
+            if let account = filter.account {
+                conditions.append("pool_id IN (SELECT pool_id FROM pool_share_lines WHERE account_id = ?)")
+                arguments.append(account.storageKey)
+            }
+            if let after = page.after {
+                conditions.append("pool_id \(page.descending ? "<" : ">") ?")
+                arguments.append(Data(after.bytes))
+            }
+            return try Data.fetchAll(db, sql: """
+                SELECT entry FROM liquidity_pools WHERE \(conditions.joined(separator: " AND ")) ORDER BY pool_id \(page.descending ? "DESC" : "ASC") LIMIT \(page.limit)
+                """, arguments: StatementArguments(arguments)).map { try LiquidityPoolEntry(xdrBytes: [UInt8]($0)) }
+        }
+    }
+
+    public func liquidityPool(_ id: Bytes32) async throws -> LiquidityPoolEntry? {
+        try await database.read { db in
+            try Data.fetchOne(db, sql: "SELECT entry FROM liquidity_pools WHERE pool_id = ?", arguments: [Data(id.bytes)]).map { try LiquidityPoolEntry(xdrBytes: [UInt8]($0)) }
+        }
+    }
+
+    public func accounts(inPool pool: Bytes32, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
+        try await accounts(in: "pool_share_lines", where: "pool_id", is: Data(pool.bytes), page)
+    }
+
     public func trades(_ page: KeyedPage<EffectCursor>, filter: TradeFilter) async throws -> [TradeRecord] {
         try await database.read { db in
             var conditions = ["1"]
             var arguments: [any DatabaseValueConvertible] = []
+            if let pool = filter.liquidityPool {
+                conditions.append("(base_pool = ? OR counter_pool = ?)")
+                arguments += [Data(pool.bytes), Data(pool.bytes)]
+            }
             if let account = filter.account {
                 conditions.append("(base_account = ? OR counter_account = ?)")
                 arguments += [account.storageKey, account.storageKey]
@@ -375,7 +442,8 @@ extension SQLiteLedgerStore: LedgerReader {
                 func side(_ prefix: String) throws -> TradeSide {
                     TradeSide(
                         asset: try Asset(xdrBytes: [UInt8](row[prefix + "_asset"] as Data)), amount: row[prefix + "_amount"],
-                        account: (row[prefix + "_account"] as Data?).map { AccountID(publicKey: Bytes32([UInt8]($0))) }, offerID: row[prefix + "_offer_id"])
+                        account: (row[prefix + "_account"] as Data?).map { AccountID(publicKey: Bytes32([UInt8]($0))) }, offerID: row[prefix + "_offer_id"],
+                        liquidityPool: (row[prefix + "_pool"] as Data?).map { Bytes32([UInt8]($0)) })
                 }
                 let kindCode: Int32 = row["kind"]
                 guard let kind = TradeRecord.Kind(rawValue: kindCode) else { throw DatabaseError(message: "trades holds an unknown kind \(kindCode)") }

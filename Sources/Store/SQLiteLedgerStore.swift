@@ -260,6 +260,26 @@ public final class SQLiteLedgerStore: LedgerStore {
                 CREATE INDEX offers_by_sponsor ON offers (sponsor) WHERE sponsor IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("ledger-v9-liquidity-pools") { db in
+            // No pool could exist before this version.
+            try db.execute(sql: """
+                CREATE TABLE liquidity_pools (pool_id BLOB PRIMARY KEY, asset_a BLOB NOT NULL, asset_b BLOB NOT NULL, entry BLOB NOT NULL) WITHOUT ROWID;
+                CREATE INDEX liquidity_pools_by_asset_a ON liquidity_pools (asset_a);
+                CREATE INDEX liquidity_pools_by_asset_b ON liquidity_pools (asset_b);
+                CREATE TABLE pool_share_lines (account_id BLOB NOT NULL, pool_id BLOB NOT NULL, entry BLOB NOT NULL, PRIMARY KEY (account_id, pool_id)) WITHOUT ROWID;
+                CREATE INDEX pool_share_lines_by_pool ON pool_share_lines (pool_id, account_id);
+                CREATE TABLE liquidity_pool_operations (
+                    pool_id BLOB NOT NULL, operation_id INTEGER NOT NULL, transaction_id INTEGER NOT NULL, PRIMARY KEY (pool_id, operation_id)
+                ) WITHOUT ROWID;
+                CREATE TABLE pool_amounts (
+                    operation_id INTEGER PRIMARY KEY, asset_a BLOB NOT NULL, asset_b BLOB NOT NULL, reserve_a INTEGER NOT NULL, reserve_b INTEGER NOT NULL, shares INTEGER NOT NULL
+                );
+                ALTER TABLE trades ADD COLUMN base_pool BLOB;
+                ALTER TABLE trades ADD COLUMN counter_pool BLOB;
+                CREATE INDEX trades_by_base_pool ON trades (base_pool) WHERE base_pool IS NOT NULL;
+                CREATE INDEX trades_by_counter_pool ON trades (counter_pool) WHERE counter_pool IS NOT NULL;
+                """)
+        }
         return migrator
     }
 
@@ -325,7 +345,11 @@ public final class SQLiteLedgerStore: LedgerStore {
             let offers = try Data.fetchAll(db, sql: "SELECT entry FROM offers").map { try LedgerOffer(xdrBytes: [UInt8]($0)) }
             let data = try Data.fetchAll(db, sql: "SELECT entry FROM account_data").map { try DataEntry(xdrBytes: [UInt8]($0)) }
             let balances = try Data.fetchAll(db, sql: "SELECT entry FROM claimable_balances").map { try ClaimableBalanceEntry(xdrBytes: [UInt8]($0)) }
-            return LedgerState(header: header, accounts: accounts, trustLines: lines, offers: offers, data: data, claimableBalances: balances)
+            let pools = try Data.fetchAll(db, sql: "SELECT entry FROM liquidity_pools").map { try LiquidityPoolEntry(xdrBytes: [UInt8]($0)) }
+            let shares = try Data.fetchAll(db, sql: "SELECT entry FROM pool_share_lines").map { try PoolShareLine(xdrBytes: [UInt8]($0)) }
+            return LedgerState(
+                header: header, accounts: accounts, trustLines: lines, offers: offers, data: data, claimableBalances: balances,
+                liquidityPools: pools, poolShares: shares)
         }
     }
 
@@ -384,6 +408,28 @@ public final class SQLiteLedgerStore: LedgerStore {
                 ])
             } else {
                 try deleteOffer.execute(arguments: [id])
+            }
+        }
+        if !changes.liquidityPools.isEmpty {
+            let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO liquidity_pools (pool_id, asset_a, asset_b, entry) VALUES (?, ?, ?, ?)")
+            let delete = try db.cachedStatement(sql: "DELETE FROM liquidity_pools WHERE pool_id = ?")
+            for (id, entry) in changes.liquidityPools {
+                if let entry {
+                    try upsert.execute(arguments: [Data(id.bytes), entry.parameters.assetA.storageKey, entry.parameters.assetB.storageKey, Data(entry.xdrBytes)])
+                } else {
+                    try delete.execute(arguments: [Data(id.bytes)])
+                }
+            }
+        }
+        if !changes.poolShares.isEmpty {
+            let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO pool_share_lines (account_id, pool_id, entry) VALUES (?, ?, ?)")
+            let delete = try db.cachedStatement(sql: "DELETE FROM pool_share_lines WHERE account_id = ? AND pool_id = ?")
+            for (key, entry) in changes.poolShares {
+                if let entry {
+                    try upsert.execute(arguments: [key.accountID.storageKey, Data(key.poolID.bytes), Data(entry.xdrBytes)])
+                } else {
+                    try delete.execute(arguments: [key.accountID.storageKey, Data(key.poolID.bytes)])
+                }
             }
         }
         if !changes.claimableBalances.isEmpty {
@@ -455,14 +501,24 @@ public final class SQLiteLedgerStore: LedgerStore {
         let insertBalanceOperation = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO claimable_balance_operations (balance_id, operation_id, transaction_id) VALUES (?, ?, ?)")
         for row in history.balanceOperations { try insertBalanceOperation.execute(arguments: [Data(row.balance.hash.bytes), row.operation, row.transaction]) }
+        if !history.poolOperations.isEmpty {
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO liquidity_pool_operations (pool_id, operation_id, transaction_id) VALUES (?, ?, ?)")
+            for row in history.poolOperations { try insert.execute(arguments: [Data(row.pool.bytes), row.operation, row.transaction]) }
+            let amounts = try db.cachedStatement(sql: "INSERT INTO pool_amounts (operation_id, asset_a, asset_b, reserve_a, reserve_b, shares) VALUES (?, ?, ?, ?, ?, ?)")
+            for row in history.poolAmounts {
+                try amounts.execute(arguments: [
+                    row.operation, row.amounts.assetA.storageKey, row.amounts.assetB.storageKey, row.amounts.reserveA, row.amounts.reserveB, row.amounts.shares,
+                ])
+            }
+        }
         guard !history.trades.isEmpty else { return }
-        let insertTrade = try db.cachedStatement(sql: "INSERT INTO trades VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        let insertTrade = try db.cachedStatement(sql: "INSERT INTO trades VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         for trade in history.trades {
             try insertTrade.execute(arguments: [
                 trade.operationID, trade.order, Int64(trade.closeTime), trade.kind.rawValue,
                 trade.base.asset.storageKey, trade.base.amount, trade.base.account?.storageKey, trade.base.offerID,
                 trade.counter.asset.storageKey, trade.counter.amount, trade.counter.account?.storageKey, trade.counter.offerID,
-                trade.baseIsSeller, trade.priceN, trade.priceD,
+                trade.baseIsSeller, trade.priceN, trade.priceD, trade.base.liquidityPool.map { Data($0.bytes) }, trade.counter.liquidityPool.map { Data($0.bytes) },
             ])
         }
     }

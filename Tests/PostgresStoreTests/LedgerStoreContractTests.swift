@@ -83,6 +83,15 @@ struct LedgerStoreContractTests {
                 StellarBase.Operation(sourceAccount: asBob, .endSponsoringFutureReserves),
             ])
         try close([PreparedTransaction.prepare(sponsored.signed(by: [root, carol, bob], on: .standalone), network: .standalone)])
+        // Alice makes the XLM/USD pool and puts 10 XLM and 20 USD in; bob pays her through it.
+        let pool = LiquidityPoolParameters(.native, usd)
+        try close([envelope(alice, [
+            StellarBase.Operation(.changeTrust(ChangeTrustOperation(pool: pool))),
+            StellarBase.Operation(.liquidityPoolDeposit(LiquidityPoolDepositOperation(
+                poolID: pool.poolID, maxAmountA: 10 * xlm, maxAmountB: 20 * xlm, minPrice: Price(n: 1, d: 100), maxPrice: Price(n: 100, d: 1)))),
+        ])])
+        try close([envelope(bob, [StellarBase.Operation(.pathPaymentStrictSend(PathPaymentStrictSendOperation(
+            sendAsset: .native, sendAmount: xlm, destination: .ed25519(alice.accountID), destAsset: usd, destMin: 1, path: [])))])])
         return (ledgers, state, alice, bob, usd)
     }
 
@@ -106,12 +115,14 @@ struct LedgerStoreContractTests {
     }
 
     struct AccountView: Equatable {
-        let account: AccountEntry, lines: [TrustLineEntry], data: [DataEntry]
+        let account: AccountEntry, lines: [TrustLineEntry], data: [DataEntry], shares: [PoolShareLine], pools: [LiquidityPoolEntry?]
         init?(_ record: AccountRecord?) {
             guard let record else { return nil }
             account = record.account
             lines = record.trustLines
             data = record.data
+            shares = record.poolShares.map(\.line)
+            pools = record.poolShares.map(\.pool)
         }
     }
 
@@ -174,6 +185,21 @@ struct LedgerStoreContractTests {
             add("offers sponsored by \(signer.strKey)", try await store.offers(PageRequest(limit: 10), seller: nil, selling: nil, buying: nil, sponsor: signer))
         }
         add("assets by another issuer", try await store.assets(KeyedPage(), code: nil, issuer: alice.accountID))
+        // Liquidity pools: every filter, the pool's holders, operations (with what they moved), transactions, effects and trades.
+        let pool = LiquidityPoolParameters(.native, usd).poolID
+        for filter in [LiquidityPoolFilter(), LiquidityPoolFilter(reserves: [usd]), LiquidityPoolFilter(reserves: [.native, usd]),
+                       LiquidityPoolFilter(reserves: [try Asset(code: "EUROC", issuer: root)]), LiquidityPoolFilter(account: alice.accountID),
+                       LiquidityPoolFilter(account: bob.accountID)] {
+            for descending in [false, true] { add("pools \(filter) \(descending)", try await store.liquidityPools(KeyedPage(limit: 5, descending: descending), filter: filter)) }
+        }
+        add("pools after it", try await store.liquidityPools(KeyedPage(after: pool), filter: LiquidityPoolFilter()))
+        add("pool", try await store.liquidityPool(pool) as Any)
+        add("no pool", try await store.liquidityPool(Bytes32(Array(repeating: 2, count: 32))) as Any)
+        add("pool holders", try await store.accounts(inPool: pool, KeyedPage()).map(AccountView.init))
+        add("pool operations", try await store.operations(PageRequest(limit: 10), filter: OperationFilter(liquidityPool: pool)).map { "\(OperationView($0)) \(String(describing: $0.poolAmounts))" })
+        add("pool transactions", try await store.transactions(PageRequest(limit: 10), liquidityPool: pool))
+        add("pool effects", try await store.effects(KeyedPage(limit: 10), filter: .liquidityPool(pool)).map(Self.effectText))
+        add("pool trades", try await store.trades(KeyedPage(limit: 10), filter: TradeFilter(liquidityPool: pool)))
         let fees = try await store.recentFees(ledgers: 5)
         add("fees", [fees.charged, fees.offered])
         // Effects: every filter, from the ends and from a cursor inside an operation, both ways.
@@ -238,7 +264,7 @@ struct LedgerStoreContractTests {
     @Test func bothStoresKeepAndAnswerTheSame() async throws {
         let (ledgers, state, alice, bob, usd) = try Self.ledgers()
         let hashes = ledgers.flatMap { $0.transactions.map(\.prepared.hash) }
-        #expect(hashes.count == 14)
+        #expect(hashes.count == 16)
         let sqlite = try SQLiteLedgerStore(path: temporary.file("ledger.sqlite"))
         let server = try await TemporaryPostgres.start()
         do {
@@ -267,16 +293,27 @@ struct LedgerStoreContractTests {
                 Issue.record("SQLite and PostgreSQL differ:\n\(a.prefix(600))\n\(b.prefix(600))")
             }
             // The history is not empty where it matters (the comparison would pass on two empty stores).
-            #expect(try await postgres.transactions(PageRequest(cursor: nil, limit: 50, descending: false), account: alice.accountID, includeFailed: true).count == 7)
-            #expect(try await postgres.operations(PageRequest(cursor: nil, limit: 50, descending: false), filter: OperationFilter(includeFailed: true)).count == 25)
-            // Every successful operation's effects, in order: 40 (two creations of 3, a trustline, a
+            #expect(try await postgres.transactions(PageRequest(cursor: nil, limit: 50, descending: false), account: alice.accountID, includeFailed: true).count == 9)
+            #expect(try await postgres.operations(PageRequest(cursor: nil, limit: 50, descending: false), filter: OperationFilter(includeFailed: true)).count == 28)
+            // Every successful operation's effects, in order: 46 (two creations of 3, a trustline, a
             // data entry, a payment of 2, none for the failed payment, a credit of 2, none for an
             // offer that crosses nothing, a data removal, two trustlines, a payment of 2, a trade
             // of 2, a removal; two claimable balances of 5 and 4, a claim of 3; a sponsored
-            // creation of 3 derived and 1 stored, a sponsored trustline and data entry of 2 each).
+            // creation of 3 derived and 1 stored, a sponsored trustline and data entry of 2 each; a
+            // pool-share trustline of 2 (the pool made), a deposit, a payment through the pool of 3).
             let effects = try await postgres.effects(KeyedPage(limit: 200), filter: .all)
-            #expect(effects.count == 40)
-            #expect(effects.suffix(5).map(\.type) == [.accountSponsorshipCreated, .trustlineCreated, .trustlineSponsorshipCreated, .dataCreated, .dataSponsorshipCreated])
+            #expect(effects.count == 46)
+            #expect(effects.suffix(11).map(\.type) == [
+                .accountSponsorshipCreated, .trustlineCreated, .trustlineSponsorshipCreated, .dataCreated, .dataSponsorshipCreated,
+                .trustlineCreated, .liquidityPoolCreated, .liquidityPoolDeposited, .accountCredited, .accountDebited, .liquidityPoolTrade,
+            ])
+            // The pool: 10 XLM and 20 USD in, then 1 XLM more for what bob's payment took out.
+            let pool = try #require(reloaded.liquidityPools.values.first)
+            #expect(pool.reserveA == 11 * Amount.stroopsPerUnit && pool.reserveB < 20 * Amount.stroopsPerUnit && pool.trustLineCount == 1)
+            let poolTrades = try await postgres.trades(KeyedPage(), filter: TradeFilter(liquidityPool: pool.id))
+            #expect(poolTrades.map(\.kind) == [.liquidityPool] && poolTrades.first?.counter.liquidityPool == pool.id, "XLM, the lower asset, is base: bob's side")
+            let deposit = try await postgres.operations(PageRequest(limit: 5), filter: OperationFilter(liquidityPool: pool.id)).compactMap(\.poolAmounts)
+            #expect(deposit == [PoolAmounts(assetA: .native, assetB: usd, reserveA: 10 * Amount.stroopsPerUnit, reserveB: 20 * Amount.stroopsPerUnit, shares: PoolMath.squareRoot(10 * Amount.stroopsPerUnit, 20 * Amount.stroopsPerUnit))])
             // Root sponsors carol (her account, trustline and data entry) and bob's offer.
             let carol = try KeyPair(seed: Array(repeating: 7, count: 32)).accountID
             let root = LedgerState.rootKeyPair(network: .standalone)
@@ -308,9 +345,9 @@ struct LedgerStoreContractTests {
                     }
                 }
             }
-            // Memos and assets: one transaction with id memo 77, the USD payments (two, one failed).
+            // Memos and assets: one transaction with id memo 77, the USD payments (three, one failed).
             #expect(try await postgres.transactions(PageRequest(limit: 10), filter: TransactionFilter(memo: "77")).count == 1)
-            #expect(try await postgres.operations(PageRequest(limit: 10), filter: OperationFilter(asset: usd, includeFailed: true)).count == 3)
+            #expect(try await postgres.operations(PageRequest(limit: 10), filter: OperationFilter(asset: usd, includeFailed: true)).count == 4)
             #expect(try await postgres.operations(PageRequest(limit: 10), filter: OperationFilter(account: alice.accountID, memo: "rent")).count == 1)
             // The USD balance waits; the XLM one was claimed.
             let balances = try await postgres.claimableBalances(KeyedPage(), filter: ClaimableBalanceFilter())
@@ -318,18 +355,20 @@ struct LedgerStoreContractTests {
             // Root pays for the balance's two claimants, and for carol's account (2), trustline, data entry and bob's offer.
             #expect(reloaded.claimableBalances.count == 1 && reloaded.account(LedgerState.rootKeyPair(network: .standalone).accountID)?.numSponsoring == 7)
             // The trade: XLM (the lower asset) as base, bob's side; alice's offer at 3/2 turned round.
-            let trades = try await postgres.trades(KeyedPage(), filter: TradeFilter())
+            let trades = try await postgres.trades(KeyedPage(), filter: TradeFilter(kind: .orderbook))
             #expect(trades.count == 1)
             #expect(trades.first.map { [$0.base.amount, $0.counter.amount, $0.priceN, $0.priceD] } == [3 * Amount.stroopsPerUnit, 2 * Amount.stroopsPerUnit, 2, 3])
             #expect(trades.first?.base.account == bob.accountID && trades.first?.counter.account == alice.accountID && trades.first?.baseIsSeller == false)
             #expect(effects.map(\.cursor) == effects.map(\.cursor).sorted())
             #expect(effects.prefix(3).map(\.type) == [.accountCreated, .accountDebited, .signerCreated])
-            // What /assets counts: USD held by alice (50), bob (7) and carol (none); EUROC given up.
+            // What /assets counts: USD held by alice (50, less 20 in the pool, plus what bob paid), bob (7) and carol (none); EUROC given up.
             let assets = try await postgres.assets(KeyedPage(), code: nil, issuer: nil)
+            let received = try #require(PoolMath.receive(sending: Amount.stroopsPerUnit, reserveIn: 10 * Amount.stroopsPerUnit, reserveOut: 20 * Amount.stroopsPerUnit, fee: 30))
             #expect(assets.map(\.asset) == [usd])
             // And 3 set aside in a claimable balance.
             #expect(assets.first?.tally == AssetTally(
-                accounts: [3, 0, 0], balances: [57 * Int128(Amount.stroopsPerUnit), 0, 0], claimableBalances: 1, claimableAmount: 3 * Int128(Amount.stroopsPerUnit)))
+                accounts: [3, 0, 0], balances: [Int128(37 * Amount.stroopsPerUnit + received), 0, 0], claimableBalances: 1,
+                claimableAmount: 3 * Int128(Amount.stroopsPerUnit)))
             #expect(try await postgres.accounts(holding: usd, KeyedPage()).map(\.account.accountID)
                 == [alice.accountID, bob.accountID, carol].sorted { $0.publicKey.bytes.lexicographicallyPrecedes($1.publicKey.bytes) })
 

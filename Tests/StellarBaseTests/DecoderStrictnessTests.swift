@@ -56,10 +56,10 @@ struct DecoderStrictnessTests {
             #expect(error.code == .unsupported)
             #expect(error.unsupportedName == "soroban")
         }
-        // Type 22, LiquidityPoolDeposit, is refused by name; 16 (BeginSponsoringFutureReserves)
-        // is applied, so its missing body is a truncation.
-        #expect(code(Operation.self, [0, 0, 0, 0, 0, 0, 0, 22]) == .unsupported)
-        #expect(code(Operation.self, [0, 0, 0, 0, 0, 0, 0, 16]) == .truncated)
+        // Type 9, Inflation, is refused by name; 22 (LiquidityPoolDeposit) is applied, so its
+        // missing body is a truncation.
+        #expect(code(Operation.self, [0, 0, 0, 0, 0, 0, 0, 9]) == .unsupported)
+        #expect(code(Operation.self, [0, 0, 0, 0, 0, 0, 0, 22]) == .truncated)
     }
 
     @Test func boundsAreEnforced() {

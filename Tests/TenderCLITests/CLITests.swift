@@ -91,8 +91,8 @@ struct CLITests {
     }
 
     @Test func badEnvelopesFailWithOneLine() throws {
-        // An operation Tender still refuses (liquidity pools).
-        let unsupported = (Self.vectors["unsupported"] as! [[String: String]]).first { $0["operation"] == "liquidity_pool_deposit" }!
+        // An operation Tender refuses (inflation, gone from the protocol).
+        let unsupported = (Self.vectors["unsupported"] as! [[String: String]]).first { $0["operation"] == "inflation" }!
         let cases: [(String, String)] = [
             ("not base64!", "not base64"),
             ("AAAA", "not a valid transaction envelope"),

@@ -149,6 +149,14 @@ final class BreakableStore: LedgerStore, LedgerReader, @unchecked Sendable {
     func accounts(sponsoredBy sponsor: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
         try await store.accounts(sponsoredBy: sponsor, page)
     }
+    func liquidityPools(_ page: KeyedPage<Bytes32>, filter: LiquidityPoolFilter) async throws -> [LiquidityPoolEntry] {
+        try await store.liquidityPools(page, filter: filter)
+    }
+    func liquidityPool(_ id: Bytes32) async throws -> LiquidityPoolEntry? { try await store.liquidityPool(id) }
+    func accounts(inPool pool: Bytes32, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] { try await store.accounts(inPool: pool, page) }
+    func transactions(_ page: PageRequest, liquidityPool: Bytes32) async throws -> [StoredTransaction] {
+        try await store.transactions(page, liquidityPool: liquidityPool)
+    }
     func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) { try await store.recentFees(ledgers: ledgers) }
     func storedEffects(_ page: KeyedPage<EffectCursor>, filter: EffectFilter) async throws -> [EffectRecord] { try await store.storedEffects(page, filter: filter) }
     func trades(_ page: KeyedPage<EffectCursor>, filter: TradeFilter) async throws -> [TradeRecord] { try await store.trades(page, filter: filter) }

@@ -439,7 +439,6 @@ extension Operation: XDRCodable {
                 signer: try reader.readOptional(Signer.self, "signer flag")))
         case .changeTrust:
             let line = try ChangeTrustAsset(xdr: &reader)
-            if case .poolShare = line { throw .unsupported("liquidity_pool_shares", "trustlines to liquidity pool shares are not supported yet") }
             var op = ChangeTrustOperation(asset: .native, limit: try reader.readInt64("limit"))
             op.line = line
             body = .changeTrust(op)
@@ -495,8 +494,6 @@ extension Operation: XDRCodable {
             case 1: body = .revokeSponsorship(.signer(account: try AccountID(xdr: &reader), key: try SignerKey(xdr: &reader)))
             case let other: throw .unknown("RevokeSponsorshipType", Int64(other))
             }
-        case .liquidityPoolDeposit, .liquidityPoolWithdraw:
-            throw .unsupported(type.name, "the operation \(type.name) is not supported by Tender yet")
         case .liquidityPoolDeposit:
             body = .liquidityPoolDeposit(LiquidityPoolDepositOperation(
                 poolID: try reader.readBytes32("liquidity pool id"), maxAmountA: try reader.readInt64("maxAmountA"),
