@@ -31,13 +31,22 @@ public struct AssetTally: Sendable, Equatable {
     /// `claimable_balances_amount`).
     public var claimableBalances: Int64
     public var claimableAmount: Int128
+    /// Liquidity pools of the asset, and what their reserves hold of it (`num_liquidity_pools`,
+    /// `liquidity_pools_amount`).
+    public var liquidityPools: Int64
+    public var liquidityPoolsAmount: Int128
 
-    public init(accounts: [Int64] = [0, 0, 0], balances: [Int128] = [0, 0, 0], claimableBalances: Int64 = 0, claimableAmount: Int128 = 0) {
+    public init(
+        accounts: [Int64] = [0, 0, 0], balances: [Int128] = [0, 0, 0], claimableBalances: Int64 = 0, claimableAmount: Int128 = 0,
+        liquidityPools: Int64 = 0, liquidityPoolsAmount: Int128 = 0
+    ) {
         precondition(accounts.count == 3 && balances.count == 3, "one count and one balance per authorization")
         self.accounts = accounts
         self.balances = balances
         self.claimableBalances = claimableBalances
         self.claimableAmount = claimableAmount
+        self.liquidityPools = liquidityPools
+        self.liquidityPoolsAmount = liquidityPoolsAmount
     }
 
     public subscript(accounts authorization: TrustLineAuthorization) -> Int64 { accounts[authorization.rawValue] }
@@ -47,10 +56,13 @@ public struct AssetTally: Sendable, Equatable {
     public var totalAccounts: Int64 { accounts.reduce(0, +) }
 
     /// Nothing counted: no holders and nothing held.
-    public var isZero: Bool { accounts.allSatisfy { $0 == 0 } && balances.allSatisfy { $0 == 0 } && claimableBalances == 0 && claimableAmount == 0 }
+    public var isZero: Bool {
+        accounts.allSatisfy { $0 == 0 } && balances.allSatisfy { $0 == 0 } && claimableBalances == 0 && claimableAmount == 0
+            && liquidityPools == 0 && liquidityPoolsAmount == 0
+    }
 
     /// Whether a store keeps the asset: some trustline or claimable balance holds it.
-    public var isHeld: Bool { totalAccounts != 0 || claimableBalances != 0 }
+    public var isHeld: Bool { totalAccounts != 0 || claimableBalances != 0 || liquidityPools != 0 }
 
     /// Counts `line` once (`sign` 1) or takes it away (`sign` -1).
     public mutating func count(_ line: TrustLineEntry, sign: Int64) {
@@ -62,7 +74,25 @@ public struct AssetTally: Sendable, Equatable {
     public static func + (lhs: AssetTally, rhs: AssetTally) -> AssetTally {
         AssetTally(
             accounts: zip(lhs.accounts, rhs.accounts).map(+), balances: zip(lhs.balances, rhs.balances).map(+),
-            claimableBalances: lhs.claimableBalances + rhs.claimableBalances, claimableAmount: lhs.claimableAmount + rhs.claimableAmount)
+            claimableBalances: lhs.claimableBalances + rhs.claimableBalances, claimableAmount: lhs.claimableAmount + rhs.claimableAmount,
+            liquidityPools: lhs.liquidityPools + rhs.liquidityPools, liquidityPoolsAmount: lhs.liquidityPoolsAmount + rhs.liquidityPoolsAmount)
+    }
+
+    /// What the pools changed between `before` and after do to each issued asset's tally, added to `tallies`.
+    public static func add(
+        poolsBefore before: [Bytes32: LiquidityPoolEntry?], after: [Bytes32: LiquidityPoolEntry?], to tallies: inout [Asset: AssetTally]
+    ) {
+        func count(_ pool: LiquidityPoolEntry, _ sign: Int64) {
+            for (asset, reserve) in [(pool.parameters.assetA, pool.reserveA), (pool.parameters.assetB, pool.reserveB)] where asset != .native {
+                tallies[asset, default: AssetTally()].liquidityPools += sign
+                tallies[asset, default: AssetTally()].liquidityPoolsAmount += Int128(sign) * Int128(reserve)
+            }
+        }
+        for (id, old) in before {
+            if let old { count(old, -1) }
+            if let new = after[id] ?? nil { count(new, 1) }
+        }
+        tallies = tallies.filter { !$0.value.isZero }
     }
 
     /// What the claimable balances changed between `before` and after do to each issued asset's

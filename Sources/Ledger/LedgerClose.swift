@@ -205,6 +205,7 @@ extension LedgerState {
             }
             changes.assets = AssetTally.changes(before: firstLines, after: changes.trustLines)
             if !firstBalances.isEmpty { AssetTally.add(balancesBefore: firstBalances, after: changes.claimableBalances, to: &changes.assets) }
+            if !firstPools.isEmpty { AssetTally.add(poolsBefore: firstPools, after: changes.liquidityPools, to: &changes.assets) }
             changes.signers = AccountSigners.changes(before: firstAccounts, after: changes.accounts)
             if !changes.sponsorships.isEmpty { changes.sponsorships = changes.sponsorships.filter { $0.value != 0 } }
             return changes

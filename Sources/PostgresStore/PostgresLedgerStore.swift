@@ -154,6 +154,10 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             "CREATE INDEX trades_by_base_pool ON trades (base_pool) WHERE base_pool IS NOT NULL",
             "CREATE INDEX trades_by_counter_pool ON trades (counter_pool) WHERE counter_pool IS NOT NULL",
         ]),
+        .init(number: 110, name: "pools in asset statistics", statements: [
+            "ALTER TABLE asset_stats ADD COLUMN liquidity_pools BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE asset_stats ADD COLUMN liquidity_pools_amount TEXT NOT NULL DEFAULT '0'",
+        ]),
     ]
 
     /// Adds to each sponsor's count of an account's entries, forgetting the pairs that reach 0.
@@ -197,15 +201,17 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
                 let (a, m, u) = (new.accounts[0], new.accounts[1], new.accounts[2])
                 let (ba, bm, bu) = (String(new.balances[0]), String(new.balances[1]), String(new.balances[2]))
                 let (cb, ca) = (new.claimableBalances, String(new.claimableAmount))
+                let (lp, la) = (new.liquidityPools, String(new.liquidityPoolsAmount))
                 try await transaction.execute("""
                     INSERT INTO asset_stats (asset, code, issuer, accounts_authorized, accounts_maintain, accounts_unauthorized,
-                        balance_authorized, balance_maintain, balance_unauthorized, claimable_balances, claimable_amount)
-                    VALUES (\(key), \(code.text), \(issuer.strKey), \(a), \(m), \(u), \(ba), \(bm), \(bu), \(cb), \(ca))
+                        balance_authorized, balance_maintain, balance_unauthorized, claimable_balances, claimable_amount, liquidity_pools, liquidity_pools_amount)
+                    VALUES (\(key), \(code.text), \(issuer.strKey), \(a), \(m), \(u), \(ba), \(bm), \(bu), \(cb), \(ca), \(lp), \(la))
                     ON CONFLICT (asset) DO UPDATE SET accounts_authorized = EXCLUDED.accounts_authorized,
                         accounts_maintain = EXCLUDED.accounts_maintain, accounts_unauthorized = EXCLUDED.accounts_unauthorized,
                         balance_authorized = EXCLUDED.balance_authorized, balance_maintain = EXCLUDED.balance_maintain,
                         balance_unauthorized = EXCLUDED.balance_unauthorized, claimable_balances = EXCLUDED.claimable_balances,
-                        claimable_amount = EXCLUDED.claimable_amount
+                        claimable_amount = EXCLUDED.claimable_amount, liquidity_pools = EXCLUDED.liquidity_pools,
+                        liquidity_pools_amount = EXCLUDED.liquidity_pools_amount
                     """)
             }
         }
@@ -214,16 +220,18 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     /// The columns of `asset_stats` a tally is read from, in order (``tally``).
     static let tallyColumns = """
         accounts_authorized, accounts_maintain, accounts_unauthorized, balance_authorized, balance_maintain, balance_unauthorized, \
-        claimable_balances, claimable_amount
+        claimable_balances, claimable_amount, liquidity_pools, liquidity_pools_amount
         """
 
     /// Three counts, three balances, the claimable balances and their amount (balances as
     /// decimal text), as `asset_stats` keeps them, from a row of ``tallyColumns`` and the asset.
     static let tally: @Sendable (PostgresRow) throws -> AssetTally = { row in
-        let (a, m, u, ba, bm, bu, cb, ca, _) = try row.decode((Int64, Int64, Int64, String, String, String, Int64, String, ByteBuffer?).self)
-        let balances = [ba, bm, bu, ca].compactMap { Int128($0) }
-        guard balances.count == 4 else { throw BadStoredValue(description: "asset_stats holds a balance that is not a number") }
-        return AssetTally(accounts: [a, m, u], balances: Array(balances.prefix(3)), claimableBalances: cb, claimableAmount: balances[3])
+        let (a, m, u, ba, bm, bu, cb, ca, lp, la, _) = try row.decode((Int64, Int64, Int64, String, String, String, Int64, String, Int64, String, ByteBuffer?).self)
+        let balances = [ba, bm, bu, ca, la].compactMap { Int128($0) }
+        guard balances.count == 5 else { throw BadStoredValue(description: "asset_stats holds a balance that is not a number") }
+        return AssetTally(
+            accounts: [a, m, u], balances: Array(balances.prefix(3)), claimableBalances: cb, claimableAmount: balances[3], liquidityPools: lp,
+            liquidityPoolsAmount: balances[4])
     }
 
     // MARK: The write side
@@ -718,7 +726,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             SELECT \(Self.tallyColumns), asset
             FROM asset_stats WHERE \(conditions.joined(separator: " AND ")) ORDER BY code \(order), issuer \(order) LIMIT \(page.limit)
             """, binds: bindings)) { row in
-            (try Self.tally(row), Array(buffer: try row.decode((Int64, Int64, Int64, String, String, String, Int64, String, ByteBuffer).self).8))
+            (try Self.tally(row), Array(buffer: try row.decode((Int64, Int64, Int64, String, String, String, Int64, String, Int64, String, ByteBuffer).self).10))
         }
         return try rows.map { AssetStats(asset: try Asset(xdrBytes: $0.1), tally: $0.0) }
     }

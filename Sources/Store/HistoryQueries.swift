@@ -247,7 +247,7 @@ extension SQLiteLedgerStore: LedgerReader {
                 SELECT \(AssetTally.columns), asset
                 FROM asset_stats WHERE \(conditions.joined(separator: " AND ")) ORDER BY code \(order), issuer \(order) LIMIT \(page.limit)
                 """, arguments: StatementArguments(arguments)).map { row in
-                AssetStats(asset: try Asset(xdrBytes: [UInt8](row[8] as Data)), tally: try AssetTally(row: row))
+                AssetStats(asset: try Asset(xdrBytes: [UInt8](row[10] as Data)), tally: try AssetTally(row: row))
             }
         }
     }
@@ -492,18 +492,20 @@ extension AssetTally {
     /// The columns of `asset_stats` a tally is read from, in order.
     static let columns = """
         accounts_authorized, accounts_maintain, accounts_unauthorized, balance_authorized, balance_maintain, balance_unauthorized, \
-        claimable_balances, claimable_amount
+        claimable_balances, claimable_amount, liquidity_pools, liquidity_pools_amount
         """
 
     /// Counts and balances from a row of `asset_stats` whose first columns are ``columns``
     /// (balances as decimal text).
     init(row: Row) throws {
         var balances: [Int128] = []
-        for index in [3, 4, 5, 7] {
+        for index in [3, 4, 5, 7, 9] {
             let text: String = row[index]
             guard let value = Int128(text) else { throw DatabaseError(message: "asset_stats holds \"\(text)\" as a balance") }
             balances.append(value)
         }
-        self.init(accounts: [row[0], row[1], row[2]], balances: Array(balances.prefix(3)), claimableBalances: row[6], claimableAmount: balances[3])
+        self.init(
+            accounts: [row[0], row[1], row[2]], balances: Array(balances.prefix(3)), claimableBalances: row[6], claimableAmount: balances[3],
+            liquidityPools: row[8], liquidityPoolsAmount: balances[4])
     }
 }

@@ -280,6 +280,12 @@ public final class SQLiteLedgerStore: LedgerStore {
                 CREATE INDEX trades_by_counter_pool ON trades (counter_pool) WHERE counter_pool IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("ledger-v10-pool-asset-stats") { db in
+            try db.execute(sql: """
+                ALTER TABLE asset_stats ADD COLUMN liquidity_pools INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE asset_stats ADD COLUMN liquidity_pools_amount TEXT NOT NULL DEFAULT '0';
+                """)
+        }
         return migrator
     }
 
@@ -316,7 +322,7 @@ public final class SQLiteLedgerStore: LedgerStore {
     static func writeAssetTallies(_ changes: [Asset: AssetTally], _ db: Database) throws {
         guard !changes.isEmpty else { return }
         let read = try db.cachedStatement(sql: "SELECT \(AssetTally.columns) FROM asset_stats WHERE asset = ?")
-        let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO asset_stats (asset, code, issuer, \(AssetTally.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO asset_stats (asset, code, issuer, \(AssetTally.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         let delete = try db.cachedStatement(sql: "DELETE FROM asset_stats WHERE asset = ?")
         for (asset, change) in changes {
             guard let code = asset.code, let issuer = asset.issuer else { continue }
@@ -329,6 +335,7 @@ public final class SQLiteLedgerStore: LedgerStore {
                 try upsert.execute(arguments: [
                     key, code.text, issuer.strKey, new.accounts[0], new.accounts[1], new.accounts[2],
                     String(new.balances[0]), String(new.balances[1]), String(new.balances[2]), new.claimableBalances, String(new.claimableAmount),
+                    new.liquidityPools, String(new.liquidityPoolsAmount),
                 ])
             }
         }

@@ -65,6 +65,14 @@ struct HorizonResources: Sendable {
             fields += Self.assetFields(line.asset)
             return .object(fields)
         }
+        // Pool shares after the assets, before XLM, as Horizon's (no sponsor shown for them, as Horizon's).
+        for (line, _) in record.poolShares {
+            balances.append(.object([
+                ("balance", Self.amount(line.balance)), ("liquidity_pool_id", .string(line.poolID.hex)), ("limit", Self.amount(line.limit)),
+                ("last_modified_ledger", .number(Int64(line.lastModifiedLedger))), ("is_authorized", false),
+                ("is_authorized_to_maintain_liabilities", false), ("asset_type", "liquidity_pool_shares"),
+            ]))
+        }
         balances.append(.object([
             ("balance", Self.amount(account.balance)), ("buying_liabilities", Self.amount(account.buyingLiabilities)),
             ("selling_liabilities", Self.amount(account.sellingLiabilities)), ("asset_type", "native"),
@@ -477,6 +485,29 @@ struct HorizonResources: Sendable {
         return .raw(bytes)
     }
 
+    // MARK: Liquidity pools
+
+    /// A liquidity pool as Horizon shows it (`closeTime`: its last change's ledger's).
+    func liquidityPool(_ pool: LiquidityPoolEntry, closeTime: UInt64?) -> JSONValue {
+        let id = pool.id.hex
+        let path = "/liquidity_pools/\(id)"
+        return .object([
+            ("_links", .object([
+                ("self", link(path)),
+                ("transactions", link(path + "/transactions{?cursor,limit,order}", templated: true)),
+                ("operations", link(path + "/operations{?cursor,limit,order}", templated: true)),
+            ])),
+            ("id", .string(id)), ("paging_token", .string(id)), ("fee_bp", .number(Int64(pool.parameters.fee))), ("type", "constant_product"),
+            ("total_trustlines", .string(String(pool.trustLineCount))), ("total_shares", Self.amount(pool.totalPoolShares)),
+            ("reserves", .array([
+                .object([("asset", .string(pool.parameters.assetA.description)), ("amount", Self.amount(pool.reserveA))]),
+                .object([("asset", .string(pool.parameters.assetB.description)), ("amount", Self.amount(pool.reserveB))]),
+            ])),
+            ("last_modified_ledger", .number(Int64(pool.lastModifiedLedger))),
+            ("last_modified_time", closeTime.map { .string(Self.time($0)) } ?? .null),
+        ])
+    }
+
     // MARK: Claimable balances
 
     /// A claimable balance as Horizon shows it (`closeTime`: its last change's ledger's).
@@ -504,11 +535,15 @@ struct HorizonResources: Sendable {
     func trade(_ trade: TradeRecord) -> JSONValue {
         func side(_ name: String, _ side: TradeSide) -> [(String, JSONValue)] {
             var fields: [(String, JSONValue)] = []
+            if let pool = side.liquidityPool { fields.append((name + "_liquidity_pool_id", .string(pool.hex))) }
             if let offer = side.offerID { fields.append((name + "_offer_id", .string(String(offer)))) }
             if let account = side.account { fields.append((name + "_account", .string(account.strKey))) }
             return fields + [(name + "_amount", Self.amount(side.amount))] + Self.assetFields(side.asset, prefix: name + "_")
         }
-        func accountLink(_ side: TradeSide) -> JSONValue { side.account.map { link("/accounts/\($0.strKey)") } ?? .object([("href", "")]) }
+        func accountLink(_ side: TradeSide) -> JSONValue {
+            if let pool = side.liquidityPool { return link("/liquidity_pools/\(pool.hex)") }
+            return side.account.map { link("/accounts/\($0.strKey)") } ?? .object([("href", "")])
+        }
         return .object([
             ("_links", .object([
                 ("self", .object([("href", "")])), ("base", accountLink(trade.base)), ("counter", accountLink(trade.counter)),
@@ -516,7 +551,7 @@ struct HorizonResources: Sendable {
             ])),
             ("id", .string(trade.pagingToken)), ("paging_token", .string(trade.pagingToken)),
             ("ledger_close_time", .string(Self.time(trade.closeTime))), ("trade_type", .string(trade.kind.name)),
-        ] + side("base", trade.base) + side("counter", trade.counter) + [
+        ] + (trade.kind == .liquidityPool ? [("liquidity_pool_fee_bp", .number(Int64(LiquidityPoolParameters.fee)))] : []) + side("base", trade.base) + side("counter", trade.counter) + [
             ("base_is_seller", .bool(trade.baseIsSeller)),
             ("price", .object([("n", .string(String(trade.priceN))), ("d", .string(String(trade.priceD)))])),
         ])
@@ -556,8 +591,8 @@ struct HorizonResources: Sendable {
     }
 
     /// An issued asset as `/assets` shows it: its holders and balances by authorization, its
-    /// issuer's flags and stellar.toml, and what claimable balances hold. Liquidity pools and
-    /// contracts hold none of it: this ledger has none of them.
+    /// issuer's flags and stellar.toml, and what claimable balances and liquidity pools hold.
+    /// Contracts hold none of it: this ledger has none.
     func asset(_ stats: AssetStats, issuer: AccountEntry?) -> JSONValue {
         let tally = stats.tally
         func balance(_ authorization: TrustLineAuthorization) -> JSONValue { .string(Amount.format(tally[balance: authorization])) }
@@ -571,7 +606,7 @@ struct HorizonResources: Sendable {
             ("paging_token", .string(stats.pagingToken)),
             ("num_accounts", .number(tally[accounts: .authorized])),
             ("num_claimable_balances", .number(tally.claimableBalances)),
-            ("num_liquidity_pools", 0),
+            ("num_liquidity_pools", .number(tally.liquidityPools)),
             ("num_contracts", 0),
             ("amount", balance(.authorized)),
             ("accounts", .object([
@@ -580,7 +615,7 @@ struct HorizonResources: Sendable {
                 ("unauthorized", .number(tally[accounts: .unauthorized])),
             ])),
             ("claimable_balances_amount", .string(Amount.format(tally.claimableAmount))),
-            ("liquidity_pools_amount", .string(Amount.format(Int64(0)))),
+            ("liquidity_pools_amount", .string(Amount.format(tally.liquidityPoolsAmount))),
             ("contracts_amount", .string(Amount.format(Int64(0)))),
             ("balances", .object([
                 ("authorized", balance(.authorized)),

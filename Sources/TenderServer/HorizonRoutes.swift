@@ -190,9 +190,10 @@ struct HorizonRoutes: Sendable {
                 }
                 if let signer = try query.accountID("signer") { return try await reader.accounts(signedBy: signer, page) }
                 if let sponsor = try query.accountID("sponsor") { return try await reader.accounts(sponsoredBy: sponsor, page) }
-                guard let text = query["asset"], !text.isEmpty else {
-                    throw ProblemError.invalid(filters[0], "this server lists accounts by signer, asset or sponsor; \(filters[0]) is not supported yet")
+                if let pool = query["liquidity_pool"], !pool.isEmpty {
+                    return try await reader.accounts(inPool: try Self.poolID(pool, field: "liquidity_pool"), page)
                 }
+                guard let text = query["asset"], !text.isEmpty else { throw ProblemError.invalid("asset", "asset is an issued asset, CODE:ISSUER") }
                 let asset = try HorizonQuery.asset(text, field: "asset")
                 guard asset != .native else { throw ProblemError.invalid("asset", "asset is an issued asset, CODE:ISSUER") }
                 return try await reader.accounts(holding: asset, page)
@@ -206,6 +207,7 @@ struct HorizonRoutes: Sendable {
         registerEffects(on: router)
         registerTrades(on: router)
         registerClaimableBalances(on: router)
+        registerLiquidityPools(on: router)
     }
 
     /// `/claimable_balances` with Horizon's filters, one balance, and its operations and transactions.
@@ -255,6 +257,64 @@ struct HorizonRoutes: Sendable {
         }
     }
 
+    /// `/liquidity_pools` (filters `reserves`, `account`), one pool, and its operations,
+    /// transactions, effects and trades.
+    private func registerLiquidityPools(on router: Router<BasicRequestContext>) {
+        @Sendable func render(_ resources: HorizonResources, _ pools: [LiquidityPoolEntry]) async throws -> [JSONValue] {
+            var closeTimes: [UInt32: UInt64] = [:]
+            for ledger in Set(pools.map(\.lastModifiedLedger)) { closeTimes[ledger] = try await reader.ledger(ledger)?.header.closeTime }
+            return pools.map { resources.liquidityPool($0, closeTime: closeTimes[$0.lastModifiedLedger]) }
+        }
+        router.get("/liquidity_pools") { request, _ in
+            await keyedCollection(request, path: "/liquidity_pools", cursor: { text throws(ProblemError) in try Self.poolID(text, field: "cursor") },
+                                  tokenOf: { (pool: LiquidityPoolEntry) in pool.id.hex }) { query, page in
+                var filter = LiquidityPoolFilter(account: try query.accountID("account"))
+                if let text = query["reserves"], !text.isEmpty {
+                    filter.reserves = try text.split(separator: ",").map { item throws(ProblemError) in try HorizonQuery.asset(String(item), field: "reserves") }
+                }
+                return try await reader.liquidityPools(page, filter: filter)
+            } render: { resources, pools in try await render(resources, pools) }
+        }
+        router.get("/liquidity_pools/:id") { request, context in
+            await respond(request) { resources in
+                guard let pool = try await reader.liquidityPool(try Self.poolID(context.parameters.get("id") ?? "", field: "id")) else { throw ProblemError(.notFound) }
+                return try json(try await render(resources, [pool])[0])
+            }
+        }
+        router.get("/liquidity_pools/:id/operations") { request, context in
+            let join = Self.joinsTransactions(request)
+            return await collection(request, path: "/liquidity_pools/\(context.parameters.get("id") ?? "")/operations", tokenOf: \.id) { query, page in
+                try query.checkJoin()
+                let filter = OperationFilter(liquidityPool: try Self.poolID(context.parameters.get("id") ?? "", field: "id"), includeFailed: try query.includeFailed())
+                return try await reader.operations(page, filter: filter)
+            } render: { Self.operation($0, $1, join: join) }
+        }
+        router.get("/liquidity_pools/:id/transactions") { request, context in
+            await collection(request, path: "/liquidity_pools/\(context.parameters.get("id") ?? "")/transactions", tokenOf: \.id) { _, page in
+                try await reader.transactions(page, liquidityPool: try Self.poolID(context.parameters.get("id") ?? "", field: "id"))
+            } render: { $0.transaction($1) }
+        }
+        router.get("/liquidity_pools/:id/effects") { request, context in
+            await effectCollection(request, path: "/liquidity_pools/\(context.parameters.get("id") ?? "")/effects", cursorOf: \EffectRecord.cursor) { _, page in
+                try await reader.effects(page, filter: .liquidityPool(try Self.poolID(context.parameters.get("id") ?? "", field: "id")))
+            } render: { $0.effect($1) }
+        }
+        router.get("/liquidity_pools/:id/trades") { request, context in
+            await effectCollection(request, path: "/liquidity_pools/\(context.parameters.get("id") ?? "")/trades", cursorOf: \TradeRecord.cursor) { _, page in
+                try await reader.trades(page, filter: TradeFilter(liquidityPool: try Self.poolID(context.parameters.get("id") ?? "", field: "id")))
+            } render: { $0.trade($1) }
+        }
+    }
+
+    /// A pool id: 64 hexadecimal digits.
+    static func poolID(_ text: String, field: String) throws(ProblemError) -> Bytes32 {
+        let bytes = Array(text.lowercased().utf8)
+        guard bytes.count == 64, bytes.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }), let decoded = Hex.decode(text.lowercased()) else {
+            throw .invalid(field, "a liquidity pool id is 64 hexadecimal digits, not \"\(text)\"")
+        }
+        return Bytes32(decoded)
+    }
+
     /// `/trades` with Horizon's filters, and an account's and an offer's trades.
     private func registerTrades(on router: Router<BasicRequestContext>) {
         @Sendable func trades(_ request: Request, _ path: String, _ filter: @escaping @Sendable (HorizonQuery) async throws -> TradeFilter) async -> Response {
@@ -283,6 +343,7 @@ struct HorizonRoutes: Sendable {
                     guard let id = Int64(text), id > 0 else { throw ProblemError.invalid("offer_id", "an offer id is a positive whole number") }
                     filter.offerID = id
                 }
+                if let text = query["liquidity_pool_id"], !text.isEmpty { filter.liquidityPool = try Self.poolID(text, field: "liquidity_pool_id") }
                 return filter
             }
         }

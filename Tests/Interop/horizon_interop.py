@@ -28,6 +28,7 @@ from stellar_sdk import (
     TrustLineFlags,
 )
 from stellar_sdk.exceptions import BadRequestError, NotFoundError
+from stellar_sdk import LiquidityPoolAsset
 from stellar_sdk.sep.exceptions import AccountRequiresMemoError
 
 URL = sys.argv[1].rstrip("/")
@@ -63,6 +64,13 @@ def failure(tx_builder, *signers):
     except BadRequestError as error:
         return error.extras["result_codes"]
     raise AssertionError("the transaction was expected to fail")
+
+
+def with_params(call_builder, **params):
+    """The SDK's builder with query parameters it has no method for (Tender's memo and asset filters, /liquidity_pools?account=)."""
+    for key, value in params.items():
+        call_builder._add_query_param(key, value)
+    return call_builder
 
 
 def balance(address, asset):
@@ -259,10 +267,10 @@ try:
 except BadRequestError:
     check("/accounts without a filter is refused", True)
 try:
-    server.accounts().for_liquidity_pool("ab" * 32).call()
-    check("/accounts?liquidity_pool= is refused naming the field", False)
+    server.accounts().for_liquidity_pool("not-a-pool").call()
+    check("/accounts?liquidity_pool= with a malformed id is refused naming the field", False)
 except BadRequestError as error:
-    check("/accounts?liquidity_pool= is refused naming the field", error.extras["invalid_field"] == "liquidity_pool")
+    check("/accounts?liquidity_pool= with a malformed id is refused naming the field", error.extras["invalid_field"] == "liquidity_pool")
 
 # --- asynchronous submission --------------------------------------------------------------------
 tx = builder(alice).append_payment_op(bob.public_key, Asset.native(), "0.5").build()
@@ -625,14 +633,67 @@ sponsored_offers = server.offers().for_sponsor(patron.public_key).call()["_embed
 check("/offers?sponsor= lists the sponsored offer, with its sponsor", len(sponsored_offers) == 1 and sponsored_offers[0]["seller"] == ward.public_key
       and sponsored_offers[0]["sponsor"] == patron.public_key, sponsored_offers)
 
+# --- liquidity pools (CAP-38) ---------------------------------------------------------------------
+lp_issuer, lp_maker, lp_payer = Keypair.random(), Keypair.random(), Keypair.random()
+for keypair in (lp_issuer, lp_maker, lp_payer):
+    friendbot(keypair.public_key)
+COIN = Asset("COIN", lp_issuer.public_key)
+POOL = LiquidityPoolAsset(Asset.native(), COIN)
+pool_id = POOL.liquidity_pool_id
+submit(builder(lp_maker).append_change_trust_op(COIN), lp_maker)
+submit(builder(lp_payer).append_change_trust_op(COIN), lp_payer)
+submit(builder(lp_issuer).append_payment_op(lp_maker.public_key, COIN, "1000"), lp_issuer)
+codes = failure(builder(lp_maker).append_liquidity_pool_deposit_op(pool_id, "100", "400", "0.2", "0.3"), lp_maker)
+check("depositing without the pool's trustline: op_no_trust", codes["operations"] == ["op_no_trust"], codes)
+made = submit(builder(lp_maker).append_change_trust_op(POOL)
+              .append_liquidity_pool_deposit_op(pool_id, "100", "400", "0.2", "0.3"), lp_maker)
+record = server.liquidity_pools().liquidity_pool(pool_id).call()
+check("a ChangeTrust to pool shares makes the pool the SDK names; a deposit fills it (√(100 × 400) = 200 shares)",
+      record["id"] == pool_id and record["fee_bp"] == 30 and record["type"] == "constant_product" and record["total_trustlines"] == "1"
+      and record["total_shares"] == "200.0000000" and record["reserves"] == [{"asset": "native", "amount": "100.0000000"}, {"asset": f"COIN:{lp_issuer.public_key}", "amount": "400.0000000"}], record)
+shares_line = [b for b in server.accounts().account_id(lp_maker.public_key).call()["balances"] if b["asset_type"] == "liquidity_pool_shares"]
+check("the maker's balances show its shares", shares_line and shares_line[0]["liquidity_pool_id"] == pool_id and shares_line[0]["balance"] == "200.0000000", shares_line)
+check("/liquidity_pools?reserves= and ?account= find it", pool_id in [p["id"] for p in server.liquidity_pools().for_reserves([Asset.native(), COIN]).call()["_embedded"]["records"]]
+      and [p["id"] for p in with_params(server.liquidity_pools(), account=lp_maker.public_key).call()["_embedded"]["records"]] == [pool_id])
+check("/accounts?liquidity_pool= lists its holder", [a["id"] for a in server.accounts().for_liquidity_pool(pool_id).call()["_embedded"]["records"]] == [lp_maker.public_key])
+lp_idle = Keypair.random()
+friendbot(lp_idle.public_key)
+submit(builder(lp_idle).append_change_trust_op(COIN).append_change_trust_op(POOL), lp_idle)
+codes = failure(builder(lp_idle).append_change_trust_op(COIN, limit="0"), lp_idle)
+check("an empty asset trustline stays while a pool uses it: op_cannot_delete", codes["operations"] == ["op_cannot_delete"], codes)
+submit(builder(lp_idle).append_change_trust_op(POOL, limit="0").append_change_trust_op(COIN, limit="0"), lp_idle)
+# 10 XLM through the pool: ⌊9970 × 400 × 10 / (10000 × 100 + 9970 × 10)⌋ in stroops.
+expected = (9970 * 400_0000000 * 10_0000000) // (10000 * 100_0000000 + 9970 * 10_0000000)
+paid = submit(builder(lp_payer).append_path_payment_strict_send_op(lp_payer.public_key, Asset.native(), "10", COIN, "1", []), lp_payer)
+check("a path payment through the pool, to the stroop", balance(lp_payer.public_key, COIN) == Decimal(expected) / Decimal(10_000_000), (balance(lp_payer.public_key, COIN), expected))
+trades = server.trades().for_liquidity_pool(pool_id).call()["_embedded"]["records"]
+check("/liquidity_pools/{id}/trades: a liquidity_pool trade, XLM as base, the pool as counter", len(trades) == 1 and trades[0]["trade_type"] == "liquidity_pool"
+      and trades[0]["liquidity_pool_fee_bp"] == 30 and trades[0]["counter_liquidity_pool_id"] == pool_id and trades[0]["base_amount"] == "10.0000000", trades)
+effects = [e["type"] for e in server.effects().for_liquidity_pool(pool_id).call()["_embedded"]["records"]]
+check("its effects: created, deposited, another holder's trustline made and removed, a trade", effects == ["trustline_created", "liquidity_pool_created",
+      "liquidity_pool_deposited", "trustline_created", "trustline_removed", "account_credited", "account_debited", "liquidity_pool_trade"], effects)
+ops = server.operations().for_liquidity_pool(pool_id).call()["_embedded"]["records"]
+check("its operations, the deposit with what went in", [o["type"] for o in ops] == ["change_trust", "liquidity_pool_deposit", "change_trust", "change_trust", "path_payment_strict_send"]
+      and ops[1]["reserves_deposited"] == [{"asset": "native", "amount": "100.0000000"}, {"asset": f"COIN:{lp_issuer.public_key}", "amount": "400.0000000"}]
+      and ops[1]["shares_received"] == "200.0000000" and ops[0]["liquidity_pool_id"] == pool_id, ops)
+txs = [t["hash"] for t in server.transactions().for_liquidity_pool(pool_id).call()["_embedded"]["records"]]
+check("its transactions", len(txs) == 4 and txs[0] == made["hash"] and txs[-1] == paid["hash"], txs)
+codes = failure(builder(lp_maker).append_liquidity_pool_withdraw_op(pool_id, "201", "0", "0"), lp_maker)
+check("withdrawing more shares than held: op_underfunded", codes["operations"] == ["op_underfunded"], codes)
+before = server.liquidity_pools().liquidity_pool(pool_id).call()["reserves"]
+withdrew = submit(builder(lp_maker).append_liquidity_pool_withdraw_op(pool_id, "50", "0", "0"), lp_maker)
+after = server.liquidity_pools().liquidity_pool(pool_id).call()
+out = [int(Decimal(r["amount"]) * 10_000_000) * 50 // 200 for r in before]
+check("a withdrawal of a quarter of the shares takes a quarter of each reserve, rounded down", after["total_shares"] == "150.0000000"
+      and [int(Decimal(r["amount"]) * 10_000_000) for r in after["reserves"]] == [int(Decimal(b["amount"]) * 10_000_000) - o for b, o in zip(before, out)], (before, after))
+withdraw_op = server.operations().for_transaction(withdrew["hash"]).call()["_embedded"]["records"][0]
+check("the withdrawal as Horizon shows it", withdraw_op["type"] == "liquidity_pool_withdraw" and withdraw_op["shares"] == "50.0000000"
+      and [int(Decimal(r["amount"]) * 10_000_000) for r in withdraw_op["reserves_received"]] == out, withdraw_op)
+coin = server.assets().for_code("COIN").for_issuer(lp_issuer.public_key).call()["_embedded"]["records"][0]
+check("/assets counts what pools hold", coin["num_liquidity_pools"] == 1 and coin["liquidity_pools_amount"] == after["reserves"][1]["amount"], coin)
+check("root links liquidity_pools", root["_links"]["liquidity_pools"]["href"].startswith(f"{URL}/liquidity_pools"))
+
 # --- beyond Horizon: memos and assets on payments and transactions ---------------------------------
-def with_params(call_builder, **params):
-    """The SDK's builder with query parameters Horizon does not have (Tender's memo and asset filters)."""
-    for key, value in params.items():
-        call_builder._add_query_param(key, value)
-    return call_builder
-
-
 by_memo = every(with_params(server.payments(), memo="424242"))
 check("/payments?memo= finds the payment made with that id memo, and it carries the memo", by_memo and all(p["memo"] == "424242" and p["memo_type"] == "id" for p in by_memo)
       and bob.public_key in [p["to"] for p in by_memo], by_memo)

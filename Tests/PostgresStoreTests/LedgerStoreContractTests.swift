@@ -368,7 +368,7 @@ struct LedgerStoreContractTests {
             // And 3 set aside in a claimable balance.
             #expect(assets.first?.tally == AssetTally(
                 accounts: [3, 0, 0], balances: [Int128(37 * Amount.stroopsPerUnit + received), 0, 0], claimableBalances: 1,
-                claimableAmount: 3 * Int128(Amount.stroopsPerUnit)))
+                claimableAmount: 3 * Int128(Amount.stroopsPerUnit), liquidityPools: 1, liquidityPoolsAmount: Int128(20 * Amount.stroopsPerUnit - received)))
             #expect(try await postgres.accounts(holding: usd, KeyedPage()).map(\.account.accountID)
                 == [alice.accountID, bob.accountID, carol].sorted { $0.publicKey.bytes.lexicographicallyPrecedes($1.publicKey.bytes) })
 
@@ -381,6 +381,7 @@ struct LedgerStoreContractTests {
             try await database.execute("DROP TABLE claimable_balance_claimants")
             try await database.execute("DROP TABLE claimable_balance_operations")
             try await database.execute("DELETE FROM tender_migration WHERE number = 106")
+            try await database.execute("DELETE FROM tender_migration WHERE number = 110")
             let signedByBob = try await postgres.accounts(signedBy: bob.accountID, KeyedPage()).map(\.account.accountID)
             #expect(signedByBob == [bob.accountID])
             try await database.execute("DROP TABLE account_signers")

@@ -90,7 +90,7 @@ struct SQLiteLedgerStoreTests {
                 try db.execute(sql: """
                     DROP TABLE asset_stats; DROP INDEX trust_lines_by_asset; DROP TABLE account_signers;
                     DROP TABLE claimable_balances; DROP TABLE claimable_balance_claimants; DROP TABLE claimable_balance_operations;
-                    DELETE FROM grdb_migrations WHERE identifier IN ('ledger-v2-assets', 'ledger-v3-signers', 'ledger-v6-claimable-balances')
+                    DELETE FROM grdb_migrations WHERE identifier IN ('ledger-v2-assets', 'ledger-v3-signers', 'ledger-v6-claimable-balances', 'ledger-v10-pool-asset-stats')
                     """)
             }
             try queue.close()
