@@ -124,9 +124,31 @@ extension OrderBookSnapshot {
         return Array(found.sorted { ($0.sourceAmount, $0.path.count) < ($1.sourceAmount, $1.path.count) }.prefix(limit))
     }
 
-    /// What selling exactly `amount` of `sheep` for `wheat` against the book yields, as a strict
-    /// send path payment would; nil when the book cannot take it all.
+    /// What selling exactly `amount` of `sheep` for `wheat` yields, as a strict send path payment
+    /// would: through the pool unless the book takes it all at a strictly better rate
+    /// (stellar-core's `convertWithOffersAndPools`); nil when neither can.
     private func sellAlongBook(sheep: Asset, amount: Int64, wheat: Asset, budget: inout SearchBudget) throws(PathSearchError) -> Int64? {
+        let book = try sellAlongOffers(sheep: sheep, amount: amount, wheat: wheat, budget: &budget)
+        guard let pool = pool(sheep, wheat),
+              let fromPool = PoolMath.receive(sending: amount, reserveIn: pool.reserve(sheep), reserveOut: pool.reserve(wheat), fee: pool.parameters.fee) else { return book }
+        if let book, book > fromPool { return book }
+        return fromPool
+    }
+
+    /// What buying exactly `amount` of `wheat` with `sheep` costs, as a strict receive path
+    /// payment would: through the pool unless the book supplies it all strictly cheaper; nil
+    /// when neither can.
+    private func buyAlongBook(wheat: Asset, amount: Int64, sheep: Asset, budget: inout SearchBudget) throws(PathSearchError) -> Int64? {
+        let book = try buyAlongOffers(wheat: wheat, amount: amount, sheep: sheep, budget: &budget)
+        guard let pool = pool(sheep, wheat),
+              let toPool = PoolMath.send(receiving: amount, reserveIn: pool.reserve(sheep), reserveOut: pool.reserve(wheat), fee: pool.parameters.fee) else { return book }
+        if let book, book < toPool { return book }
+        return toPool
+    }
+
+    /// What selling exactly `amount` of `sheep` for `wheat` against the book yields; nil when
+    /// the book cannot take it all.
+    private func sellAlongOffers(sheep: Asset, amount: Int64, wheat: Asset, budget: inout SearchBudget) throws(PathSearchError) -> Int64? {
         var remaining = amount
         var received: Int64 = 0
         for (index, offer) in offers(selling: wheat, buying: sheep).enumerated() {
@@ -144,9 +166,9 @@ extension OrderBookSnapshot {
         return remaining == 0 ? received : nil
     }
 
-    /// What buying exactly `amount` of `wheat` with `sheep` against the book costs, as a strict
-    /// receive path payment would; nil when the book cannot supply it all.
-    private func buyAlongBook(wheat: Asset, amount: Int64, sheep: Asset, budget: inout SearchBudget) throws(PathSearchError) -> Int64? {
+    /// What buying exactly `amount` of `wheat` with `sheep` against the book costs; nil when the
+    /// book cannot supply it all.
+    private func buyAlongOffers(wheat: Asset, amount: Int64, sheep: Asset, budget: inout SearchBudget) throws(PathSearchError) -> Int64? {
         var remaining = amount
         var spent: Int64 = 0
         for (index, offer) in offers(selling: wheat, buying: sheep).enumerated() {

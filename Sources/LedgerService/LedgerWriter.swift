@@ -357,7 +357,9 @@ public actor LedgerWriter {
         let committed = ContinuousClock.now
         // Only the markets this ledger touched are read again; the state is still the one just
         // committed (the next ledger closes only after this).
-        let orderBook = closed.changes.offerMarkets.isEmpty ? nil : commits.orderBook.updating(closed.changes.offerMarkets, from: state)
+        let poolsChanged = !closed.changes.liquidityPools.isEmpty
+        let orderBook = closed.changes.offerMarkets.isEmpty && !poolsChanged
+            ? nil : commits.orderBook.updating(closed.changes.offerMarkets, poolsChanged: poolsChanged, from: state)
         commits.publish(closed.header, changes: closed.changes, orderBook: orderBook)
         answer(machine.ledgerCommitted())
         metrics.ledgerClosed(closed, applyDuration: commitStarted - applyStarted, commitDuration: committed - commitStarted, queueDepth: machine.queueDepth)

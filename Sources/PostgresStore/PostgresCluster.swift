@@ -190,14 +190,15 @@ public final class PostgresLedgerFollower: Sendable {
 
     /// The latest committed ledger's header and its offers (one repeatable-read snapshot), or
     /// nil before genesis.
-    public func latest() async throws -> (LedgerHeader, [LedgerOffer])? {
+    public func latest() async throws -> (LedgerHeader, [LedgerOffer], [LiquidityPoolEntry])? {
         try await database.transaction { transaction in
             try await transaction.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             guard let header = try await transaction.rows("SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1", PostgresLedgerStore.bytes).first else {
                 return nil
             }
             let offers = try await transaction.rows("SELECT entry FROM offers", PostgresLedgerStore.bytes).map { try LedgerOffer(xdrBytes: $0) }
-            return (try LedgerHeader(xdrBytes: header), offers)
+            let pools = try await transaction.rows("SELECT entry FROM liquidity_pools", PostgresLedgerStore.bytes).map { try LiquidityPoolEntry(xdrBytes: $0) }
+            return (try LedgerHeader(xdrBytes: header), offers, pools)
         }
     }
 
@@ -205,9 +206,9 @@ public final class PostgresLedgerFollower: Sendable {
     /// genesis, on a new database): heard by `NOTIFY` on a primary (listening starts before the
     /// first look, so a genesis committed in between is not missed); a hot standby, which
     /// cannot LISTEN, is asked every `poll`. Nil when none came in time.
-    public func firstLedger(listen: Bool, poll: Duration = .milliseconds(100), timeout: Duration) async throws -> (LedgerHeader, [LedgerOffer])? {
+    public func firstLedger(listen: Bool, poll: Duration = .milliseconds(100), timeout: Duration) async throws -> (LedgerHeader, [LedgerOffer], [LiquidityPoolEntry])? {
         let url = self.url, logger = self.logger
-        return try await withThrowingTaskGroup(of: (LedgerHeader, [LedgerOffer])?.self) { group in
+        return try await withThrowingTaskGroup(of: (LedgerHeader, [LedgerOffer], [LiquidityPoolEntry])?.self) { group in
             group.addTask {
                 try await Task.sleep(for: timeout)
                 return nil
@@ -243,7 +244,7 @@ public final class PostgresLedgerFollower: Sendable {
     /// LISTEN (notifications are not replicated): with `listen` false it is asked every `poll`.
     public func run(
         heartbeat: Duration, after sequence: UInt32, listen: Bool = true, poll: Duration = .milliseconds(100),
-        onLedger: @escaping @Sendable (LedgerHeader, [LedgerOffer]) -> Void, onBeat: @escaping @Sendable () -> Void
+        onLedger: @escaping @Sendable (LedgerHeader, [LedgerOffer], [LiquidityPoolEntry]) -> Void, onBeat: @escaping @Sendable () -> Void
     ) async throws {
         let (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let url = self.url, logger = self.logger
@@ -275,9 +276,9 @@ public final class PostgresLedgerFollower: Sendable {
                 do {
                     // The sequence first: a poll that finds nothing new reads nothing else.
                     if let newest = try await self.latestSequence(), newest > latest,
-                       let (header, offers) = try await self.latest(), header.sequence > latest {
+                       let (header, offers, pools) = try await self.latest(), header.sequence > latest {
                         latest = header.sequence
-                        onLedger(header, offers)
+                        onLedger(header, offers, pools)
                     }
                 } catch {
                     logger.warning("reading the latest ledger failed", metadata: ["error": "\(error)"])

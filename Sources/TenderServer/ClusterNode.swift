@@ -61,18 +61,18 @@ final class ClusterNode: Sendable {
         /// Follows the latest committed ledger now, if it is newer than the last one followed.
         func catchUp() async {
             guard let sequence = try? await follower.latestSequence(), sequence > commits.latest,
-                  let (header, offers) = try? await follower.latest() else { return }
-            follow(header, offers)
+                  let (header, offers, pools) = try? await follower.latest() else { return }
+            follow(header, offers, pools)
         }
 
         /// A ledger read from the database: its header and the order books as of it.
-        func follow(_ header: LedgerHeader, _ offers: [LedgerOffer]) {
-            commits.follow(header, orderBook: Self.orderBook(header, offers))
+        func follow(_ header: LedgerHeader, _ offers: [LedgerOffer], _ pools: [LiquidityPoolEntry]) {
+            commits.follow(header, orderBook: Self.orderBook(header, offers, pools))
         }
 
-        /// The order books of the offers as of `header`.
-        static func orderBook(_ header: LedgerHeader, _ offers: [LedgerOffer]) -> OrderBookSnapshot {
-            OrderBookSnapshot(LedgerState(header: header, accounts: [], trustLines: [], offers: offers, data: []))
+        /// The order books of the offers, and the pools, as of `header`.
+        static func orderBook(_ header: LedgerHeader, _ offers: [LedgerOffer], _ pools: [LiquidityPoolEntry]) -> OrderBookSnapshot {
+            OrderBookSnapshot(LedgerState(header: header, accounts: [], trustLines: [], offers: offers, data: [], liquidityPools: pools))
         }
     }
 
@@ -143,8 +143,10 @@ final class ClusterNode: Sendable {
         _ configuration: TenderConfiguration, database: PostgresDatabase, reader: PostgresLedgerStore, url: String, listens: Bool, logger: Logger
     ) async throws -> Following {
         let follower = PostgresLedgerFollower(database, url: url, logger: logger)
-        guard let (header, offers) = try await follower.firstLedger(listen: listens, timeout: .seconds(60)) else { throw LeadershipLost(reason: "no leader created the ledger within 60 seconds") }
-        let commits = LedgerCommits(header: header, orderBook: Following.orderBook(header, offers))
+        guard let (header, offers, pools) = try await follower.firstLedger(listen: listens, timeout: .seconds(60)) else {
+            throw LeadershipLost(reason: "no leader created the ledger within 60 seconds")
+        }
+        let commits = LedgerCommits(header: header, orderBook: Following.orderBook(header, offers, pools))
         let reads = ReadParts(configuration, reader: reader, commits: commits, metrics: ServerMetrics(), logger: logger)
         return Following(follower: follower, reader: reader, commits: commits, responder: reads.responder(), listens: listens)
     }
@@ -221,7 +223,7 @@ final class ClusterNode: Sendable {
                         following.commits.followingStarted()
                         try await following.follower.run(
                             heartbeat: LedgerCommits.heartbeatInterval, after: following.commits.latest, listen: following.listens,
-                            onLedger: { header, offers in following.follow(header, offers) },
+                            onLedger: { header, offers, pools in following.follow(header, offers, pools) },
                             onBeat: { following.commits.heartbeat() })
                     }
                 }

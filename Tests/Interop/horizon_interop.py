@@ -664,6 +664,8 @@ check("an empty asset trustline stays while a pool uses it: op_cannot_delete", c
 submit(builder(lp_idle).append_change_trust_op(POOL, limit="0").append_change_trust_op(COIN, limit="0"), lp_idle)
 # 10 XLM through the pool: ⌊9970 × 400 × 10 / (10000 × 100 + 9970 × 10)⌋ in stroops.
 expected = (9970 * 400_0000000 * 10_0000000) // (10000 * 100_0000000 + 9970 * 10_0000000)
+found = server.strict_send_paths(Asset.native(), "10", [COIN]).call()["_embedded"]["records"]
+check("/paths/strict-send finds the way through the pool, priced as the payment will be", [p["destination_amount"] for p in found] == [f"{expected // 10**7}.{expected % 10**7:07d}"], found)
 paid = submit(builder(lp_payer).append_path_payment_strict_send_op(lp_payer.public_key, Asset.native(), "10", COIN, "1", []), lp_payer)
 check("a path payment through the pool, to the stroop", balance(lp_payer.public_key, COIN) == Decimal(expected) / Decimal(10_000_000), (balance(lp_payer.public_key, COIN), expected))
 trades = server.trades().for_liquidity_pool(pool_id).call()["_embedded"]["records"]

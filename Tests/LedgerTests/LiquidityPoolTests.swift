@@ -202,6 +202,29 @@ struct LiquidityPoolTests {
         #expect(ledger.state.verifyAllInvariants() == nil)
     }
 
+    /// The path search prices a hop as the operation would cross it: through the pool unless the
+    /// book does strictly better, so what it finds is what a payment gets.
+    @Test func pathsGoThroughPools() throws {
+        var (ledger, _, usd, holders) = Self.setUp(holders: 2)
+        let (maker, sender) = (holders[0], holders[1])
+        let pool = LiquidityPoolParameters(.native, usd)
+        #expect(try ledger.state.strictSendPaths(sourceAsset: .native, sourceAmount: 100, destinationAssets: [usd]).isEmpty, "no market yet")
+        #expect(Self.trustPool(&ledger, maker, pool) == "op_success")
+        #expect(Self.deposit(&ledger, maker, pool, 1000, 4000) == "op_success")
+        #expect(try ledger.state.strictSendPaths(sourceAsset: .native, sourceAmount: 100, destinationAssets: [usd]).map(\.destinationAmount) == [362])
+        #expect(try ledger.state.strictReceivePaths(sourceAssets: [.native], destinationAsset: usd, destinationAmount: 362).map(\.sourceAmount) == [100])
+        // Both ways: USD for XLM through the same pool.
+        #expect(try ledger.state.strictSendPaths(sourceAsset: usd, sourceAmount: 400, destinationAssets: [.native]).map(\.destinationAmount)
+            == [PoolMath.receive(sending: 400, reserveIn: 4000, reserveOut: 1000, fee: 30)!])
+        // A better book wins, and the payment agrees with the search.
+        _ = ledger.offer(maker, selling: usd, buying: .native, amount: 10_000, price: Price(n: 1, d: 10))
+        let found = try ledger.state.strictSendPaths(sourceAsset: .native, sourceAmount: 100, destinationAssets: [usd])
+        #expect(found.map(\.destinationAmount) == [1000])
+        let paid = ledger.submit(sender, .pathPaymentStrictSend(PathPaymentStrictSendOperation(
+            sendAsset: .native, sendAmount: 100, destination: .ed25519(sender.accountID), destAsset: usd, destMin: 1000, path: [])))
+        #expect(codes(paid) == ["tx_success", "op_success"])
+    }
+
     @Test func aRevokedHolderGetsItsSharesAsClaimableBalances() throws {
         var (ledger, issuer, usd, holders) = Self.setUp(holders: 2, issuerFlags: AccountFlags.authRequired | AccountFlags.authRevocable)
         let (alice, bob) = (holders[0], holders[1])

@@ -36,7 +36,7 @@ struct LeaderFenceTests {
         #expect(try await follower.latest() == nil, "nothing before genesis")
         let heard = Heard()
         let following = Task {
-            try await follower.run(heartbeat: .seconds(5), after: 0, onLedger: { header, _ in heard.add(header.sequence) }, onBeat: {})
+            try await follower.run(heartbeat: .seconds(5), after: 0, onLedger: { header, _, _ in heard.add(header.sequence) }, onBeat: {})
         }
         let leading = try await PostgresLedgerStore(database, fence: firstFence)
         for ledger in ledgers.prefix(3) { try await leading.commit(ledger) }
