@@ -735,7 +735,7 @@ def links_of(document):
 
 sample = [server.root().call(), server.accounts().account_id(bob.public_key).call()]
 for builder_ in (server.transactions(), server.operations(), server.payments(), server.effects(), server.trades(), server.ledgers(),
-                 server.offers(), server.assets(), server.claimable_balances()):
+                 server.offers(), server.assets(), server.claimable_balances(), server.liquidity_pools()):
     records = builder_.order(desc=True).limit(3).call()["_embedded"]["records"]
     sample += records
 checked = set()

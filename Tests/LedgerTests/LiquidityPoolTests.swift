@@ -259,6 +259,31 @@ struct LiquidityPoolTests {
         #expect(ledger.state.verifyAllInvariants() == nil)
     }
 
+    /// The claimable balances a revocation makes are paid for by the shares' backer, or by that
+    /// account's own sponsor when it has one in the transaction; one that cannot pay fails the
+    /// revocation with the operation's own `op_low_reserve`.
+    @Test func aRevocationWhoseBalancesNoOneCanPayFor() throws {
+        for allowTrust in [false, true] {
+            var (ledger, issuer, usd, holders) = Self.setUp(holders: 1, issuerFlags: AccountFlags.authRequired | AccountFlags.authRevocable)
+            let alice = holders[0]
+            let pool = LiquidityPoolParameters(.native, usd)
+            #expect(Self.trustPool(&ledger, alice, pool) == "op_success")
+            #expect(Self.deposit(&ledger, alice, pool, 1000, 4000) == "op_success")
+            let poor = ledger.account(1)
+            ledger.pay(ledger.root, poor, .native, 1_000)
+            let revoke: OperationBody = allowTrust
+                ? .allowTrust(AllowTrustOperation(trustor: alice.accountID, assetCode: usd.code!, authorize: 0))
+                : .setTrustLineFlags(SetTrustLineFlagsOperation(trustor: alice.accountID, asset: usd, clearFlags: TrustLineFlags.authorized, setFlags: 0))
+            let ops = [
+                Operation(sourceAccount: .ed25519(poor.accountID), .beginSponsoringFutureReserves(sponsoredID: alice.accountID)),
+                Operation(revoke),
+                Operation(sourceAccount: .ed25519(alice.accountID), .endSponsoringFutureReserves),
+            ]
+            #expect(codes(ledger.submit(issuer, ops, signers: [issuer, poor, alice])) == ["tx_failed", "op_success", "op_low_reserve", "op_success"])
+            #expect(ledger.state.poolShares[PoolShareKey(alice.accountID, pool.poolID)]?.balance == 2000, "nothing was redeemed")
+        }
+    }
+
     @Test func poolEffectsAsHorizonWritesThem() throws {
         var (ledger, _, usd, holders) = Self.setUp(holders: 1)
         let alice = holders[0]
