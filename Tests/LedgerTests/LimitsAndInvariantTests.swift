@@ -151,7 +151,18 @@ struct LedgerPropertyTests {
         let otherAsset = assets[Int(rng.next() % UInt64(assets.count))]
         let amount = Int64(rng.next() % UInt64(300 * xlm))
         let price = Price(n: Int32(1 + rng.next() % 5), d: Int32(1 + rng.next() % 5))
-        switch rng.next() % 8 {
+        // Pools of the first asset with each of the others (their assets in XDR order).
+        let pool = LiquidityPoolParameters(assets[0], assets[1 + Int(rng.next() % UInt64(assets.count - 1))])
+        switch rng.next() % 12 {
+        case 8: return Operation(.changeTrust(ChangeTrustOperation(pool: pool, limit: rng.next() % 4 == 0 ? 0 : .max)))
+        case 9: return Operation(.liquidityPoolDeposit(LiquidityPoolDepositOperation(
+            poolID: pool.poolID, maxAmountA: max(amount, 1), maxAmountB: max(amount / 3, 1), minPrice: Price(n: 1, d: 100), maxPrice: Price(n: 100, d: 1))))
+        case 10: return Operation(.liquidityPoolWithdraw(LiquidityPoolWithdrawOperation(poolID: pool.poolID, amount: max(amount / 7, 1), minAmountA: 0, minAmountB: 0)))
+        case 11:
+            // Alone in its transaction, a Begin is tx_bad_sponsorship; a revocation of one's own unsponsored entry changes nothing.
+            return rng.next() % 2 == 0
+                ? Operation(.beginSponsoringFutureReserves(sponsoredID: other))
+                : Operation(.revokeSponsorship(.ledgerEntry(.trustLine(other, assets[1 + Int(rng.next() % UInt64(assets.count - 1))]))))
         case 0, 1: return Operation(.payment(PaymentOperation(destination: .ed25519(other), asset: asset, amount: amount)))
         case 2: return Operation(.manageSellOffer(ManageSellOfferOperation(selling: asset, buying: otherAsset, amount: amount, price: price)))
         case 3: return Operation(.manageBuyOffer(ManageBuyOfferOperation(selling: asset, buying: otherAsset, buyAmount: amount, price: price)))
