@@ -172,6 +172,32 @@ struct CLITests {
         #expect(received.contains("\"byebye\""))
     }
 
+    /// `tender bench scale` grows a network step by step and writes its series (tiny sizes here:
+    /// the figures in docs/ come from `Benchmarks/scale.sh`).
+    @Test func theScaleBenchmarkWritesItsSeries() throws {
+        let temporary = TemporaryDirectory("scale-bench")
+        defer { temporary.remove() }
+        let csv = temporary.file("scale.csv"), svg = temporary.file("scale.svg")
+        let result = try Tender.run([
+            "bench", "scale", "--accounts", "1100,1500", "--payments", "200,300", "--transactions", "300",
+            "--directory", temporary.path, "--csv", csv, "--svg", svg,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",") }
+        #expect(rows.first?.first == "accounts" && rows.count == 3)
+        // Each step at its size, a new process's start and memory measured, commits made.
+        #expect(rows.dropFirst().map { "\($0[0]),\($0[1])" } == ["1100,200", "1500,300"])
+        for row in rows.dropFirst() {
+            #expect((Double(row[2]) ?? -1) >= 0 && (Int(row[3]) ?? 0) > 1_000_000 && (Double(row[4]) ?? 0) > 0, "\(row)")
+        }
+        let chart = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(chart.hasPrefix("<svg") && chart.contains("polyline") && chart.contains(">1500<"))
+        // The steps must ascend, and the first must hold more than the senders.
+        #expect(try Tender.run(["bench", "scale", "--accounts", "5000,2000", "--payments", "1,2"]).stderr.contains("ascending"))
+        #expect(try Tender.run(["bench", "scale", "--accounts", "1000", "--payments", "1"]).stderr.contains("more than 1000 accounts"))
+        #expect(try Tender.run(["bench", "load", "--database", temporary.file("none.sqlite")]).status != 0)
+    }
+
     @Test func serveRefusesABadPort() throws {
         let result = try Tender.run(["serve", "--port", "70000"])
         #expect(result.status == 1)
