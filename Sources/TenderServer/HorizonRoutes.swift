@@ -260,6 +260,9 @@ struct HorizonRoutes: Sendable {
     /// `/liquidity_pools` (filters `reserves`, `account`), one pool, and its operations,
     /// transactions, effects and trades.
     private func registerLiquidityPools(on router: Router<BasicRequestContext>) {
+        @Sendable func poolParameter(_ context: BasicRequestContext) throws(ProblemError) -> Bytes32 {
+            try Self.poolID(context.parameters.get("id") ?? "", field: "id")
+        }
         @Sendable func render(_ resources: HorizonResources, _ pools: [LiquidityPoolEntry]) async throws -> [JSONValue] {
             var closeTimes: [UInt32: UInt64] = [:]
             for ledger in Set(pools.map(\.lastModifiedLedger)) { closeTimes[ledger] = try await reader.ledger(ledger)?.header.closeTime }
@@ -277,7 +280,7 @@ struct HorizonRoutes: Sendable {
         }
         router.get("/liquidity_pools/:id") { request, context in
             await respond(request) { resources in
-                guard let pool = try await reader.liquidityPool(try Self.poolID(context.parameters.get("id") ?? "", field: "id")) else { throw ProblemError(.notFound) }
+                guard let pool = try await reader.liquidityPool(try poolParameter(context)) else { throw ProblemError(.notFound) }
                 return try json(try await render(resources, [pool])[0])
             }
         }
@@ -285,23 +288,23 @@ struct HorizonRoutes: Sendable {
             let join = Self.joinsTransactions(request)
             return await collection(request, path: "/liquidity_pools/\(context.parameters.get("id") ?? "")/operations", tokenOf: \.id) { query, page in
                 try query.checkJoin()
-                let filter = OperationFilter(liquidityPool: try Self.poolID(context.parameters.get("id") ?? "", field: "id"), includeFailed: try query.includeFailed())
+                let filter = OperationFilter(liquidityPool: try poolParameter(context), includeFailed: try query.includeFailed())
                 return try await reader.operations(page, filter: filter)
             } render: { Self.operation($0, $1, join: join) }
         }
         router.get("/liquidity_pools/:id/transactions") { request, context in
             await collection(request, path: "/liquidity_pools/\(context.parameters.get("id") ?? "")/transactions", tokenOf: \.id) { _, page in
-                try await reader.transactions(page, liquidityPool: try Self.poolID(context.parameters.get("id") ?? "", field: "id"))
+                try await reader.transactions(page, liquidityPool: try poolParameter(context))
             } render: { $0.transaction($1) }
         }
         router.get("/liquidity_pools/:id/effects") { request, context in
             await effectCollection(request, path: "/liquidity_pools/\(context.parameters.get("id") ?? "")/effects", cursorOf: \EffectRecord.cursor) { _, page in
-                try await reader.effects(page, filter: .liquidityPool(try Self.poolID(context.parameters.get("id") ?? "", field: "id")))
+                try await reader.effects(page, filter: .liquidityPool(try poolParameter(context)))
             } render: { $0.effect($1) }
         }
         router.get("/liquidity_pools/:id/trades") { request, context in
             await effectCollection(request, path: "/liquidity_pools/\(context.parameters.get("id") ?? "")/trades", cursorOf: \TradeRecord.cursor) { _, page in
-                try await reader.trades(page, filter: TradeFilter(liquidityPool: try Self.poolID(context.parameters.get("id") ?? "", field: "id")))
+                try await reader.trades(page, filter: TradeFilter(liquidityPool: try poolParameter(context)))
             } render: { $0.trade($1) }
         }
     }

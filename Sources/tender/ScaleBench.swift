@@ -145,10 +145,9 @@ struct ScaleBench: AsyncParsableCommand {
     /// Runs `tender bench load` on `path` in a new process: its start time and resident memory.
     static func loadInAnotherProcess(_ path: String) throws -> (seconds: Double, resident: Int) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        if !FileManager.default.isExecutableFile(atPath: process.executableURL!.path) {
-            process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0])
-        }
+        // This executable, however it was started (a path, or a name found on PATH).
+        guard let executable = Bundle.main.executableURL else { throw CommandFailure("cannot find the tender executable") }
+        process.executableURL = executable
         process.arguments = ["bench", "load", "--database", path, "--csv"]
         let output = Pipe()
         process.standardOutput = output

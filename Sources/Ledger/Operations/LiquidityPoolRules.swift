@@ -184,11 +184,9 @@ extension LedgerState {
 
     // MARK: Path payments through pools
 
-    /// stellar-core's `exchangeWithPool` on the pool of `sheep` and `wheat`: sends sheep to it
-    /// for wheat, strict send or strict receive; nil (nothing changed) when there is no such
-    /// pool, it is empty, or it cannot do the exchange.
-    mutating func exchangeWithPool(sheep: Asset, maxSheepSend: Int64, wheat: Asset, maxWheatReceive: Int64, rounding: ExchangeRounding, offerLimit: Int) -> (sheepSend: Int64, wheatReceived: Int64)? {
-        guard let (pool, sent, received) = poolQuote(sheep: sheep, maxSheepSend: maxSheepSend, wheat: wheat, maxWheatReceive: maxWheatReceive, rounding: rounding, offerLimit: offerLimit) else { return nil }
+    /// Applies a quote of ``poolQuote(sheep:maxSheepSend:wheat:maxWheatReceive:rounding:offerLimit:)``
+    /// made on the state as it is: `sent` sheep into the pool, `received` wheat out.
+    private mutating func exchangeWithPool(_ pool: LiquidityPoolEntry, sheep: Asset, sent: Int64, received: Int64) {
         var changed = pool
         if sheep == pool.parameters.assetA {
             changed.reserveA += sent
@@ -198,10 +196,11 @@ extension LedgerState {
             changed.reserveA -= received
         }
         setLiquidityPool(changed)
-        return (sent, received)
     }
 
-    /// What ``exchangeWithPool(sheep:maxSheepSend:wheat:maxWheatReceive:rounding:offerLimit:)`` would do, changing nothing.
+    /// stellar-core's `exchangeWithPool` on the pool of `sheep` and `wheat`, changing nothing: the
+    /// pool and what it takes and gives, strict send or strict receive; nil when there is no such
+    /// pool, it is empty, or it cannot do the exchange.
     func poolQuote(sheep: Asset, maxSheepSend: Int64, wheat: Asset, maxWheatReceive: Int64, rounding: ExchangeRounding, offerLimit: Int) -> (LiquidityPoolEntry, Int64, Int64)? {
         guard offerLimit > 0, !liquidityPools.isEmpty, let pool = liquidityPools[LiquidityPoolParameters(sheep, wheat).poolID] else { return nil }
         let reserveIn = pool.reserve(sheep), reserveOut = pool.reserve(wheat)
@@ -239,8 +238,9 @@ extension LedgerState {
             trail += bookTrail
             return book
         }
+        // The quote was made on the state the book's attempt is rolled back to.
         rollback(to: before)
-        precondition(exchangeWithPool(sheep: sheep, maxSheepSend: maxSheepSend, wheat: wheat, maxWheatReceive: maxWheatReceive, rounding: rounding, offerLimit: offerLimit) != nil)
+        exchangeWithPool(pool, sheep: sheep, sent: sent, received: received)
         trail.append(.liquidityPool(poolID: pool.id, ClaimAtom.ClaimedAmounts(offerID: 0, assetSold: wheat, amountSold: received, assetBought: sheep, amountBought: sent)))
         return (.ok, sent, received)
     }
