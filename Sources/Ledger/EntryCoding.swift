@@ -19,27 +19,29 @@ extension AccountEntry: XDRCodable {
         guard (1...3).contains(version) else { throw XDRError(.unknownDiscriminant, "account format version \(version) is not 1, 2 or 3") }
         self.init(accountID: try AccountID(xdr: &reader), balance: try reader.readInt64(), sequenceNumber: try reader.readInt64(), lastModifiedLedger: 0)
         numSubEntries = try reader.readUInt32()
-        inflationDestination = try reader.readOptional(AccountID.self, "inflation destination")
+        var rare = AccountExtras.Fields()
+        rare.inflationDestination = try reader.readOptional(AccountID.self, "inflation destination")
         flags = try reader.readUInt32()
-        homeDomain = try reader.readVariableOpaque(maxLength: 32, "home domain")
+        rare.homeDomain = try reader.readVariableOpaque(maxLength: 32, "home domain")
         let weights = try reader.readFixedOpaque(4, "thresholds")
         thresholds = Thresholds(masterWeight: weights[0], low: weights[1], medium: weights[2], high: weights[3])
-        signers = try reader.readArray(Signer.self, maxCount: 20, "signers")
-        buyingLiabilities = try reader.readInt64()
-        sellingLiabilities = try reader.readInt64()
+        rare.signers = try reader.readArray(Signer.self, maxCount: 20, "signers")
+        rare.buyingLiabilities = try reader.readInt64()
+        rare.sellingLiabilities = try reader.readInt64()
         sequenceLedger = try reader.readUInt32()
         sequenceTime = try reader.readUInt64()
         lastModifiedLedger = try reader.readUInt32()
         if version >= 2 {
-            numSponsoring = try reader.readUInt32()
-            numSponsored = try reader.readUInt32()
+            rare.numSponsoring = try reader.readUInt32()
+            rare.numSponsored = try reader.readUInt32()
         }
         if version == 3 {
-            sponsor = try reader.readOptional(AccountID.self, "sponsor")
+            rare.sponsor = try reader.readOptional(AccountID.self, "sponsor")
             let count = try reader.readUInt32("signer sponsors")
             guard count <= 20 else { throw XDRError(.lengthOutOfBounds, "\(count) signer sponsors, more than 20") }
-            for _ in 0..<count { signerSponsors[try SignerKey(xdr: &reader)] = try AccountID(xdr: &reader) }
+            for _ in 0..<count { rare.signerSponsors[try SignerKey(xdr: &reader)] = try AccountID(xdr: &reader) }
         }
+        rareFields = rare
     }
 
     public func encode(to writer: inout XDRWriter) {
@@ -235,7 +237,40 @@ extension LedgerHeader: XDRCodable {
     }
 }
 
+/// The tables a state is stored in, in the order a loader restores them (pools before their
+/// shares; accounts before what they hold).
+public enum StoredEntryKind: CaseIterable, Sendable {
+    case liquidityPool, poolShare, account, trustLine, offer, data, claimableBalance
+
+    /// The table both stores keep these entries in (column `entry`).
+    public var table: String {
+        switch self {
+        case .liquidityPool: "liquidity_pools"
+        case .poolShare: "pool_share_lines"
+        case .account: "accounts"
+        case .trustLine: "trust_lines"
+        case .offer: "offers"
+        case .data: "account_data"
+        case .claimableBalance: "claimable_balances"
+        }
+    }
+}
+
 extension LedgerState {
+    /// Adds one stored entry, in Tender's storage encoding, of the given kind: a store streams its
+    /// rows through this instead of holding them all first.
+    public mutating func restore(_ kind: StoredEntryKind, xdrBytes bytes: [UInt8]) throws {
+        switch kind {
+        case .liquidityPool: restore(liquidityPool: try LiquidityPoolEntry(xdrBytes: bytes))
+        case .poolShare: restore(poolShare: try PoolShareLine(xdrBytes: bytes))
+        case .account: restore(account: try AccountEntry(xdrBytes: bytes))
+        case .trustLine: restore(trustLine: try TrustLineEntry(xdrBytes: bytes))
+        case .offer: restore(offer: try LedgerOffer(xdrBytes: bytes))
+        case .data: restore(data: try DataEntry(xdrBytes: bytes))
+        case .claimableBalance: restore(claimableBalance: try ClaimableBalanceEntry(xdrBytes: bytes))
+        }
+    }
+
     /// A state rebuilt from stored entries, with its order book indexed.
     public init(
         header: LedgerHeader, accounts: [AccountEntry], trustLines: [TrustLineEntry], offers: [LedgerOffer], data: [DataEntry],

@@ -40,95 +40,136 @@ public enum ThresholdLevel: Sendable {
 }
 
 /// An account in the ledger.
+///
+/// What every account uses lives inline; what few use (signers, a home domain, an inflation
+/// destination, offers' liabilities, sponsorship) lives out of line in one shared, never-changed
+/// object, nil for most accounts: the whole state is held in memory, so an account's size is
+/// what ten million of them cost (issue 30).
 public struct AccountEntry: Hashable, Sendable {
     public var accountID: AccountID
     /// Stroops of XLM.
     public var balance: Int64
     public var sequenceNumber: Int64
+    /// The close time of the last sequence number change (CAP-21).
+    public var sequenceTime: UInt64
+    private var extras: AccountExtras?
     /// Trustlines, offers, data entries and signers.
     public var numSubEntries: UInt32
-    public var inflationDestination: AccountID?
     public var flags: UInt32
-    public var homeDomain: [UInt8]
     public var thresholds: Thresholds
-    /// Sorted by key, at most 20.
-    public var signers: [Signer]
-    /// XLM reserved by this account's offers.
-    public var buyingLiabilities: Int64
-    public var sellingLiabilities: Int64
-    /// Reserves this account pays for other accounts' entries (CAP-33): here, one per claimant
-    /// of each claimable balance it created.
-    public var numSponsoring: UInt32
-    /// Reserves others pay for this account's entries (CAP-33).
-    public var numSponsored: UInt32
-    /// Who pays its own and its signers' reserves when others do, out of line: few accounts have
-    /// any, and every payment copies accounts into the undo journal.
-    private var sponsors: AccountSponsors?
-    /// The ledger and close time of the last sequence number change (CAP-21).
+    /// The ledger of the last sequence number change (CAP-21).
     public var sequenceLedger: UInt32
-    public var sequenceTime: UInt64
     public var lastModifiedLedger: UInt32
 
     public init(accountID: AccountID, balance: Int64, sequenceNumber: Int64, lastModifiedLedger: UInt32) {
         self.accountID = accountID
         self.balance = balance
         self.sequenceNumber = sequenceNumber
-        self.numSubEntries = 0
-        self.inflationDestination = nil
-        self.flags = 0
-        self.homeDomain = []
-        self.thresholds = Thresholds()
-        self.signers = []
-        self.buyingLiabilities = 0
-        self.sellingLiabilities = 0
-        self.numSponsoring = 0
-        self.numSponsored = 0
-        self.sponsors = nil
-        self.sequenceLedger = 0
         self.sequenceTime = 0
+        self.extras = nil
+        self.numSubEntries = 0
+        self.flags = 0
+        self.thresholds = Thresholds()
+        self.sequenceLedger = 0
         self.lastModifiedLedger = lastModifiedLedger
+    }
+
+    /// The out-of-line fields, all at once (decoding sets them together).
+    var rareFields: AccountExtras.Fields {
+        get { extras?.fields ?? AccountExtras.Fields() }
+        set { extras = AccountExtras.make(newValue) }
     }
 }
 
 extension AccountEntry {
+    public var inflationDestination: AccountID? {
+        get { extras?.fields.inflationDestination }
+        set { rareFields.inflationDestination = newValue }
+    }
+
+    public var homeDomain: [UInt8] {
+        get { extras?.fields.homeDomain ?? [] }
+        set { rareFields.homeDomain = newValue }
+    }
+
+    /// Sorted by key, at most 20.
+    public var signers: [Signer] {
+        get { extras?.fields.signers ?? [] }
+        set { rareFields.signers = newValue }
+    }
+
+    /// XLM reserved by this account's offers.
+    public var buyingLiabilities: Int64 {
+        get { extras?.fields.buyingLiabilities ?? 0 }
+        set { rareFields.buyingLiabilities = newValue }
+    }
+
+    public var sellingLiabilities: Int64 {
+        get { extras?.fields.sellingLiabilities ?? 0 }
+        set { rareFields.sellingLiabilities = newValue }
+    }
+
+    /// Reserves this account pays for other accounts' entries (CAP-33).
+    public var numSponsoring: UInt32 {
+        get { extras?.fields.numSponsoring ?? 0 }
+        set { rareFields.numSponsoring = newValue }
+    }
+
+    /// Reserves others pay for this account's entries (CAP-33).
+    public var numSponsored: UInt32 {
+        get { extras?.fields.numSponsored ?? 0 }
+        set { rareFields.numSponsored = newValue }
+    }
+
     /// Whether another pays its own reserves or any of its signers'.
-    public var hasSponsors: Bool { sponsors != nil }
+    public var hasSponsors: Bool {
+        guard let fields = extras?.fields else { return false }
+        return fields.sponsor != nil || !fields.signerSponsors.isEmpty
+    }
 
     /// The account paying this account's own two reserves, when another does (CAP-33).
     public var sponsor: AccountID? {
-        get { sponsors?.account }
-        set { sponsors = AccountSponsors.make(account: newValue, signers: signerSponsors) }
+        get { extras?.fields.sponsor }
+        set { rareFields.sponsor = newValue }
     }
 
     /// The accounts paying the reserves of some of its signers, by signer.
     public var signerSponsors: [SignerKey: AccountID] {
-        get { sponsors?.signers ?? [:] }
-        set { sponsors = AccountSponsors.make(account: sponsor, signers: newValue) }
+        get { extras?.fields.signerSponsors ?? [:] }
+        set { rareFields.signerSponsors = newValue }
     }
 }
 
-/// An account's sponsors, never changed once made (a change makes a new one), so an
-/// ``AccountEntry`` holding one stays a value.
-final class AccountSponsors: Hashable, Sendable {
-    let account: AccountID?
-    let signers: [SignerKey: AccountID]
+/// An account's rarely used fields, never changed once made (a change makes a new one), so an
+/// ``AccountEntry`` holding one stays a value; nil in the account when all are at their defaults,
+/// so that equal accounts compare equal.
+final class AccountExtras: Hashable, Sendable {
+    struct Fields: Hashable, Sendable {
+        var inflationDestination: AccountID?
+        var homeDomain: [UInt8] = []
+        var signers: [Signer] = []
+        var buyingLiabilities: Int64 = 0
+        var sellingLiabilities: Int64 = 0
+        var numSponsoring: UInt32 = 0
+        var numSponsored: UInt32 = 0
+        var sponsor: AccountID?
+        var signerSponsors: [SignerKey: AccountID] = [:]
 
-    private init(account: AccountID?, signers: [SignerKey: AccountID]) {
-        self.account = account
-        self.signers = signers
+        var isDefault: Bool {
+            inflationDestination == nil && homeDomain.isEmpty && signers.isEmpty && buyingLiabilities == 0 && sellingLiabilities == 0
+                && numSponsoring == 0 && numSponsored == 0 && sponsor == nil && signerSponsors.isEmpty
+        }
     }
 
-    /// Nil when there are none, so that accounts without sponsors compare equal.
-    static func make(account: AccountID?, signers: [SignerKey: AccountID]) -> AccountSponsors? {
-        account == nil && signers.isEmpty ? nil : AccountSponsors(account: account, signers: signers)
-    }
+    let fields: Fields
 
-    static func == (a: AccountSponsors, b: AccountSponsors) -> Bool { a.account == b.account && a.signers == b.signers }
+    private init(_ fields: Fields) { self.fields = fields }
 
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(account)
-        hasher.combine(signers)
-    }
+    static func make(_ fields: Fields) -> AccountExtras? { fields.isDefault ? nil : AccountExtras(fields) }
+
+    static func == (a: AccountExtras, b: AccountExtras) -> Bool { a === b || a.fields == b.fields }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(fields) }
 }
 
 /// Identifies a trustline: the holder and the asset.

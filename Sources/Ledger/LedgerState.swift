@@ -85,6 +85,13 @@ public struct LedgerState: Sendable {
 
     // MARK: Restoring from storage (no journal, modification ledgers kept)
 
+    /// Room for this many accounts and trustlines, so that a large state read from storage
+    /// allocates its two largest tables once instead of growing them by doubling.
+    public mutating func reserveCapacity(accounts count: Int, trustLines lines: Int) {
+        accounts.reserveCapacity(count)
+        trustLines.reserveCapacity(lines)
+    }
+
     mutating func restore(account: AccountEntry) { accounts[account.accountID] = account }
     mutating func restore(trustLine: TrustLineEntry) { trustLines[trustLine.key] = trustLine }
     mutating func restore(offer: LedgerOffer) { replaceOffer(offer.entry.offerID, with: offer) }

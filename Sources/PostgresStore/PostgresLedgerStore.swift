@@ -240,15 +240,22 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         guard let header = try await database.rows("SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1", Self.bytes).first else {
             return nil
         }
-        return LedgerState(
-            header: try LedgerHeader(xdrBytes: header),
-            accounts: try await database.rows("SELECT entry FROM accounts", Self.bytes).map { try AccountEntry(xdrBytes: $0) },
-            trustLines: try await database.rows("SELECT entry FROM trust_lines", Self.bytes).map { try TrustLineEntry(xdrBytes: $0) },
-            offers: try await database.rows("SELECT entry FROM offers", Self.bytes).map { try LedgerOffer(xdrBytes: $0) },
-            data: try await database.rows("SELECT entry FROM account_data", Self.bytes).map { try DataEntry(xdrBytes: $0) },
-            claimableBalances: try await database.rows("SELECT entry FROM claimable_balances", Self.bytes).map { try ClaimableBalanceEntry(xdrBytes: $0) },
-            liquidityPools: try await database.rows("SELECT entry FROM liquidity_pools", Self.bytes).map { try LiquidityPoolEntry(xdrBytes: $0) },
-            poolShares: try await database.rows("SELECT entry FROM pool_share_lines", Self.bytes).map { try PoolShareLine(xdrBytes: $0) })
+        let initial = LedgerState(header: try LedgerHeader(xdrBytes: header))
+        // Rows stream into the state one at a time, on one connection, as SQLite's do.
+        return try await database.client.withConnection { connection in
+            var state = initial
+            let count: @Sendable (PostgresRow) throws -> Int = { Int(try $0.decode(Int64.self)) }
+            state.reserveCapacity(
+                accounts: try await connection.rows("SELECT COUNT(*) FROM accounts", count, logger: self.database.logger).first ?? 0,
+                trustLines: try await connection.rows("SELECT COUNT(*) FROM trust_lines", count, logger: self.database.logger).first ?? 0)
+            for kind in StoredEntryKind.allCases {
+                let query = PostgresQuery(unsafeSQL: "SELECT entry FROM \(kind.table)")
+                for try await row in try await connection.query(query, logger: self.database.logger) {
+                    try state.restore(kind, xdrBytes: try Self.bytes(row))
+                }
+            }
+            return state
+        }
     }
 
     /// One column of bytes.

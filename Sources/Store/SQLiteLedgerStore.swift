@@ -346,17 +346,17 @@ public final class SQLiteLedgerStore: LedgerStore {
             guard let headerBlob = try Data.fetchOne(db, sql: "SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1") else {
                 return nil
             }
-            let header = try LedgerHeader(xdrBytes: [UInt8](headerBlob))
-            let accounts = try Data.fetchAll(db, sql: "SELECT entry FROM accounts").map { try AccountEntry(xdrBytes: [UInt8]($0)) }
-            let lines = try Data.fetchAll(db, sql: "SELECT entry FROM trust_lines").map { try TrustLineEntry(xdrBytes: [UInt8]($0)) }
-            let offers = try Data.fetchAll(db, sql: "SELECT entry FROM offers").map { try LedgerOffer(xdrBytes: [UInt8]($0)) }
-            let data = try Data.fetchAll(db, sql: "SELECT entry FROM account_data").map { try DataEntry(xdrBytes: [UInt8]($0)) }
-            let balances = try Data.fetchAll(db, sql: "SELECT entry FROM claimable_balances").map { try ClaimableBalanceEntry(xdrBytes: [UInt8]($0)) }
-            let pools = try Data.fetchAll(db, sql: "SELECT entry FROM liquidity_pools").map { try LiquidityPoolEntry(xdrBytes: [UInt8]($0)) }
-            let shares = try Data.fetchAll(db, sql: "SELECT entry FROM pool_share_lines").map { try PoolShareLine(xdrBytes: [UInt8]($0)) }
-            return LedgerState(
-                header: header, accounts: accounts, trustLines: lines, offers: offers, data: data, claimableBalances: balances,
-                liquidityPools: pools, poolShares: shares)
+            var state = LedgerState(header: try LedgerHeader(xdrBytes: [UInt8](headerBlob)))
+            // Rows stream into the state one at a time: at ten million accounts, holding every
+            // row first would cost as much memory again as the state itself.
+            state.reserveCapacity(
+                accounts: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accounts") ?? 0,
+                trustLines: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM trust_lines") ?? 0)
+            for kind in StoredEntryKind.allCases {
+                let rows = try Data.fetchCursor(db, sql: "SELECT entry FROM \(kind.table)")
+                while let entry = try rows.next() { try state.restore(kind, xdrBytes: [UInt8](entry)) }
+            }
+            return state
         }
     }
 

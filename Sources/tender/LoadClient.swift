@@ -135,7 +135,7 @@ final class RequestStream: ChannelDuplexHandler, @unchecked Sendable {
         sentAt = .now()
         let (head, body) = requests[next]
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        if body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         next += 1
     }
@@ -206,6 +206,14 @@ final class RequestStream: ChannelDuplexHandler, @unchecked Sendable {
         var statuses: [Int: Int] = [:]
         for outcome in outcomes { statuses.merge(outcome.statuses, uniquingKeysWith: +) }
         return Measurement(elapsedSeconds: elapsed, latenciesMS: outcomes.flatMap(\.latenciesMS).sorted(), statuses: statuses)
+    }
+
+    /// A `GET`, ready to send.
+    static func get(_ path: String, host: String) -> (HTTPRequestHead, ByteBuffer) {
+        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path)
+        head.headers.add(name: "Host", value: host)
+        head.headers.add(name: "Content-Length", value: "0")
+        return (head, ByteBuffer())
     }
 
     /// A `POST` of a form, ready to send.

@@ -4,22 +4,29 @@ import Foundation
 import Ledger
 import LedgerService
 import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
 import StellarBase
 import Store
+import Synchronization
 
 /// Grows a network step by step and measures, at each size, what issue 30 asks to stay flat.
 struct ScaleBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scale",
-        abstract: "Grow a SQLite network to each size and measure start-up, memory, commits and history queries there.",
+        abstract: "Grow a SQLite network to each size and measure start-up, memory, commits, HTTP and history queries there.",
         discussion: """
             Accounts are added in bulk (ledgers of 10,000 new accounts funded by the root account, \
-            every invariant checked), payments by real signed transactions from 1,000 senders to \
-            accounts across the network. At each step: the time to open the database and load the \
-            ledger state (what `tender serve` does first), resident memory then, the end-to-end \
-            commit rate and p99 of signed payments (`bench commit`'s measure), the p99 of an \
-            account's newest payments, and the database's size. Prints a table; writes the series \
-            as CSV and as an SVG chart of commit rate and memory against accounts.
+            every second one with a trustline, every invariant checked), payments by real signed \
+            transactions from 1,000 senders to accounts across the network. At each step: the time \
+            to open the database and load the ledger state and the memory it then holds (a new \
+            process, `tender bench load`), the end-to-end commit rate and p99 of signed payments \
+            (`bench commit`'s measure), then `tender serve` started on the database (time until it \
+            listens) with POST /transactions and GET /accounts/{id} over HTTP against it and its \
+            memory after, the p99 of an account's newest payments, and the database's size. Prints \
+            a table; writes the series as CSV and as an SVG chart of the rates and memory against \
+            accounts.
             """
     )
 
@@ -32,8 +39,14 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Payments committed end to end at each step for the commit rate.")
     var transactions = 10_000
 
-    @Option(help: "Directory for the database (deleted afterwards).")
+    @Option(help: "Requests of each kind over HTTP at each step (POST /transactions, GET /accounts/{id}); 0 skips the server.")
+    var requests = 20_000
+
+    @Option(help: "Directory for the network's data directory.")
     var directory = NSTemporaryDirectory()
+
+    @Flag(help: "Keep the grown data directory (a `tender serve --data` directory) instead of deleting it.")
+    var keep = false
 
     @Option(help: "Write the series as CSV to this file.")
     var csv: String?
@@ -43,16 +56,24 @@ struct ScaleBench: AsyncParsableCommand {
 
     static let senders = 1_000
     static let funding = 1_000 * Amount.stroopsPerUnit
+    /// The asset every second bulk account trusts, issued by the root account.
+    static let asset = try! Asset(code: "SCALE", issuer: LedgerState.rootKeyPair(network: .standalone).accountID)
 
     struct Row {
-        var accounts: Int
-        var payments: Int
-        var startSeconds: Double
-        var residentBytes: Int
-        var commitRate: Double
-        var commitP99: Double
-        var historyP99: Double
-        var databaseBytes: Int
+        var accounts = 0
+        var trustLines = 0
+        var payments = 0
+        var load = LoadFigures(seconds: 0, residentBytes: 0, accountBytes: 0, trustLineBytes: 0)
+        var commitRate = 0.0
+        var commitP99 = 0.0
+        var serveSeconds = 0.0
+        var serveResidentBytes = 0
+        var submitRate = 0.0
+        var submitP99 = 0.0
+        var readRate = 0.0
+        var readP99 = 0.0
+        var historyP99 = 0.0
+        var databaseBytes = 0
     }
 
     func run() async throws {
@@ -60,90 +81,172 @@ struct ScaleBench: AsyncParsableCommand {
         guard accountSteps.count == paymentSteps.count else { throw CommandFailure("--accounts and --payments need as many steps") }
         guard accountSteps.first! > Self.senders else { throw CommandFailure("the first step needs more than \(Self.senders) accounts (the senders, and some to pay)") }
         guard transactions > 0 else { throw CommandFailure("--transactions must be positive") }
-        let path = directory + "/tender-scale-\(UUID().uuidString).sqlite"
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
+        guard requests >= 0 else { throw CommandFailure("--requests must not be negative") }
+        let dataDirectory = directory + "/tender-scale-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        let path = dataDirectory + "/ledger.sqlite"
+        defer { if !keep { try? FileManager.default.removeItem(atPath: dataDirectory) } }
         let senders = (0..<Self.senders).map { Self.sender($0) }
         var (state, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: Self.now())
         var store: SQLiteLedgerStore? = try SQLiteLedgerStore(path: path)
         try await store!.commit(first)
         var filledAccounts = 0, filledPayments = 0
-        var sequences: [AccountID: Int64] = [:]
         var rng = SystemRandomNumberGenerator()
         var rows: [Row] = []
-        print("size step | start s | resident MB | commits/s | commit p99 ms | history p99 ms | database MB")
+        print("size step | load s | resident MB (per account, trustline B) | commits/s (p99 ms) | serve start s | POST/s (p99 ms) | GET/s (p99 ms) | serve MB | history p99 ms | database MB")
         for (targetAccounts, targetPayments) in zip(accountSteps, paymentSteps) {
             // Grow: accounts in bulk, then payments.
             while filledAccounts < targetAccounts {
                 let batch = min(10_000, targetAccounts - filledAccounts)
                 let ids = (filledAccounts..<(filledAccounts + batch)).map { $0 < Self.senders ? senders[$0].accountID : Self.bulkAccount($0) }
-                try await store!.commit(try Self.fund(ids, in: &state))
+                try await store!.commit(try Self.fund(ids, firstIndex: filledAccounts, in: &state))
                 filledAccounts += batch
             }
             while filledPayments < targetPayments {
                 let batch = min(1_000, targetPayments - filledPayments)
-                var envelopes: [TransactionEnvelope] = []
-                for index in 0..<batch {
-                    let sender = senders[(filledPayments + index) % Self.senders]
-                    let next = (sequences[sender.accountID] ?? state.account(sender.accountID)!.sequenceNumber) + 1
-                    sequences[sender.accountID] = next
-                    let to = Self.bulkAccount(Int.random(in: Self.senders..<filledAccounts, using: &rng))
-                    envelopes.append(Transaction(
-                        sourceAccount: .ed25519(sender.accountID), fee: 100, sequenceNumber: next,
-                        operations: [Operation(.payment(PaymentOperation(destination: .ed25519(to), asset: .native, amount: 1)))]
-                    ).signed(by: [sender], on: .standalone))
-                }
-                let closed = try state.closeLedger(PreparedTransaction.prepareAll(envelopes, network: .standalone), closeTime: Self.now())
+                let closed = try state.closeLedger(
+                    Self.payments(batch, from: senders, startingAt: filledPayments, accounts: filledAccounts, in: state, rng: &rng), closeTime: Self.now())
                 guard closed.transactions.allSatisfy({ $0.application.result.code == .success }) else { throw CommandFailure("a history payment failed") }
                 try await store!.commit(closed)
                 filledPayments += batch
             }
-            // What `tender serve` does first, in a new process: open the database and load the state.
+            var row = Row(accounts: filledAccounts, trustLines: state.trustLines.count, payments: filledPayments)
             state = LedgerState(header: state.header)
             store = nil
-            sequences = [:]
-            let (startSeconds, resident) = try Self.loadInAnotherProcess(path)
+            // What `tender serve` does first, in a new process: open the database and load the state.
+            row.load = try Self.loadInAnotherProcess(path)
             let clock = ContinuousClock()
-            let reopened = try SQLiteLedgerStore(path: path)
             // Commits end to end on the grown database.
-            let writer = try await LedgerWriter(
-                store: reopened, configuration: .init(network: .standalone, closeInterval: .zero, batchLimit: 1000),
-                logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }), now: { Self.now() })
-            let concurrency = 64
-            let (latencies, elapsed, _) = try await writer.running {
-                try await CommitBench.measure(writer: writer, concurrency: concurrency, transactions: transactions)
+            do {
+                let reopened = try SQLiteLedgerStore(path: path)
+                let writer = try await LedgerWriter(
+                    store: reopened, configuration: .init(network: .standalone, closeInterval: .zero, batchLimit: 1000),
+                    logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }), now: { Self.now() })
+                let (latencies, elapsed, _) = try await writer.running {
+                    try await CommitBench.measure(writer: writer, concurrency: 64, transactions: transactions)
+                }
+                row.commitRate = Double(latencies.count) / (CommitBench.milliseconds(elapsed) / 1000)
+                row.commitP99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+                // An account's newest payments, as `/accounts/{id}/payments?order=desc` reads them.
+                var queries: [Double] = []
+                for _ in 0..<300 {
+                    let account = Self.bulkAccount(Int.random(in: Self.senders..<filledAccounts, using: &rng))
+                    let before = clock.now
+                    _ = try await reopened.operations(PageRequest(limit: 10, descending: true), filter: OperationFilter(account: account, paymentsOnly: true))
+                    queries.append(CommitBench.milliseconds(clock.now - before))
+                }
+                queries.sort()
+                row.historyP99 = queries[min(queries.count - 1, queries.count * 99 / 100)]
             }
-            // An account's newest payments, as `/accounts/{id}/payments?order=desc` reads them.
-            var queries: [Double] = []
-            for _ in 0..<300 {
-                let account = Self.bulkAccount(Int.random(in: Self.senders..<filledAccounts, using: &rng))
-                let before = clock.now
-                _ = try await reopened.operations(PageRequest(limit: 10, descending: true), filter: OperationFilter(account: account, paymentsOnly: true))
-                queries.append(CommitBench.milliseconds(clock.now - before))
+            // The server on the grown database: its start, the two HTTP rates, its memory.
+            if requests > 0 {
+                let sequences = try await SQLiteLedgerStore(path: path).loadState()!
+                let server = try await ServerProcess.start(dataDirectory: dataDirectory)
+                row.serveSeconds = server.startSeconds
+                do {
+                    let submit = try await Self.submit(
+                        requests, from: senders, sequences: { sequences.account($0)!.sequenceNumber }, accounts: filledAccounts, port: server.port, rng: &rng)
+                    (row.submitRate, row.submitP99) = (submit.rate, submit.p99)
+                    let read = try await Self.read(requests, accounts: filledAccounts, port: server.port, rng: &rng)
+                    (row.readRate, row.readP99) = (read.rate, read.p99)
+                    row.serveResidentBytes = server.residentBytes()
+                } catch {
+                    server.stop()
+                    throw error
+                }
+                server.stop()
             }
-            queries.sort()
-            let row = Row(
-                accounts: filledAccounts, payments: filledPayments, startSeconds: startSeconds, residentBytes: resident,
-                commitRate: Double(latencies.count) / (CommitBench.milliseconds(elapsed) / 1000),
-                commitP99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
-                historyP99: queries[min(queries.count - 1, queries.count * 99 / 100)],
-                databaseBytes: ["", "-wal"].reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: path + $1)[.size] as? Int) ?? 0) })
+            row.databaseBytes = ["", "-wal"].reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: path + $1)[.size] as? Int) ?? 0) }
             rows.append(row)
-            print(String(format: "%d accounts, %d payments | %.2f | %.0f | %.0f | %.1f | %.2f | %.0f",
-                         row.accounts, row.payments, row.startSeconds, Double(row.residentBytes) / 1_048_576, row.commitRate, row.commitP99,
-                         row.historyP99, Double(row.databaseBytes) / 1_048_576))
-            // The next step grows the state as the writer left it.
+            print(Self.line(row))
+            // The next step grows the state as the writer and the server left it.
+            let reopened = try SQLiteLedgerStore(path: path)
             state = try await reopened.loadState()!
             store = reopened
         }
-        print("on \(ProcessInfo.processInfo.activeProcessorCount) cores; start and resident memory: a new process opening the database and loading the state (`tender bench load`)")
+        print("on \(ProcessInfo.processInfo.activeProcessorCount) cores; load and resident memory: a new process opening the database and loading the state (`tender bench load`); serve: `tender serve` on it, until it listens, and its memory after the HTTP load")
+        if keep { print("data directory kept: \(dataDirectory)") }
         if let csv { try Self.csv(rows).write(toFile: csv, atomically: true, encoding: .utf8) }
         if let svg { try Self.chart(rows).write(toFile: svg, atomically: true, encoding: .utf8) }
     }
 
-    /// Runs `tender bench load` on `path` in a new process: its start time and resident memory.
-    static func loadInAnotherProcess(_ path: String) throws -> (seconds: Double, resident: Int) {
+    static func line(_ row: Row) -> String {
+        String(format: "%d accounts, %d trustlines, %d payments | %.2f | %.0f (%.0f, %.0f) | %.0f (%.1f) | %.2f | %.0f (%.1f) | %.0f (%.1f) | %.0f | %.2f | %.0f",
+               row.accounts, row.trustLines, row.payments, row.load.seconds, Double(row.load.residentBytes) / 1_048_576, row.load.accountBytes,
+               row.load.trustLineBytes, row.commitRate, row.commitP99, row.serveSeconds, row.submitRate, row.submitP99, row.readRate, row.readP99,
+               Double(row.serveResidentBytes) / 1_048_576, row.historyP99, Double(row.databaseBytes) / 1_048_576)
+    }
+
+    /// `count` history payments from the senders in turn to random accounts, signed on every
+    /// core with ``OwnSignatures`` (so preparing them verifies nothing again: the growth measures
+    /// nothing, it only has to be quick).
+    static func payments(_ count: Int, from senders: [KeyPair], startingAt first: Int, accounts: Int, in state: LedgerState,
+                         rng: inout SystemRandomNumberGenerator) -> [PreparedTransaction] {
+        var sequences: [Int: Int64] = [:]
+        let plan = (0..<count).map { index in
+            let sender = (first + index) % senders.count
+            let next = (sequences[sender] ?? state.account(senders[sender].accountID)!.sequenceNumber) + 1
+            sequences[sender] = next
+            return (sender, next, bulkAccount(Int.random(in: Self.senders..<accounts, using: &rng)))
+        }
+        let own = OwnSignatures(limit: count + 1)
+        let results = Mutex([PreparedTransaction?](repeating: nil, count: count))
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            let (sender, sequence, to) = plan[index]
+            var envelope = TransactionEnvelope.v1(Transaction(
+                sourceAccount: .ed25519(senders[sender].accountID), fee: 100, sequenceNumber: sequence,
+                operations: [Operation(.payment(PaymentOperation(destination: .ed25519(to), asset: .native, amount: 1)))]), signatures: [])
+            own.sign(&envelope, with: senders[sender], on: .standalone)
+            let prepared = PreparedTransaction.prepare(envelope, network: .standalone, own: own)
+            results.withLock { $0[index] = prepared }
+        }
+        return results.withLock { $0.map { $0! } }
+    }
+
+    /// `count` signed payments from the senders (each sender's in order on one connection) to
+    /// random accounts, over 256 connections: applied per second and p99, as `bench submit`.
+    static func submit(_ count: Int, from senders: [KeyPair], sequences: (AccountID) -> Int64, accounts: Int, port: Int,
+                       rng: inout SystemRandomNumberGenerator) async throws -> (rate: Double, p99: Double) {
+        let connections = 256, host = "127.0.0.1:\(port)"
+        var next = Dictionary(uniqueKeysWithValues: senders.map { ($0.accountID, sequences($0.accountID)) })
+        var work: [[(HTTPRequestHead, ByteBuffer)]] = Array(repeating: [], count: connections)
+        for index in 0..<count {
+            let sender = senders[index % senders.count]
+            let sequence = next[sender.accountID]! + 1
+            next[sender.accountID] = sequence
+            let to = bulkAccount(Int.random(in: Self.senders..<accounts, using: &rng))
+            let envelope = Transaction(
+                sourceAccount: .ed25519(sender.accountID), fee: 100, sequenceNumber: sequence,
+                operations: [Operation(.payment(PaymentOperation(destination: .ed25519(to), asset: .native, amount: 1)))]).signed(by: [sender], on: .standalone)
+            work[(index % senders.count) % connections].append(RequestStream.post("/transactions", host: host, form: SubmitBench.form(envelope)))
+        }
+        let run = try await RequestStream.measure(host: "127.0.0.1", port: port, work: work, group: MultiThreadedEventLoopGroup.singleton)
+        guard run.statuses[200, default: 0] == count else { throw CommandFailure("POST /transactions: not every payment applied: \(run.statuses)") }
+        return (Double(count) / run.elapsedSeconds, run.percentile(0.99))
+    }
+
+    /// `count` reads of random accounts over 32 connections: answers per second and p99.
+    static func read(_ count: Int, accounts: Int, port: Int, rng: inout SystemRandomNumberGenerator) async throws -> (rate: Double, p99: Double) {
+        let connections = 32, host = "127.0.0.1:\(port)"
+        var work: [[(HTTPRequestHead, ByteBuffer)]] = Array(repeating: [], count: connections)
+        for index in 0..<count {
+            work[index % connections].append(RequestStream.get("/accounts/\(bulkAccount(Int.random(in: Self.senders..<accounts, using: &rng)).strKey)", host: host))
+        }
+        let run = try await RequestStream.measure(host: "127.0.0.1", port: port, work: work, group: MultiThreadedEventLoopGroup.singleton)
+        guard run.statuses[200, default: 0] == count else { throw CommandFailure("GET /accounts/{id}: not every account answered: \(run.statuses)") }
+        return (Double(count) / run.elapsedSeconds, run.percentile(0.99))
+    }
+
+    /// What `tender bench load` reports.
+    struct LoadFigures {
+        var seconds: Double
+        var residentBytes: Int
+        var accountBytes: Double
+        var trustLineBytes: Double
+    }
+
+    /// Runs `tender bench load` on `path` in a new process.
+    static func loadInAnotherProcess(_ path: String) throws -> LoadFigures {
         let process = Process()
         // This executable, however it was started (a path, or a name found on PATH).
         guard let executable = Bundle.main.executableURL else { throw CommandFailure("cannot find the tender executable") }
@@ -155,10 +258,11 @@ struct ScaleBench: AsyncParsableCommand {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let fields = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
-        guard process.terminationStatus == 0, fields.count == 2, let seconds = Double(fields[0]), let resident = Int(fields[1]) else {
+        guard process.terminationStatus == 0, fields.count == 4, let seconds = Double(fields[0]), let resident = Int(fields[1]),
+              let account = Double(fields[2]), let line = Double(fields[3]) else {
             throw CommandFailure("tender bench load failed: \(String(decoding: data, as: UTF8.self))")
         }
-        return (seconds, resident)
+        return LoadFigures(seconds: seconds, residentBytes: resident, accountBytes: account, trustLineBytes: line)
     }
 
     static func steps(_ text: String, _ option: String) throws -> [Int] {
@@ -183,16 +287,23 @@ struct ScaleBench: AsyncParsableCommand {
             .withUnsafeBytes { Bytes32($0) })
     }
 
-    /// A ledger that creates `ids`, each with ``funding`` from the root account: the bulk path
+    /// A ledger that creates `ids` (bulk indexes from `firstIndex`), each with ``funding`` from
+    /// the root account and every second bulk one with a trustline to ``asset``: the bulk path
     /// for a large genesis, through the ledger's own close (invariants checked).
-    static func fund(_ ids: [AccountID], in state: inout LedgerState) throws -> ClosedLedger {
+    static func fund(_ ids: [AccountID], firstIndex: Int, in state: inout LedgerState) throws -> ClosedLedger {
         let root = LedgerState.rootKeyPair(network: .standalone).accountID
         var rootEntry = state.account(root)!
         rootEntry.balance -= Int64(ids.count) * funding
         state.setAccount(rootEntry)
-        let sequence = Int64(state.header.sequence + 1) << 32
-        for id in ids {
-            state.setAccount(AccountEntry(accountID: id, balance: funding, sequenceNumber: sequence, lastModifiedLedger: state.header.sequence + 1))
+        let ledger = state.header.sequence + 1
+        for (offset, id) in ids.enumerated() {
+            var account = AccountEntry(accountID: id, balance: funding, sequenceNumber: Int64(ledger) << 32, lastModifiedLedger: ledger)
+            if firstIndex + offset >= senders, (firstIndex + offset) % 2 == 0 {
+                account.numSubEntries = 1
+                state.setTrustLine(TrustLineEntry(
+                    accountID: id, asset: asset, balance: 0, limit: .max, flags: TrustLineFlags.authorized, lastModifiedLedger: ledger))
+            }
+            state.setAccount(account)
         }
         return try state.closeLedger([], closeTime: now())
     }
@@ -214,22 +325,32 @@ struct ScaleBench: AsyncParsableCommand {
     }
 
     static func csv(_ rows: [Row]) -> String {
-        "accounts,payments,start_seconds,resident_bytes,commits_per_second,commit_p99_ms,history_p99_ms,database_bytes\n"
+        "accounts,trustlines,payments,load_seconds,resident_bytes,bytes_per_account,bytes_per_trustline,commits_per_second,commit_p99_ms,"
+            + "serve_start_seconds,posts_per_second,post_p99_ms,gets_per_second,get_p99_ms,serve_resident_bytes,history_p99_ms,database_bytes\n"
             + rows.map { row in
-                [String(row.accounts), String(row.payments), String(format: "%.3f", row.startSeconds), String(row.residentBytes),
-                 String(format: "%.0f", row.commitRate), String(format: "%.2f", row.commitP99), String(format: "%.3f", row.historyP99),
+                [String(row.accounts), String(row.trustLines), String(row.payments), String(format: "%.3f", row.load.seconds), String(row.load.residentBytes),
+                 String(format: "%.0f", row.load.accountBytes), String(format: "%.0f", row.load.trustLineBytes),
+                 String(format: "%.0f", row.commitRate), String(format: "%.2f", row.commitP99), String(format: "%.3f", row.serveSeconds),
+                 String(format: "%.0f", row.submitRate), String(format: "%.2f", row.submitP99), String(format: "%.0f", row.readRate),
+                 String(format: "%.2f", row.readP99), String(row.serveResidentBytes), String(format: "%.3f", row.historyP99),
                  String(row.databaseBytes)].joined(separator: ",")
             }.joined(separator: "\n") + "\n"
     }
 
-    /// Commit rate (left axis) and resident memory (right axis) against accounts (logarithmic).
+    /// The rates (left axis: commits end to end, POST /transactions, GET /accounts/{id}) and the
+    /// loaded state's resident memory (right axis) against accounts (logarithmic).
     static func chart(_ rows: [Row]) -> String {
-        let (width, height, left, right, top, bottom) = (640.0, 360.0, 70.0, 70.0, 30.0, 50.0)
+        let (width, height, left, right, top, bottom) = (640.0, 380.0, 70.0, 70.0, 50.0, 50.0)
         let plotWidth = width - left - right, plotHeight = height - top - bottom
         let xs = rows.map { log10(Double(max($0.accounts, 1))) }
         let (xMin, xMax) = (xs.min() ?? 0, max(xs.max() ?? 1, (xs.min() ?? 0) + 1))
-        let rateMax = max(rows.map(\.commitRate).max() ?? 1, 1) * 1.1
-        let memoryMax = max(rows.map { Double($0.residentBytes) / 1_048_576 }.max() ?? 1, 1) * 1.1
+        let rates: [(String, String, [Double])] = [
+            ("commits", "#1f5fa8", rows.map(\.commitRate)), ("POST /transactions", "#2e8540", rows.map(\.submitRate)),
+            ("GET /accounts/{id}", "#6b3fa0", rows.map(\.readRate)),
+        ].filter { $0.2.contains { $0 > 0 } }
+        let memory = rows.map { Double($0.load.residentBytes) / 1_048_576 }
+        let rateMax = max(rates.flatMap(\.2).max() ?? 1, 1) * 1.1
+        let memoryMax = max(memory.max() ?? 1, 1) * 1.1
         func x(_ value: Double) -> Double { left + (value - xMin) / (xMax - xMin) * plotWidth }
         func y(_ value: Double, _ top: Double) -> Double { height - bottom - value / top * plotHeight }
         func line(_ values: [Double], _ scale: Double, _ color: String) -> String {
@@ -240,20 +361,27 @@ struct ScaleBench: AsyncParsableCommand {
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" font-family=\"sans-serif\" font-size=\"12\">"
         svg += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>"
         svg += String(format: "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#333\"/>", left, height - bottom, width - right, height - bottom)
-        svg += String(format: "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#1f5fa8\"/>", left, top, left, height - bottom)
+        svg += String(format: "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#333\"/>", left, top, left, height - bottom)
         svg += String(format: "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#b5481c\"/>", width - right, top, width - right, height - bottom)
         for fraction in [0.0, 0.5, 1.0] {
-            svg += String(format: "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\" fill=\"#1f5fa8\">%.0f</text>", left - 6, y(rateMax * fraction, rateMax) + 4, rateMax * fraction)
+            svg += String(format: "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.0f</text>", left - 6, y(rateMax * fraction, rateMax) + 4, rateMax * fraction)
             svg += String(format: "<text x=\"%.0f\" y=\"%.0f\" fill=\"#b5481c\">%.0f MB</text>", width - right + 6, y(memoryMax * fraction, memoryMax) + 4, memoryMax * fraction)
         }
         for row in rows {
             svg += String(format: "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%@</text>", x(log10(Double(row.accounts))), height - bottom + 18, Self.compact(row.accounts))
         }
         svg += String(format: "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">accounts (logarithmic)</text>", left + plotWidth / 2, height - 10)
-        svg += String(format: "<text x=\"%.0f\" y=\"18\" fill=\"#1f5fa8\">commits per second</text>", left)
-        svg += String(format: "<text x=\"%.0f\" y=\"18\" text-anchor=\"end\" fill=\"#b5481c\">resident memory</text>", width - right)
-        svg += line(rows.map(\.commitRate), rateMax, "#1f5fa8")
-        svg += line(rows.map { Double($0.residentBytes) / 1_048_576 }, memoryMax, "#b5481c")
+        svg += String(format: "<text x=\"%.0f\" y=\"%.0f\">per second</text>", left - 40, top - 10)
+        svg += String(format: "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\" fill=\"#b5481c\">memory</text>", width - right + 40, top - 10)
+        // The legend, one entry per line drawn.
+        let legend = rates.map { ($0.0, $0.1) } + [("resident memory (loaded state)", "#b5481c")]
+        for (index, (name, color)) in legend.enumerated() {
+            let lx = left + 30 + Double(index % 2) * 230, ly = 14 + Double(index / 2) * 16
+            svg += String(format: "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%@\" stroke-width=\"2\"/>", lx, ly - 4, lx + 18, ly - 4, color)
+            svg += String(format: "<text x=\"%.0f\" y=\"%.0f\">%@</text>", lx + 24, ly, name)
+        }
+        for (_, color, values) in rates { svg += line(values, rateMax, color) }
+        svg += line(memory, memoryMax, "#b5481c")
         return svg + "</svg>\n"
     }
 
@@ -284,10 +412,81 @@ struct LoadBench: AsyncParsableCommand {
         guard let state = try await store.loadState() else { throw CommandFailure("the database holds no ledger") }
         let seconds = CommitBench.milliseconds(clock.now - started) / 1000
         let resident = ScaleBench.residentBytes()
+        let (account, line) = (Self.bytesPerAccount(state), Self.bytesPerTrustLine(state))
         if csv {
-            print(String(format: "%.3f,%d", seconds, resident))
+            print(String(format: "%.3f,%d,%.0f,%.0f", seconds, resident, account, line))
         } else {
             print(String(format: "%d accounts, %d trustlines loaded in %.2f s; resident memory %.0f MB", state.accounts.count, state.trustLines.count, seconds, Double(resident) / 1_048_576))
+            print(String(format: "the state's tables: %.0f bytes an account, %.0f a trustline (slots, keys and entries; out-of-line parts of the few accounts with signers or sponsors not counted)", account, line))
         }
+    }
+
+    /// The accounts table's bytes over its accounts: every slot of the hash table (it keeps
+    /// room to grow) holds a key and an entry, plus a bit of its occupancy map.
+    static func bytesPerAccount(_ state: LedgerState) -> Double {
+        tableBytes(capacity: state.accounts.capacity, count: state.accounts.count,
+                   MemoryLayout<AccountID>.stride + MemoryLayout<AccountEntry>.stride)
+    }
+
+    /// The same for trustlines (the asset code's own small array on the heap not counted).
+    static func bytesPerTrustLine(_ state: LedgerState) -> Double {
+        tableBytes(capacity: state.trustLines.capacity, count: state.trustLines.count,
+                   MemoryLayout<TrustLineKey>.stride + MemoryLayout<TrustLineEntry>.stride)
+    }
+
+    static func tableBytes(capacity: Int, count: Int, _ slot: Int) -> Double {
+        count == 0 ? 0 : Double(capacity) * (Double(slot) + 0.125) / Double(count)
+    }
+}
+
+/// `tender serve` started on a data directory in a process of its own, on a free port.
+struct ServerProcess {
+    let process: Process
+    let port: Int
+    /// From starting the process to its banner (it listens once the state is loaded).
+    let startSeconds: Double
+
+    static func start(dataDirectory: String) async throws -> ServerProcess {
+        guard let executable = Bundle.main.executableURL else { throw CommandFailure("cannot find the tender executable") }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve", "--port", "0", "--data", dataDirectory, "--close-interval", "0", "--log-level", "error"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let clock = ContinuousClock()
+        let started = clock.now
+        try process.run()
+        // The banner's first line names the URL; read it off the cooperative pool.
+        let banner: String = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var text = ""
+                while !text.contains("\n") {
+                    let chunk = output.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+                continuation.resume(returning: text)
+            }
+        }
+        let seconds = CommitBench.milliseconds(clock.now - started) / 1000
+        guard let url = banner.split(separator: "\n").first?.split(separator: " ").last, let port = URLComponents(string: String(url))?.port else {
+            process.terminate()
+            throw CommandFailure("tender serve did not start: \(banner.prefix(300))")
+        }
+        return ServerProcess(process: process, port: port, startSeconds: seconds)
+    }
+
+    /// The server's resident memory now (Linux; 0 elsewhere).
+    func residentBytes() -> Int {
+        guard let statm = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/statm", encoding: .utf8),
+              let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// Stops it as Ctrl-C does (it finishes what it committed) and waits for it.
+    func stop() {
+        process.interrupt()
+        process.waitUntilExit()
     }
 }

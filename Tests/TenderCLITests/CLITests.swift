@@ -179,17 +179,25 @@ struct CLITests {
         defer { temporary.remove() }
         let csv = temporary.file("scale.csv"), svg = temporary.file("scale.svg")
         let result = try Tender.run([
-            "bench", "scale", "--accounts", "1100,1500", "--payments", "200,300", "--transactions", "300",
+            "bench", "scale", "--accounts", "1100,1500", "--payments", "200,300", "--transactions", "300", "--requests", "600",
             "--directory", temporary.path, "--csv", csv, "--svg", svg,
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",") }
         #expect(rows.first?.first == "accounts" && rows.count == 3)
-        // Each step at its size, a new process's start and memory measured, commits made.
-        #expect(rows.dropFirst().map { "\($0[0]),\($0[1])" } == ["1100,200", "1500,300"])
+        // Each step at its size (every second bulk account with a trustline), a new process's
+        // load and memory measured, commits made, a server started and loaded over HTTP.
+        #expect(rows.dropFirst().map { "\($0[0]),\($0[2])" } == ["1100,200", "1500,300"])
+        #expect(rows.dropFirst().map { (Int($0[1]) ?? 0) >= (Int($0[0])! - 1000) / 2 } == [true, true])
+        let header = rows[0].map(String.init)
         for row in rows.dropFirst() {
-            #expect((Double(row[2]) ?? -1) >= 0 && (Int(row[3]) ?? 0) > 1_000_000 && (Double(row[4]) ?? 0) > 0, "\(row)")
+            let value = { (name: String) in Double(row[header.firstIndex(of: name)!]) ?? -1 }
+            #expect(value("load_seconds") >= 0 && value("resident_bytes") > 1_000_000 && value("bytes_per_account") > 0, "\(row)")
+            #expect(value("bytes_per_trustline") > 0 && value("commits_per_second") > 0 && value("serve_start_seconds") > 0, "\(row)")
+            #expect(value("posts_per_second") > 0 && value("gets_per_second") > 0 && value("serve_resident_bytes") > 1_000_000, "\(row)")
         }
+        // The data directory is gone unless kept.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("tender-scale-") }.isEmpty)
         let chart = try String(contentsOfFile: svg, encoding: .utf8)
         #expect(chart.hasPrefix("<svg") && chart.contains("polyline") && chart.contains(">1500<"))
         // The steps must ascend, and the first must hold more than the senders.
