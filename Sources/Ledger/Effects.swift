@@ -712,7 +712,7 @@ extension LedgerState {
             switch op.line {
             case .asset(let asset):
                 let key = TrustLineKey(source, asset)
-                return .trustLine(key, existed: trustLines.index(forKey: key) != nil)
+                return .trustLine(key, existed: trustLines.contains(key))
             case .poolShare(let parameters):
                 let key = PoolShareKey(source, parameters.poolID)
                 return .poolShare(key, existed: poolShares.index(forKey: key) != nil)
@@ -794,7 +794,7 @@ extension LedgerState {
     func meta(after probe: MetaProbe, source: AccountID) -> OperationMeta? {
         switch probe {
         case .signers(let before): return .signers(before: before, after: OperationMeta.signerWeights(accounts[source]))
-        case .trustLine(let key, let existed): return .entry(existedBefore: existed, existsAfter: trustLines.index(forKey: key) != nil)
+        case .trustLine(let key, let existed): return .entry(existedBefore: existed, existsAfter: trustLines.contains(key))
         case .poolShare(let key, let existed): return .entry(existedBefore: existed, existsAfter: poolShares.index(forKey: key) != nil)
         case .data(let key, let existed): return .entry(existedBefore: existed, existsAfter: data.index(forKey: key) != nil)
         case .sequence(let before): return .sequence(before: before, after: accounts[source]?.sequenceNumber ?? 0)

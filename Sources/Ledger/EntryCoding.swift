@@ -19,7 +19,7 @@ extension AccountEntry: XDRCodable {
         guard (1...3).contains(version) else { throw XDRError(.unknownDiscriminant, "account format version \(version) is not 1, 2 or 3") }
         self.init(accountID: try AccountID(xdr: &reader), balance: try reader.readInt64(), sequenceNumber: try reader.readInt64(), lastModifiedLedger: 0)
         numSubEntries = try reader.readUInt32()
-        var rare = AccountExtras.Fields()
+        var rare = AccountRareFields()
         rare.inflationDestination = try reader.readOptional(AccountID.self, "inflation destination")
         flags = try reader.readUInt32()
         rare.homeDomain = try reader.readVariableOpaque(maxLength: 32, "home domain")
@@ -116,13 +116,15 @@ extension TrustLineEntry: XDRCodable {
         let extended = try readSponsoredVersion(&reader, "trustline")
         self.init(accountID: try AccountID(xdr: &reader), asset: try Asset(xdr: &reader), balance: try reader.readInt64(),
                   limit: try reader.readInt64(), flags: try reader.readUInt32(), lastModifiedLedger: 0)
-        buyingLiabilities = try reader.readInt64()
-        sellingLiabilities = try reader.readInt64()
+        var rare = TrustLineRareFields()
+        rare.buyingLiabilities = try reader.readInt64()
+        rare.sellingLiabilities = try reader.readInt64()
         lastModifiedLedger = try reader.readUInt32()
         if extended {
-            sponsor = try reader.readOptional(AccountID.self, "sponsor")
-            liquidityPoolUseCount = try reader.readInt32("liquidity pool use count")
+            rare.sponsor = try reader.readOptional(AccountID.self, "sponsor")
+            rare.liquidityPoolUseCount = try reader.readInt32("liquidity pool use count")
         }
+        rareFields = rare
     }
 
     public func encode(to writer: inout XDRWriter) {

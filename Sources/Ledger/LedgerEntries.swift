@@ -39,135 +39,194 @@ public enum ThresholdLevel: Sendable {
     case low, medium, high
 }
 
-/// An account in the ledger.
+/// An account in the ledger: its id and its ``AccountBody``.
 ///
-/// What every account uses lives inline; what few use (signers, a home domain, an inflation
-/// destination, offers' liabilities, sponsorship) lives out of line in one shared, never-changed
-/// object, nil for most accounts: the whole state is held in memory, so an account's size is
-/// what ten million of them cost (issue 30).
-public struct AccountEntry: Hashable, Sendable {
+/// The state keeps accounts in an ``EntryTable`` by id, holding only the body beside the id it is
+/// filed under; this value puts them together. The whole state is held in memory, so an
+/// account's size is what ten million of them cost (issue 30).
+public struct AccountEntry: Hashable, Sendable, KeyedEntry {
     public var accountID: AccountID
-    /// Stroops of XLM.
-    public var balance: Int64
-    public var sequenceNumber: Int64
-    /// The close time of the last sequence number change (CAP-21).
-    public var sequenceTime: UInt64
-    private var extras: AccountExtras?
-    /// Trustlines, offers, data entries and signers.
-    public var numSubEntries: UInt32
-    public var flags: UInt32
-    public var thresholds: Thresholds
-    /// The ledger of the last sequence number change (CAP-21).
-    public var sequenceLedger: UInt32
-    public var lastModifiedLedger: UInt32
+    public var body: AccountBody
 
     public init(accountID: AccountID, balance: Int64, sequenceNumber: Int64, lastModifiedLedger: UInt32) {
         self.accountID = accountID
-        self.balance = balance
-        self.sequenceNumber = sequenceNumber
-        self.sequenceTime = 0
-        self.extras = nil
-        self.numSubEntries = 0
-        self.flags = 0
-        self.thresholds = Thresholds()
-        self.sequenceLedger = 0
-        self.lastModifiedLedger = lastModifiedLedger
+        body = AccountBody(balance: balance, sequenceNumber: sequenceNumber, lastModifiedLedger: lastModifiedLedger)
     }
 
-    /// The out-of-line fields, all at once (decoding sets them together).
-    var rareFields: AccountExtras.Fields {
-        get { extras?.fields ?? AccountExtras.Fields() }
-        set { extras = AccountExtras.make(newValue) }
+    public init(key: AccountID, body: AccountBody) {
+        accountID = key
+        self.body = body
+    }
+
+    public var key: AccountID { accountID }
+}
+
+/// What an account holds besides its id. What every account uses lives inline; what few use
+/// (signers, a home domain, an inflation destination, offers' liabilities, sponsorship) lives
+/// out of line in one shared, never-changed object, nil for most accounts.
+public struct AccountBody: Hashable, Sendable {
+    /// Stroops of XLM.
+    var balance: Int64
+    var sequenceNumber: Int64
+    var sequenceTime: UInt64
+    var rare: OutOfLine<AccountRareFields>?
+    var numSubEntries: UInt32
+    var flags: UInt32
+    var thresholds: Thresholds
+    var sequenceLedger: UInt32
+    var lastModifiedLedger: UInt32
+
+    init(balance: Int64, sequenceNumber: Int64, lastModifiedLedger: UInt32) {
+        self.balance = balance
+        self.sequenceNumber = sequenceNumber
+        sequenceTime = 0
+        rare = nil
+        numSubEntries = 0
+        flags = 0
+        thresholds = Thresholds()
+        sequenceLedger = 0
+        self.lastModifiedLedger = lastModifiedLedger
     }
 }
 
+/// An account's rarely used fields.
+struct AccountRareFields: RareFields {
+    var inflationDestination: AccountID?
+    var homeDomain: [UInt8] = []
+    var signers: [Signer] = []
+    var buyingLiabilities: Int64 = 0
+    var sellingLiabilities: Int64 = 0
+    var numSponsoring: UInt32 = 0
+    var numSponsored: UInt32 = 0
+    var sponsor: AccountID?
+    var signerSponsors: [SignerKey: AccountID] = [:]
+}
+
 extension AccountEntry {
+    /// Stroops of XLM.
+    public var balance: Int64 {
+        get { body.balance }
+        set { body.balance = newValue }
+    }
+
+    public var sequenceNumber: Int64 {
+        get { body.sequenceNumber }
+        set { body.sequenceNumber = newValue }
+    }
+
+    /// Trustlines, offers, data entries and signers.
+    public var numSubEntries: UInt32 {
+        get { body.numSubEntries }
+        set { body.numSubEntries = newValue }
+    }
+
+    public var flags: UInt32 {
+        get { body.flags }
+        set { body.flags = newValue }
+    }
+
+    public var thresholds: Thresholds {
+        get { body.thresholds }
+        set { body.thresholds = newValue }
+    }
+
+    /// The ledger and close time of the last sequence number change (CAP-21).
+    public var sequenceLedger: UInt32 {
+        get { body.sequenceLedger }
+        set { body.sequenceLedger = newValue }
+    }
+
+    public var sequenceTime: UInt64 {
+        get { body.sequenceTime }
+        set { body.sequenceTime = newValue }
+    }
+
+    public var lastModifiedLedger: UInt32 {
+        get { body.lastModifiedLedger }
+        set { body.lastModifiedLedger = newValue }
+    }
+
+    /// The out-of-line fields, all at once (decoding sets them together).
+    var rareFields: AccountRareFields {
+        get { body.rare?.fields ?? AccountRareFields() }
+        set { body.rare = OutOfLine.make(newValue) }
+    }
+
     public var inflationDestination: AccountID? {
-        get { extras?.fields.inflationDestination }
+        get { body.rare?.fields.inflationDestination }
         set { rareFields.inflationDestination = newValue }
     }
 
     public var homeDomain: [UInt8] {
-        get { extras?.fields.homeDomain ?? [] }
+        get { body.rare?.fields.homeDomain ?? [] }
         set { rareFields.homeDomain = newValue }
     }
 
     /// Sorted by key, at most 20.
     public var signers: [Signer] {
-        get { extras?.fields.signers ?? [] }
+        get { body.rare?.fields.signers ?? [] }
         set { rareFields.signers = newValue }
     }
 
     /// XLM reserved by this account's offers.
     public var buyingLiabilities: Int64 {
-        get { extras?.fields.buyingLiabilities ?? 0 }
+        get { body.rare?.fields.buyingLiabilities ?? 0 }
         set { rareFields.buyingLiabilities = newValue }
     }
 
     public var sellingLiabilities: Int64 {
-        get { extras?.fields.sellingLiabilities ?? 0 }
+        get { body.rare?.fields.sellingLiabilities ?? 0 }
         set { rareFields.sellingLiabilities = newValue }
     }
 
     /// Reserves this account pays for other accounts' entries (CAP-33).
     public var numSponsoring: UInt32 {
-        get { extras?.fields.numSponsoring ?? 0 }
+        get { body.rare?.fields.numSponsoring ?? 0 }
         set { rareFields.numSponsoring = newValue }
     }
 
     /// Reserves others pay for this account's entries (CAP-33).
     public var numSponsored: UInt32 {
-        get { extras?.fields.numSponsored ?? 0 }
+        get { body.rare?.fields.numSponsored ?? 0 }
         set { rareFields.numSponsored = newValue }
     }
 
     /// Whether another pays its own reserves or any of its signers'.
     public var hasSponsors: Bool {
-        guard let fields = extras?.fields else { return false }
+        guard let fields = body.rare?.fields else { return false }
         return fields.sponsor != nil || !fields.signerSponsors.isEmpty
     }
 
     /// The account paying this account's own two reserves, when another does (CAP-33).
     public var sponsor: AccountID? {
-        get { extras?.fields.sponsor }
+        get { body.rare?.fields.sponsor }
         set { rareFields.sponsor = newValue }
     }
 
     /// The accounts paying the reserves of some of its signers, by signer.
     public var signerSponsors: [SignerKey: AccountID] {
-        get { extras?.fields.signerSponsors ?? [:] }
+        get { body.rare?.fields.signerSponsors ?? [:] }
         set { rareFields.signerSponsors = newValue }
     }
 }
 
-/// An account's rarely used fields, never changed once made (a change makes a new one), so an
-/// ``AccountEntry`` holding one stays a value; nil in the account when all are at their defaults,
-/// so that equal accounts compare equal.
-final class AccountExtras: Hashable, Sendable {
-    struct Fields: Hashable, Sendable {
-        var inflationDestination: AccountID?
-        var homeDomain: [UInt8] = []
-        var signers: [Signer] = []
-        var buyingLiabilities: Int64 = 0
-        var sellingLiabilities: Int64 = 0
-        var numSponsoring: UInt32 = 0
-        var numSponsored: UInt32 = 0
-        var sponsor: AccountID?
-        var signerSponsors: [SignerKey: AccountID] = [:]
+/// Fields an entry keeps out of line because few entries use them: their defaults are what an
+/// entry without them has.
+protocol RareFields: Hashable, Sendable {
+    init()
+}
 
-        var isDefault: Bool {
-            inflationDestination == nil && homeDomain.isEmpty && signers.isEmpty && buyingLiabilities == 0 && sellingLiabilities == 0
-                && numSponsoring == 0 && numSponsored == 0 && sponsor == nil && signerSponsors.isEmpty
-        }
-    }
-
+/// An entry's rarely used fields, never changed once made (a change makes a new one), so an
+/// entry holding one stays a value; nil in the entry when all are at their defaults, so that
+/// equal entries compare equal.
+final class OutOfLine<Fields: RareFields>: Hashable, Sendable {
     let fields: Fields
 
     private init(_ fields: Fields) { self.fields = fields }
 
-    static func make(_ fields: Fields) -> AccountExtras? { fields.isDefault ? nil : AccountExtras(fields) }
+    static func make(_ fields: Fields) -> OutOfLine? { fields == Fields() ? nil : OutOfLine(fields) }
 
-    static func == (a: AccountExtras, b: AccountExtras) -> Bool { a === b || a.fields == b.fields }
+    static func == (a: OutOfLine, b: OutOfLine) -> Bool { a === b || a.fields == b.fields }
 
     func hash(into hasher: inout Hasher) { hasher.combine(fields) }
 }
@@ -183,40 +242,101 @@ public struct TrustLineKey: Hashable, Sendable {
     }
 }
 
-/// A trustline: how much of an issued asset an account holds and may hold.
-public struct TrustLineEntry: Hashable, Sendable {
-    public var accountID: AccountID
-    public var asset: Asset
-    public var balance: Int64
-    public var limit: Int64
-    public var flags: UInt32
-    public var buyingLiabilities: Int64
-    public var sellingLiabilities: Int64
-    /// The account paying its reserve, when not its holder (CAP-33).
-    public var sponsor: AccountID?
-    /// How many of its holder's pool-share trustlines are to pools of this asset (CAP-38): while
-    /// any is, it cannot be removed.
-    public var liquidityPoolUseCount: Int32
-    public var lastModifiedLedger: UInt32
+/// A trustline: how much of an issued asset an account holds and may hold; its key (holder and
+/// asset) and its ``TrustLineBody``, kept apart in the state's ``EntryTable`` as accounts are.
+public struct TrustLineEntry: Hashable, Sendable, KeyedEntry {
+    public var key: TrustLineKey
+    public var body: TrustLineBody
 
     public init(accountID: AccountID, asset: Asset, balance: Int64, limit: Int64, flags: UInt32, lastModifiedLedger: UInt32) {
-        self.accountID = accountID
-        self.asset = asset
-        self.balance = balance
-        self.limit = limit
-        self.flags = flags
-        self.buyingLiabilities = 0
-        self.sellingLiabilities = 0
-        self.sponsor = nil
-        self.liquidityPoolUseCount = 0
-        self.lastModifiedLedger = lastModifiedLedger
+        key = TrustLineKey(accountID, asset)
+        body = TrustLineBody(balance: balance, limit: limit, rare: nil, flags: flags, lastModifiedLedger: lastModifiedLedger)
     }
 
-    public var key: TrustLineKey { TrustLineKey(accountID, asset) }
+    public init(key: TrustLineKey, body: TrustLineBody) {
+        self.key = key
+        self.body = body
+    }
+
+    public var accountID: AccountID {
+        get { key.accountID }
+        set { key.accountID = newValue }
+    }
+
+    public var asset: Asset {
+        get { key.asset }
+        set { key.asset = newValue }
+    }
+
+    public var balance: Int64 {
+        get { body.balance }
+        set { body.balance = newValue }
+    }
+
+    public var limit: Int64 {
+        get { body.limit }
+        set { body.limit = newValue }
+    }
+
+    public var flags: UInt32 {
+        get { body.flags }
+        set { body.flags = newValue }
+    }
+
+    public var lastModifiedLedger: UInt32 {
+        get { body.lastModifiedLedger }
+        set { body.lastModifiedLedger = newValue }
+    }
+
+    public var buyingLiabilities: Int64 {
+        get { body.rare?.fields.buyingLiabilities ?? 0 }
+        set { rareFields.buyingLiabilities = newValue }
+    }
+
+    public var sellingLiabilities: Int64 {
+        get { body.rare?.fields.sellingLiabilities ?? 0 }
+        set { rareFields.sellingLiabilities = newValue }
+    }
+
+    /// The account paying its reserve, when not its holder (CAP-33).
+    public var sponsor: AccountID? {
+        get { body.rare?.fields.sponsor }
+        set { rareFields.sponsor = newValue }
+    }
+
+    /// How many of its holder's pool-share trustlines are to pools of this asset (CAP-38): while
+    /// any is, it cannot be removed.
+    public var liquidityPoolUseCount: Int32 {
+        get { body.rare?.fields.liquidityPoolUseCount ?? 0 }
+        set { rareFields.liquidityPoolUseCount = newValue }
+    }
+
+    var rareFields: TrustLineRareFields {
+        get { body.rare?.fields ?? TrustLineRareFields() }
+        set { body.rare = OutOfLine.make(newValue) }
+    }
     public var isAuthorized: Bool { flags & TrustLineFlags.authorized != 0 }
     public var isAuthorizedToMaintainLiabilities: Bool {
         flags & (TrustLineFlags.authorized | TrustLineFlags.authorizedToMaintainLiabilities) != 0
     }
+}
+
+/// What a trustline holds besides its key; offers' liabilities, a sponsor and pool uses, which
+/// few trustlines have, out of line.
+public struct TrustLineBody: Hashable, Sendable {
+    var balance: Int64
+    var limit: Int64
+    var rare: OutOfLine<TrustLineRareFields>?
+    var flags: UInt32
+    var lastModifiedLedger: UInt32
+}
+
+/// A trustline's rarely used fields.
+struct TrustLineRareFields: RareFields {
+    var buyingLiabilities: Int64 = 0
+    var sellingLiabilities: Int64 = 0
+    var sponsor: AccountID?
+    var liquidityPoolUseCount: Int32 = 0
 }
 
 /// Identifies a data entry: the account and the name.

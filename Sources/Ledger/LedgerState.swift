@@ -7,8 +7,8 @@ import StellarBase
 /// ``savepoint()`` and either keep going or ``rollback(to:)``.
 public struct LedgerState: Sendable {
     public private(set) var header: LedgerHeader
-    public private(set) var accounts: [AccountID: AccountEntry] = [:]
-    public private(set) var trustLines: [TrustLineKey: TrustLineEntry] = [:]
+    public private(set) var accounts = EntryTable<AccountEntry>()
+    public private(set) var trustLines = EntryTable<TrustLineEntry>()
     public private(set) var offers: [Int64: LedgerOffer] = [:]
     public private(set) var data: [DataKey: DataEntry] = [:]
     public private(set) var claimableBalances: [ClaimableBalanceID: ClaimableBalanceEntry] = [:]
@@ -92,8 +92,8 @@ public struct LedgerState: Sendable {
         trustLines.reserveCapacity(lines)
     }
 
-    mutating func restore(account: AccountEntry) { accounts[account.accountID] = account }
-    mutating func restore(trustLine: TrustLineEntry) { trustLines[trustLine.key] = trustLine }
+    mutating func restore(account: AccountEntry) { accounts.update(account) }
+    mutating func restore(trustLine: TrustLineEntry) { trustLines.update(trustLine) }
     mutating func restore(offer: LedgerOffer) { replaceOffer(offer.entry.offerID, with: offer) }
     mutating func restore(data item: DataEntry) { data[DataKey(item.accountID, item.name)] = item }
     mutating func restore(claimableBalance entry: ClaimableBalanceEntry) { claimableBalances[entry.id] = entry }
@@ -114,7 +114,7 @@ public struct LedgerState: Sendable {
     public mutating func setAccount(_ entry: AccountEntry) {
         var entry = entry
         entry.lastModifiedLedger = header.sequence
-        journal.append(.account(entry.accountID, accounts.updateValue(entry, forKey: entry.accountID)))
+        journal.append(.account(entry.accountID, accounts.update(entry)))
     }
 
     /// Changes an existing account in place when `change` returns true: one lookup and one
@@ -123,18 +123,18 @@ public struct LedgerState: Sendable {
     /// - Returns: false when there is no such account or `change` declined.
     @inline(__always)
     mutating func modifyAccount(_ id: AccountID, _ change: (inout AccountEntry) -> Bool) -> Bool {
-        guard let index = accounts.index(forKey: id) else { return false }
-        journal.append(.account(id, accounts.values[index]))
-        guard change(&accounts.values[index]) else {
-            journal.removeLast()
-            return false
-        }
-        accounts.values[index].lastModifiedLedger = header.sequence
+        let sequence = header.sequence
+        guard let old = accounts.modify(id, { entry in
+            guard change(&entry) else { return false }
+            entry.lastModifiedLedger = sequence
+            return true
+        }) else { return false }
+        journal.append(.account(id, old))
         return true
     }
 
     public mutating func removeAccount(_ id: AccountID) {
-        journal.append(.account(id, accounts.removeValue(forKey: id)))
+        journal.append(.account(id, accounts.remove(id)))
     }
 
     // MARK: Trustlines
@@ -146,11 +146,11 @@ public struct LedgerState: Sendable {
     public mutating func setTrustLine(_ entry: TrustLineEntry) {
         var entry = entry
         entry.lastModifiedLedger = header.sequence
-        journal.append(.trustLine(entry.key, trustLines.updateValue(entry, forKey: entry.key)))
+        journal.append(.trustLine(entry.key, trustLines.update(entry)))
     }
 
     public mutating func removeTrustLine(_ key: TrustLineKey) {
-        journal.append(.trustLine(key, trustLines.removeValue(forKey: key)))
+        journal.append(.trustLine(key, trustLines.remove(key)))
     }
 
     // MARK: Offers

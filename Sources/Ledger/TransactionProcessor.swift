@@ -203,7 +203,7 @@ extension LedgerState {
             let opSource = op.sourceAccount?.accountID ?? source
             let before = savepoint()
             // An earlier operation may have merged the source away.
-            let exists = accounts.index(forKey: opSource) != nil
+            let exists = accounts.contains(opSource)
             let probe = exists ? metaProbe(op.body, source: opSource) : nil
             let sponsoring = sponsoringChanges, pooling = poolChangeCount
             let result = exists ? applyOperation(op.body, source: opSource, index: index, of: tx) : .outer(.noAccount)

@@ -418,24 +418,23 @@ struct LoadBench: AsyncParsableCommand {
         } else {
             print(String(format: "%d accounts, %d trustlines loaded in %.2f s; resident memory %.0f MB", state.accounts.count, state.trustLines.count, seconds, Double(resident) / 1_048_576))
             print(String(format: "the state's tables: %.0f bytes an account, %.0f a trustline (slots, keys and entries; out-of-line parts of the few accounts with signers or sponsors not counted)", account, line))
+            print("a slot: account id \(MemoryLayout<AccountID>.stride) + account \(MemoryLayout<AccountBody>.stride) bytes; trustline key \(MemoryLayout<TrustLineKey>.stride) + trustline \(MemoryLayout<TrustLineBody>.stride) bytes; \(state.accounts.slots) and \(state.trustLines.slots) slots")
         }
     }
 
     /// The accounts table's bytes over its accounts: every slot of the hash table (it keeps
-    /// room to grow) holds a key and an entry, plus a bit of its occupancy map.
+    /// room to grow) holds an id and an account's body, plus a bit of its occupancy map.
     static func bytesPerAccount(_ state: LedgerState) -> Double {
-        tableBytes(capacity: state.accounts.capacity, count: state.accounts.count,
-                   MemoryLayout<AccountID>.stride + MemoryLayout<AccountEntry>.stride)
+        tableBytes(slots: state.accounts.slots, count: state.accounts.count, MemoryLayout<AccountID>.stride + MemoryLayout<AccountBody>.stride)
     }
 
     /// The same for trustlines (the asset code's own small array on the heap not counted).
     static func bytesPerTrustLine(_ state: LedgerState) -> Double {
-        tableBytes(capacity: state.trustLines.capacity, count: state.trustLines.count,
-                   MemoryLayout<TrustLineKey>.stride + MemoryLayout<TrustLineEntry>.stride)
+        tableBytes(slots: state.trustLines.slots, count: state.trustLines.count, MemoryLayout<TrustLineKey>.stride + MemoryLayout<TrustLineBody>.stride)
     }
 
-    static func tableBytes(capacity: Int, count: Int, _ slot: Int) -> Double {
-        count == 0 ? 0 : Double(capacity) * (Double(slot) + 0.125) / Double(count)
+    static func tableBytes(slots: Int, count: Int, _ slot: Int) -> Double {
+        count == 0 ? 0 : Double(slots) * (Double(slot) + 0.125) / Double(count)
     }
 }
 
