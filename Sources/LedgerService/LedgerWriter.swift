@@ -104,6 +104,8 @@ public actor LedgerWriter {
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> UInt64
     private var state: LedgerState
+    /// The accounts the ledger being committed changed: memory is ahead of the disk for them.
+    private var uncommitted: Set<AccountID> = []
     private var machine: LedgerWriterStateMachine<Reply>
     private let wakeUps: AsyncStream<WakeUp>
     private let wakeUp: AsyncStream<WakeUp>.Continuation
@@ -145,6 +147,14 @@ public actor LedgerWriter {
     /// test anchor read their sequence numbers here; Horizon's reads use the store and the
     /// published snapshots).
     public func read<T: Sendable>(_ body: @Sendable (LedgerState) -> T) -> T { body(state) }
+
+    /// An account as the last committed ledger left it, read from memory when memory holds that:
+    /// always, except for the accounts of a ledger applied but still being committed (then
+    /// ``CommittedAccount/unknown``: read the store, which has the committed one).
+    public func committedAccount(_ id: AccountID) -> CommittedAccount {
+        guard !uncommitted.contains(id) else { return .unknown }
+        return state.account(id).map { .entry($0) } ?? .missing
+    }
 
     /// Submits a transaction and returns once its ledger is committed, or at once if it is
     /// refused. The same transaction submitted again gets the stored result.
@@ -344,8 +354,10 @@ public actor LedgerWriter {
         }
         answer(machine.ledgerClosed(closed))
         let commitStarted = ContinuousClock.now
+        uncommitted = Set(closed.changes.accounts.keys)
         do {
             try await store.commit(closed)
+            uncommitted = []
         } catch {
             // Memory is now ahead of the disk: stop for good. A restart reloads the last
             // committed ledger, which does not hold these transactions; none was answered as applied.
@@ -368,6 +380,15 @@ public actor LedgerWriter {
             "ledger.commit_duration": "\(committed - commitStarted)",
         ])
     }
+}
+
+/// What memory knows of an account's committed state.
+public enum CommittedAccount: Sendable, Equatable {
+    case entry(AccountEntry)
+    /// No such account in the committed ledger.
+    case missing
+    /// Memory is ahead of the disk for it: read the store.
+    case unknown
 }
 
 /// Resumes a submitter's continuation once: with the writer's answer, or with a cancellation

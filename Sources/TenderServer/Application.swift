@@ -125,10 +125,14 @@ struct ReadParts {
     let accountCache: AccountCache
     let metrics: ServerMetrics
 
-    init(_ configuration: TenderConfiguration, reader: any LedgerReader, commits: LedgerCommits, metrics: ServerMetrics, logger: Logger) {
+    init(
+        _ configuration: TenderConfiguration, reader: any LedgerReader, commits: LedgerCommits, metrics: ServerMetrics, logger: Logger,
+        committedAccount: (@Sendable (AccountID) async -> CommittedAccount)? = nil
+    ) {
         let router = Router()
         let accountCache = AccountCache(commits: commits)
         let horizon = HorizonRoutes(reader: reader, commits: commits, configuration: configuration, logger: logger, accountCache: accountCache, metrics: metrics,
+            committedAccount: committedAccount,
             pathFinding: configuration.maxPathFindingRequests > 0
                 ? PathFindingLimiter(rate: configuration.maxPathFindingRequests, maxWait: configuration.pathFindingMaxWait, clock: ContinuousClock())
                 : nil)
@@ -239,7 +243,12 @@ struct LeaderParts {
 
         // Horizon's reads: from the store and the writer's commits, or (a cluster node reading
         // a hot standby) from the standby and the ledgers it has replayed.
-        let reads = ReadParts(configuration, reader: reading?.reader ?? store, commits: reading?.commits ?? writer.commits, metrics: metrics, logger: logger)
+        // Accounts come from the writer's memory when the reads are of its own store (a hot
+        // standby lags, and its answers must not go back after memory's).
+        let memory: (@Sendable (AccountID) async -> CommittedAccount)? = reading == nil ? { @Sendable id in await writer.committedAccount(id) } : nil
+        let reads = ReadParts(
+            configuration, reader: reading?.reader ?? store, commits: reading?.commits ?? writer.commits, metrics: metrics, logger: logger,
+            committedAccount: memory)
         let router = reads.router
         let horizon = reads.horizon
         TransactionRoutes(writer: writer, horizon: horizon, history: store, timeout: configuration.submissionTimeout).register(on: router)

@@ -22,11 +22,25 @@ struct HorizonRoutes: Sendable {
     let logger: Logger
     let accountCache: AccountCache
     let metrics: ServerMetrics
+    /// An account as committed, from the writer's memory where it knows it (nil on a node
+    /// without a writer of its own store): the store is read only for what memory cannot give.
+    var committedAccount: (@Sendable (AccountID) async -> CommittedAccount)?
     /// Paces path searches when ``TenderConfiguration/maxPathFindingRequests`` is set.
     let pathFinding: PathFindingLimiter<ContinuousClock>?
 
     /// How long a quiet stream waits before sending a keep-alive comment.
     static let streamKeepAlive: Duration = .seconds(10)
+
+    /// An account as `GET /accounts/{id}` shows it: from memory when it has no subentries
+    /// (nothing else to read), else from the store. Memory holds the whole state, so this read
+    /// costs the same at ten million accounts as at ten; the store's grows with its indexes.
+    func account(_ id: AccountID) async throws -> AccountRecord? {
+        switch await committedAccount?(id) ?? .unknown {
+        case .entry(let entry) where entry.numSubEntries == 0: AccountRecord(account: entry, trustLines: [], data: [])
+        case .missing: nil
+        case .entry, .unknown: try await reader.account(id)
+        }
+    }
 
     func register(on router: Router<BasicRequestContext>) {
         router.get("/accounts/:account") { request, context in
@@ -35,7 +49,7 @@ struct HorizonRoutes: Sendable {
                 if let body = accountCache.body(for: address, base: resources.base) { return json(body) }
                 let id = try HorizonQuery.accountID(address, field: "account_id")
                 let readAt = commits.latest
-                guard let record = try await reader.account(id) else { throw ProblemError(.notFound) }
+                guard let record = try await account(id) else { throw ProblemError(.notFound) }
                 let body = ByteBuffer(bytes: resources.account(record).compactBytes())
                 accountCache.store(body, for: id.strKey, base: resources.base, readAt: readAt)
                 return json(body)

@@ -209,6 +209,34 @@ struct LedgerWriterTests {
         #expect(try await SQLiteLedgerStore(path: path).transaction(hash: hash)?.result.isSuccess == true)
     }
 
+    @Test func memoryAnswersForCommittedAccountsOnlyWhileALedgerIsBeingCommitted() async throws {
+        let gated = GatedStore(try SQLiteLedgerStore(path: path))
+        let writer = try await writer(store: gated)
+        try await writer.running {
+            let rootSequence = await writer.read { $0.account(root.accountID)!.sequenceNumber }
+            let rootBefore = await writer.read { $0.account(root.accountID)! }
+            #expect(await writer.committedAccount(root.accountID) == .entry(rootBefore))
+            let (keys, create) = createAccounts(2, sequence: rootSequence)
+            gated.hold()
+            async let answer = writer.submit(create)
+            // The ledger is applied in memory and waits at the store: memory is ahead for the
+            // accounts it changed, so it does not answer for them; for the others it does.
+            await gated.waitUntilHeld()
+            #expect(await writer.read { $0.account(keys[0].accountID) } != nil)
+            #expect(await writer.committedAccount(keys[0].accountID) == .unknown)
+            #expect(await writer.committedAccount(root.accountID) == .unknown)
+            #expect(await writer.committedAccount(keys[1].accountID) == .unknown)
+            let stranger = try KeyPair(seed: Array(repeating: 77, count: 32)).accountID
+            #expect(await writer.committedAccount(stranger) == .missing)
+            gated.release()
+            guard case .applied = try await answer else { Issue.record("not applied"); return }
+            // Committed: memory answers again, the same as the store.
+            let stored = try await SQLiteLedgerStore(path: path).account(keys[0].accountID)?.account
+            #expect(await writer.committedAccount(keys[0].accountID) == stored.map { .entry($0) })
+            #expect(await writer.committedAccount(root.accountID) != .entry(rootBefore))
+        }
+    }
+
     @Test func batchLimitsAreCheckedWhereTheWriterIsConfigured() throws {
         for limit in [0, -1, 1 << 20, Int.max, Int.min] {
             #expect(throws: LedgerWriterError.self) { try LedgerWriter.Configuration(network: .standalone, batchLimit: limit) }
@@ -234,6 +262,56 @@ final class FailingStore: LedgerStore, @unchecked Sendable {
     func transaction(hash: Bytes32) async throws -> StoredTransaction? { try await store.transaction(hash: hash) }
     func commit(_ ledger: ClosedLedger) async throws {
         if lock.withLock({ failing }) { throw Failure() }
+        try await store.commit(ledger)
+    }
+}
+
+/// A store whose commits can be held at the door until released.
+final class GatedStore: LedgerStore, @unchecked Sendable {
+    private let store: SQLiteLedgerStore
+    private let lock = NSLock()
+    private var holding = false
+    private var held: CheckedContinuation<Void, Never>?
+    private var watcher: CheckedContinuation<Void, Never>?
+
+    init(_ store: SQLiteLedgerStore) { self.store = store }
+
+    func hold() { lock.withLock { holding = true } }
+
+    /// Returns once a commit is waiting.
+    func waitUntilHeld() async {
+        await withCheckedContinuation { continuation in
+            let ready = lock.withLock { () -> Bool in
+                if held != nil { return true }
+                watcher = continuation
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let waiting = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            holding = false
+            defer { held = nil }
+            return held
+        }
+        waiting?.resume()
+    }
+
+    func loadState() async throws -> LedgerState? { try await store.loadState() }
+    func transaction(hash: Bytes32) async throws -> StoredTransaction? { try await store.transaction(hash: hash) }
+    func commit(_ ledger: ClosedLedger) async throws {
+        if lock.withLock({ holding }) {
+            await withCheckedContinuation { continuation in
+                let watching = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+                    held = continuation
+                    defer { watcher = nil }
+                    return watcher
+                }
+                watching?.resume()
+            }
+        }
         try await store.commit(ledger)
     }
 }
