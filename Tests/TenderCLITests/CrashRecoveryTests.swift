@@ -25,20 +25,29 @@ struct CrashRecoveryTests {
         return (response as! HTTPURLResponse).statusCode
     }
 
+    /// A new network by default; with `TENDER_CRASH_DATA` set, that data directory as it is (a
+    /// network grown by `tender bench scale --keep`: the drill at the largest size, see
+    /// `Benchmarks/crash-at-scale.sh`), which it leaves in place.
     @Test func everyAnsweredPaymentSurvivesKillMinus9() async throws {
         let temporary = TemporaryDirectory("crash")
         defer { temporary.remove() }
-        let data = temporary.path
-        defer { try? FileManager.default.removeItem(atPath: data) }
+        let grown = ProcessInfo.processInfo.environment["TENDER_CRASH_DATA"]
+        let data = grown ?? temporary.path
+        // A grown network takes its time to load.
+        let startTimeout: TimeInterval = grown == nil ? 30 : 900
         let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0"])
         defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
-        let base = try await server.waitForURL()
+        let base = try await server.waitForURL(timeout: startTimeout)
 
         let root = LedgerState.rootKeyPair(network: Self.network)
-        let payers = (0..<100).map { try! KeyPair(seed: [UInt8($0), 0xC4] + Array(repeating: 1, count: 30)) }
+        // New payers each run, so a grown network can be drilled again.
+        var generator = SystemRandomNumberGenerator()
+        let payers = (0..<100).map { _ in try! KeyPair(seed: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        let (rootBody, _) = try await URLSession.shared.data(from: URL(string: base + "/accounts/\(root.accountID.strKey)")!)
+        let rootAccount = try #require(try JSONSerialization.jsonObject(with: rootBody) as? [String: Any])
+        let rootSequence = try #require((rootAccount["sequence"] as? String).flatMap { Int64($0) })
         let create = Transaction(
-            // The root's first sequence number created the test anchor's issuers.
-            sourceAccount: .ed25519(root.accountID), fee: 100 * 100, sequenceNumber: 2,
+            sourceAccount: .ed25519(root.accountID), fee: 100 * 100, sequenceNumber: rootSequence + 1,
             operations: payers.map { StellarBase.Operation(.createAccount(CreateAccountOperation(destination: $0.accountID, startingBalance: 1000 * Amount.stroopsPerUnit))) })
         #expect(try await post(base, create.signed(by: [root], on: Self.network)) == 200)
         // Every payer starts at the sequence number of the ledger that created it.
@@ -86,7 +95,7 @@ struct CrashRecoveryTests {
 
         // Restart on the same data: it must come up and serve the committed ledger.
         let restarted = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0"])
-        let restartedURL = try await restarted.waitForURL()
+        let restartedURL = try await restarted.waitForURL(timeout: startTimeout)
         let (body, _) = try await URLSession.shared.data(from: URL(string: restartedURL + "/")!)
         let root_ = try JSONSerialization.jsonObject(with: body) as! [String: Any]
         #expect((root_["history_latest_ledger"] as? Int ?? 0) >= 4)

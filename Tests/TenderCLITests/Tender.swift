@@ -13,6 +13,8 @@ enum Tender {
     }
 
     static var executable: URL {
+        // Another build's binary when asked (a release build for the drills at scale).
+        if let path = ProcessInfo.processInfo.environment["TENDER_EXECUTABLE"] { return URL(fileURLWithPath: path) }
         // The test bundle lives in the products directory, beside the executable.
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("tender").path), directory.path != "/" {
@@ -80,10 +82,10 @@ enum Tender {
 
         /// The base URL printed in the banner. A server that prints none within 30 seconds is
         /// terminated, which ends its output and fails the wait.
-        func waitForURL() async throws -> String {
+        func waitForURL(timeout: TimeInterval = 30) async throws -> String {
             let process = self.process
             let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
             defer { watchdog.cancel() }
             let handle = output.fileHandleForReading
             let url: String? = await withCheckedContinuation { continuation in
