@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Issue 30's series, first part: a SQLite network grown step by step (accounts in bulk, signed
-# payments in history), and at each size the start-up time, resident memory, end-to-end commit
-# rate and p99, and an account's payments p99. Leaves the table on stdout and the series in
-# docs/scale.csv and docs/scale.svg.
+# Issue 30's series: a SQLite network grown step by step (accounts in bulk, every second one with
+# a trustline; signed payments in history), and at each size: a new process's load time and
+# resident memory (bytes per account and per trustline), the end-to-end commit rate and p99,
+# `tender serve` started on it (time until it listens) with POST /transactions and
+# GET /accounts/{id} over HTTP and its memory after, an account's payments p99, the database's
+# size. Leaves the table on stdout and the series in docs/scale.csv and docs/scale.svg.
 # Usage: Benchmarks/scale.sh [ACCOUNTS [PAYMENTS]]   (comma-separated steps)
+#   the documented series: Benchmarks/scale.sh 10000,100000,1000000,10000000 10000,100000,1000000,10000000
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ACCOUNTS="${1:-10000,100000,1000000}"
 PAYMENTS="${2:-10000,100000,1000000}"
 swift build -c release --product tender >/dev/null
-.build/release/tender bench scale --accounts "$ACCOUNTS" --payments "$PAYMENTS" --transactions 20000 \
+.build/release/tender bench scale --accounts "$ACCOUNTS" --payments "$PAYMENTS" --transactions 20000 --requests 20000 \
   --csv docs/scale.csv --svg docs/scale.svg
