@@ -4,6 +4,7 @@ import Foundation
 import Ledger
 import LedgerService
 import Logging
+import PostgresStore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -41,6 +42,9 @@ struct ScaleBench: AsyncParsableCommand {
 
     @Option(help: "Requests of each kind over HTTP at each step (POST /transactions, GET /accounts/{id}); 0 skips the server.")
     var requests = 20_000
+
+    @Option(help: "An empty PostgreSQL database to grow instead of a SQLite file (postgres://user@host:port/database); the server then runs on it.")
+    var database: String?
 
     @Option(help: "Directory for the network's data directory.")
     var directory = NSTemporaryDirectory()
@@ -88,8 +92,12 @@ struct ScaleBench: AsyncParsableCommand {
         defer { if !keep { try? FileManager.default.removeItem(atPath: dataDirectory) } }
         let senders = (0..<Self.senders).map { Self.sender($0) }
         var (state, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: Self.now())
-        var store: SQLiteLedgerStore? = try SQLiteLedgerStore(path: path)
-        try await store!.commit(first)
+        let location = database ?? path
+        var store: Opened? = try await Self.open(location)
+        if database != nil, try await store!.store.latestLedgerSequence() != nil {
+            throw CommandFailure("the database already holds a ledger; give an empty one")
+        }
+        try await store!.store.commit(first)
         var filledAccounts = 0, filledPayments = 0
         var rng = SystemRandomNumberGenerator()
         var rows: [Row] = []
@@ -99,7 +107,7 @@ struct ScaleBench: AsyncParsableCommand {
             while filledAccounts < targetAccounts {
                 let batch = min(10_000, targetAccounts - filledAccounts)
                 let ids = (filledAccounts..<(filledAccounts + batch)).map { $0 < Self.senders ? senders[$0].accountID : Self.bulkAccount($0) }
-                try await store!.commit(try Self.fund(ids, firstIndex: filledAccounts, in: &state))
+                try await store!.store.commit(try Self.fund(ids, firstIndex: filledAccounts, in: &state))
                 filledAccounts += batch
             }
             while filledPayments < targetPayments {
@@ -107,18 +115,21 @@ struct ScaleBench: AsyncParsableCommand {
                 let closed = try state.closeLedger(
                     Self.payments(batch, from: senders, startingAt: filledPayments, accounts: filledAccounts, in: state, rng: &rng), closeTime: Self.now())
                 guard closed.transactions.allSatisfy({ $0.application.result.code == .success }) else { throw CommandFailure("a history payment failed") }
-                try await store!.commit(closed)
+                try await store!.store.commit(closed)
                 filledPayments += batch
             }
             var row = Row(accounts: filledAccounts, trustLines: state.trustLines.count, payments: filledPayments)
             state = LedgerState(header: state.header)
+            store?.close()
             store = nil
             // What `tender serve` does first, in a new process: open the database and load the state.
-            row.load = try Self.loadInAnotherProcess(path)
+            row.load = try Self.loadInAnotherProcess(location)
             let clock = ContinuousClock()
             // Commits end to end on the grown database.
             do {
-                let reopened = try SQLiteLedgerStore(path: path)
+                let opened = try await Self.open(location)
+                defer { opened.close() }
+                let reopened = opened.store
                 let writer = try await LedgerWriter(
                     store: reopened, configuration: .init(network: .standalone, closeInterval: .zero, batchLimit: 1000),
                     logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }), now: { Self.now() })
@@ -140,12 +151,18 @@ struct ScaleBench: AsyncParsableCommand {
             }
             // The server on the grown database: its start, the two HTTP rates, its memory.
             if requests > 0 {
-                let sequences = try await SQLiteLedgerStore(path: path).loadState()!
-                let server = try await ServerProcess.start(dataDirectory: dataDirectory)
+                // The senders' sequence numbers as committed (not the whole state).
+                var sequences: [AccountID: Int64] = [:]
+                do {
+                    let opened = try await Self.open(location)
+                    defer { opened.close() }
+                    for sender in senders { sequences[sender.accountID] = try await opened.store.account(sender.accountID)?.account.sequenceNumber }
+                }
+                let server = try await ServerProcess.start(dataDirectory: dataDirectory, database: database)
                 row.serveSeconds = server.startSeconds
                 do {
                     let submit = try await Self.submit(
-                        requests, from: senders, sequences: { sequences.account($0)!.sequenceNumber }, accounts: filledAccounts, port: server.port, rng: &rng)
+                        requests, from: senders, sequences: { sequences[$0]! }, accounts: filledAccounts, port: server.port, rng: &rng)
                     (row.submitRate, row.submitP99) = (submit.rate, submit.p99)
                     let read = try await Self.read(requests, accounts: filledAccounts, port: server.port, rng: &rng)
                     (row.readRate, row.readP99) = (read.rate, read.p99)
@@ -156,13 +173,15 @@ struct ScaleBench: AsyncParsableCommand {
                 }
                 server.stop()
             }
-            row.databaseBytes = ["", "-wal"].reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: path + $1)[.size] as? Int) ?? 0) }
+            row.databaseBytes = try await Self.databaseBytes(location)
             rows.append(row)
             print(Self.line(row))
             // The next step grows the state as the writer and the server left it.
-            let reopened = try SQLiteLedgerStore(path: path)
-            state = try await reopened.loadState()!
-            store = reopened
+            if targetAccounts != accountSteps.last {
+                let reopened = try await Self.open(location)
+                state = try await reopened.store.loadState()!
+                store = reopened
+            }
         }
         print("on \(ProcessInfo.processInfo.activeProcessorCount) cores; load and resident memory: a new process opening the database and loading the state (`tender bench load`); serve: `tender serve` on it, until it listens, and its memory after the HTTP load")
         if keep { print("data directory kept: \(dataDirectory)") }
@@ -243,6 +262,28 @@ struct ScaleBench: AsyncParsableCommand {
         var residentBytes: Int
         var accountBytes: Double
         var trustLineBytes: Double
+    }
+
+    /// A ledger store on SQLite file or a PostgreSQL URL, and how to let it go.
+    struct Opened {
+        let store: any LedgerStore & LedgerReader
+        let close: @Sendable () -> Void
+    }
+
+    static func open(_ location: String) async throws -> Opened {
+        guard location.hasPrefix("postgres") else { return Opened(store: try SQLiteLedgerStore(path: location), close: {}) }
+        let database = try PostgresStore.PostgresDatabase(url: location, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
+        return Opened(store: try await PostgresLedgerStore(database), close: { database.shutdown() })
+    }
+
+    /// The database's size: the SQLite file and its WAL, or PostgreSQL's own count.
+    static func databaseBytes(_ location: String) async throws -> Int {
+        guard location.hasPrefix("postgres") else {
+            return ["", "-wal"].reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: location + $1)[.size] as? Int) ?? 0) }
+        }
+        let database = try PostgresStore.PostgresDatabase(url: location, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
+        defer { database.shutdown() }
+        return try await database.rows("SELECT pg_database_size(current_database())") { Int(try $0.decode(Int64.self)) }.first ?? 0
     }
 
     /// Runs `tender bench load` on `path` in a new process.
@@ -398,18 +439,19 @@ struct LoadBench: AsyncParsableCommand {
         abstract: "Open a SQLite ledger database and load its state: the time taken and the resident memory after."
     )
 
-    @Option(help: "The SQLite ledger database.")
+    @Option(help: "The SQLite ledger database, or a PostgreSQL URL (postgres://user@host:port/database).")
     var database: String
 
     @Flag(help: "Print only seconds,resident bytes.")
     var csv = false
 
     func run() async throws {
-        guard FileManager.default.fileExists(atPath: database) else { throw CommandFailure("no database at \(database)") }
+        guard database.hasPrefix("postgres") || FileManager.default.fileExists(atPath: database) else { throw CommandFailure("no database at \(database)") }
         let clock = ContinuousClock()
         let started = clock.now
-        let store = try SQLiteLedgerStore(path: database)
-        guard let state = try await store.loadState() else { throw CommandFailure("the database holds no ledger") }
+        let store = try await ScaleBench.open(database)
+        defer { store.close() }
+        guard let state = try await store.store.loadState() else { throw CommandFailure("the database holds no ledger") }
         let seconds = CommitBench.milliseconds(clock.now - started) / 1000
         let resident = ScaleBench.residentBytes()
         let (account, line) = (Self.bytesPerAccount(state), Self.bytesPerTrustLine(state))
@@ -445,11 +487,12 @@ struct ServerProcess {
     /// From starting the process to its banner (it listens once the state is loaded).
     let startSeconds: Double
 
-    static func start(dataDirectory: String) async throws -> ServerProcess {
+    static func start(dataDirectory: String, database: String? = nil) async throws -> ServerProcess {
         guard let executable = Bundle.main.executableURL else { throw CommandFailure("cannot find the tender executable") }
         let process = Process()
         process.executableURL = executable
         process.arguments = ["serve", "--port", "0", "--data", dataDirectory, "--close-interval", "0", "--log-level", "error"]
+            + (database.map { ["--database", $0] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -206,6 +206,29 @@ struct CLITests {
         #expect(try Tender.run(["bench", "load", "--database", temporary.file("none.sqlite")]).status != 0)
     }
 
+    /// The same series grown in PostgreSQL: the store, `bench load` and the server all on it.
+    @Test func theScaleBenchmarkRunsOnPostgreSQL() async throws {
+        let postgres = try await TemporaryPostgres.start()
+        let temporary = TemporaryDirectory("scale-bench-postgres")
+        defer { temporary.remove() }
+        let csv = temporary.file("scale.csv")
+        let result = try Tender.run([
+            "bench", "scale", "--accounts", "1100", "--payments", "200", "--transactions", "300", "--requests", "300",
+            "--directory", temporary.path, "--database", postgres.url, "--csv", csv,
+        ])
+        // A database that already holds a ledger is refused.
+        let again = try Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--directory", temporary.path, "--database", postgres.url])
+        await postgres.stop()
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        let header = rows[0], row = rows[1]
+        let value = { (name: String) in Double(row[header.firstIndex(of: name)!]) ?? -1 }
+        #expect(value("accounts") == 1100 && value("trustlines") >= 50 && value("posts_per_second") > 0 && value("gets_per_second") > 0, "\(row)")
+        // PostgreSQL's own size of the database, well above an empty one's few megabytes.
+        #expect(value("database_bytes") > 5_000_000 && value("resident_bytes") > 1_000_000, "\(row)")
+        #expect(again.status != 0 && again.stderr.contains("already holds a ledger"))
+    }
+
     @Test func serveRefusesABadPort() throws {
         let result = try Tender.run(["serve", "--port", "70000"])
         #expect(result.status == 1)
