@@ -30,9 +30,10 @@ final class LoadConnection: @unchecked Sendable {
     }
 
     /// Sends a request and returns the status and body of its answer.
-    func send(_ method: HTTPMethod, _ path: String, form: String? = nil) async throws -> (status: Int, body: String) {
+    func send(_ method: HTTPMethod, _ path: String, form: String? = nil, headers: [(String, String)] = []) async throws -> (status: Int, body: String) {
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
         head.headers.add(name: "Host", value: host)
+        for (name, value) in headers { head.headers.add(name: name, value: value) }
         var body: ByteBuffer?
         if let form {
             let buffer = channel.allocator.buffer(string: form)

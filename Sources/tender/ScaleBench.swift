@@ -43,6 +43,9 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Requests of each kind over HTTP at each step (POST /transactions, GET /accounts/{id}); 0 skips the server.")
     var requests = 20_000
 
+    @Option(help: "Card payments in the gateway's store at each step, ascending (comma-separated, one per step), made through the server (each settled on the ledger); with it, the card payment rate is measured at each step.")
+    var cards: String?
+
     @Option(help: "An empty PostgreSQL database to grow instead of a SQLite file (postgres://user@host:port/database); the server then runs on it.")
     var database: String?
 
@@ -74,6 +77,9 @@ struct ScaleBench: AsyncParsableCommand {
         var serveResidentBytes = 0
         var submitRate = 0.0
         var submitP99 = 0.0
+        var cards = 0
+        var cardRate = 0.0
+        var cardP99 = 0.0
         var readRate = 0.0
         var readP99 = 0.0
         var historyP99 = 0.0
@@ -86,6 +92,12 @@ struct ScaleBench: AsyncParsableCommand {
         guard accountSteps.first! > Self.senders else { throw CommandFailure("the first step needs more than \(Self.senders) accounts (the senders, and some to pay)") }
         guard transactions > 0 else { throw CommandFailure("--transactions must be positive") }
         guard requests >= 0 else { throw CommandFailure("--requests must not be negative") }
+        let cardSteps = try cards.map { try Self.steps($0, "--cards") }
+        guard cardSteps == nil || (cardSteps!.count == accountSteps.count && requests > 0) else {
+            throw CommandFailure("--cards needs one step per --accounts step, and --requests above 0")
+        }
+        var filledCards = 0
+        var merchantKey: String?
         let dataDirectory = directory + "/tender-scale-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         let path = dataDirectory + "/ledger.sqlite"
@@ -166,6 +178,18 @@ struct ScaleBench: AsyncParsableCommand {
                     (row.submitRate, row.submitP99) = (submit.rate, submit.p99)
                     let read = try await Self.read(requests, accounts: filledAccounts, port: server.port, rng: &rng)
                     (row.readRate, row.readP99) = (read.rate, read.p99)
+                    if let cardSteps {
+                        let step = rows.count
+                        if merchantKey == nil { merchantKey = try await Self.merchant(dataDirectory: dataDirectory, port: server.port) }
+                        // Grow the gateway's store through the server, then measure.
+                        if cardSteps[step] > filledCards {
+                            _ = try await Self.cardPayments(cardSteps[step] - filledCards, key: merchantKey!, port: server.port)
+                            filledCards = cardSteps[step]
+                        }
+                        let measured = try await Self.cardPayments(requests, key: merchantKey!, port: server.port)
+                        filledCards += requests
+                        (row.cards, row.cardRate, row.cardP99) = (filledCards, measured.rate, measured.p99)
+                    }
                     row.serveResidentBytes = server.residentBytes()
                 } catch {
                     server.stop()
@@ -190,10 +214,11 @@ struct ScaleBench: AsyncParsableCommand {
     }
 
     static func line(_ row: Row) -> String {
-        String(format: "%d accounts, %d trustlines, %d payments | %.2f | %.0f (%.0f, %.0f) | %.0f (%.1f) | %.2f | %.0f (%.1f) | %.0f (%.1f) | %.0f | %.2f | %.0f",
+        let cards = row.cards == 0 ? "" : String(format: " | %d card payments: %.0f/s (%.1f)", row.cards, row.cardRate, row.cardP99)
+        return String(format: "%d accounts, %d trustlines, %d payments | %.2f | %.0f (%.0f, %.0f) | %.0f (%.1f) | %.2f | %.0f (%.1f) | %.0f (%.1f) | %.0f | %.2f | %.0f",
                row.accounts, row.trustLines, row.payments, row.load.seconds, Double(row.load.residentBytes) / 1_048_576, row.load.accountBytes,
                row.load.trustLineBytes, row.commitRate, row.commitP99, row.serveSeconds, row.submitRate, row.submitP99, row.readRate, row.readP99,
-               Double(row.serveResidentBytes) / 1_048_576, row.historyP99, Double(row.databaseBytes) / 1_048_576)
+               Double(row.serveResidentBytes) / 1_048_576, row.historyP99, Double(row.databaseBytes) / 1_048_576) + cards
     }
 
     /// `count` history payments from the senders in turn to random accounts, signed on every
@@ -241,6 +266,38 @@ struct ScaleBench: AsyncParsableCommand {
         }
         let run = try await RequestStream.measure(host: "127.0.0.1", port: port, work: work, group: MultiThreadedEventLoopGroup.singleton)
         guard run.statuses[200, default: 0] == count else { throw CommandFailure("POST /transactions: not every payment applied: \(run.statuses)") }
+        return (Double(count) / run.elapsedSeconds, run.percentile(0.99))
+    }
+
+    /// A merchant made with the data directory's admin key: its secret key.
+    static func merchant(dataDirectory: String, port: Int) async throws -> String {
+        let admin = try String(contentsOfFile: dataDirectory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let connection = try await LoadConnection.connect(host: "127.0.0.1", port: port, group: MultiThreadedEventLoopGroup.singleton)
+        defer { Task { await connection.close() } }
+        let answer = try await connection.send(.POST, "/v1/admin/merchants", form: "name=Scale", headers: [("Authorization", "Bearer \(admin)")])
+        guard answer.status == 200, let key = SubmitBench.field(answer.body, "secret_key") else {
+            throw CommandFailure("making a merchant answered \(answer.status): \(answer.body.prefix(300))")
+        }
+        return key
+    }
+
+    /// `count` card payments created and confirmed (automatic capture: each settled on the
+    /// ledger before its answer) over 64 connections, as `bench gateway`: per second and p99.
+    static func cardPayments(_ count: Int, key: String, port: Int) async throws -> (rate: Double, p99: Double) {
+        let connections = 64, host = "127.0.0.1:\(port)"
+        let card = "type=card&card[number]=4242424242424242&card[exp_month]=12&card[exp_year]=2034&card[cvc]=123"
+        let connection = try await LoadConnection.connect(host: "127.0.0.1", port: port, group: MultiThreadedEventLoopGroup.singleton)
+        let method = try await connection.send(.POST, "/v1/payment_methods", form: card, headers: [("Authorization", "Bearer \(key)")])
+        await connection.close()
+        guard method.status == 200, let id = SubmitBench.field(method.body, "id") else { throw CommandFailure("a payment method answered \(method.status)") }
+        var work: [[(HTTPRequestHead, ByteBuffer)]] = Array(repeating: [], count: min(connections, count))
+        for index in 0..<count {
+            work[index % work.count].append(RequestStream.post(
+                "/v1/payment_intents", host: host, form: "amount=\(1000 + index % 1000)&currency=eur&payment_method=\(id)&confirm=true",
+                headers: [("Authorization", "Bearer \(key)")]))
+        }
+        let run = try await RequestStream.measure(host: "127.0.0.1", port: port, work: work, group: MultiThreadedEventLoopGroup.singleton)
+        guard run.statuses[200, default: 0] == count else { throw CommandFailure("card payments: not every one confirmed: \(run.statuses)") }
         return (Double(count) / run.elapsedSeconds, run.percentile(0.99))
     }
 
@@ -367,14 +424,15 @@ struct ScaleBench: AsyncParsableCommand {
 
     static func csv(_ rows: [Row]) -> String {
         "accounts,trustlines,payments,load_seconds,resident_bytes,bytes_per_account,bytes_per_trustline,commits_per_second,commit_p99_ms,"
-            + "serve_start_seconds,posts_per_second,post_p99_ms,gets_per_second,get_p99_ms,serve_resident_bytes,history_p99_ms,database_bytes\n"
+            + "serve_start_seconds,posts_per_second,post_p99_ms,gets_per_second,get_p99_ms,serve_resident_bytes,history_p99_ms,database_bytes,"
+            + "card_payments,card_payments_per_second,card_p99_ms\n"
             + rows.map { row in
                 [String(row.accounts), String(row.trustLines), String(row.payments), String(format: "%.3f", row.load.seconds), String(row.load.residentBytes),
                  String(format: "%.0f", row.load.accountBytes), String(format: "%.0f", row.load.trustLineBytes),
                  String(format: "%.0f", row.commitRate), String(format: "%.2f", row.commitP99), String(format: "%.3f", row.serveSeconds),
                  String(format: "%.0f", row.submitRate), String(format: "%.2f", row.submitP99), String(format: "%.0f", row.readRate),
                  String(format: "%.2f", row.readP99), String(row.serveResidentBytes), String(format: "%.3f", row.historyP99),
-                 String(row.databaseBytes)].joined(separator: ",")
+                 String(row.databaseBytes), String(row.cards), String(format: "%.0f", row.cardRate), String(format: "%.2f", row.cardP99)].joined(separator: ",")
             }.joined(separator: "\n") + "\n"
     }
 
@@ -387,7 +445,7 @@ struct ScaleBench: AsyncParsableCommand {
         let (xMin, xMax) = (xs.min() ?? 0, max(xs.max() ?? 1, (xs.min() ?? 0) + 1))
         let rates: [(String, String, [Double])] = [
             ("commits", "#1f5fa8", rows.map(\.commitRate)), ("POST /transactions", "#2e8540", rows.map(\.submitRate)),
-            ("GET /accounts/{id}", "#6b3fa0", rows.map(\.readRate)),
+            ("GET /accounts/{id}", "#6b3fa0", rows.map(\.readRate)), ("card payments", "#8a6d00", rows.map(\.cardRate)),
         ].filter { $0.2.contains { $0 > 0 } }
         let memory = rows.map { Double($0.load.residentBytes) / 1_048_576 }
         let rateMax = max(rates.flatMap(\.2).max() ?? 1, 1) * 1.1

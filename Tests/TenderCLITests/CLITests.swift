@@ -180,7 +180,7 @@ struct CLITests {
         let csv = temporary.file("scale.csv"), svg = temporary.file("scale.svg")
         let result = try Tender.run([
             "bench", "scale", "--accounts", "1100,1500", "--payments", "200,300", "--transactions", "300", "--requests", "600",
-            "--directory", temporary.path, "--csv", csv, "--svg", svg,
+            "--cards", "700,1400", "--directory", temporary.path, "--csv", csv, "--svg", svg,
         ])
         #expect(result.status == 0, "\(result.stderr)")
         let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",") }
@@ -195,7 +195,10 @@ struct CLITests {
             #expect(value("load_seconds") >= 0 && value("resident_bytes") > 1_000_000 && value("bytes_per_account") > 0, "\(row)")
             #expect(value("bytes_per_trustline") > 0 && value("commits_per_second") > 0 && value("serve_start_seconds") > 0, "\(row)")
             #expect(value("posts_per_second") > 0 && value("gets_per_second") > 0 && value("serve_resident_bytes") > 1_000_000, "\(row)")
+            // The gateway's store grown to the step (then the 600 measured), and its rate.
+            #expect(value("card_payments") >= 1_300 && value("card_payments_per_second") > 0, "\(row)")
         }
+        #expect(rows.dropFirst().map { Int($0[header.firstIndex(of: "card_payments")!])! } == [1_300, 2_000])
         // The data directory is gone unless kept.
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("tender-scale-") }.isEmpty)
         let chart = try String(contentsOfFile: svg, encoding: .utf8)
