@@ -22,11 +22,14 @@ extension LedgerState {
         for balance in claimableBalances.values { sponsor(nil, by: balance.sponsor, UInt32(balance.claimants.count)) }
         var subEntries: [AccountID: UInt32] = [:]
         var buying: [Holding.Key: Int64] = [:], selling: [Holding.Key: Int64] = [:]
+        var perAsset: [Asset: Int] = [:]
         for line in trustLines.values {
+            perAsset[line.asset, default: 0] += 1
             subEntries[line.accountID, default: 0] += 1
             sponsor(line.accountID, by: line.sponsor, 1)
             if line.balance < 0 || line.balance > line.limit { return "trustline balance out of range" }
         }
+        if perAsset != trustedAssets { return "trustlines per asset \(trustedAssets.count) assets counted, \(perAsset.count) held" }
         for item in data.values {
             subEntries[item.accountID, default: 0] += 1
             sponsor(item.accountID, by: item.sponsor, 1)

@@ -9,6 +9,9 @@ public struct LedgerState: Sendable {
     public private(set) var header: LedgerHeader
     public private(set) var accounts = EntryTable<AccountEntry>()
     public private(set) var trustLines = EntryTable<TrustLineEntry>()
+    /// How many trustlines each issued asset has: with few assets, an account's trustlines are
+    /// found by asking for each asset in turn (``accountRecord(_:assetLimit:)``).
+    public private(set) var trustedAssets: [Asset: Int] = [:]
     public private(set) var offers: [Int64: LedgerOffer] = [:]
     public private(set) var data: [DataKey: DataEntry] = [:]
     public private(set) var claimableBalances: [ClaimableBalanceID: ClaimableBalanceEntry] = [:]
@@ -58,7 +61,10 @@ public struct LedgerState: Sendable {
             switch journal.removeLast() {
             case .header(let old): header = old
             case .account(let id, let old): accounts[id] = old
-            case .trustLine(let key, let old): trustLines[key] = old
+            case .trustLine(let key, let old):
+                let existed = trustLines.contains(key)
+                trustLines[key] = old
+                countTrustLine(key.asset, (old == nil ? 0 : 1) - (existed ? 1 : 0))
             case .offer(let id, let old): replaceOffer(id, with: old)
             case .data(let key, let old): data[key] = old
             case .issuance(let asset, let old): issuance[asset] = old
@@ -93,7 +99,9 @@ public struct LedgerState: Sendable {
     }
 
     mutating func restore(account: AccountEntry) { accounts.update(account) }
-    mutating func restore(trustLine: TrustLineEntry) { trustLines.update(trustLine) }
+    mutating func restore(trustLine: TrustLineEntry) {
+        if trustLines.update(trustLine) == nil { countTrustLine(trustLine.asset, 1) }
+    }
     mutating func restore(offer: LedgerOffer) { replaceOffer(offer.entry.offerID, with: offer) }
     mutating func restore(data item: DataEntry) { data[DataKey(item.accountID, item.name)] = item }
     mutating func restore(claimableBalance entry: ClaimableBalanceEntry) { claimableBalances[entry.id] = entry }
@@ -146,11 +154,37 @@ public struct LedgerState: Sendable {
     public mutating func setTrustLine(_ entry: TrustLineEntry) {
         var entry = entry
         entry.lastModifiedLedger = header.sequence
-        journal.append(.trustLine(entry.key, trustLines.update(entry)))
+        let old = trustLines.update(entry)
+        if old == nil { countTrustLine(entry.asset, 1) }
+        journal.append(.trustLine(entry.key, old))
     }
 
     public mutating func removeTrustLine(_ key: TrustLineKey) {
-        journal.append(.trustLine(key, trustLines.remove(key)))
+        let old = trustLines.remove(key)
+        if old != nil { countTrustLine(key.asset, -1) }
+        journal.append(.trustLine(key, old))
+    }
+
+    private mutating func countTrustLine(_ asset: Asset, _ delta: Int) {
+        guard delta != 0 else { return }
+        let count = trustedAssets[asset, default: 0] + delta
+        trustedAssets[asset] = count == 0 ? nil : count
+    }
+
+    /// An account as `GET /accounts/{id}` shows it, from memory, when memory can give all of it:
+    /// its subentries are only trustlines and signers (offers, data entries and pool shares
+    /// cannot be found by key), and there are at most `assetLimit` issued assets to look
+    /// through. Nil otherwise, or when there is no such account.
+    public func accountRecord(_ id: AccountID, assetLimit: Int = 64) -> AccountRecord? {
+        guard let account = accounts[id] else { return nil }
+        let others = Int(account.numSubEntries) - account.signers.count
+        if others == 0 { return AccountRecord(account: account, trustLines: [], data: []) }
+        guard trustedAssets.count <= assetLimit else { return nil }
+        var lines: [TrustLineEntry] = []
+        for asset in trustedAssets.keys {
+            if let line = trustLines[TrustLineKey(id, asset)] { lines.append(line) }
+        }
+        return lines.count == others ? AccountRecord(account: account, trustLines: lines, data: []) : nil
     }
 
     // MARK: Offers

@@ -104,7 +104,8 @@ public actor LedgerWriter {
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> UInt64
     private var state: LedgerState
-    /// The accounts the ledger being committed changed: memory is ahead of the disk for them.
+    /// The accounts the ledger being committed changed (or their trustlines): memory is ahead
+    /// of the disk for them.
     private var uncommitted: Set<AccountID> = []
     private var machine: LedgerWriterStateMachine<Reply>
     private let wakeUps: AsyncStream<WakeUp>
@@ -153,7 +154,8 @@ public actor LedgerWriter {
     /// ``CommittedAccount/unknown``: read the store, which has the committed one).
     public func committedAccount(_ id: AccountID) -> CommittedAccount {
         guard !uncommitted.contains(id) else { return .unknown }
-        return state.account(id).map { .entry($0) } ?? .missing
+        guard state.account(id) != nil else { return .missing }
+        return state.accountRecord(id).map { .record($0) } ?? .unknown
     }
 
     /// Submits a transaction and returns once its ledger is committed, or at once if it is
@@ -354,7 +356,7 @@ public actor LedgerWriter {
         }
         answer(machine.ledgerClosed(closed))
         let commitStarted = ContinuousClock.now
-        uncommitted = Set(closed.changes.accounts.keys)
+        uncommitted = Set(closed.changes.accounts.keys).union(closed.changes.trustLines.keys.map(\.accountID))
         do {
             try await store.commit(closed)
             uncommitted = []
@@ -383,12 +385,18 @@ public actor LedgerWriter {
 }
 
 /// What memory knows of an account's committed state.
-public enum CommittedAccount: Sendable, Equatable {
-    case entry(AccountEntry)
+public enum CommittedAccount: Sendable {
+    /// The account with its trustlines (it has no other subentries but signers).
+    case record(AccountRecord)
     /// No such account in the committed ledger.
     case missing
-    /// Memory is ahead of the disk for it: read the store.
+    /// Memory is ahead of the disk for it, or cannot give all of it: read the store.
     case unknown
+
+    /// The account, when memory gave it.
+    public var account: AccountEntry? {
+        if case .record(let record) = self { record.account } else { nil }
+    }
 }
 
 /// Resumes a submitter's continuation once: with the writer's answer, or with a cancellation

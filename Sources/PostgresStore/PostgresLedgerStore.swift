@@ -528,6 +528,11 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         try await database.rows("SELECT MAX(sequence) FROM ledger_headers") { try $0.decode(Int64?.self) }.first.flatMap { $0 }.map(UInt32.init)
     }
 
+    /// Successful payment operations in history (a benchmark's count of what a network holds).
+    public func paymentCount() async throws -> Int {
+        try await database.rows("SELECT COUNT(*) FROM operations WHERE is_payment AND successful") { Int(try $0.decode(Int64.self)) }.first ?? 0
+    }
+
     public func account(_ id: AccountID) async throws -> AccountRecord? {
         // One snapshot for the account and its sub-entries.
         try await database.transaction { transaction in

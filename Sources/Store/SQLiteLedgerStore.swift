@@ -548,6 +548,11 @@ public final class SQLiteLedgerStore: LedgerStore {
     public func latestLedgerSequence() async throws -> UInt32? {
         try await database.read { db in try UInt32.fetchOne(db, sql: "SELECT MAX(sequence) FROM ledger_headers") }
     }
+
+    /// Successful payment operations in history (a benchmark's count of what a network holds).
+    public func paymentCount() async throws -> Int {
+        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM operations WHERE is_payment = 1 AND successful = 1") ?? 0 }
+    }
 }
 
 extension AccountID {

@@ -31,14 +31,15 @@ struct HorizonRoutes: Sendable {
     /// How long a quiet stream waits before sending a keep-alive comment.
     static let streamKeepAlive: Duration = .seconds(10)
 
-    /// An account as `GET /accounts/{id}` shows it: from memory when it has no subentries
-    /// (nothing else to read), else from the store. Memory holds the whole state, so this read
-    /// costs the same at ten million accounts as at ten; the store's grows with its indexes.
+    /// An account as `GET /accounts/{id}` shows it: from memory when memory can give all of it
+    /// (trustlines and signers, no offers, data or pool shares), else from the store. Memory
+    /// holds the whole state, so this read costs the same at ten million accounts as at ten; the
+    /// store's grows with its indexes.
     func account(_ id: AccountID) async throws -> AccountRecord? {
         switch await committedAccount?(id) ?? .unknown {
-        case .entry(let entry) where entry.numSubEntries == 0: AccountRecord(account: entry, trustLines: [], data: [])
+        case .record(let record): record
         case .missing: nil
-        case .entry, .unknown: try await reader.account(id)
+        case .unknown: try await reader.account(id)
         }
     }
 

@@ -52,6 +52,9 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Directory for the network's data directory.")
     var directory = NSTemporaryDirectory()
 
+    @Option(help: "Go on from a data directory an earlier run kept (--keep) instead of a new network: its accounts and payments count toward the steps.")
+    var resume: String?
+
     @Flag(help: "Keep the grown data directory (a `tender serve --data` directory) instead of deleting it.")
     var keep = false
 
@@ -98,19 +101,40 @@ struct ScaleBench: AsyncParsableCommand {
         }
         var filledCards = 0
         var merchantKey: String?
-        let dataDirectory = directory + "/tender-scale-\(UUID().uuidString)"
+        let dataDirectory = resume ?? directory + "/tender-scale-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         let path = dataDirectory + "/ledger.sqlite"
-        defer { if !keep { try? FileManager.default.removeItem(atPath: dataDirectory) } }
+        defer { if !keep && resume == nil { try? FileManager.default.removeItem(atPath: dataDirectory) } }
         let senders = (0..<Self.senders).map { Self.sender($0) }
-        var (state, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: Self.now())
         let location = database ?? path
+        if resume != nil, database == nil, !FileManager.default.fileExists(atPath: path) { throw CommandFailure("\(dataDirectory) holds no ledger to go on from") }
         var store: Opened? = try await Self.open(location)
-        if database != nil, try await store!.store.latestLedgerSequence() != nil {
-            throw CommandFailure("the database already holds a ledger; give an empty one")
-        }
-        try await store!.store.commit(first)
+        var state: LedgerState
         var filledAccounts = 0, filledPayments = 0
+        if resume != nil {
+            guard let loaded = try await store!.store.loadState() else { throw CommandFailure("\(dataDirectory) holds no ledger to go on from") }
+            state = loaded
+            // The bulk accounts are made in order from index `senders` on: the first index
+            // missing is how far they go (found by halving, the present ones being contiguous).
+            var (low, high) = (Self.senders, Self.senders + state.accounts.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if state.account(Self.bulkAccount(middle)) != nil { low = middle + 1 } else { high = middle }
+            }
+            filledAccounts = low
+            guard filledAccounts > Self.senders, senders.allSatisfy({ state.account($0.accountID) != nil }) else {
+                throw CommandFailure("\(dataDirectory) is not a network grown by tender bench scale")
+            }
+            filledPayments = try await store!.payments()
+            print("going on from \(filledAccounts) accounts and \(filledPayments) payments in \(dataDirectory)")
+        } else {
+            let (genesis, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: Self.now())
+            state = genesis
+            if database != nil, try await store!.store.latestLedgerSequence() != nil {
+                throw CommandFailure("the database already holds a ledger; give an empty one")
+            }
+            try await store!.store.commit(first)
+        }
         var rng = SystemRandomNumberGenerator()
         var rows: [Row] = []
         print("size step | load s | resident MB (per account, trustline B) | commits/s (p99 ms) | serve start s | POST/s (p99 ms) | GET/s (p99 ms) | serve MB | history p99 ms | database MB")
@@ -324,13 +348,18 @@ struct ScaleBench: AsyncParsableCommand {
     /// A ledger store on SQLite file or a PostgreSQL URL, and how to let it go.
     struct Opened {
         let store: any LedgerStore & LedgerReader
+        let payments: @Sendable () async throws -> Int
         let close: @Sendable () -> Void
     }
 
     static func open(_ location: String) async throws -> Opened {
-        guard location.hasPrefix("postgres") else { return Opened(store: try SQLiteLedgerStore(path: location), close: {}) }
+        guard location.hasPrefix("postgres") else {
+            let store = try SQLiteLedgerStore(path: location)
+            return Opened(store: store, payments: { try await store.paymentCount() }, close: {})
+        }
         let database = try PostgresStore.PostgresDatabase(url: location, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
-        return Opened(store: try await PostgresLedgerStore(database), close: { database.shutdown() })
+        let store = try await PostgresLedgerStore(database)
+        return Opened(store: store, payments: { try await store.paymentCount() }, close: { database.shutdown() })
     }
 
     /// The database's size: the SQLite file and its WAL, or PostgreSQL's own count.

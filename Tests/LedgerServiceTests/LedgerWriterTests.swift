@@ -215,25 +215,59 @@ struct LedgerWriterTests {
         try await writer.running {
             let rootSequence = await writer.read { $0.account(root.accountID)!.sequenceNumber }
             let rootBefore = await writer.read { $0.account(root.accountID)! }
-            #expect(await writer.committedAccount(root.accountID) == .entry(rootBefore))
+            #expect(await writer.committedAccount(root.accountID).account == rootBefore)
             let (keys, create) = createAccounts(2, sequence: rootSequence)
             gated.hold()
+            // Released on every path, so a failed expectation cannot leave the writer waiting.
+            defer { gated.release() }
             async let answer = writer.submit(create)
             // The ledger is applied in memory and waits at the store: memory is ahead for the
             // accounts it changed, so it does not answer for them; for the others it does.
             await gated.waitUntilHeld()
             #expect(await writer.read { $0.account(keys[0].accountID) } != nil)
-            #expect(await writer.committedAccount(keys[0].accountID) == .unknown)
-            #expect(await writer.committedAccount(root.accountID) == .unknown)
-            #expect(await writer.committedAccount(keys[1].accountID) == .unknown)
+            for id in [keys[0].accountID, root.accountID, keys[1].accountID] {
+                guard case .unknown = await writer.committedAccount(id) else { Issue.record("memory answered for \(id) mid-commit"); continue }
+            }
             let stranger = try KeyPair(seed: Array(repeating: 77, count: 32)).accountID
-            #expect(await writer.committedAccount(stranger) == .missing)
+            guard case .missing = await writer.committedAccount(stranger) else { Issue.record("a stranger was found"); return }
             gated.release()
             guard case .applied = try await answer else { Issue.record("not applied"); return }
             // Committed: memory answers again, the same as the store.
             let stored = try await SQLiteLedgerStore(path: path).account(keys[0].accountID)?.account
-            #expect(await writer.committedAccount(keys[0].accountID) == stored.map { .entry($0) })
-            #expect(await writer.committedAccount(root.accountID) != .entry(rootBefore))
+            #expect(await writer.committedAccount(keys[0].accountID).account == stored)
+            #expect(await writer.committedAccount(root.accountID).account != rootBefore)
+        }
+    }
+
+    @Test func aTrustlineBeingCommittedKeepsItsHolderFromMemory() async throws {
+        let gated = GatedStore(try SQLiteLedgerStore(path: path))
+        let writer = try await writer(store: gated)
+        try await writer.running {
+            let rootSequence = await writer.read { $0.account(root.accountID)!.sequenceNumber }
+            let (keys, create) = createAccounts(2, sequence: rootSequence)
+            _ = try await writer.submit(create)
+            let (issuer, holder) = (keys[0], keys[1])
+            let usd = try Asset(code: "USD", issuer: issuer.accountID)
+            let holderSequence = await writer.read { $0.account(holder.accountID)!.sequenceNumber }
+            _ = try await writer.submit(Transaction(
+                sourceAccount: .ed25519(holder.accountID), fee: 100, sequenceNumber: holderSequence + 1,
+                operations: [StellarBase.Operation(.changeTrust(ChangeTrustOperation(asset: usd, limit: .max)))]).signed(by: [holder], on: .standalone))
+            #expect(await writer.committedAccount(holder.accountID).account != nil)
+            // A payment of USD changes the holder's trustline, not its account entry: while it is
+            // being committed, memory still declines for the holder.
+            gated.hold()
+            defer { gated.release() }
+            let issuerSequence = await writer.read { $0.account(issuer.accountID)!.sequenceNumber }
+            async let paid = writer.submit(Transaction(
+                sourceAccount: .ed25519(issuer.accountID), fee: 100, sequenceNumber: issuerSequence + 1,
+                operations: [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(holder.accountID), asset: usd, amount: 70)))])
+                .signed(by: [issuer], on: .standalone))
+            await gated.waitUntilHeld()
+            guard case .unknown = await writer.committedAccount(holder.accountID) else { Issue.record("memory answered mid-commit"); return }
+            gated.release()
+            guard case .applied = try await paid else { Issue.record("not applied"); return }
+            guard case .record(let record) = await writer.committedAccount(holder.accountID) else { Issue.record("memory declined"); return }
+            #expect(record.trustLines.map(\.balance) == [70] && record.trustLines.map(\.asset) == [usd])
         }
     }
 

@@ -70,3 +70,53 @@ struct EntryTableTests {
         #expect(busy == line && busy.body.rare == nil)
     }
 }
+
+/// `GET /accounts/{id}` from memory: an account's trustlines found by asking for each asset the
+/// ledger holds trustlines of, kept counted through changes and rollbacks.
+@Suite("Accounts read from memory")
+struct AccountRecordFromMemoryTests {
+    @Test func trustedAssetsFollowTrustlinesThroughRollbacks() throws {
+        var ledger = TestLedger()
+        let issuer = ledger.account(), alice = ledger.account(), bob = ledger.account()
+        let usd = ledger.asset("USD", issuer: issuer), eur = ledger.asset("EUR", issuer: issuer)
+        ledger.trust(alice, usd)
+        ledger.trust(bob, usd)
+        ledger.trust(alice, eur)
+        #expect(ledger.state.trustedAssets == [usd: 2, eur: 1])
+        // A transaction that made a trustline and then failed leaves no count behind.
+        let failed = ledger.submit(bob, [
+            Operation(.changeTrust(ChangeTrustOperation(asset: eur, limit: .max))),
+            Operation(.payment(PaymentOperation(destination: .ed25519(alice.accountID), asset: usd, amount: 1))),
+        ])
+        #expect(codes(failed).contains("op_underfunded"))
+        #expect(ledger.state.trustedAssets == [usd: 2, eur: 1] && ledger.state.trustLine(bob.accountID, eur) == nil)
+        // Removed: the asset leaves the count when its last trustline goes.
+        ledger.submit(alice, .changeTrust(ChangeTrustOperation(asset: eur, limit: 0)))
+        #expect(ledger.state.trustedAssets == [usd: 2])
+        #expect(ledger.state.verifyAllInvariants() == nil)
+    }
+
+    @Test func memoryGivesAnAccountWithItsTrustlinesOrDeclines() throws {
+        var ledger = TestLedger()
+        let issuer = ledger.account(), alice = ledger.account(), carol = ledger.account()
+        let usd = ledger.asset("USD", issuer: issuer), eur = ledger.asset("EUR", issuer: issuer)
+        ledger.trust(alice, usd)
+        ledger.trust(alice, eur)
+        ledger.pay(issuer, alice, usd, 5)
+        let record = try #require(ledger.state.accountRecord(alice.accountID))
+        #expect(record.account == ledger.state.account(alice.accountID))
+        #expect(Set(record.trustLines.map(\.asset)) == [usd, eur] && record.trustLines.first { $0.asset == usd }?.balance == 5)
+        // Signers are in the account itself: still from memory.
+        ledger.submit(alice, .setOptions(SetOptionsOperation(signer: Signer(key: .ed25519(carol.accountID.publicKey), weight: 1))))
+        #expect(ledger.state.accountRecord(alice.accountID)?.trustLines.count == 2)
+        // A data entry cannot be found by key: memory declines, the store answers.
+        ledger.submit(alice, .manageData(ManageDataOperation(name: Array("note".utf8), value: [1])))
+        #expect(ledger.state.accountRecord(alice.accountID) == nil)
+        // More assets than memory will look through: declines too.
+        #expect(ledger.state.accountRecord(carol.accountID)?.trustLines.isEmpty == true)
+        ledger.trust(carol, usd)
+        #expect(ledger.state.accountRecord(carol.accountID, assetLimit: 1) == nil)
+        #expect(ledger.state.accountRecord(carol.accountID, assetLimit: 2)?.trustLines.count == 1)
+        #expect(ledger.state.accountRecord(ledger.keyPair().accountID) == nil)
+    }
+}

@@ -209,6 +209,31 @@ struct CLITests {
         #expect(try Tender.run(["bench", "load", "--database", temporary.file("none.sqlite")]).status != 0)
     }
 
+    /// A kept network grown further by another run, its accounts and payments found and counted.
+    @Test func theScaleBenchmarkGoesOnFromAKeptNetwork() throws {
+        let temporary = TemporaryDirectory("scale-bench-resume")
+        defer { temporary.remove() }
+        let first = try Tender.run([
+            "bench", "scale", "--accounts", "1100", "--payments", "200", "--transactions", "100", "--requests", "0",
+            "--directory", temporary.path, "--keep",
+        ])
+        #expect(first.status == 0, "\(first.stderr)")
+        let kept = try #require(first.stdout.split(separator: "\n").first { $0.hasPrefix("data directory kept: ") }).dropFirst("data directory kept: ".count)
+        let csv = temporary.file("resumed.csv")
+        let resumed = try Tender.run([
+            "bench", "scale", "--resume", String(kept), "--accounts", "1300", "--payments", "400", "--transactions", "100", "--requests", "0", "--csv", csv,
+        ])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        // 200 grown payments, the 100 measured, and the senders' and measured accounts' creations.
+        #expect(resumed.stdout.contains("going on from 1100 accounts and "))
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        #expect(rows.count == 2 && rows[1][0] == "1300" && (Int(rows[1][2]) ?? 0) >= 400)
+        // Kept, not deleted, after a resumed run; a directory without a network is refused.
+        #expect(FileManager.default.fileExists(atPath: String(kept) + "/ledger.sqlite"))
+        let empty = try Tender.run(["bench", "scale", "--resume", temporary.file("nothing"), "--accounts", "1300", "--payments", "1"])
+        #expect(empty.status != 0 && empty.stderr.contains("holds no ledger"))
+    }
+
     /// The same series grown in PostgreSQL: the store, `bench load` and the server all on it.
     @Test func theScaleBenchmarkRunsOnPostgreSQL() async throws {
         let postgres = try await TemporaryPostgres.start()
