@@ -53,6 +53,9 @@ http {
   }
 }
 CONF
+# nginx's workers run as another user (www-data when started as root): let them read the files.
+chmod 755 "$DATA"
+chmod -R a+rX "$WWW"
 nginx -c "$DATA/nginx/nginx.conf" -p "$DATA/nginx"
 EXTRA_PIDS="$(cat "$DATA/nginx/nginx.pid")"
 NGINX="http://127.0.0.1:$NGINX_PORT"

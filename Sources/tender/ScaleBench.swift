@@ -64,6 +64,9 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Write the chart as SVG to this file.")
     var svg: String?
 
+    @Option(help: "Draw --svg from a series this command wrote as CSV (rows of several runs put together, say) instead of running one.")
+    var replot: String?
+
     static let senders = 1_000
     static let funding = 1_000 * Amount.stroopsPerUnit
     /// The asset every second bulk account trusts, issued by the root account.
@@ -90,6 +93,11 @@ struct ScaleBench: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let replot {
+            guard let svg else { throw CommandFailure("--replot needs --svg") }
+            try Self.chart(try Self.rows(csv: String(contentsOfFile: replot, encoding: .utf8))).write(toFile: svg, atomically: true, encoding: .utf8)
+            return
+        }
         let accountSteps = try Self.steps(accounts, "--accounts"), paymentSteps = try Self.steps(payments, "--payments")
         guard accountSteps.count == paymentSteps.count else { throw CommandFailure("--accounts and --payments need as many steps") }
         guard accountSteps.first! > Self.senders else { throw CommandFailure("the first step needs more than \(Self.senders) accounts (the senders, and some to pay)") }
@@ -238,9 +246,9 @@ struct ScaleBench: AsyncParsableCommand {
     }
 
     static func line(_ row: Row) -> String {
-        let cards = row.cards == 0 ? "" : String(format: " | %d card payments: %.0f/s (%.1f)", row.cards, row.cardRate, row.cardP99)
-        return String(format: "%d accounts, %d trustlines, %d payments | %.2f | %.0f (%.0f, %.0f) | %.0f (%.1f) | %.2f | %.0f (%.1f) | %.0f (%.1f) | %.0f | %.2f | %.0f",
-               row.accounts, row.trustLines, row.payments, row.load.seconds, Double(row.load.residentBytes) / 1_048_576, row.load.accountBytes,
+        let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
+        return "\(row.accounts) accounts, \(row.trustLines) trustlines, \(row.payments) payments" + String(format: " | %.2f | %.0f (%.0f, %.0f) | %.0f (%.1f) | %.2f | %.0f (%.1f) | %.0f (%.1f) | %.0f | %.2f | %.0f",
+               row.load.seconds, Double(row.load.residentBytes) / 1_048_576, row.load.accountBytes,
                row.load.trustLineBytes, row.commitRate, row.commitP99, row.serveSeconds, row.submitRate, row.submitP99, row.readRate, row.readP99,
                Double(row.serveResidentBytes) / 1_048_576, row.historyP99, Double(row.databaseBytes) / 1_048_576) + cards
     }
@@ -465,6 +473,34 @@ struct ScaleBench: AsyncParsableCommand {
             }.joined(separator: "\n") + "\n"
     }
 
+    /// The rows of a series written by ``csv(_:)``.
+    static func rows(csv text: String) throws -> [Row] {
+        let lines = text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        guard let header = lines.first else { throw CommandFailure("the CSV is empty") }
+        return try lines.dropFirst().map { fields in
+            func value(_ name: String) throws -> Double {
+                guard let index = header.firstIndex(of: name), index < fields.count, let value = Double(fields[index]) else {
+                    throw CommandFailure("the CSV has no number for \(name)")
+                }
+                return value
+            }
+            var row = Row(accounts: Int(try value("accounts")), trustLines: Int(try value("trustlines")), payments: Int(try value("payments")))
+            row.load = LoadFigures(seconds: try value("load_seconds"), residentBytes: Int(try value("resident_bytes")),
+                                   accountBytes: try value("bytes_per_account"), trustLineBytes: try value("bytes_per_trustline"))
+            (row.commitRate, row.commitP99) = (try value("commits_per_second"), try value("commit_p99_ms"))
+            row.serveSeconds = try value("serve_start_seconds")
+            (row.submitRate, row.submitP99) = (try value("posts_per_second"), try value("post_p99_ms"))
+            (row.readRate, row.readP99) = (try value("gets_per_second"), try value("get_p99_ms"))
+            row.serveResidentBytes = Int(try value("serve_resident_bytes"))
+            row.historyP99 = try value("history_p99_ms")
+            row.databaseBytes = Int(try value("database_bytes"))
+            if header.contains("card_payments") {
+                (row.cards, row.cardRate, row.cardP99) = (Int(try value("card_payments")), try value("card_payments_per_second"), try value("card_p99_ms"))
+            }
+            return row
+        }
+    }
+
     /// The rates (left axis: commits end to end, POST /transactions, GET /accounts/{id}) and the
     /// loaded state's resident memory (right axis) against accounts (logarithmic).
     static func chart(_ rows: [Row]) -> String {
@@ -482,8 +518,10 @@ struct ScaleBench: AsyncParsableCommand {
         func x(_ value: Double) -> Double { left + (value - xMin) / (xMax - xMin) * plotWidth }
         func y(_ value: Double, _ top: Double) -> Double { height - bottom - value / top * plotHeight }
         func line(_ values: [Double], _ scale: Double, _ color: String) -> String {
-            let points = zip(xs, values).map { String(format: "%.1f,%.1f", x($0), y($1, scale)) }.joined(separator: " ")
-            let dots = zip(xs, values).map { String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%@\"/>", x($0), y($1, scale), color) }.joined()
+            // A step where it was not measured (0) is left out, not drawn as a fall to zero.
+            let measured = zip(xs, values).filter { $0.1 > 0 }
+            let points = measured.map { String(format: "%.1f,%.1f", x($0), y($1, scale)) }.joined(separator: " ")
+            let dots = measured.map { String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%@\"/>", x($0), y($1, scale), color) }.joined()
             return "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(points)\"/>" + dots
         }
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" font-family=\"sans-serif\" font-size=\"12\">"
@@ -543,9 +581,10 @@ struct LoadBench: AsyncParsableCommand {
         let resident = ScaleBench.residentBytes()
         let (account, line) = (Self.bytesPerAccount(state), Self.bytesPerTrustLine(state))
         if csv {
-            print(String(format: "%.3f,%d,%.0f,%.0f", seconds, resident, account, line))
+            // Integers interpolated, not through %d: String(format:) takes %d as 32 bits, and memory passes 2 GiB.
+            print(String(format: "%.3f,", seconds) + String(resident) + String(format: ",%.0f,%.0f", account, line))
         } else {
-            print(String(format: "%d accounts, %d trustlines loaded in %.2f s; resident memory %.0f MB", state.accounts.count, state.trustLines.count, seconds, Double(resident) / 1_048_576))
+            print("\(state.accounts.count) accounts, \(state.trustLines.count) trustlines" + String(format: " loaded in %.2f s; resident memory %.0f MB", seconds, Double(resident) / 1_048_576))
             print(String(format: "the state's tables: %.0f bytes an account, %.0f a trustline (slots, keys and entries; out-of-line parts of the few accounts with signers or sponsors not counted)", account, line))
             print("a slot: account id \(MemoryLayout<AccountID>.stride) + account \(MemoryLayout<AccountBody>.stride) bytes; trustline key \(MemoryLayout<TrustLineKey>.stride) + trustline \(MemoryLayout<TrustLineBody>.stride) bytes; \(state.accounts.slots) and \(state.trustLines.slots) slots")
         }

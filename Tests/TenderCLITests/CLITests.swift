@@ -203,6 +203,11 @@ struct CLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("tender-scale-") }.isEmpty)
         let chart = try String(contentsOfFile: svg, encoding: .utf8)
         #expect(chart.hasPrefix("<svg") && chart.contains("polyline") && chart.contains(">1500<"))
+        // The same chart drawn again from the CSV alone.
+        let redrawn = temporary.file("redrawn.svg")
+        #expect(try Tender.run(["bench", "scale", "--replot", csv, "--svg", redrawn]).status == 0)
+        let again = try String(contentsOfFile: redrawn, encoding: .utf8)
+        #expect(again.hasPrefix("<svg") && again.contains("polyline") && again.contains(">1500<") && again.contains("card payments"))
         // The steps must ascend, and the first must hold more than the senders.
         #expect(try Tender.run(["bench", "scale", "--accounts", "5000,2000", "--payments", "1,2"]).stderr.contains("ascending"))
         #expect(try Tender.run(["bench", "scale", "--accounts", "1000", "--payments", "1"]).stderr.contains("more than 1000 accounts"))
