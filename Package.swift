@@ -88,6 +88,7 @@ let package = Package(
                 "Gateway",
                 "StellarBase",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         .target(

@@ -43,6 +43,15 @@ public struct LedgerChanges: Sendable {
     /// By sponsor and account, how the number of the account's entries the sponsor pays for
     /// changed (itself, its signers, trustlines and data entries: `/accounts?sponsor=`).
     public var sponsorships: [SponsoredAccount: Int] = [:]
+
+    /// The accounts whose own entry, trustlines or data entries the ledger changed: whose
+    /// `/accounts/{id}` answer it may have changed.
+    public var touchedAccounts: Set<AccountID> {
+        var touched = Set(accounts.keys)
+        for key in trustLines.keys { touched.insert(key.accountID) }
+        for key in data.keys { touched.insert(key.accountID) }
+        return touched
+    }
 }
 
 /// An account and one of its sponsors.

@@ -91,14 +91,10 @@ public final class LedgerCommits: @unchecked Sendable {
         for waiter in ready.values { waiter.resume(returning: latest) }
     }
 
-    func publish(_ header: LedgerHeader, changes: LedgerChanges, orderBook: OrderBookSnapshot?) {
+    /// Publishes a committed ledger: `touched` is its changes' ``LedgerChanges/touchedAccounts``.
+    func publish(_ header: LedgerHeader, touched: Set<AccountID>, orderBook: OrderBookSnapshot?) {
         let listeners = lock.withLock { self.listeners }
-        if !listeners.isEmpty {
-            var accounts = Set(changes.accounts.keys)
-            for key in changes.trustLines.keys { accounts.insert(key.accountID) }
-            for key in changes.data.keys { accounts.insert(key.accountID) }
-            for listener in listeners { listener(header.sequence, accounts) }
-        }
+        for listener in listeners { listener(header.sequence, touched) }
         let ready = lock.withLock {
             latestHeader = header
             if let orderBook { latestOrderBook = orderBook }

@@ -104,8 +104,8 @@ public actor LedgerWriter {
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> UInt64
     private var state: LedgerState
-    /// The accounts the ledger being committed changed (or their trustlines): memory is ahead
-    /// of the disk for them.
+    /// The accounts the ledger being committed touched (``LedgerChanges/touchedAccounts``):
+    /// memory is ahead of the disk for them.
     private var uncommitted: Set<AccountID> = []
     private var machine: LedgerWriterStateMachine<Reply>
     private let wakeUps: AsyncStream<WakeUp>
@@ -356,7 +356,8 @@ public actor LedgerWriter {
         }
         answer(machine.ledgerClosed(closed))
         let commitStarted = ContinuousClock.now
-        uncommitted = Set(closed.changes.accounts.keys).union(closed.changes.trustLines.keys.map(\.accountID))
+        let touched = closed.changes.touchedAccounts
+        uncommitted = touched
         do {
             try await store.commit(closed)
             uncommitted = []
@@ -374,7 +375,7 @@ public actor LedgerWriter {
         let poolsChanged = !closed.changes.liquidityPools.isEmpty
         let orderBook = closed.changes.offerMarkets.isEmpty && !poolsChanged
             ? nil : commits.orderBook.updating(closed.changes.offerMarkets, poolsChanged: poolsChanged, from: state)
-        commits.publish(closed.header, changes: closed.changes, orderBook: orderBook)
+        commits.publish(closed.header, touched: touched, orderBook: orderBook)
         answer(machine.ledgerCommitted())
         metrics.ledgerClosed(closed, applyDuration: commitStarted - applyStarted, commitDuration: committed - commitStarted, queueDepth: machine.queueDepth)
         logger.debug("ledger committed", metadata: [
