@@ -8,6 +8,7 @@ import Hummingbird
 import Ledger
 import LedgerService
 import Logging
+import NIOCore
 import ServiceLifecycle
 import StellarBase
 import PostgresStore
@@ -60,7 +61,9 @@ public func buildApplication(
     }
     let store = try SQLiteLedgerStore(path: configuration.databasePath)
     let leader = try await LeaderParts.make(configuration, store: store, gatewayStore: nil, environment: environment, logger: logger)
-    return application(configuration, responder: leader.responder, services: leader.services, logger: logger, onServerRunning: onServerRunning)
+    return application(
+        configuration, responder: leader.responder, services: leader.services, logger: logger, channelHandlers: leader.channelHandlers,
+        onServerRunning: onServerRunning)
 }
 
 /// ``buildApplication(_:environment:logger:onServerRunning:)`` on a store of the caller's (a test's store
@@ -75,21 +78,28 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let leader = try await LeaderParts.make(configuration, store: store, gatewayStore: gatewayStore, environment: environment, logger: logger)
-    return application(configuration, responder: leader.responder, services: leader.services, logger: logger, onServerRunning: onServerRunning)
+    return application(
+        configuration, responder: leader.responder, services: leader.services, logger: logger, channelHandlers: leader.channelHandlers,
+        onServerRunning: onServerRunning)
 }
 
 /// The one shape of application every server has, whatever answers its requests.
 private func application(
     _ configuration: TenderConfiguration, responder: AnyResponder, services: [any Service], logger: Logger,
+    channelHandlers: @escaping @Sendable () -> [any RemovableChannelHandler] = { [] },
     onServerRunning: @escaping @Sendable (Int) async -> Void
 ) -> some ApplicationProtocol {
     Application(
         responder: responder,
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Tender"),
+        server: .http1(configuration: .init(additionalChannelHandlers: channelHandlers())),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
         services: services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
 }
+
+/// The `Server` header of every answer.
+let serverName = "Tender"
 
 /// A responder behind a closure: the leader's router, or a cluster node's choice between its
 /// own reads and the leader.
@@ -157,6 +167,13 @@ struct ReadParts {
         return AnyResponder { try await responder.respond(to: $0, context: $1) }
     }
 
+    /// A new connection's ``AccountFastPath``: cached accounts answered in the pipeline.
+    func channelHandlers(_ configuration: TenderConfiguration) -> @Sendable () -> [any RemovableChannelHandler] {
+        let (cache, metrics) = (accountCache, self.metrics)
+        let authority = "\(configuration.host):\(configuration.port)"
+        return { [AccountFastPath(cache: cache, metrics: metrics, serverName: serverName, defaultAuthority: authority)] }
+    }
+
     /// `GET /`: Horizon's root document.
     static func registerRoot(on router: Router<BasicRequestContext>, commits: LedgerCommits, horizon: HorizonRoutes, configuration: TenderConfiguration) {
         router.get("/") { request, _ in
@@ -222,6 +239,8 @@ struct ReadParts {
 /// loop, the janitors, webhook deliveries). A single server is this; in a cluster, the leader.
 struct LeaderParts {
     let responder: AnyResponder
+    /// Handlers for each connection's pipeline: the account fast path.
+    let channelHandlers: @Sendable () -> [any RemovableChannelHandler]
     let services: [any Service]
 
     static func make(
@@ -289,6 +308,7 @@ struct LeaderParts {
         let base = advertised ?? "http://\(configuration.host):\(configuration.port)"
         return LeaderParts(
             responder: reads.responder(),
+            channelHandlers: reads.channelHandlers(configuration),
             services: [
                 LedgerWriterService(writer: writer),
                 GatewayJanitor(service: gateway, base: base, clock: clock, interval: .seconds(1), logger: logger),

@@ -1,0 +1,164 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Ledger
+import LedgerService
+import NIOCore
+import NIOEmbedded
+import NIOHTTPTypes
+import StellarBase
+import TenderTesting
+import Testing
+@testable import TenderServer
+
+/// `GET /accounts/{id}` answered from the cache inside the connection's pipeline (issue 30: the
+/// hottest read beside nginx), and everything it must leave to the application.
+@Suite("The account fast path")
+struct AccountFastPathTests {
+    let address = "GAAAIBO5QXWGD3OZOUBPQNAUW75VBBABKY4FKQX5AFBJAPXWB44GVIXG"
+    let body = ByteBuffer(string: #"{"id":"GAAAIBO5QXWGD3OZOUBPQNAUW75VBBABKY4FKQX5AFBJAPXWB44GVIXG"}"#)
+
+    /// A channel with only the fast path, over a cache holding `address`'s answer for host `h`.
+    func channel() throws -> EmbeddedChannel {
+        let state = LedgerState.genesis(network: .standalone, closeTime: 1)
+        let cache = AccountCache(commits: LedgerCommits(header: state.header, orderBook: OrderBookSnapshot(state)))
+        cache.store(body, for: address, base: "http://h", readAt: state.header.sequence)
+        return EmbeddedChannel(handler: AccountFastPath(cache: cache, metrics: ServerMetrics(), serverName: "Tender", defaultAuthority: "127.0.0.1:8000"))
+    }
+
+    func get(_ path: String, _ fields: HTTPFields = [:], method: HTTPRequest.Method = .get) -> HTTPRequestPart {
+        .head(HTTPRequest(method: method, scheme: nil, authority: "h", path: path, headerFields: fields))
+    }
+
+    /// The answer written, if any: head, body, end.
+    func answer(_ channel: EmbeddedChannel) throws -> (HTTPResponse, ByteBuffer)? {
+        guard case .head(let head)? = try channel.readOutbound(as: HTTPResponsePart.self) else { return nil }
+        guard case .body(let bytes)? = try channel.readOutbound(as: HTTPResponsePart.self),
+              case .end(nil)? = try channel.readOutbound(as: HTTPResponsePart.self) else {
+            Issue.record("an answer is a head, a body and an end")
+            return nil
+        }
+        return (head, bytes)
+    }
+
+    @Test func aCachedAccountIsAnsweredInThePipeline() throws {
+        let channel = try channel()
+        try channel.writeInbound(get("/accounts/\(address)"))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        let (head, bytes) = try #require(try answer(channel))
+        #expect(head.status == .ok && bytes == body)
+        #expect(head.headerFields[.contentType] == "application/hal+json; charset=utf-8")
+        #expect(head.headerFields[.contentLength] == String(body.readableBytes))
+        #expect(head.headerFields[.server] == "Tender")
+        // The request never reaches the application.
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
+        // The date as HTTP writes it, and now.
+        let date = try #require(head.headerFields[.date])
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let parsed = try #require(formatter.date(from: date), "\(date)")
+        #expect(abs(parsed.timeIntervalSinceNow) < 5 && formatter.string(from: parsed) == date)
+    }
+
+    /// A request the path must pass on.
+    struct PassedOn: Sendable, CustomTestStringConvertible {
+        var path: String
+        var fields: HTTPFields = [:]
+        var method: HTTPRequest.Method = .get
+        var testDescription: String { "\(method) \(path.prefix(30)) \(fields)" }
+    }
+
+    static let cached = "/accounts/GAAAIBO5QXWGD3OZOUBPQNAUW75VBBABKY4FKQX5AFBJAPXWB44GVIXG"
+
+    @Test(arguments: [
+        PassedOn(path: "/accounts/GBOTHER"),  // not cached
+        PassedOn(path: cached + "?x=1"),
+        PassedOn(path: cached + "/payments"),
+        PassedOn(path: cached, fields: [.origin: "https://wallet.example"]),
+        PassedOn(path: cached, fields: [.connection: "close"]),
+        PassedOn(path: cached, method: .head),
+        PassedOn(path: cached, method: .post),
+        PassedOn(path: "/ledgers"),
+    ])
+    func everythingElseGoesToTheApplication(_ request: PassedOn) throws {
+        let (path, fields, method) = (request.path, request.fields, request.method)
+        let channel = try channel()
+        try channel.writeInbound(get(path, fields, method: method))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try answer(channel) == nil)
+        guard case .head(let forwarded)? = try channel.readInbound(as: HTTPRequestPart.self) else {
+            Issue.record("the request was not passed on")
+            return
+        }
+        #expect(forwarded.path == path)
+        guard case .end? = try channel.readInbound(as: HTTPRequestPart.self) else {
+            Issue.record("the request's end was not passed on")
+            return
+        }
+    }
+
+    /// A pipelined request waits behind one the application is still answering: answers keep
+    /// the order of requests. Once that answer has ended, the path answers again.
+    @Test func answersKeepTheOrderOfRequests() throws {
+        let channel = try channel()
+        try channel.writeInbound(get("/ledgers"))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        try channel.writeInbound(get("/accounts/\(address)"))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try answer(channel) == nil)
+        for path in ["/ledgers", "/accounts/\(address)"] {
+            guard case .head(let forwarded)? = try channel.readInbound(as: HTTPRequestPart.self) else {
+                Issue.record("\(path) was not passed on")
+                return
+            }
+            #expect(forwarded.path == path)
+            _ = try channel.readInbound(as: HTTPRequestPart.self)
+        }
+        // The application answers both; then a third request is the path's again.
+        for _ in 0..<2 {
+            try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+            try channel.writeOutbound(HTTPResponsePart.end(nil))
+        }
+        while try channel.readOutbound(as: HTTPResponsePart.self) != nil {}
+        try channel.writeInbound(get("/accounts/\(address)"))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try answer(channel)?.1 == body)
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
+    }
+
+    /// A body sent with a GET the path answered is dropped with it, not taken for a request.
+    @Test func theRestOfARequestAnsweredHereIsDropped() throws {
+        let channel = try channel()
+        try channel.writeInbound(get("/accounts/\(address)"))
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "x")))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try answer(channel) != nil)
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
+    }
+
+    /// Over real sockets, the answer from the pipeline is the application's, byte for byte in
+    /// its body and the same in its headers; and it counts in the metrics under the route's own name (the cache once counted under another).
+    @Test func theServerAnswersTheSameFromThePipeline() async throws {
+        let temporary = TemporaryDirectory("fastpath")
+        let app = try await buildApplication(TenderConfiguration(port: 0, dataDirectory: temporary.file("data"), closeInterval: .zero))
+        let alice = try KeyPair(seed: Array(repeating: 41, count: 32))
+        try await app.test(.live) { client in
+            _ = try await client.execute(uri: "/friendbot?addr=\(alice.accountID.strKey)", method: .get) { $0.status }
+            var answers: [(HTTPFields, ByteBuffer)] = []
+            for _ in 0..<3 {
+                answers.append(try await client.execute(uri: "/accounts/\(alice.accountID.strKey)", method: .get) { ($0.headers, $0.body) })
+            }
+            for (headers, body) in answers.dropFirst() {
+                #expect(body == answers[0].1)
+                for name in [HTTPField.Name.contentType, .contentLength, .server] { #expect(headers[name] == answers[0].0[name]) }
+                #expect(headers[.date] != nil)
+            }
+            let metrics = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
+            let line = metrics.split(separator: "\n").first { $0.hasPrefix("tender_http_requests_total") && $0.contains(#"route="/accounts/{account}""#) && $0.contains(#"status="200""#) }
+            #expect(line.map { $0.hasSuffix(" 3") } == true, "\(metrics.split(separator: "\n").filter { $0.hasPrefix("tender_http_requests_total") })")
+        }
+    }
+}
