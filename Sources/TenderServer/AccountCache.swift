@@ -29,6 +29,17 @@ final class AccountCache: @unchecked Sendable {
     /// The route its answers are counted under in the metrics, as the router names it.
     static let route = "/accounts/{account}"
 
+    /// The address in `/accounts/{address}` (nothing after it: no sub-resource, no query), as
+    /// the cache is keyed; nil for any other path.
+    static func address(inPath path: String) -> String? {
+        let prefix = "/accounts/".utf8
+        let bytes = path.utf8
+        guard bytes.starts(with: prefix) else { return nil }
+        let address = bytes.dropFirst(prefix.count)
+        guard !address.isEmpty, !address.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else { return nil }
+        return String(Substring(address))
+    }
+
     init(commits: LedgerCommits, capacity: Int = 100_000) {
         self.capacity = capacity
         commits.observe { [weak self] sequence, accounts in self?.invalidate(accounts, at: sequence) }
@@ -84,18 +95,14 @@ struct CachedAccountResponder<Router: HTTPResponder>: HTTPResponder {
     let cache: AccountCache
     let metrics: ServerMetrics
     let resources: @Sendable (Request) -> HorizonResources
-    private static var prefix: String { "/accounts/" }
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        if request.method == .get, request.headers[.origin] == nil, request.uri.query == nil {
-            let path = request.uri.path
-            if path.hasPrefix(Self.prefix) {
-                let address = path.dropFirst(Self.prefix.count)
-                let started = ContinuousClock.now
-                if !address.utf8.contains(UInt8(ascii: "/")), let body = cache.body(for: String(address), base: resources(request).base) {
-                    metrics.cachedAccountAnswered(duration: ContinuousClock.now - started)
-                    return Response(status: .ok, headers: HorizonRoutes.jsonHeaders, body: ResponseBody(byteBuffer: body))
-                }
+        if request.method == .get, request.headers[.origin] == nil, request.uri.query == nil,
+           let address = AccountCache.address(inPath: request.uri.path) {
+            let started = ContinuousClock.now
+            if let body = cache.body(for: address, base: resources(request).base) {
+                metrics.cachedAccountAnswered(duration: ContinuousClock.now - started)
+                return Response(status: .ok, headers: HorizonRoutes.jsonHeaders, body: ResponseBody(byteBuffer: body))
             }
         }
         return try await router.respond(to: request, context: context)

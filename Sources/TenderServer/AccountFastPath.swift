@@ -66,18 +66,14 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private func cachedBody(_ request: HTTPRequest) -> ByteBuffer? {
         guard request.method == .get, let path = request.path,
               request.headerFields[.origin] == nil, request.headerFields[.connection] == nil else { return nil }
-        let prefix = "/accounts/".utf8
-        let bytes = path.utf8
-        guard bytes.starts(with: prefix) else { return nil }
-        let address = bytes.dropFirst(prefix.count)
-        guard !address.isEmpty, !address.contains(UInt8(ascii: "/")), !address.contains(UInt8(ascii: "?")) else { return nil }
-        return cache.body(for: String(Substring(address)), base: "http://\(request.authority ?? defaultAuthority)")
+        guard let address = AccountCache.address(inPath: path) else { return nil }
+        return cache.body(for: address, base: "http://\(request.authority ?? defaultAuthority)")
     }
 
     private func write(_ body: ByteBuffer, context: ChannelHandlerContext) {
         var fields = HTTPFields()
         fields.reserveCapacity(4)
-        fields[.contentType] = "application/hal+json; charset=utf-8"
+        fields[.contentType] = HorizonRoutes.jsonHeaders[.contentType]
         fields[.contentLength] = String(body.readableBytes)
         fields[.date] = date()
         fields[.server] = serverName
