@@ -170,6 +170,16 @@ public actor LedgerWriter {
         return try await replayIfApplied(prepared, result)
     }
 
+    /// ``submit(_:)``, answering nil when the deadline `deadlines` sets passes first. The
+    /// transaction goes on all the same: its ledger still commits, and its result can be found
+    /// by hash.
+    /// - Throws: as ``submit(_:)``.
+    public nonisolated func submit(_ envelope: TransactionEnvelope, within deadlines: SubmissionDeadlines) async throws -> SubmissionResult? {
+        let prepared = PreparedTransaction.prepare(envelope, network: configuration.network, own: ownSignatures)
+        guard let result = try await enqueue(prepared, within: deadlines) else { return nil }
+        return try await replayIfApplied(prepared, result)
+    }
+
     /// Submits transactions that must be applied in the given order (consecutive sequence
     /// numbers of one account, say): they are queued together, so none overtakes another.
     /// With `closeAtOnce` a ledger closes without waiting for the close interval.
@@ -254,12 +264,27 @@ public actor LedgerWriter {
     /// (with `CancellationError`); the transaction is queued all the same (even when the caller
     /// was cancelled before it got here) and applied, and its result can be found by hash.
     private func enqueue(_ prepared: PreparedTransaction) async throws -> SubmissionResult {
-        let answer = AnswerOnce()
+        let answer = AnswerOnce<SubmissionResult>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 answer.arm(continuation)
                 // Once the caller has been answered (cancelled), the writer's answer is dropped.
                 register(prepared, closeAtOnce: false) { answer.resume(with: $0) }
+            }
+        } onCancel: {
+            answer.resume(with: .failure(CancellationError()))
+        }
+    }
+
+    /// ``enqueue(_:)``, answering nil when `deadlines` calls time first.
+    private func enqueue(_ prepared: PreparedTransaction, within deadlines: SubmissionDeadlines) async throws -> SubmissionResult? {
+        let answer = AnswerOnce<SubmissionResult?>()
+        let ticket = deadlines.add { answer.resume(with: .success(nil)) }
+        defer { deadlines.remove(ticket) }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                answer.arm(continuation)
+                register(prepared, closeAtOnce: false) { answer.resume(with: $0.map(Optional.some)) }
             }
         } onCancel: {
             answer.resume(with: .failure(CancellationError()))
@@ -401,16 +426,16 @@ public enum CommittedAccount: Sendable {
 }
 
 /// Resumes a submitter's continuation once: with the writer's answer, or with a cancellation
-/// if that comes first.
-private final class AnswerOnce: @unchecked Sendable {
+/// (or a deadline) if that comes first.
+private final class AnswerOnce<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<SubmissionResult, any Error>?
-    private var early: Result<SubmissionResult, any Error>?
+    private var continuation: CheckedContinuation<Value, any Error>?
+    private var early: Result<Value, any Error>?
     private var isDone = false
 
     /// Hands over the continuation, resumed at once when the answer came first.
-    func arm(_ continuation: CheckedContinuation<SubmissionResult, any Error>) {
-        let early: Result<SubmissionResult, any Error>? = lock.withLock {
+    func arm(_ continuation: CheckedContinuation<Value, any Error>) {
+        let early: Result<Value, any Error>? = lock.withLock {
             if let early = self.early { return early }
             self.continuation = continuation
             return nil
@@ -418,8 +443,8 @@ private final class AnswerOnce: @unchecked Sendable {
         if let early { continuation.resume(with: early) }
     }
 
-    func resume(with result: Result<SubmissionResult, any Error>) {
-        let continuation: CheckedContinuation<SubmissionResult, any Error>? = lock.withLock {
+    func resume(with result: Result<Value, any Error>) {
+        let continuation: CheckedContinuation<Value, any Error>? = lock.withLock {
             guard !isDone else { return nil }
             isDone = true
             if self.continuation == nil { early = result }

@@ -21,9 +21,13 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     /// - Throws: when the file cannot be opened or migrated.
-    /// - Parameter walRestartFrames: how many pages the WAL may hold before a checkpoint rewinds
-    ///   it (256 Ki: 270 MB with 1 KiB pages).
-    public init(path: String, walRestartFrames: Int = 262_144) throws {
+    /// - Parameters:
+    ///   - walRestartFrames: how many pages the WAL may hold before a checkpoint rewinds it
+    ///     (256 Ki: 270 MB with 1 KiB pages).
+    ///   - writerCacheMebibytes: the most page cache the writer's connection keeps (readers keep
+    ///     ``readerCacheMebibytes`` each). SQLite fills it only as the database grows.
+    public init(path: String, walRestartFrames: Int = 262_144, writerCacheMebibytes: Int = SQLiteLedgerStore.defaultWriterCacheMebibytes) throws {
+        precondition(writerCacheMebibytes > 0, "the writer's page cache is at least 1 MiB")
         self.walRestartFrames = walRestartFrames
         var configuration = Configuration()
         configuration.prepareDatabase { db in
@@ -34,9 +38,9 @@ public final class SQLiteLedgerStore: LedgerStore {
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // Checkpoints run on their own connection, off the commit path.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
-            // 64 MiB of page cache per connection (the default is 2 MiB): commits touch pages
-            // all over the account and history indexes, and re-reading them cost system calls.
-            try db.execute(sql: "PRAGMA cache_size = -65536")
+            // 64 MiB of page cache per reader (the default is 2 MiB): queries touch pages all
+            // over the account and history indexes, and re-reading them cost system calls.
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.readerCacheMebibytes * 1024)")
         }
         // A commit that meets a RESTART checkpoint waits for it (milliseconds) instead of failing.
         configuration.busyMode = .timeout(10)
@@ -45,12 +49,26 @@ public final class SQLiteLedgerStore: LedgerStore {
         // the process dies, not when the machine does): a ledger answered as committed must
         // survive a power cut, so the WAL is synced at every commit.
         try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = -\(writerCacheMebibytes * 1024)") }
         try Self.migrator.migrate(database)
         // The RESTART checkpoint waits (up to 5 s, then it tries again 32 commits later) for
         // the commit in flight and for readers of the old WAL.
         var checkpointing = configuration
         checkpointing.busyMode = .timeout(5)
         checkpointer = try DatabaseQueue(path: path, configuration: checkpointing)
+    }
+
+    /// Each reader connection's page cache.
+    public static let readerCacheMebibytes = 64
+    /// `tender serve`'s default for the writer's page cache.
+    public static let defaultWriterCacheMebibytes = 64
+
+    /// The writer's and a reader's `PRAGMA cache_size`, in KiB.
+    public func pageCacheKibibytes() async throws -> (writer: Int, reader: Int) {
+        let sql = "PRAGMA cache_size"
+        let writer = try await database.writeWithoutTransaction { try Int.fetchOne($0, sql: sql) ?? 0 }
+        let reader = try await database.read { try Int.fetchOne($0, sql: sql) ?? 0 }
+        return (-writer, -reader)
     }
 
     /// WAL frames (pages) past which a checkpoint also rewinds the WAL.

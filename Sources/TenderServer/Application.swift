@@ -59,7 +59,7 @@ public func buildApplication(
             await onServerRunning(port)
         }
     }
-    let store = try SQLiteLedgerStore(path: configuration.databasePath)
+    let store = try SQLiteLedgerStore(path: configuration.databasePath, writerCacheMebibytes: configuration.sqliteCacheMebibytes)
     let leader = try await LeaderParts.make(configuration, store: store, gatewayStore: nil, environment: environment, logger: logger)
     return application(
         configuration, responder: leader.responder, services: leader.services, logger: logger, channelHandlers: leader.channelHandlers,
@@ -270,7 +270,9 @@ struct LeaderParts {
             committedAccount: memory)
         let router = reads.router
         let horizon = reads.horizon
-        TransactionRoutes(writer: writer, horizon: horizon, history: store, timeout: configuration.submissionTimeout).register(on: router)
+        TransactionRoutes(
+            writer: writer, horizon: horizon, history: store,
+            deadlines: SubmissionDeadlines(timeout: configuration.submissionTimeout, clock: clock)).register(on: router)
         let local = LocalNetworkRoutes(horizon: horizon, writer: writer, anchor: anchor)
         local.register(on: router)
         // The server is its store's only writer (in a cluster, the leader is), so what it has

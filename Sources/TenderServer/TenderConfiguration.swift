@@ -2,6 +2,7 @@ import Gateway
 import GatewayCore
 import Ledger
 import StellarBase
+import Store
 
 /// Everything `tender serve` needs to start, after flags, environment and defaults are merged.
 public struct TenderConfiguration: Sendable {
@@ -57,6 +58,10 @@ public struct TenderConfiguration: Sendable {
     /// A PostgreSQL hot standby of ``database`` that this node reads Horizon's answers from
     /// (writes stay on ``database``); nil reads from ``database``.
     public var readDatabase: String?
+    /// The most page cache (MiB) the SQLite ledger's writing connection keeps: commits to a
+    /// grown database read the index pages a payment's accounts land on, and those the cache
+    /// holds cost no system call. Unused with ``database``.
+    public var sqliteCacheMebibytes = SQLiteLedgerStore.defaultWriterCacheMebibytes
     /// In a cluster: the address the other nodes forward to while this node leads; nil is
     /// `http://HOST:PORT` of this server.
     public var advertiseURL: String?

@@ -14,7 +14,8 @@ struct TransactionRoutes: Sendable {
     let horizon: HorizonRoutes
     /// The history the writer commits to (a reading node's Horizon may lag behind it).
     let history: any LedgerReader
-    let timeout: Duration
+    /// How long `POST /transactions` waits for the ledger before answering 504 with the hash.
+    let deadlines: SubmissionDeadlines
     /// The largest request body accepted (an envelope of 100 operations and 20 signatures is
     /// well under 100 KB).
     static let maxBodyBytes = 256 * 1024
@@ -98,7 +99,7 @@ struct TransactionRoutes: Sendable {
         case .envelope(let read, let text): (envelope, tx) = (read, text)
         case .refused(let problem): return problem.response()
         }
-        let submission = try await submitWithin(timeout, envelope)
+        let submission = try await writer.submit(envelope, within: deadlines)
         guard let submission else {
             let hash = PreparedTransaction.prepare(envelope, network: writer.configuration.network).hash
             return Problem.timeout(hash: hash.hex).response()
@@ -136,22 +137,6 @@ extension TransactionRoutes {
             return unquoted.isEmpty ? nil : unquoted
         }
         return nil
-    }
-
-    /// The submission's result, or nil when `timeout` passes first. The submission itself goes
-    /// on: its ledger still commits, and the client finds the result by hash. The two race in a
-    /// task group; the loser is cancelled (a cancelled submitter stops waiting at once).
-    func submitWithin(_ timeout: Duration, _ envelope: TransactionEnvelope) async throws -> SubmissionResult? {
-        let writer = self.writer
-        return try await withThrowingTaskGroup(of: SubmissionResult?.self) { group in
-            group.addTask { try await writer.submit(envelope) }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? nil
-        }
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import StellarBase
+import Store
 import TenderServer
 
 struct Serve: AsyncParsableCommand {
@@ -58,6 +59,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "With --database: the address other nodes forward requests to while this server leads. [env: TENDER_ADVERTISE_URL] (default: http://HOST:PORT)")
     var advertiseURL: String?
 
+    @Option(help: "MiB of page cache for the SQLite ledger's writing connection (1-65536); more keeps a grown database's index pages in memory for commits. [env: TENDER_SQLITE_CACHE] (default: \(SQLiteLedgerStore.defaultWriterCacheMebibytes))")
+    var sqliteCache: Int?
+
     @Option(help: "The least important log messages written to standard error: trace, debug, info, notice, warning, error or critical. (default: info)")
     var logLevel: String = "info"
 
@@ -98,6 +102,12 @@ struct Serve: AsyncParsableCommand {
             anchorSeed: anchorSeed ?? environment["TENDER_ANCHOR_SEED"] ?? "tender",
             anchorHomeDomain: anchorDomain ?? environment["TENDER_ANCHOR_DOMAIN"] ?? "localhost:8000")
         configuration.maxPathFindingRequests = pathFindingRate
+        let cache = try sqliteCache ?? environment["TENDER_SQLITE_CACHE"].map {
+            guard let value = Int($0) else { throw CommandFailure("TENDER_SQLITE_CACHE=\($0) is not a number of MiB") }
+            return value
+        } ?? SQLiteLedgerStore.defaultWriterCacheMebibytes
+        guard (1...65_536).contains(cache) else { throw CommandFailure("the SQLite cache \(cache) MiB is not between 1 and 65536") }
+        configuration.sqliteCacheMebibytes = cache
         configuration.database = database ?? environment["TENDER_DATABASE"]
         let failover = try failoverInterval ?? environment["TENDER_FAILOVER_INTERVAL"].map {
             guard let value = Double($0) else { throw CommandFailure("TENDER_FAILOVER_INTERVAL=\($0) is not a number of seconds") }

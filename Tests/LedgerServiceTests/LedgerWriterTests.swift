@@ -209,6 +209,51 @@ struct LedgerWriterTests {
         #expect(try await SQLiteLedgerStore(path: path).transaction(hash: hash)?.result.isSuccess == true)
     }
 
+    @Test func aSubmissionPastItsDeadlineIsAnsweredNilAndStillApplied() async throws {
+        let clock = ManualClock()
+        let writer = try await writer(closeInterval: .seconds(1), clock: clock)
+        // The deadlines tick on a clock of their own, so the ledger's interval stays still.
+        let deadlineClock = ManualClock()
+        let deadlines = SubmissionDeadlines(timeout: .milliseconds(30), tick: .milliseconds(10), clock: deadlineClock)
+        let rootSequence = await writer.read { $0.account(root.accountID)!.sequenceNumber }
+        let (_, create) = createAccounts(1, sequence: rootSequence)
+        let hash = PreparedTransaction.prepare(create, network: .standalone).hash
+        let start = writer.commits.latest
+        try await writer.running {
+            await clock.sleepers(atLeast: 2)
+            let submitter = Task { try await writer.submit(create, within: deadlines) }
+            for _ in 0..<4 {
+                await deadlineClock.sleepers(atLeast: 1)
+                deadlineClock.advance(by: .milliseconds(10))
+            }
+            let answer = try await submitter.value
+            #expect(answer == nil)
+            #expect(deadlines.waitingCount == 0)
+            // The transaction stayed queued: the next ledger applies it.
+            clock.advance(by: .seconds(1))
+            var latest = writer.commits.latest
+            while latest < start + 1 { latest = await writer.commits.wait(after: latest) }
+        }
+        #expect(try await SQLiteLedgerStore(path: path).transaction(hash: hash)?.result.isSuccess == true)
+    }
+
+    @Test func aSubmissionAnsweredBeforeItsDeadlineDropsIt() async throws {
+        let writer = try await writer()
+        // This clock never moves: only the ledger can answer.
+        let deadlines = SubmissionDeadlines(timeout: .milliseconds(30), tick: .milliseconds(10), clock: ManualClock())
+        let rootSequence = await writer.read { $0.account(root.accountID)!.sequenceNumber }
+        let (_, create) = createAccounts(1, sequence: rootSequence)
+        try await writer.running {
+            guard case .applied(let stored) = try await writer.submit(create, within: deadlines) else { Issue.record("not applied"); return }
+            #expect(stored.result.isSuccess)
+            #expect(deadlines.waitingCount == 0)
+            // Sent again: refused by the ledger at once and answered from history, deadline dropped.
+            guard case .applied(let again) = try await writer.submit(create, within: deadlines) else { Issue.record("resubmission not answered"); return }
+            #expect(again == stored)
+            #expect(deadlines.waitingCount == 0)
+        }
+    }
+
     @Test func memoryAnswersForCommittedAccountsOnlyWhileALedgerIsBeingCommitted() async throws {
         let gated = GatedStore(try SQLiteLedgerStore(path: path))
         let writer = try await writer(store: gated)

@@ -27,6 +27,15 @@ struct SQLiteLedgerStoreTests {
         #expect(try store.writerSynchronousMode() == 2)
     }
 
+    /// `--sqlite-cache` sizes the writer's page cache only; readers keep theirs.
+    @Test(arguments: [SQLiteLedgerStore.defaultWriterCacheMebibytes, 1, 512])
+    func theWriterKeepsThePageCacheAskedFor(mebibytes: Int) async throws {
+        let store = try SQLiteLedgerStore(path: temporaryPath(), writerCacheMebibytes: mebibytes)
+        let cache = try await store.pageCacheKibibytes()
+        #expect(cache.writer == mebibytes * 1024)
+        #expect(cache.reader == SQLiteLedgerStore.readerCacheMebibytes * 1024)
+    }
+
     @Test func committedLedgersReloadToTheSameState() async throws {
         let path = temporaryPath()
         let store = try SQLiteLedgerStore(path: path)
