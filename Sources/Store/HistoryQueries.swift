@@ -6,10 +6,12 @@ import StellarBase
 
 extension PageRequest {
     /// The SQL condition on `column` and the order clause.
+    /// The cursor's condition and the order and limit clause, with their arguments in order (the
+    /// limit is one, so a query's text, and its cached statement, stays the same from page to page).
     func clauses(_ column: String) -> (condition: String, arguments: [Int64], order: String) {
-        let order = "ORDER BY \(column) \(descending ? "DESC" : "ASC") LIMIT \(limit)"
-        guard let cursor else { return ("1", [], order) }
-        return ("\(column) \(descending ? "<" : ">") ?", [cursor], order)
+        let order = "ORDER BY \(column) \(descending ? "DESC" : "ASC") LIMIT ?"
+        guard let cursor else { return ("1", [Int64(limit)], order) }
+        return ("\(column) \(descending ? "<" : ">") ?", [cursor, Int64(limit)], order)
     }
 }
 
@@ -22,17 +24,17 @@ extension SQLiteLedgerStore: LedgerReader {
 
     /// An account with its trustlines and data entries, read in `db`.
     static func account(key: Data, _ db: Database) throws -> AccountRecord? {
-        guard let blob = try Data.fetchOne(db, sql: "SELECT entry FROM accounts WHERE account_id = ?", arguments: [key]) else { return nil }
+        guard let blob = try db.cachedValue(Data.self, sql: "SELECT entry FROM accounts WHERE account_id = ?", arguments: [key]) else { return nil }
         let account = try AccountEntry(xdrBytes: [UInt8](blob))
         var lines: [TrustLineEntry] = []
         var data: [DataEntry] = []
         var shares: [(line: PoolShareLine, pool: LiquidityPoolEntry?)] = []
         if account.numSubEntries > 0 {
-            lines = try Data.fetchAll(db, sql: "SELECT entry FROM trust_lines WHERE account_id = ?", arguments: [key])
+            lines = try db.cachedValues(Data.self, sql: "SELECT entry FROM trust_lines WHERE account_id = ?", arguments: [key])
                 .map { try TrustLineEntry(xdrBytes: [UInt8]($0)) }
-            data = try Data.fetchAll(db, sql: "SELECT entry FROM account_data WHERE account_id = ? ORDER BY name", arguments: [key])
+            data = try db.cachedValues(Data.self, sql: "SELECT entry FROM account_data WHERE account_id = ? ORDER BY name", arguments: [key])
                 .map { try DataEntry(xdrBytes: [UInt8]($0)) }
-            shares = try Row.fetchAll(db, sql: """
+            shares = try db.cachedRows(sql: """
                 SELECT s.entry, p.entry FROM pool_share_lines s LEFT JOIN liquidity_pools p ON p.pool_id = s.pool_id WHERE s.account_id = ? ORDER BY s.pool_id
                 """, arguments: [key]).map { row in
                 (try PoolShareLine(xdrBytes: [UInt8](row[0] as Data)), try (row[1] as Data?).map { try LiquidityPoolEntry(xdrBytes: [UInt8]($0)) })
@@ -44,7 +46,7 @@ extension SQLiteLedgerStore: LedgerReader {
     /// Whether the account exists.
     public func accountExists(_ id: AccountID) async throws -> Bool {
         try await database.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM accounts WHERE account_id = ?", arguments: [id.storageKey]) ?? false
+            try db.cachedValue(Bool.self, sql: "SELECT 1 FROM accounts WHERE account_id = ?", arguments: [id.storageKey]) ?? false
         }
     }
 
@@ -59,21 +61,21 @@ extension SQLiteLedgerStore: LedgerReader {
                 page.descending ? (cursor >> 32) + (cursor & 0xFFFF_FFFF == 0 ? 0 : 1) : cursor >> 32
             }
             let (condition, arguments, order) = sequencePage.clauses("sequence")
-            return try Row.fetchAll(db, sql: "SELECT * FROM ledger_headers WHERE \(condition) \(order)", arguments: StatementArguments(arguments))
+            return try db.cachedRows(sql: "SELECT * FROM ledger_headers WHERE \(condition) \(order)", arguments: StatementArguments(arguments))
                 .map { try Self.ledgerRecord($0, db) }
         }
     }
 
     public func ledger(_ sequence: UInt32) async throws -> LedgerRecord? {
         try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM ledger_headers WHERE sequence = ?", arguments: [sequence]).map { try Self.ledgerRecord($0, db) }
+            try db.cachedRow(sql: "SELECT * FROM ledger_headers WHERE sequence = ?", arguments: [sequence]).map { try Self.ledgerRecord($0, db) }
         }
     }
 
     private static func ledgerRecord(_ row: Row, _ db: Database) throws -> LedgerRecord {
         let headerBytes = [UInt8](row["header"] as Data)
         let header = try LedgerHeader(xdrBytes: headerBytes)
-        let previous = try Data.fetchOne(db, sql: "SELECT header FROM ledger_headers WHERE sequence = ?", arguments: [header.sequence - 1])
+        let previous = try db.cachedValue(Data.self, sql: "SELECT header FROM ledger_headers WHERE sequence = ?", arguments: [header.sequence - 1])
         return LedgerRecord(
             header: header, hash: Self.hash(headerBytes), previousHash: previous.map { Self.hash([UInt8]($0)) },
             transactionCount: row["transaction_count"], successfulTransactionCount: row["successful_transaction_count"],
@@ -115,7 +117,7 @@ extension SQLiteLedgerStore: LedgerReader {
             let (condition, cursor, order) = page.clauses(idColumn)
             conditions.append(condition)
             arguments += cursor.map { $0 as any DatabaseValueConvertible }
-            return try Row.fetchAll(db, sql: """
+            return try db.cachedRows(sql: """
                 SELECT t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result FROM \(from)
                 WHERE \(conditions.joined(separator: " AND ")) \(order)
                 """, arguments: StatementArguments(arguments)).map(Self.storedTransaction)
@@ -172,7 +174,7 @@ extension SQLiteLedgerStore: LedgerReader {
             let (condition, cursor, order) = page.clauses("o.id")
             conditions.append(condition)
             arguments += cursor.map { $0 as any DatabaseValueConvertible }
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try db.cachedRows(sql: """
                 SELECT o.id AS operation_id, t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result,
                        pa2.asset_a, pa2.asset_b, pa2.reserve_a, pa2.reserve_b, pa2.shares
                 FROM \(from) JOIN transactions t ON t.id = o.transaction_id LEFT JOIN pool_amounts pa2 ON pa2.operation_id = o.id
@@ -221,7 +223,7 @@ extension SQLiteLedgerStore: LedgerReader {
             let (condition, cursor, order) = page.clauses("offer_id")
             conditions.append(condition)
             arguments += cursor.map { $0 as any DatabaseValueConvertible }
-            return try Data.fetchAll(db, sql: "SELECT entry FROM offers WHERE \(conditions.joined(separator: " AND ")) \(order)", arguments: StatementArguments(arguments))
+            return try db.cachedValues(Data.self, sql: "SELECT entry FROM offers WHERE \(conditions.joined(separator: " AND ")) \(order)", arguments: StatementArguments(arguments))
                 .map { try LedgerOffer(xdrBytes: [UInt8]($0)) }
         }
     }
@@ -243,10 +245,10 @@ extension SQLiteLedgerStore: LedgerReader {
                 arguments += [after.code, after.issuer]
             }
             let order = page.descending ? "DESC" : "ASC"
-            return try Row.fetchAll(db, sql: """
+            return try db.cachedRows(sql: """
                 SELECT \(AssetTally.columns), asset
-                FROM asset_stats WHERE \(conditions.joined(separator: " AND ")) ORDER BY code \(order), issuer \(order) LIMIT \(page.limit)
-                """, arguments: StatementArguments(arguments)).map { row in
+                FROM asset_stats WHERE \(conditions.joined(separator: " AND ")) ORDER BY code \(order), issuer \(order) LIMIT ?
+                """, arguments: StatementArguments(arguments + [page.limit])).map { row in
                 AssetStats(asset: try Asset(xdrBytes: [UInt8](row[10] as Data)), tally: try AssetTally(row: row))
             }
         }
@@ -274,14 +276,14 @@ extension SQLiteLedgerStore: LedgerReader {
                 sql += " AND account_id \(page.descending ? "<" : ">") ?"
                 arguments.append(after.storageKey)
             }
-            sql += " ORDER BY account_id \(page.descending ? "DESC" : "ASC") LIMIT \(page.limit)"
-            return try Data.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).compactMap { try Self.account(key: $0, db) }
+            sql += " ORDER BY account_id \(page.descending ? "DESC" : "ASC") LIMIT ?"
+            return try db.cachedValues(Data.self, sql: sql, arguments: StatementArguments(arguments + [page.limit])).compactMap { try Self.account(key: $0, db) }
         }
     }
 
     public func offer(_ id: Int64) async throws -> LedgerOffer? {
         try await database.read { db in
-            try Data.fetchOne(db, sql: "SELECT entry FROM offers WHERE offer_id = ?", arguments: [id]).map { try LedgerOffer(xdrBytes: [UInt8]($0)) }
+            try db.cachedValue(Data.self, sql: "SELECT entry FROM offers WHERE offer_id = ?", arguments: [id]).map { try LedgerOffer(xdrBytes: [UInt8]($0)) }
         }
     }
 
@@ -302,7 +304,7 @@ extension SQLiteLedgerStore: LedgerReader {
                 arguments.append(Data(pool.bytes))
             }
             let order = page.cursorClause("effect_order", &conditions, &arguments)
-            return try Row.fetchAll(db, sql: """
+            return try db.cachedRows(sql: """
                 SELECT operation_id, effect_order, account_id, muxed_id, type, details, close_time FROM effects
                 WHERE \(conditions.joined(separator: " AND ")) \(order)
                 """, arguments: StatementArguments(arguments)).map { row in
@@ -340,16 +342,16 @@ extension SQLiteLedgerStore: LedgerReader {
                 arguments += [after.lastModifiedLedger, Data(after.id.hash.bytes)]
             }
             let order = page.descending ? "DESC" : "ASC"
-            return try Data.fetchAll(db, sql: """
+            return try db.cachedValues(Data.self, sql: """
                 SELECT b.entry FROM \(from) WHERE \(conditions.joined(separator: " AND "))
-                ORDER BY b.last_modified_ledger \(order), b.balance_id \(order) LIMIT \(page.limit)
-                """, arguments: StatementArguments(arguments)).map { try ClaimableBalanceEntry(xdrBytes: [UInt8]($0)) }
+                ORDER BY b.last_modified_ledger \(order), b.balance_id \(order) LIMIT ?
+                """, arguments: StatementArguments(arguments + [page.limit])).map { try ClaimableBalanceEntry(xdrBytes: [UInt8]($0)) }
         }
     }
 
     public func claimableBalance(_ id: ClaimableBalanceID) async throws -> ClaimableBalanceEntry? {
         try await database.read { db in
-            try Data.fetchOne(db, sql: "SELECT entry FROM claimable_balances WHERE balance_id = ?", arguments: [Data(id.hash.bytes)])
+            try db.cachedValue(Data.self, sql: "SELECT entry FROM claimable_balances WHERE balance_id = ?", arguments: [Data(id.hash.bytes)])
                 .map { try ClaimableBalanceEntry(xdrBytes: [UInt8]($0)) }
         }
     }
@@ -357,7 +359,7 @@ extension SQLiteLedgerStore: LedgerReader {
     public func transactions(_ page: PageRequest, claimableBalance: ClaimableBalanceID) async throws -> [StoredTransaction] {
         try await database.read { db in
             let (condition, arguments, order) = page.clauses("t.id")
-            return try Row.fetchAll(db, sql: """
+            return try db.cachedRows(sql: """
                 SELECT t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result FROM transactions t
                 WHERE t.id IN (SELECT transaction_id FROM claimable_balance_operations WHERE balance_id = ?) AND \(condition) \(order)
                 """, arguments: StatementArguments([Data(claimableBalance.hash.bytes) as any DatabaseValueConvertible] + arguments.map { $0 as any DatabaseValueConvertible }))
@@ -368,7 +370,7 @@ extension SQLiteLedgerStore: LedgerReader {
     public func transactions(_ page: PageRequest, liquidityPool: Bytes32) async throws -> [StoredTransaction] {
         try await database.read { db in
             let (condition, arguments, order) = page.clauses("t.id")
-            return try Row.fetchAll(db, sql: """
+            return try db.cachedRows(sql: """
                 SELECT t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result FROM transactions t
                 WHERE t.id IN (SELECT transaction_id FROM liquidity_pool_operations WHERE pool_id = ?) AND \(condition) \(order)
                 """, arguments: StatementArguments([Data(liquidityPool.bytes) as any DatabaseValueConvertible] + arguments.map { $0 as any DatabaseValueConvertible }))
@@ -392,15 +394,15 @@ extension SQLiteLedgerStore: LedgerReader {
                 conditions.append("pool_id \(page.descending ? "<" : ">") ?")
                 arguments.append(Data(after.bytes))
             }
-            return try Data.fetchAll(db, sql: """
-                SELECT entry FROM liquidity_pools WHERE \(conditions.joined(separator: " AND ")) ORDER BY pool_id \(page.descending ? "DESC" : "ASC") LIMIT \(page.limit)
-                """, arguments: StatementArguments(arguments)).map { try LiquidityPoolEntry(xdrBytes: [UInt8]($0)) }
+            return try db.cachedValues(Data.self, sql: """
+                SELECT entry FROM liquidity_pools WHERE \(conditions.joined(separator: " AND ")) ORDER BY pool_id \(page.descending ? "DESC" : "ASC") LIMIT ?
+                """, arguments: StatementArguments(arguments + [page.limit])).map { try LiquidityPoolEntry(xdrBytes: [UInt8]($0)) }
         }
     }
 
     public func liquidityPool(_ id: Bytes32) async throws -> LiquidityPoolEntry? {
         try await database.read { db in
-            try Data.fetchOne(db, sql: "SELECT entry FROM liquidity_pools WHERE pool_id = ?", arguments: [Data(id.bytes)]).map { try LiquidityPoolEntry(xdrBytes: [UInt8]($0)) }
+            try db.cachedValue(Data.self, sql: "SELECT entry FROM liquidity_pools WHERE pool_id = ?", arguments: [Data(id.bytes)]).map { try LiquidityPoolEntry(xdrBytes: [UInt8]($0)) }
         }
     }
 
@@ -438,7 +440,7 @@ extension SQLiteLedgerStore: LedgerReader {
                 arguments += [Int64(clamping: closed.lowerBound), Int64(clamping: closed.upperBound)]
             }
             let order = page.cursorClause("trade_order", &conditions, &arguments)
-            return try Row.fetchAll(db, sql: "SELECT * FROM trades WHERE \(conditions.joined(separator: " AND ")) \(order)", arguments: StatementArguments(arguments)).map { row in
+            return try db.cachedRows(sql: "SELECT * FROM trades WHERE \(conditions.joined(separator: " AND ")) \(order)", arguments: StatementArguments(arguments)).map { row in
                 func side(_ prefix: String) throws -> TradeSide {
                     TradeSide(
                         asset: try Asset(xdrBytes: [UInt8](row[prefix + "_asset"] as Data)), amount: row[prefix + "_amount"],
@@ -458,8 +460,8 @@ extension SQLiteLedgerStore: LedgerReader {
     /// The fees charged by the transactions of the last `ledgers` ledgers, and the most they offered.
     public func recentFees(ledgers: Int) async throws -> (charged: [Int64], offered: [Int64]) {
         try await database.read { db in
-            let latest = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM ledger_headers") ?? 0
-            let rows = try Row.fetchAll(db, sql: "SELECT fee_charged, operation_count, envelope FROM transactions WHERE ledger > ?", arguments: [latest - Int64(ledgers)])
+            let latest = try db.cachedValue(Int64.self, sql: "SELECT MAX(sequence) FROM ledger_headers") ?? 0
+            let rows = try db.cachedRows(sql: "SELECT fee_charged, operation_count, envelope FROM transactions WHERE ledger > ?", arguments: [latest - Int64(ledgers)])
             var charged: [Int64] = []
             var offered: [Int64] = []
             for row in rows {
@@ -476,7 +478,8 @@ extension SQLiteLedgerStore: LedgerReader {
 
 extension KeyedPage<EffectCursor> {
     /// Adds the cursor's condition on `operation_id` and `orderColumn` (written out, not as a row
-    /// value, so that an index's range serves it) and answers the order and limit clause.
+    /// value, so that an index's range serves it) and answers the order and limit clause (the
+    /// limit an argument too, added last).
     func cursorClause(_ orderColumn: String, _ conditions: inout [String], _ arguments: inout [any DatabaseValueConvertible]) -> String {
         if let after {
             let beyond = descending ? "<" : ">"
@@ -484,7 +487,8 @@ extension KeyedPage<EffectCursor> {
             arguments += [after.operationID, after.operationID, after.operationID, after.order]
         }
         let order = descending ? "DESC" : "ASC"
-        return "ORDER BY operation_id \(order), \(orderColumn) \(order) LIMIT \(limit)"
+        arguments.append(limit)
+        return "ORDER BY operation_id \(order), \(orderColumn) \(order) LIMIT ?"
     }
 }
 
@@ -507,5 +511,30 @@ extension AssetTally {
         self.init(
             accounts: [row[0], row[1], row[2]], balances: Array(balances.prefix(3)), claimableBalances: row[6], claimableAmount: balances[3],
             liquidityPools: row[8], liquidityPoolsAmount: balances[4])
+    }
+}
+
+extension Database {
+    // Horizon's reads go through each connection's cached statements: preparing one (parsing, and
+    // GRDB's authorizer recording the tables it reads) took longer than most of these reads.
+
+    func cachedRows(sql: String, arguments: StatementArguments = StatementArguments()) throws -> [Row] {
+        try Row.fetchAll(cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    func cachedRow(sql: String, arguments: StatementArguments = StatementArguments()) throws -> Row? {
+        try Row.fetchOne(cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    func cachedValues<Value: DatabaseValueConvertible & StatementColumnConvertible>(
+        _ type: Value.Type, sql: String, arguments: StatementArguments = StatementArguments()
+    ) throws -> [Value] {
+        try Value.fetchAll(cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    func cachedValue<Value: DatabaseValueConvertible & StatementColumnConvertible>(
+        _ type: Value.Type, sql: String, arguments: StatementArguments = StatementArguments()
+    ) throws -> Value? {
+        try Value.fetchOne(cachedStatement(sql: sql), arguments: arguments)
     }
 }

@@ -575,7 +575,7 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     public func transaction(hash: Bytes32) async throws -> StoredTransaction? {
         try await database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT ledger, application_order, close_time, envelope, result FROM transactions WHERE hash = ?", arguments: [Data(hash.bytes)]) else {
+            guard let row = try db.cachedRow(sql: "SELECT ledger, application_order, close_time, envelope, result FROM transactions WHERE hash = ?", arguments: [Data(hash.bytes)]) else {
                 return nil
             }
             let envelope: Data = row["envelope"]
@@ -589,7 +589,7 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     /// The sequence of the last committed ledger, or nil.
     public func latestLedgerSequence() async throws -> UInt32? {
-        try await database.read { db in try UInt32.fetchOne(db, sql: "SELECT MAX(sequence) FROM ledger_headers") }
+        try await database.read { db in try db.cachedValue(UInt32.self, sql: "SELECT MAX(sequence) FROM ledger_headers") }
     }
 
     /// Successful payment operations in history (a benchmark's count of what a network holds).

@@ -122,14 +122,7 @@ struct ScaleBench: AsyncParsableCommand {
         if resume != nil {
             guard let loaded = try await store!.store.loadState() else { throw CommandFailure("\(dataDirectory) holds no ledger to go on from") }
             state = loaded
-            // The bulk accounts are made in order from index `senders` on: the first index
-            // missing is how far they go (found by halving, the present ones being contiguous).
-            var (low, high) = (Self.senders, Self.senders + state.accounts.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if state.account(Self.bulkAccount(middle)) != nil { low = middle + 1 } else { high = middle }
-            }
-            filledAccounts = low
+            filledAccounts = await Self.grownAccounts(upTo: Self.senders + state.accounts.count) { state.account(Self.bulkAccount($0)) != nil }
             guard filledAccounts > Self.senders, senders.allSatisfy({ state.account($0.accountID) != nil }) else {
                 throw CommandFailure("\(dataDirectory) is not a network grown by tender bench scale")
             }
@@ -168,7 +161,6 @@ struct ScaleBench: AsyncParsableCommand {
             store = nil
             // What `tender serve` does first, in a new process: open the database and load the state.
             row.load = try Self.loadInAnotherProcess(location)
-            let clock = ContinuousClock()
             // Commits end to end on the grown database.
             do {
                 let opened = try await Self.open(location)
@@ -182,15 +174,7 @@ struct ScaleBench: AsyncParsableCommand {
                 }
                 row.commitRate = Double(latencies.count) / (CommitBench.milliseconds(elapsed) / 1000)
                 row.commitP99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
-                // An account's newest payments, as `/accounts/{id}/payments?order=desc` reads them.
-                var queries: [Double] = []
-                for _ in 0..<300 {
-                    let account = Self.bulkAccount(Int.random(in: Self.senders..<filledAccounts, using: &rng))
-                    let before = clock.now
-                    _ = try await reopened.operations(PageRequest(limit: 10, descending: true), filter: OperationFilter(account: account, paymentsOnly: true))
-                    queries.append(CommitBench.milliseconds(clock.now - before))
-                }
-                queries.sort()
+                let queries = try await Self.historyQueries(300, store: reopened, accounts: filledAccounts, rng: &rng).milliseconds
                 row.historyP99 = queries[min(queries.count - 1, queries.count * 99 / 100)]
             }
             // The server on the grown database: its start, the two HTTP rates, its memory.
@@ -417,6 +401,34 @@ struct ScaleBench: AsyncParsableCommand {
 
     /// The account of bulk index `index` (the senders aside): 32 bytes that need no key, as the
     /// benchmark never signs for them.
+    /// `count` reads of a random bulk account's newest payments, as
+    /// `/accounts/{id}/payments?order=desc&limit=10` reads them: their times in milliseconds,
+    /// sorted, and the payments they found.
+    static func historyQueries(
+        _ count: Int, store: any LedgerReader, accounts: Int, rng: inout SystemRandomNumberGenerator
+    ) async throws -> (milliseconds: [Double], payments: Int) {
+        let clock = ContinuousClock()
+        var (queries, payments) = ([Double](), 0)
+        for _ in 0..<count {
+            let account = Self.bulkAccount(Int.random(in: Self.senders..<accounts, using: &rng))
+            let before = clock.now
+            payments += try await store.operations(PageRequest(limit: 10, descending: true), filter: OperationFilter(account: account, paymentsOnly: true)).count
+            queries.append(CommitBench.milliseconds(clock.now - before))
+        }
+        return (queries.sorted(), payments)
+    }
+
+    /// How many accounts a network this command grew holds: the bulk accounts are made in order
+    /// from index ``senders`` on, so the first index missing (found by halving) is the count.
+    static func grownAccounts(upTo limit: Int, isPresent: (Int) async throws -> Bool) async rethrows -> Int {
+        var (low, high) = (senders, limit)
+        while low < high {
+            let middle = (low + high) / 2
+            if try await isPresent(middle) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     static func bulkAccount(_ index: Int) -> AccountID {
         AccountID(publicKey: SHA256.hash(data: withUnsafeBytes(of: UInt64(index).bigEndian) { Array("tender scale".utf8) + Array($0) })
             .withUnsafeBytes { Bytes32($0) })
@@ -554,6 +566,42 @@ struct ScaleBench: AsyncParsableCommand {
     /// 10000 → "10k", 1000000 → "1M".
     static func compact(_ count: Int) -> String {
         count >= 1_000_000 && count % 1_000_000 == 0 ? "\(count / 1_000_000)M" : count >= 1_000 && count % 1_000 == 0 ? "\(count / 1_000)k" : String(count)
+    }
+}
+
+/// Random accounts' newest payments read from a network `bench scale --keep` grew.
+struct HistoryBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Read random accounts' newest payments from a network `tender bench scale --keep` grew, as /accounts/{id}/payments?order=desc&limit=10 reads them: latency percentiles.",
+        discussion: """
+            One query at a time through the store's own history reader, on one connection. Run it \
+            after `sync; echo 3 > /proc/sys/vm/drop_caches` to see the reads a cold machine makes \
+            from disk, and again to see them from memory.
+            """
+    )
+
+    @Option(help: "The SQLite ledger database (ledger.sqlite in the kept data directory), or a PostgreSQL URL.")
+    var database: String
+
+    @Option(help: "Queries to time.")
+    var queries = 1_000
+
+    func run() async throws {
+        guard database.hasPrefix("postgres") || FileManager.default.fileExists(atPath: database) else { throw CommandFailure("no database at \(database)") }
+        guard queries > 0 else { throw CommandFailure("--queries must be above 0") }
+        let opened = try await ScaleBench.open(database)
+        defer { opened.close() }
+        let store = opened.store
+        // At most a billion accounts: the halving's upper bound.
+        let accounts = try await ScaleBench.grownAccounts(upTo: 1_000_000_000) { try await store.account(ScaleBench.bulkAccount($0)) != nil }
+        guard accounts > ScaleBench.senders else { throw CommandFailure("\(database) is not a network grown by tender bench scale") }
+        var rng = SystemRandomNumberGenerator()
+        let (times, payments) = try await ScaleBench.historyQueries(queries, store: store, accounts: accounts, rng: &rng)
+        func percentile(_ p: Int) -> Double { times[min(times.count - 1, times.count * p / 100)] }
+        print(String(format: "%d queries over %d accounts, %.2f payments each: p50 %.3f ms, p90 %.3f, p99 %.3f, max %.3f, mean %.3f",
+                     queries, accounts, Double(payments) / Double(queries), percentile(50), percentile(90), percentile(99), times.last!,
+                     times.reduce(0, +) / Double(times.count)))
     }
 }
 
