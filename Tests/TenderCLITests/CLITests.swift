@@ -237,6 +237,29 @@ struct CLITests {
         #expect(FileManager.default.fileExists(atPath: String(kept) + "/ledger.sqlite"))
         let empty = try Tender.run(["bench", "scale", "--resume", temporary.file("nothing"), "--accounts", "1300", "--payments", "1"])
         #expect(empty.status != 0 && empty.stderr.contains("holds no ledger"))
+        // `bench history` finds the 1,300 accounts and reads their payments: about 600 landed
+        // on the 300 bulk accounts, so some queries find some.
+        let history = try Tender.run(["bench", "history", "--database", String(kept) + "/ledger.sqlite", "--queries", "200"])
+        #expect(history.status == 0, "\(history.stderr)")
+        let line = history.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(line.hasPrefix("200 queries over 1300 accounts, "), "\(line)")
+        let found = line.split(separator: " ").dropFirst(5).first.flatMap { Double($0) } ?? 0
+        #expect(found > 0 && found <= 10, "\(line)")
+        #expect(line.contains(" p50 ") && line.contains(" p99 "), "\(line)")
+        let notGrown = try Tender.run(["bench", "history", "--database", temporary.file("nothing.sqlite")])
+        #expect(notGrown.status != 0 && notGrown.stderr.contains("no database"))
+    }
+
+    /// `--sqlite-cache` outside 1-65536 MiB is refused before anything opens.
+    @Test func serveRefusesAnSQLiteCacheOutOfRange() throws {
+        let temporary = TemporaryDirectory("cli-cache")
+        defer { temporary.remove() }
+        for value in ["0", "65537", "-4"] {
+            let result = try Tender.run(["serve", "--port", "0", "--data", temporary.path, "--sqlite-cache=\(value)"])
+            #expect(result.status != 0 && result.stderr.contains("is not between 1 and 65536"), "\(value): \(result.stderr)")
+        }
+        let environment = try Tender.run(["serve", "--port", "0", "--data", temporary.path], environment: ["TENDER_SQLITE_CACHE": "lots"])
+        #expect(environment.status != 0 && environment.stderr.contains("TENDER_SQLITE_CACHE=lots is not a number"), "\(environment.stderr)")
     }
 
     /// The same series grown in PostgreSQL: the store, `bench load` and the server all on it.

@@ -23,12 +23,14 @@ enum Tender {
         return directory.appendingPathComponent("tender")
     }
 
-    /// Runs the binary to the end; one still running after `timeout` seconds is terminated, so a
-    /// command that hangs fails its test instead of hanging the suite.
-    static func run(_ arguments: [String], input: String? = nil, timeout: TimeInterval = 120) throws -> Result {
+    /// Runs the binary to the end (with `environment` added to this process's); one still running
+    /// after `timeout` seconds is terminated, so a command that hangs fails its test instead of
+    /// hanging the suite.
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], timeout: TimeInterval = 120) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
