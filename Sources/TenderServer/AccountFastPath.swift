@@ -22,7 +22,9 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let cache: AccountCache
     private let metrics: ServerMetrics
-    private let serverName: String
+    /// The headers every answer here shares, checked once (setting a field checks its value).
+    private let contentType: HTTPField
+    private let server: HTTPField
     /// `http://host:port` for requests without a `Host` header (as ``HorizonRoutes`` links).
     private let defaultAuthority: String
     /// Requests passed on whose answer has not been written to its end.
@@ -30,12 +32,13 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// The rest of a request answered here (its body and end) is dropped.
     private var dropping = false
     private var dateSecond = -1
-    private var dateText = ""
+    private var dateField = HTTPField(name: .date, value: "")
 
     init(cache: AccountCache, metrics: ServerMetrics, serverName: String, defaultAuthority: String) {
         self.cache = cache
         self.metrics = metrics
-        self.serverName = serverName
+        contentType = HTTPField(name: .contentType, value: HorizonRoutes.jsonHeaders[.contentType]!)
+        server = HTTPField(name: .server, value: serverName)
         self.defaultAuthority = defaultAuthority
     }
 
@@ -73,27 +76,28 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private func write(_ body: ByteBuffer, context: ChannelHandlerContext) {
         var fields = HTTPFields()
         fields.reserveCapacity(4)
-        fields[.contentType] = HorizonRoutes.jsonHeaders[.contentType]
-        fields[.contentLength] = String(body.readableBytes)
-        fields[.date] = date()
-        fields[.server] = serverName
+        fields.append(contentType)
+        fields.append(HTTPField(name: .contentLength, value: String(body.readableBytes)))
+        fields.append(date())
+        fields.append(server)
         context.write(wrapOutboundOut(.head(HTTPResponse(status: .ok, headerFields: fields))), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
     /// The `Date` header (RFC 9110's IMF-fixdate), made again once a second.
-    private func date() -> String {
+    private func date() -> HTTPField {
         var now = time(nil)
-        guard Int(now) != dateSecond else { return dateText }
+        guard Int(now) != dateSecond else { return dateField }
         var parts = tm()
         gmtime_r(&now, &parts)
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        dateText = "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+        let text = "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+        dateField = HTTPField(name: .date, value: text)
         dateSecond = Int(now)
-        return dateText
+        return dateField
     }
 }
