@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Ledger
+import StellarBase
 import TenderTesting
 import Testing
 @testable import Store
@@ -68,6 +69,34 @@ struct CheckpointTests {
             try await store.commit(try state.closeLedger([], closeTime: state.header.closeTime + 1))
         }
         return await store.checkpointsFinished()
+    }
+
+    /// A ledger larger than the threshold grows the WAL file far past it; after the rewind that
+    /// follows, the next commit cuts the file back to twice the threshold's bytes.
+    @Test func aWALFileGrownByABigLedgerIsCutBackAfterARewind() async throws {
+        let path = temporary.file("\(UUID().uuidString).sqlite")
+        let store = try SQLiteLedgerStore(path: path, walRestartFrames: 64)
+        var state = LedgerState.genesis(network: .standalone, closeTime: 1_700_000_000)
+        let ledger = state.header.sequence + 1
+        // The root account pays for them, as a bulk genesis would: no money is made.
+        let root = LedgerState.rootKeyPair(network: .standalone).accountID
+        var rootEntry = try #require(state.account(root))
+        rootEntry.balance -= 3_000 * 100 * Amount.stroopsPerUnit
+        state.setAccount(rootEntry)
+        for index in 0..<3_000 {
+            let id = AccountID(publicKey: Bytes32([UInt8](repeating: 7, count: 28) + withUnsafeBytes(of: UInt32(index).bigEndian) { Array($0) }))
+            state.setAccount(AccountEntry(accountID: id, balance: 100 * Amount.stroopsPerUnit, sequenceNumber: Int64(ledger) << 32, lastModifiedLedger: ledger))
+        }
+        try await store.commit(try state.closeLedger([], closeTime: state.header.closeTime + 1))
+        let walPath = path + "-wal"
+        let grown = try #require(try FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int)
+        #expect(grown > 4 * store.walSizeLimit, "the big ledger wrote \(grown) bytes of WAL")
+        // Empty ledgers: a checkpoint every 32 commits, rewinding once past 64 frames.
+        for _ in 0..<64 { try await store.commit(try state.closeLedger([], closeTime: state.header.closeTime + 1)) }
+        _ = await store.checkpointsFinished()
+        try await store.commit(try state.closeLedger([], closeTime: state.header.closeTime + 1))
+        let cut = try #require(try FileManager.default.attributesOfItem(atPath: walPath)[.size] as? Int)
+        #expect(cut <= store.walSizeLimit, "\(cut) bytes of WAL after the rewind, limit \(store.walSizeLimit)")
     }
 
     /// Passive checkpoints alone rewind the WAL only when one catches up with the writer between
