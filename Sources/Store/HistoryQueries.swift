@@ -136,9 +136,19 @@ extension SQLiteLedgerStore: LedgerReader {
         try await database.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
-            let from: String
+            // `id`: the operation's id column; `isPayment` its payment flag.
+            var from: String, id = "o.id", isPayment = "o.is_payment"
             if let account = filter.account {
-                from = "account_operations a JOIN operations o ON o.id = a.operation_id"
+                from = "account_operations a"
+                if filter.types == nil {
+                    // An operation's transaction is its id with the operation's index (the low 12
+                    // bits of a TOID) cleared, and its success is the transaction's: an account's
+                    // operations need not read the operations table, one random page fewer a row
+                    // on a grown network.
+                    (id, isPayment) = ("a.operation_id", "a.is_payment")
+                } else {
+                    from += " JOIN operations o ON o.id = a.operation_id"
+                }
                 conditions.append("a.account_id = ?")
                 arguments.append(account.storageKey)
             } else if let balance = filter.claimableBalance {
@@ -156,29 +166,30 @@ extension SQLiteLedgerStore: LedgerReader {
             } else {
                 from = "operations o"
             }
+            let transactionID = id == "o.id" ? "o.transaction_id" : "\(id) - (\(id) & 4095)"
+            from += " JOIN transactions t ON t.id = \(transactionID) LEFT JOIN pool_amounts pa2 ON pa2.operation_id = \(id)"
             if let asset = filter.asset, filter.account != nil || filter.claimableBalance != nil || filter.liquidityPool != nil {
-                conditions.append("EXISTS (SELECT 1 FROM payment_assets pa WHERE pa.asset = ? AND pa.operation_id = o.id)")
+                conditions.append("EXISTS (SELECT 1 FROM payment_assets pa WHERE pa.asset = ? AND pa.operation_id = \(id))")
                 arguments.append(asset.storageKey)
             }
             if let memo = filter.memo {
-                conditions.append("EXISTS (SELECT 1 FROM transaction_memos m WHERE m.memo = ? AND m.transaction_id = o.transaction_id)")
+                conditions.append("EXISTS (SELECT 1 FROM transaction_memos m WHERE m.memo = ? AND m.transaction_id = t.id)")
                 arguments.append(memo)
             }
             if let hash = filter.transactionHash {
                 conditions.append("t.hash = ?")
                 arguments.append(Data(hash.bytes))
             }
-            if filter.paymentsOnly { conditions.append("o.is_payment = 1") }
+            if filter.paymentsOnly { conditions.append("\(isPayment) = 1") }
             if let types = filter.types { conditions.append("o.type IN (\(types.sorted().map(String.init).joined(separator: ", ")))") }
-            if !filter.includeFailed { conditions.append("o.successful = 1") }
-            let (condition, cursor, order) = page.clauses("o.id")
+            if !filter.includeFailed { conditions.append("t.successful = 1") }
+            let (condition, cursor, order) = page.clauses(id)
             conditions.append(condition)
             arguments += cursor.map { $0 as any DatabaseValueConvertible }
             let rows = try db.cachedRows(sql: """
-                SELECT o.id AS operation_id, t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result,
+                SELECT \(id) AS operation_id, t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result,
                        pa2.asset_a, pa2.asset_b, pa2.reserve_a, pa2.reserve_b, pa2.shares
-                FROM \(from) JOIN transactions t ON t.id = o.transaction_id LEFT JOIN pool_amounts pa2 ON pa2.operation_id = o.id
-                WHERE \(conditions.joined(separator: " AND ")) \(order)
+                FROM \(from) WHERE \(conditions.joined(separator: " AND ")) \(order)
                 """, arguments: StatementArguments(arguments))
             return try rows.map { row in
                 let id: Int64 = row["operation_id"]
