@@ -264,16 +264,7 @@ public actor LedgerWriter {
     /// (with `CancellationError`); the transaction is queued all the same (even when the caller
     /// was cancelled before it got here) and applied, and its result can be found by hash.
     private func enqueue(_ prepared: PreparedTransaction) async throws -> SubmissionResult {
-        let answer = AnswerOnce<SubmissionResult>()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                answer.arm(continuation)
-                // Once the caller has been answered (cancelled), the writer's answer is dropped.
-                register(prepared, closeAtOnce: false) { answer.resume(with: $0) }
-            }
-        } onCancel: {
-            answer.resume(with: .failure(CancellationError()))
-        }
+        try await wait(for: prepared, answer: AnswerOnce<SubmissionResult>()) { $0 }
     }
 
     /// ``enqueue(_:)``, answering nil when `deadlines` calls time first.
@@ -281,10 +272,19 @@ public actor LedgerWriter {
         let answer = AnswerOnce<SubmissionResult?>()
         let ticket = deadlines.add { answer.resume(with: .success(nil)) }
         defer { deadlines.remove(ticket) }
-        return try await withTaskCancellationHandler {
+        return try await wait(for: prepared, answer: answer) { $0 }
+    }
+
+    /// Queues `prepared` and waits for `answer`: the writer's (through `value`), a cancellation,
+    /// or whatever else resumes it first.
+    private func wait<Value: Sendable>(
+        for prepared: PreparedTransaction, answer: AnswerOnce<Value>, _ value: @escaping @Sendable (SubmissionResult) -> Value
+    ) async throws -> Value {
+        try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 answer.arm(continuation)
-                register(prepared, closeAtOnce: false) { answer.resume(with: $0.map(Optional.some)) }
+                // Once the caller has been answered (cancelled), the writer's answer is dropped.
+                register(prepared, closeAtOnce: false) { answer.resume(with: $0.map(value)) }
             }
         } onCancel: {
             answer.resume(with: .failure(CancellationError()))

@@ -188,7 +188,9 @@ struct LedgerWriterTests {
         }
     }
 
-    @Test func aCancelledSubmitterStopsWaitingButItsTransactionIsApplied() async throws {
+    /// A timer-mode writer on a manual clock: `waiting` submits an account's creation while no
+    /// ledger closes; then the next ledger closes, and the creation must be in it.
+    func creationAppliedAfterWaiting(_ waiting: @escaping @Sendable (LedgerWriter, TransactionEnvelope) async throws -> Void) async throws {
         let clock = ManualClock()
         let writer = try await writer(closeInterval: .seconds(1), clock: clock)
         let rootSequence = await writer.read { $0.account(root.accountID)!.sequenceNumber }
@@ -197,10 +199,7 @@ struct LedgerWriterTests {
         let start = writer.commits.latest
         try await writer.running {
             await clock.sleepers(atLeast: 2)
-            // No tick comes, so the submission waits; cancelled, it stops waiting at once.
-            let submitter = Task { try await writer.submit(create) }
-            submitter.cancel()
-            await #expect(throws: CancellationError.self) { try await submitter.value }
+            try await waiting(writer, create)
             // The transaction stays queued: the next ledger applies it.
             clock.advance(by: .seconds(1))
             var latest = writer.commits.latest
@@ -209,18 +208,20 @@ struct LedgerWriterTests {
         #expect(try await SQLiteLedgerStore(path: path).transaction(hash: hash)?.result.isSuccess == true)
     }
 
+    @Test func aCancelledSubmitterStopsWaitingButItsTransactionIsApplied() async throws {
+        try await creationAppliedAfterWaiting { writer, create in
+            // No tick comes, so the submission waits; cancelled, it stops waiting at once.
+            let submitter = Task { try await writer.submit(create) }
+            submitter.cancel()
+            await #expect(throws: CancellationError.self) { try await submitter.value }
+        }
+    }
+
     @Test func aSubmissionPastItsDeadlineIsAnsweredNilAndStillApplied() async throws {
-        let clock = ManualClock()
-        let writer = try await writer(closeInterval: .seconds(1), clock: clock)
         // The deadlines tick on a clock of their own, so the ledger's interval stays still.
         let deadlineClock = ManualClock()
         let deadlines = SubmissionDeadlines(timeout: .milliseconds(30), tick: .milliseconds(10), clock: deadlineClock)
-        let rootSequence = await writer.read { $0.account(root.accountID)!.sequenceNumber }
-        let (_, create) = createAccounts(1, sequence: rootSequence)
-        let hash = PreparedTransaction.prepare(create, network: .standalone).hash
-        let start = writer.commits.latest
-        try await writer.running {
-            await clock.sleepers(atLeast: 2)
+        try await creationAppliedAfterWaiting { writer, create in
             let submitter = Task { try await writer.submit(create, within: deadlines) }
             for _ in 0..<4 {
                 await deadlineClock.sleepers(atLeast: 1)
@@ -229,12 +230,7 @@ struct LedgerWriterTests {
             let answer = try await submitter.value
             #expect(answer == nil)
             #expect(deadlines.waitingCount == 0)
-            // The transaction stayed queued: the next ledger applies it.
-            clock.advance(by: .seconds(1))
-            var latest = writer.commits.latest
-            while latest < start + 1 { latest = await writer.commits.wait(after: latest) }
         }
-        #expect(try await SQLiteLedgerStore(path: path).transaction(hash: hash)?.result.isSuccess == true)
     }
 
     @Test func aSubmissionAnsweredBeforeItsDeadlineDropsIt() async throws {
