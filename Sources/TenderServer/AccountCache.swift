@@ -52,6 +52,16 @@ final class AccountCache: @unchecked Sendable {
         return entry.body
     }
 
+    /// The cached answer for `id` rendered for `http://authority` (the pipeline's lookup, which
+    /// has the `Host` header but no base made from it).
+    func body(for id: String, authority: String) -> ByteBuffer? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let entry = entries[id], entry.readAt >= max(changedAt[id, default: 0], everythingChangedAt),
+              entry.base.utf8.starts(with: "http://".utf8), entry.base.utf8.dropFirst(7).elementsEqual(authority.utf8) else { return nil }
+        return entry.body
+    }
+
     func store(_ body: ByteBuffer, for id: String, base: String, readAt: UInt32) {
         lock.lock()
         defer { lock.unlock() }

@@ -5,6 +5,7 @@ import Gateway
 import CheckoutCore
 import GatewayCore
 import Hummingbird
+import HummingbirdCore
 import Ledger
 import LedgerService
 import Logging
@@ -91,7 +92,7 @@ private func application(
 ) -> some ApplicationProtocol {
     Application(
         responder: responder,
-        server: .http1(configuration: .init(additionalChannelHandlers: channelHandlers())),
+        server: HTTPServerBuilder { HTTP1ChannelWithEarlyHandlers(http1: HTTP1Channel(responder: $0), handlers: channelHandlers) },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: serverName),
         services: services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
