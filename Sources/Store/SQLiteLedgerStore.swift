@@ -42,19 +42,21 @@ public final class SQLiteLedgerStore: LedgerStore {
             // over the account and history indexes, and re-reading them cost system calls.
             try db.execute(sql: "PRAGMA cache_size = -\(Self.readerCacheMebibytes * 1024)")
         }
-        // A commit that meets a RESTART checkpoint waits for it (milliseconds) instead of failing.
+        // A connection that meets another's lock (a reader ending, a checkpoint's lock) waits
+        // for it (milliseconds) instead of failing.
         configuration.busyMode = .timeout(10)
         database = try DatabasePool(path: path, configuration: configuration)
-        // GRDB turns a pool's writer to synchronous=NORMAL after prepareDatabase ran (safe when
-        // the process dies, not when the machine does): a ledger answered as committed must
-        // survive a power cut, so the WAL is synced at every commit.
-        try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
-        try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = -\(writerCacheMebibytes * 1024)") }
-        // The WAL file keeps the size of its largest burst unless limited: a rewound WAL is
-        // written from its start again, but its file stays as long as the longest it has been
-        // (7 GB after growing a network in ledgers of 10,000 accounts), holding disk and the
-        // kernel's page cache. With a limit, the first commit after a rewind cuts it back.
         walSizeLimit = try database.writeWithoutTransaction { db in
+            // GRDB turns a pool's writer to synchronous=NORMAL after prepareDatabase ran (safe
+            // when the process dies, not when the machine does): a ledger answered as committed
+            // must survive a power cut, so the WAL is synced at every commit.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA cache_size = -\(writerCacheMebibytes * 1024)")
+            // The WAL file keeps the size of its largest burst unless limited: a rewound WAL is
+            // written from its start again, but its file stays as long as the longest it has
+            // been (7 to 14 GB after growing a network in ledgers of 10,000 accounts), holding
+            // disk and the kernel's page cache. With a limit, the first commit after a rewind
+            // cuts it back.
             let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096
             // Twice the frames a RESTART waits for (a frame is a page and its 24-byte header);
             // a threshold too large to count in bytes (tests turn rewinds off so) sets no limit.
@@ -64,8 +66,7 @@ public final class SQLiteLedgerStore: LedgerStore {
             return limit
         }
         try Self.migrator.migrate(database)
-        // The RESTART checkpoint waits (up to 5 s, then it tries again 32 commits later) for
-        // the commit in flight and for readers of the old WAL.
+        // The passive checkpoints wait for nothing; 5 s covers the locks they take briefly.
         var checkpointing = configuration
         checkpointing.busyMode = .timeout(5)
         checkpointer = try DatabaseQueue(path: path, configuration: checkpointing)
@@ -96,25 +97,31 @@ public final class SQLiteLedgerStore: LedgerStore {
     /// Under steady commits a passive checkpoint never catches up with the writer, and SQLite
     /// rewinds the WAL only after one has: the WAL grew without end (2 GB after 150,000
     /// transactions) and each commit slowed as it grew. So once the WAL holds more than
-    /// ``walRestartFrames``, a RESTART checkpoint follows: it waits for the commit in flight,
-    /// copies the few frames the passive one left, and the next commit writes the WAL from its
-    /// start again (over the same file: overwriting is cheaper than growing it).
+    /// ``walRestartFrames``, a RESTART checkpoint follows, on the writer's own connection
+    /// between two commits: it copies the few frames the passive ones left, and the next commit
+    /// writes the WAL from its start again (over the same file: overwriting is cheaper than
+    /// growing it). Run from the checkpointing connection instead, the RESTART polled for the
+    /// write lock and lost it to commits coming back to back: the WAL then went unrewound for
+    /// hundreds of frames past the threshold, and once it held the lock a commit could wait past
+    /// its busy timeout.
     private func checkpointSoon() {
         guard commitsSinceCheckpoint.increment() % 32 == 0 else { return }
-        checkpointQueue.async { [checkpointer, walRestartFrames] in
-            try? checkpointer.inDatabase { db in
-                var (frames, copied) = try Self.passiveCheckpoint(db)
-                guard frames > walRestartFrames else { return }
-                // The RESTART holds commits back while it copies what is left, so first catch
-                // up with the writer (copying is faster than committing) until little is left.
-                var passes = 1
-                while frames - copied > Self.restartBacklog, passes < 8 {
-                    (frames, copied) = try Self.passiveCheckpoint(db)
-                    passes += 1
-                }
-                try db.execute(sql: "PRAGMA wal_checkpoint(RESTART)")
-            }
+        checkpointQueue.async { [checkpointer, database, walRestartFrames] in
+            try? Self.checkpoint(checkpointer: checkpointer, writer: database, restartingPast: walRestartFrames)
         }
+    }
+
+    private static func checkpoint(checkpointer: DatabaseQueue, writer: DatabasePool, restartingPast threshold: Int) throws {
+        var (frames, copied) = try checkpointer.inDatabase { try passiveCheckpoint($0) }
+        guard frames > threshold else { return }
+        // The RESTART holds commits back while it copies what is left, so first catch up with
+        // the writer (copying is faster than committing) until little is left.
+        var passes = 1
+        while frames - copied > restartBacklog, passes < 8 {
+            (frames, copied) = try checkpointer.inDatabase { try passiveCheckpoint($0) }
+            passes += 1
+        }
+        try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(RESTART)") }
     }
 
     /// Copies what it can without waiting; answers the frames in the WAL and those copied.

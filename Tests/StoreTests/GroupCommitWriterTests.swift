@@ -100,8 +100,11 @@ struct CheckpointTests {
     }
 
     /// Passive checkpoints alone rewind the WAL only when one catches up with the writer between
-    /// two commits, which steady commits never allow (in a quiet run: 754 frames after 640
-    /// ledgers). Past the threshold a RESTART checkpoint rewinds it, however busy the writer.
+    /// two commits, which steady commits never allow (622-843 frames after 640 ledgers). Past
+    /// the threshold a RESTART checkpoint rewinds it, however busy the writer: it runs on the
+    /// writer's connection between two commits (33-35 frames left, 71 once with both cores
+    /// busy elsewhere; run from the checkpointing connection it lost the write lock to the
+    /// commits, and 1 run in 3 ended with 277-693).
     @Test func theWALIsRewoundOncePastItsThreshold() async throws {
         let unbounded = try await walFrames(after: 640, restartingPast: .max)
         let bounded = try await walFrames(after: 640, restartingPast: 64)
