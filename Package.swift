@@ -98,6 +98,7 @@ let package = Package(
             dependencies: [
                 "Gateway",
                 "Ledger",
+                "Store",
                 "StellarBase",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

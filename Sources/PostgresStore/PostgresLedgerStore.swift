@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Ledger
+import Store
 import NIOCore
 import PostgresNIO
 import StellarBase
@@ -241,20 +242,28 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             return nil
         }
         let initial = LedgerState(header: try LedgerHeader(xdrBytes: header))
-        // Rows stream into the state one at a time, on one connection, as SQLite's do.
+        // Rows stream into the state, on one connection, as SQLite's do: this task reads them,
+        // a thread of the ``StateBuilder`` decodes and files them (the task suspends, never
+        // blocks, when the thread is behind).
         return try await database.client.withConnection { connection in
             var state = initial
             let count: @Sendable (PostgresRow) throws -> Int = { Int(try $0.decode(Int64.self)) }
             state.reserveCapacity(
                 accounts: try await connection.rows("SELECT COUNT(*) FROM accounts", count, logger: self.database.logger).first ?? 0,
                 trustLines: try await connection.rows("SELECT COUNT(*) FROM trust_lines", count, logger: self.database.logger).first ?? 0)
-            for kind in StoredEntryKind.allCases {
-                let query = PostgresQuery(unsafeSQL: "SELECT entry FROM \(kind.table)")
-                for try await row in try await connection.query(query, logger: self.database.logger) {
-                    try state.restore(kind, xdrBytes: try Self.bytes(row))
+            let builder = StateBuilder(consume state)
+            do {
+                for kind in StoredEntryKind.allCases {
+                    let query = PostgresQuery(unsafeSQL: "SELECT entry FROM \(kind.table)")
+                    for try await row in try await connection.query(query, logger: self.database.logger) {
+                        try await builder.handOver(kind, try Self.bytes(row))
+                    }
                 }
+            } catch {
+                builder.abandon()
+                throw error
             }
-            return state
+            return try await builder.finished()
         }
     }
 

@@ -10,9 +10,11 @@ import Ledger
 /// at most `maxQueued` batches wait, so memory stays bounded however large the state.
 ///
 /// The thread is a `Thread`, not a task: it waits on a condition, which must not happen on
-/// Swift's cooperative pool. The caller's side (``add(_:_:)``, ``finish()``) runs on the
-/// database's own queue for the same reason.
-final class StateBuilder: @unchecked Sendable {
+/// Swift's cooperative pool. The caller's side either runs on a queue of its own and waits on
+/// the same condition (``add(_:_:)``, ``finish()``: SQLite's reads, on GRDB's queue), or runs in
+/// a task and suspends instead (``handOver(_:_:)``, ``finished()``: PostgreSQL's rows, which
+/// arrive in an asynchronous sequence).
+package final class StateBuilder: @unchecked Sendable {
     /// Rows in a batch.
     let batchRows: Int
     /// Batches read but not yet filed, at most.
@@ -32,11 +34,13 @@ final class StateBuilder: @unchecked Sendable {
     /// The state handed over, until the thread takes it (so only one reference exists when it
     /// is filled: a second would copy its reserved tables on the first write).
     private var initial: LedgerState?
+    /// A reading task suspended until the thread moves on (takes a batch, or ends).
+    private var waiter: CheckedContinuation<Bool, Never>?
     // The reading side's own:
     private var current: Batch?
 
     /// Starts the building thread with `state` (a header, tables reserved to size).
-    init(_ state: consuming LedgerState, batchRows: Int = 4_096, maxQueued: Int = 4) {
+    package init(_ state: consuming LedgerState, batchRows: Int = 4_096, maxQueued: Int = 4) {
         precondition(batchRows > 0 && maxQueued > 0, "a batch holds a row and one batch may wait")
         self.batchRows = batchRows
         self.maxQueued = maxQueued
@@ -48,16 +52,66 @@ final class StateBuilder: @unchecked Sendable {
 
     /// Hands over one stored entry of `kind`, in Tender's storage encoding.
     /// - Throws: the error that stopped the building thread (an entry that did not decode).
-    func add(_ kind: StoredEntryKind, _ bytes: [UInt8]) throws {
+    package func add(_ kind: StoredEntryKind, _ bytes: [UInt8]) throws {
         if let batch = current, batch.kind != kind { try send() }
         if current == nil { current = Batch(kind: kind) }
         current!.rows.append(bytes)
         if current!.rows.count == batchRows { try send() }
     }
 
+    /// ``add(_:_:)`` for a reader in a task: when the thread is behind, the task suspends (its
+    /// thread is free for other work) until a batch is taken.
+    package func handOver(_ kind: StoredEntryKind, _ bytes: [UInt8]) async throws {
+        if let batch = current, batch.kind != kind { try await sendSuspending() }
+        if current == nil { current = Batch(kind: kind) }
+        current!.rows.append(bytes)
+        if current!.rows.count == batchRows { try await sendSuspending() }
+    }
+
+    /// ``finish()`` for a reader in a task: suspends until every entry is filed.
+    package func finished() async throws -> LedgerState {
+        try await sendSuspending()
+        condition.withLock {
+            readingDone = true
+            condition.broadcast()
+        }
+        await suspend { self.outcome != nil }
+        return try condition.withLock { try outcome!.get() }
+    }
+
+    private func sendSuspending() async throws {
+        guard let batch = current, !batch.rows.isEmpty else { return }
+        current = nil
+        await suspend { self.queued.count < self.maxQueued || self.outcome != nil }
+        try condition.withLock {
+            if case .failure(let error) = outcome { throw error }
+            queued.append(batch)
+            condition.broadcast()
+        }
+    }
+
+    /// Suspends until `ready` (read under the lock) holds; the thread wakes the task whenever
+    /// it takes a batch or ends, and the task looks again. Only the reading side makes
+    /// `ready` true by waiting, so it still holds when the task goes on.
+    private func suspend(until ready: () -> Bool) async {
+        while true {
+            let isReady = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                condition.lock()
+                if ready() {
+                    condition.unlock()
+                    continuation.resume(returning: true)
+                } else {
+                    waiter = continuation
+                    condition.unlock()
+                }
+            }
+            if isReady { return }
+        }
+    }
+
     /// Waits for every entry handed over to be filed and answers the state.
     /// - Throws: the first entry that did not decode.
-    func finish() throws -> LedgerState {
+    package func finish() throws -> LedgerState {
         try send()
         condition.lock()
         defer { condition.unlock() }
@@ -69,7 +123,7 @@ final class StateBuilder: @unchecked Sendable {
 
     /// Stops the building thread without a state: reading failed. Batches not yet filed are
     /// dropped and the thread ends (it would otherwise wait for rows for ever).
-    func abandon() {
+    package func abandon() {
         current = nil
         condition.lock()
         defer { condition.unlock() }
@@ -109,7 +163,9 @@ final class StateBuilder: @unchecked Sendable {
         condition.lock()
         outcome = result
         condition.broadcast()
+        let waiting = waiter.take()
         condition.unlock()
+        waiting?.resume(returning: false)
     }
 
     private var isAbandoned: Bool {
@@ -121,11 +177,16 @@ final class StateBuilder: @unchecked Sendable {
     /// The next batch, waiting for one; nil once reading is done and nothing is left.
     private func next() -> Batch? {
         condition.lock()
-        defer { condition.unlock() }
         while queued.isEmpty && !readingDone { condition.wait() }
-        guard !queued.isEmpty else { return nil }
+        guard !queued.isEmpty else {
+            condition.unlock()
+            return nil
+        }
         let batch = queued.removeFirst()
         condition.broadcast()
+        let waiting = waiter.take()
+        condition.unlock()
+        waiting?.resume(returning: false)
         return batch
     }
 }

@@ -72,3 +72,54 @@ extension StateBuilderTests {
         #expect(throws: StateBuilder.Abandoned.self) { try builder.finish() }
     }
 }
+
+/// The same from a reader in a task (PostgreSQL's rows): it suspends, not blocks, while the
+/// thread is behind, and the state is the same.
+extension StateBuilderTests {
+    @Test(arguments: [(1, 1), (3, 1), (7, 2), (4_096, 4)])
+    func aReaderInATaskBuildsTheSameState(batchRows: Int, maxQueued: Int) async throws {
+        let (genesis, _) = try LedgerState.genesisLedger(network: .standalone, closeTime: 1_700_000_000)
+        var inTurn = genesis
+        let builder = StateBuilder(genesis, batchRows: batchRows, maxQueued: maxQueued)
+        for (kind, bytes) in try rows() {
+            try inTurn.restore(kind, xdrBytes: bytes)
+            try await builder.handOver(kind, bytes)
+        }
+        let built = try await builder.finished()
+        #expect(built.stateHash() == inTurn.stateHash())
+        #expect(built.account(id(250))?.balance == 1 && built.account(id(7))?.balance == 70)
+    }
+
+    /// Sixteen readers in tasks at once, each with batches of one row and one batch allowed to
+    /// wait (so each suspends at nearly every row while its thread files the one before): all
+    /// finish, with the same state.
+    @Test func manyReadersInTasksAtOnceAllFinish() async throws {
+        let (genesis, _) = try LedgerState.genesisLedger(network: .standalone, closeTime: 1_700_000_000)
+        let rows = try rows()
+        let hashes = try await withThrowingTaskGroup(of: Bytes32.self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    let builder = StateBuilder(genesis, batchRows: 1, maxQueued: 1)
+                    for (kind, bytes) in rows { try await builder.handOver(kind, bytes) }
+                    return try await builder.finished().stateHash()
+                }
+            }
+            return try await group.reduce(into: Set<Bytes32>()) { $0.insert($1) }
+        }
+        #expect(hashes.count == 1)
+    }
+
+    /// An entry that does not decode stops a task's load with its error, while it hands over
+    /// more rows or at the end.
+    @Test(arguments: [1, 50])
+    func anEntryThatDoesNotDecodeStopsATasksLoad(goodRowsAfter: Int) async throws {
+        let (genesis, _) = try LedgerState.genesisLedger(network: .standalone, closeTime: 1_700_000_000)
+        let builder = StateBuilder(genesis, batchRows: 2, maxQueued: 1)
+        let good = try rows().prefix(goodRowsAfter)
+        await #expect(throws: (any Error).self) {
+            try await builder.handOver(.account, [0, 0, 0, 1, 2])
+            for (kind, bytes) in good { try await builder.handOver(kind, bytes) }
+            _ = try await builder.finished()
+        }
+    }
+}
