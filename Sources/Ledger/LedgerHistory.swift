@@ -72,6 +72,9 @@ public struct LedgerHistory: Sendable {
                 result: result.xdrBytes))
             if let memo = tx.memo.horizonText { memos.append((memo, transactionID)) }
             var participants: Set<AccountID> = [source]
+            // A fee-bump's fee source takes part in the transaction too (Horizon's
+            // `ParticipantsForTransaction`): it is among the fee payer's transactions.
+            if case .feeBump(let feeBump, _) = transaction.prepared.envelope { participants.insert(feeBump.feeSource.accountID) }
             for (opIndex, op) in tx.operations.enumerated() {
                 let operationID = TOID.make(ledger: ledger, transactionOrder: order, operationIndex: opIndex + 1)
                 operations.append(OperationRow(

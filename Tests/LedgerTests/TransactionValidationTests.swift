@@ -118,6 +118,11 @@ struct TransactionValidationTests {
         let result = ledger.submit(feeBump(ledger, inner: pay, innerSigners: [alice], feeSource: sponsor, fee: 200))
         #expect(result.result.code == .feeBumpInnerSuccess)
         #expect(result.result.code.name == "tx_fee_bump_inner_success")
+        // The fee payer is one of the transaction's participants (its account's transactions
+        // list it, as Horizon's do), though none of the operations names it.
+        let history = LedgerHistory(try #require(ledger.lastLedger))
+        #expect(Set(history.accountTransactions.map(\.account)) == [alice.accountID, sponsor.accountID, bob.accountID])
+        #expect(Set(history.accountOperations.map(\.account)) == [alice.accountID, bob.accountID])
         #expect(result.result.feeCharged == 200)
         #expect(ledger.balance(sponsor) == sponsorBefore - 200)
         #expect(ledger.balance(alice) == aliceBefore.balance - TestLedger.xlm)
