@@ -46,19 +46,20 @@ final class AccountCache: @unchecked Sendable {
     }
 
     func body(for id: String, base: String) -> ByteBuffer? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let entry = entries[id], entry.base == base, entry.readAt >= max(changedAt[id, default: 0], everythingChangedAt) else { return nil }
-        return entry.body
+        body(for: id) { $0 == base }
     }
 
     /// The cached answer for `id` rendered for `http://authority` (the pipeline's lookup, which
     /// has the `Host` header but no base made from it).
     func body(for id: String, authority: String) -> ByteBuffer? {
+        body(for: id) { $0.utf8.starts(with: "http://".utf8) && $0.utf8.dropFirst(7).elementsEqual(authority.utf8) }
+    }
+
+    /// The answer for `id` still valid (no later ledger changed the account) whose base `matches`.
+    private func body(for id: String, renderedFor matches: (String) -> Bool) -> ByteBuffer? {
         lock.lock()
         defer { lock.unlock() }
-        guard let entry = entries[id], entry.readAt >= max(changedAt[id, default: 0], everythingChangedAt),
-              entry.base.utf8.starts(with: "http://".utf8), entry.base.utf8.dropFirst(7).elementsEqual(authority.utf8) else { return nil }
+        guard let entry = entries[id], entry.readAt >= max(changedAt[id, default: 0], everythingChangedAt), matches(entry.base) else { return nil }
         return entry.body
     }
 
