@@ -289,7 +289,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "Store", "Gateway", "Ledger", "StellarBase", "TenderTesting"]
+            dependencies: ["PostgresStore", "Store", "Gateway", "Ledger", "StellarBase", "TenderTesting", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "AnchorTests",

@@ -2,9 +2,9 @@ import StellarBase
 import TenderJSON
 
 /// What a closed ledger adds to the history every store keeps, row by row: its applied
-/// transactions, their operations, and who took part in each (an account is listed with a
-/// transaction when it is the source or a participant of any of its operations). The SQLite and
-/// PostgreSQL stores write these same rows.
+/// transactions, their operations, and who took part in each (an account takes part in a
+/// transaction when it is the source, a fee-bump's fee source or a participant of any of its
+/// operations). The SQLite and PostgreSQL stores write these same rows.
 public struct LedgerHistory: Sendable {
     public struct TransactionRow: Sendable {
         /// Horizon's TOID.
@@ -28,8 +28,9 @@ public struct LedgerHistory: Sendable {
         public let successful: Bool
     }
 
-    /// An account taking part in a transaction (`id` its TOID) or an operation.
-    public struct Participation: Sendable {
+    /// An account taking part in an operation (`id` its TOID), or in a transaction through none
+    /// of its operations (`id` the transaction's TOID, whose low 12 bits are 0).
+    public struct Participation: Sendable, Equatable {
         public let account: AccountID
         public let id: Int64
         public let isPayment: Bool
@@ -39,8 +40,14 @@ public struct LedgerHistory: Sendable {
     public let closeTime: UInt64
     public private(set) var transactions: [TransactionRow] = []
     public private(set) var operations: [OperationRow] = []
-    public private(set) var accountTransactions: [Participation] = []
-    public private(set) var accountOperations: [Participation] = []
+    /// Who took part in what, one index for both of an account's lists: a row per account and
+    /// operation it took part in, and a row per account and transaction it took part in through
+    /// none of the operations (a fee-bump's fee source; a source every operation of which names
+    /// another source). An account's operations are its rows whose ids are operations'; its
+    /// transactions are the distinct transaction ids of all its rows (``TOID/transaction(of:)``),
+    /// a transaction's rows lying together in id order. One row a side for a payment where two
+    /// lists took two each: fewer random pages to write on a grown network.
+    public private(set) var participations: [Participation] = []
     /// The effects of the successful transactions' operations, in operation order, but those of
     /// ``OperationEffects/derivedTypes`` (derived when read).
     public private(set) var effects: [EffectRecord] = []
@@ -75,6 +82,8 @@ public struct LedgerHistory: Sendable {
             // A fee-bump's fee source takes part in the transaction too (Horizon's
             // `ParticipantsForTransaction`): it is among the fee payer's transactions.
             if case .feeBump(let feeBump, _) = transaction.prepared.envelope { participants.insert(feeBump.feeSource.accountID) }
+            // Those named by an operation are listed with it (and so with the transaction).
+            var named: Set<AccountID> = []
             for (opIndex, op) in tx.operations.enumerated() {
                 let operationID = TOID.make(ledger: ledger, transactionOrder: order, operationIndex: opIndex + 1)
                 operations.append(OperationRow(
@@ -84,8 +93,8 @@ public struct LedgerHistory: Sendable {
                 // An account twice in one operation (paying itself) is listed once.
                 var seen: Set<AccountID> = []
                 for account in op.participants(transactionSource: source) where seen.insert(account).inserted {
-                    participants.insert(account)
-                    accountOperations.append(Participation(account: account, id: operationID, isPayment: op.isPayment))
+                    named.insert(account)
+                    participations.append(Participation(account: account, id: operationID, isPayment: op.isPayment))
                 }
                 if result.isSuccess {
                     let opSource = op.sourceAccount ?? tx.sourceAccount, opResult = result.outcome.operationResults?[safe: opIndex]
@@ -132,8 +141,8 @@ public struct LedgerHistory: Sendable {
                     }
                 }
             }
-            for account in participants {
-                accountTransactions.append(Participation(account: account, id: transactionID, isPayment: false))
+            for account in participants.subtracting(named) {
+                participations.append(Participation(account: account, id: transactionID, isPayment: false))
             }
         }
     }

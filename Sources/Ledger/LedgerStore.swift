@@ -30,6 +30,13 @@ public enum TOID {
     public static func make(ledger: UInt32, transactionOrder: Int, operationIndex: Int) -> Int64 {
         Int64(ledger) << 32 | Int64(transactionOrder) << 12 | Int64(operationIndex)
     }
+
+    /// The transaction an id belongs to: an operation's id with its index (the low 12 bits)
+    /// cleared; a transaction's own id unchanged.
+    public static func transaction(of id: Int64) -> Int64 { id & ~0xFFF }
+
+    /// Whether an id is an operation's (its index is not 0) rather than a transaction's.
+    public static func isOperation(_ id: Int64) -> Bool { id & 0xFFF != 0 }
 }
 
 /// Where closed ledgers are kept: the write side of a store, used by the ledger writer alone.

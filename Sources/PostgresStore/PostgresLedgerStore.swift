@@ -159,6 +159,21 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             "ALTER TABLE asset_stats ADD COLUMN liquidity_pools BIGINT NOT NULL DEFAULT 0",
             "ALTER TABLE asset_stats ADD COLUMN liquidity_pools_amount TEXT NOT NULL DEFAULT '0'",
         ]),
+        // One index of who took part in what (`LedgerHistory.participations`) for the two an
+        // older database kept: its operations' rows, and a transaction's row for an account no
+        // operation of it names.
+        .init(number: 111, name: "account history", statements: [
+            "CREATE TABLE account_history (account_id BYTEA NOT NULL, toid BIGINT NOT NULL, is_payment BOOLEAN NOT NULL, PRIMARY KEY (account_id, toid))",
+            "INSERT INTO account_history (account_id, toid, is_payment) SELECT account_id, operation_id, is_payment FROM account_operations",
+            """
+            INSERT INTO account_history (account_id, toid, is_payment)
+            SELECT a.account_id, a.transaction_id, FALSE FROM account_transactions a WHERE NOT EXISTS (
+                SELECT 1 FROM account_operations o
+                WHERE o.account_id = a.account_id AND o.operation_id > a.transaction_id AND o.operation_id < a.transaction_id + 4096)
+            """,
+            "DROP TABLE account_operations",
+            "DROP TABLE account_transactions",
+        ]),
     ]
 
     /// Adds to each sponsor's count of an account's entries, forgetting the pairs that reach 0.
@@ -409,16 +424,11 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             }
         }
         try await operations.execute(transaction)
-        var accountOperations = Batch("INSERT INTO account_operations (account_id, operation_id, is_payment)", width: 3, "ON CONFLICT DO NOTHING")
-        for row in history.accountOperations {
-            accountOperations.row { $0.append(row.account.storageKey); $0.append(row.id); $0.append(row.isPayment) }
+        var participations = Batch("INSERT INTO account_history (account_id, toid, is_payment)", width: 3, "ON CONFLICT DO NOTHING")
+        for row in history.participations {
+            participations.row { $0.append(row.account.storageKey); $0.append(row.id); $0.append(row.isPayment) }
         }
-        try await accountOperations.execute(transaction)
-        var accountTransactions = Batch("INSERT INTO account_transactions (account_id, transaction_id)", width: 2, "ON CONFLICT DO NOTHING")
-        for row in history.accountTransactions {
-            accountTransactions.row { $0.append(row.account.storageKey); $0.append(row.id) }
-        }
-        try await accountTransactions.execute(transaction)
+        try await participations.execute(transaction)
         var effects = Batch("INSERT INTO effects (operation_id, effect_order, account_id, muxed_id, type, details, close_time)", width: 7, "")
         for effect in history.effects {
             effects.row {
@@ -520,7 +530,14 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     private static let transactionColumns = "t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result"
 
     private static func storedTransaction(_ row: PostgresRow) throws -> StoredTransaction {
-        let (hash, ledger, order, closeTime, envelope, result) = try row.decode((ByteBuffer, Int64, Int64, Int64, ByteBuffer, ByteBuffer).self)
+        try storedTransaction(row.decode((ByteBuffer, Int64, Int64, Int64, ByteBuffer, ByteBuffer).self))
+    }
+
+    /// A transaction from its `transactionColumns`, decoded.
+    private static func storedTransaction(
+        _ columns: (hash: ByteBuffer, ledger: Int64, order: Int64, closeTime: Int64, envelope: ByteBuffer, result: ByteBuffer)
+    ) throws -> StoredTransaction {
+        let (hash, ledger, order, closeTime, envelope, result) = columns
         return StoredTransaction(
             hash: Bytes32(Array(buffer: hash)), ledger: UInt32(ledger), applicationOrder: Int(order),
             envelope: try TransactionEnvelope(xdrBytes: Array(buffer: envelope)), result: try TransactionResult(xdrBytes: Array(buffer: result)),
@@ -617,7 +634,9 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         var conditions: [String] = []
         let from: String, idColumn: String
         if let account = filter.account {
-            (from, idColumn) = ("account_transactions a JOIN transactions t ON t.id = a.transaction_id", "a.transaction_id")
+            // An account's rows in `account_history`, a transaction's together; the pager takes
+            // each transaction once.
+            (from, idColumn) = ("account_history a JOIN transactions t ON t.id = a.toid - (a.toid & 4095)", "a.toid")
             bindings.append(account.storageKey)
             conditions.append("a.account_id = $\(bindings.count)")
         } else if let memo = filter.memo {
@@ -636,11 +655,20 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             conditions.append("EXISTS (SELECT 1 FROM payment_assets p WHERE p.asset = $\(bindings.count) AND p.operation_id > t.id AND p.operation_id < t.id + 4096)")
         }
         if !filter.includeFailed { conditions.append("t.successful") }
-        let (condition, order) = try Self.clauses(page, idColumn, &bindings)
-        conditions.append(condition)
-        return try await database.rows(PostgresQuery(unsafeSQL: """
-            SELECT \(Self.transactionColumns) FROM \(from) WHERE \(conditions.joined(separator: " AND ")) \(order)
-            """, binds: bindings), Self.storedTransaction)
+        let read = { [database, conditions, bindings] (page: PageRequest) in
+            var bindings = bindings
+            let (condition, order) = try Self.clauses(page, idColumn, &bindings)
+            return try await database.rows(PostgresQuery(unsafeSQL: """
+                SELECT \(idColumn), \(Self.transactionColumns) FROM \(from) WHERE \((conditions + [condition]).joined(separator: " AND ")) \(order)
+                """, binds: bindings)) { row in
+                let (id, hash, ledger, order, closeTime, envelope, result) = try row.decode((Int64, ByteBuffer, Int64, Int64, Int64, ByteBuffer, ByteBuffer).self)
+                return (id: id, row: try Self.storedTransaction((hash, ledger, order, closeTime, envelope, result)))
+            }
+        }
+        guard filter.account != nil else { return try await read(page).map(\.row) }
+        var pager = AccountTransactionPager<StoredTransaction>(page)
+        while let request = pager.next { pager.take(try await read(request)) }
+        return pager.rows
     }
 
     public func operations(_ page: PageRequest, filter: OperationFilter) async throws -> [OperationRecord] {
@@ -648,7 +676,8 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         var conditions: [String] = []
         let from: String
         if let account = filter.account {
-            from = "account_operations a JOIN operations o ON o.id = a.operation_id"
+            // The account's rows of operations (a transaction's row joins no operation).
+            from = "account_history a JOIN operations o ON o.id = a.toid"
             try bindings.append(account.storageKey)
             conditions.append("a.account_id = $\(bindings.count)")
         } else if let balance = filter.claimableBalance {
@@ -691,10 +720,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         return try await database.rows(PostgresQuery(unsafeSQL: sql, binds: bindings)) { row in
             let (id, hash, ledger, order, closeTime, envelope, result, assetA, assetB, reserveA, reserveB, shares) = try row.decode(
                 (Int64, ByteBuffer, Int64, Int64, Int64, ByteBuffer, ByteBuffer, ByteBuffer?, ByteBuffer?, Int64?, Int64?, Int64?).self)
-            let transaction = StoredTransaction(
-                hash: Bytes32(Array(buffer: hash)), ledger: UInt32(ledger), applicationOrder: Int(order),
-                envelope: try TransactionEnvelope(xdrBytes: Array(buffer: envelope)), result: try TransactionResult(xdrBytes: Array(buffer: result)),
-                closeTime: UInt64(closeTime))
+            let transaction = try Self.storedTransaction((hash, ledger, order, closeTime, envelope, result))
             var amounts: PoolAmounts?
             if let assetA, let assetB, let reserveA, let reserveB, let shares {
                 amounts = PoolAmounts(

@@ -86,15 +86,17 @@ extension SQLiteLedgerStore: LedgerReader {
         SHA256.hash(data: bytes).withUnsafeBytes { Bytes32($0) }
     }
 
-    /// Applied transactions, all or one account's (as source or participant of any operation),
-    /// by memo and by an asset their payments moved.
+    /// Applied transactions, all or one account's (as source, fee-bump fee source or participant
+    /// of any operation), by memo and by an asset their payments moved.
     public func transactions(_ page: PageRequest, filter: TransactionFilter) async throws -> [StoredTransaction] {
         try await database.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
             let from: String, idColumn: String
             if let account = filter.account {
-                (from, idColumn) = ("account_transactions a JOIN transactions t ON t.id = a.transaction_id", "a.transaction_id")
+                // An account's rows in `account_history`, a transaction's together; the pager
+                // takes each transaction once.
+                (from, idColumn) = ("account_history a JOIN transactions t ON t.id = a.toid - (a.toid & 4095)", "a.toid")
                 conditions.append("a.account_id = ?")
                 arguments.append(account.storageKey)
             } else if let memo = filter.memo {
@@ -114,13 +116,17 @@ extension SQLiteLedgerStore: LedgerReader {
                 arguments.append(asset.storageKey)
             }
             if !filter.includeFailed { conditions.append("t.successful = 1") }
-            let (condition, cursor, order) = page.clauses(idColumn)
-            conditions.append(condition)
-            arguments += cursor.map { $0 as any DatabaseValueConvertible }
-            return try db.cachedRows(sql: """
-                SELECT t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result FROM \(from)
-                WHERE \(conditions.joined(separator: " AND ")) \(order)
-                """, arguments: StatementArguments(arguments)).map(Self.storedTransaction)
+            let read = { (page: PageRequest) in
+                let (condition, cursor, order) = page.clauses(idColumn)
+                return try db.cachedRows(sql: """
+                    SELECT \(idColumn) AS row_id, t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result FROM \(from)
+                    WHERE \((conditions + [condition]).joined(separator: " AND ")) \(order)
+                    """, arguments: StatementArguments(arguments + cursor.map { $0 as any DatabaseValueConvertible }))
+            }
+            guard filter.account != nil else { return try read(page).map(Self.storedTransaction) }
+            var pager = AccountTransactionPager<Row>(page)
+            while let request = pager.next { pager.take(try read(request).map { ($0["row_id"], $0) }) }
+            return try pager.rows.map(Self.storedTransaction)
         }
     }
 
@@ -139,18 +145,20 @@ extension SQLiteLedgerStore: LedgerReader {
             // `id`: the operation's id column; `isPayment` its payment flag.
             var from: String, id = "o.id", isPayment = "o.is_payment"
             if let account = filter.account {
-                from = "account_operations a"
+                // The account's rows of operations (a transaction's row has index 0).
+                from = "account_history a"
                 if filter.types == nil {
                     // An operation's transaction is its id with the operation's index (the low 12
                     // bits of a TOID) cleared, and its success is the transaction's: an account's
                     // operations need not read the operations table, one random page fewer a row
                     // on a grown network.
-                    (id, isPayment) = ("a.operation_id", "a.is_payment")
+                    (id, isPayment) = ("a.toid", "a.is_payment")
                 } else {
-                    from += " JOIN operations o ON o.id = a.operation_id"
+                    from += " JOIN operations o ON o.id = a.toid"
                 }
                 conditions.append("a.account_id = ?")
                 arguments.append(account.storageKey)
+                conditions.append("(a.toid & 4095) != 0")
             } else if let balance = filter.claimableBalance {
                 from = "claimable_balance_operations c JOIN operations o ON o.id = c.operation_id"
                 conditions.append("c.balance_id = ?")

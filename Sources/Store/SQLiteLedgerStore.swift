@@ -327,6 +327,24 @@ public final class SQLiteLedgerStore: LedgerStore {
                 ALTER TABLE asset_stats ADD COLUMN liquidity_pools_amount TEXT NOT NULL DEFAULT '0';
                 """)
         }
+        migrator.registerMigration("ledger-v11-account-history") { db in
+            // One index of who took part in what (`LedgerHistory.participations`) for the two
+            // an older database kept: its operations' rows, and a transaction's row for an
+            // account no operation of it names.
+            try db.execute(sql: """
+                CREATE TABLE account_history (
+                    account_id BLOB NOT NULL, toid INTEGER NOT NULL, is_payment INTEGER NOT NULL,
+                    PRIMARY KEY (account_id, toid)
+                ) WITHOUT ROWID;
+                INSERT INTO account_history (account_id, toid, is_payment) SELECT account_id, operation_id, is_payment FROM account_operations;
+                INSERT INTO account_history (account_id, toid, is_payment)
+                    SELECT a.account_id, a.transaction_id, 0 FROM account_transactions a WHERE NOT EXISTS (
+                        SELECT 1 FROM account_operations o
+                        WHERE o.account_id = a.account_id AND o.operation_id > a.transaction_id AND o.operation_id < a.transaction_id + 4096);
+                DROP TABLE account_operations;
+                DROP TABLE account_transactions;
+                """)
+        }
         return migrator
     }
 
@@ -540,8 +558,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         let insertOperation = try db.cachedStatement(sql: """
             INSERT INTO operations (id, transaction_id, ledger, source_account, type, is_payment, successful) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
-        let insertAccountTransaction = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_transactions (account_id, transaction_id) VALUES (?, ?)")
-        let insertAccountOperation = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_operations (account_id, operation_id, is_payment) VALUES (?, ?, ?)")
+        let insertParticipation = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_history (account_id, toid, is_payment) VALUES (?, ?, ?)")
         for row in history.transactions {
             try insertTransaction.execute(arguments: [
                 row.id, Data(row.hash.bytes), history.ledger, row.order, row.source.storageKey, row.successful,
@@ -551,11 +568,8 @@ public final class SQLiteLedgerStore: LedgerStore {
         for row in history.operations {
             try insertOperation.execute(arguments: [row.id, row.transactionID, history.ledger, row.source.storageKey, row.type, row.isPayment, row.successful])
         }
-        for row in history.accountOperations {
-            try insertAccountOperation.execute(arguments: [row.account.storageKey, row.id, row.isPayment])
-        }
-        for row in history.accountTransactions {
-            try insertAccountTransaction.execute(arguments: [row.account.storageKey, row.id])
+        for row in history.participations {
+            try insertParticipation.execute(arguments: [row.account.storageKey, row.id, row.isPayment])
         }
         let insertEffect = try db.cachedStatement(sql: """
             INSERT INTO effects (operation_id, effect_order, account_id, muxed_id, type, details, close_time) VALUES (?, ?, ?, ?, ?, ?, ?)

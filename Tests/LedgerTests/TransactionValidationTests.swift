@@ -121,8 +121,9 @@ struct TransactionValidationTests {
         // The fee payer is one of the transaction's participants (its account's transactions
         // list it, as Horizon's do), though none of the operations names it.
         let history = LedgerHistory(try #require(ledger.lastLedger))
-        #expect(Set(history.accountTransactions.map(\.account)) == [alice.accountID, sponsor.accountID, bob.accountID])
-        #expect(Set(history.accountOperations.map(\.account)) == [alice.accountID, bob.accountID])
+        let transactionID = try #require(history.transactions.first?.id)
+        #expect(history.participations.map(\.account) == [alice.accountID, bob.accountID, sponsor.accountID])
+        #expect(history.participations.map(\.id) == [transactionID + 1, transactionID + 1, transactionID])
         #expect(result.result.feeCharged == 200)
         #expect(ledger.balance(sponsor) == sponsorBefore - 200)
         #expect(ledger.balance(alice) == aliceBefore.balance - TestLedger.xlm)
