@@ -26,7 +26,13 @@ public final class SQLiteLedgerStore: LedgerStore {
     ///     (256 Ki: 270 MB with 1 KiB pages).
     ///   - writerCacheMebibytes: the most page cache the writer's connection keeps (readers keep
     ///     ``readerCacheMebibytes`` each). SQLite fills it only as the database grows.
-    public init(path: String, walRestartFrames: Int = 262_144, writerCacheMebibytes: Int = SQLiteLedgerStore.defaultWriterCacheMebibytes) throws {
+    ///   - willUpgrade: told the migrations an existing database is about to run, before they
+    ///     run (some rewrite tables: minutes on a large network); not called for a new database
+    ///     or one already up to date.
+    public init(
+        path: String, walRestartFrames: Int = 262_144, writerCacheMebibytes: Int = SQLiteLedgerStore.defaultWriterCacheMebibytes,
+        willUpgrade: ([String]) -> Void = { _ in }
+    ) throws {
         precondition(writerCacheMebibytes > 0, "the writer's page cache is at least 1 MiB")
         self.walRestartFrames = walRestartFrames
         var configuration = Configuration()
@@ -65,7 +71,11 @@ public final class SQLiteLedgerStore: LedgerStore {
             try db.execute(sql: "PRAGMA journal_size_limit = \(limit)")
             return limit
         }
-        try Self.migrator.migrate(database)
+        let migrator = Self.migrator
+        let applied = try database.read { try migrator.appliedIdentifiers($0) }
+        let pending = migrator.migrations.filter { !applied.contains($0) }
+        if !applied.isEmpty, !pending.isEmpty { willUpgrade(pending) }
+        try migrator.migrate(database)
         // The passive checkpoints wait for nothing; 5 s covers the locks they take briefly.
         var checkpointing = configuration
         checkpointing.busyMode = .timeout(5)

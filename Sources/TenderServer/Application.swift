@@ -60,7 +60,11 @@ public func buildApplication(
             await onServerRunning(port)
         }
     }
-    let store = try SQLiteLedgerStore(path: configuration.databasePath, writerCacheMebibytes: configuration.sqliteCacheMebibytes)
+    let store = try SQLiteLedgerStore(path: configuration.databasePath, writerCacheMebibytes: configuration.sqliteCacheMebibytes) { pending in
+        logger.notice("upgrading the ledger database before serving (on a large network this can take minutes)", metadata: [
+            "path": "\(configuration.databasePath)", "migrations": "\(pending.joined(separator: ", "))",
+        ])
+    }
     let leader = try await LeaderParts.make(configuration, store: store, gatewayStore: nil, environment: environment, logger: logger)
     return application(
         configuration, responder: leader.responder, services: leader.services, logger: logger, channelHandlers: leader.channelHandlers,

@@ -104,7 +104,13 @@ struct SQLiteLedgerStoreTests {
             }
             try queue.close()
         }
-        let migrated = try SQLiteLedgerStore(path: path)
+        var upgrading: [[String]] = []
+        let migrated = try SQLiteLedgerStore(path: path) { upgrading.append($0) }
+        // Told before they run, in order: those the older database had not run.
+        #expect(upgrading == [["ledger-v2-assets", "ledger-v3-signers", "ledger-v6-claimable-balances", "ledger-v10-pool-asset-stats"]])
+        _ = try SQLiteLedgerStore(path: path) { upgrading.append($0) }
+        _ = try SQLiteLedgerStore(path: temporary.file("\(UUID().uuidString).sqlite")) { upgrading.append($0) }
+        #expect(upgrading.count == 1, "neither an up-to-date database nor a new one is upgraded")
         #expect(try await migrated.assets(KeyedPage(), code: nil, issuer: nil) == assets)
         #expect(try await migrated.accounts(signedBy: root.accountID, KeyedPage()).map(\.account.accountID) == signedByRoot)
     }
