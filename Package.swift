@@ -289,7 +289,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "Store", "Gateway", "Ledger", "StellarBase", "TenderTesting", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["PostgresStore", "Store", "Gateway", "Ledger", "StellarBase", "TenderTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "AnchorTests",

@@ -165,16 +165,28 @@ public enum PostgresMigrations {
     /// The advisory lock's key while migrating ("tender" in ASCII).
     static let lockKey: Int64 = 0x74656E646572
 
+    /// Runs the migrations `database` has not run, each in a transaction of its own under an
+    /// advisory lock (several servers may start at once). When some of the list had run before,
+    /// each one still to run is logged as a notice before it runs: some rewrite tables, minutes
+    /// on a large network.
     public static func migrate(_ database: PostgresDatabase, _ migrations: [Migration]) async throws {
         try await database.execute("""
             CREATE TABLE IF NOT EXISTS tender_migration (
                 number BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
             """)
+        // Whether these tables were made before (some of this list ran), not made now.
+        let ran = Set(try await database.rows("SELECT number FROM tender_migration") { try $0.decode(Int64.self) })
+        let upgrading = migrations.contains { ran.contains($0.number) }
         for migration in migrations.sorted(by: { $0.number < $1.number }) {
             try await database.transaction { transaction in
                 try await transaction.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
                 let applied = try await transaction.count("SELECT 1 FROM tender_migration WHERE number = \(migration.number)")
                 guard applied == 0 else { return }
+                if upgrading {
+                    database.logger.notice(
+                        "upgrading the database (on a large network this can take minutes)",
+                        metadata: ["migration": "\(migration.number) \(migration.name)"])
+                }
                 for statement in migration.statements { try await transaction.execute(PostgresQuery(unsafeSQL: statement)) }
                 try await migration.backfill?(transaction)
                 try await transaction.execute("INSERT INTO tender_migration (number, name) VALUES (\(migration.number), \(migration.name))")

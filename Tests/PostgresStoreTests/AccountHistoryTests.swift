@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Ledger
+import Logging
 @testable import PostgresStore
 import StellarBase
 import Store
@@ -135,7 +136,8 @@ struct AccountHistoryTests {
         #expect(accounts.map { Self.expected(ledgers, $0).transactions.count } == [2, 6, 6, 5, 5])
         try await database.with { url in
             let path = temporary.file("ledger-\(UUID().uuidString).sqlite")
-            let postgres = try url.map { try PostgresDatabase(url: $0) }
+            let firstNotices = RecordingLogHandler()
+            let postgres = try url.map { try PostgresDatabase(url: $0, logger: Logger(label: "test") { _ in firstNotices }) }
             defer { postgres?.shutdown() }
             let open: () async throws -> any LedgerStore & LedgerReader = {
                 if let postgres { return try await PostgresLedgerStore(postgres) }
@@ -145,6 +147,7 @@ struct AccountHistoryTests {
             for ledger in ledgers { try await store.commit(ledger) }
             #expect(try await Self.check(store, ledgers, accounts) > 500)
             #expect(try await Self.rowCount(postgres, path) == rows)
+            #expect(firstNotices.upgrades == [], "a new database is made, not upgraded")
 
             // A database from before the one index: its two (every participant of a transaction;
             // every participant of an operation) are made from this one, and the migration
@@ -159,7 +162,20 @@ struct AccountHistoryTests {
                 postgres == nil ? "DELETE FROM grdb_migrations WHERE identifier = 'ledger-v11-account-history'" : "DELETE FROM tender_migration WHERE number = 111",
             ]
             try await Self.execute(older, postgres, path)
-            let migrated = try await open()
+            // The server is told before the migration runs (a notice in PostgreSQL's log; SQLite's
+            // store tells its caller, `tender serve` logs it).
+            let notices = RecordingLogHandler()
+            let migrated: any LedgerReader
+            let logged = try url.map { try PostgresDatabase(url: $0, logger: Logger(label: "test") { _ in notices }) }
+            defer { logged?.shutdown() }
+            if let logged {
+                migrated = try await PostgresLedgerStore(logged)
+                #expect(notices.upgrades == ["upgrading the database (on a large network this can take minutes) migration=111 account history"])
+            } else {
+                var told: [[String]] = []
+                migrated = try SQLiteLedgerStore(path: path) { told.append($0) }
+                #expect(told == [["ledger-v11-account-history"]])
+            }
             #expect(try await Self.rowCount(postgres, path) == rows)
             #expect(try await Self.check(migrated, ledgers, accounts) > 500)
         }
@@ -180,5 +196,26 @@ struct AccountHistoryTests {
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
         return try await queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM account_history") ?? -1 }
+    }
+}
+
+/// Keeps what is logged at notice level and above, with its metadata.
+final class RecordingLogHandler: LogHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [String] = []
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .notice
+
+    /// The notices of migrations run on an existing database.
+    var upgrades: [String] { lock.withLock { kept.filter { $0.hasPrefix("upgrading") } } }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        lock.withLock { kept.append(([event.message.description] + fields).joined(separator: " ")) }
     }
 }
