@@ -19,6 +19,20 @@ public final class SQLiteLedgerStore: LedgerStore {
         try database.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") ?? -1 }
     }
 
+    /// ``init(path:walRestartFrames:writerCacheMebibytes:willUpgrade:)`` on a thread of its own
+    /// (GCD's), the caller suspending meanwhile: opening reads the schema and may migrate it,
+    /// minutes on a large network, which must not hold a thread of Swift's cooperative pool.
+    public static func opening(
+        path: String, writerCacheMebibytes: Int = SQLiteLedgerStore.defaultWriterCacheMebibytes,
+        willUpgrade: @escaping @Sendable ([String]) -> Void = { _ in }
+    ) async throws -> SQLiteLedgerStore {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try SQLiteLedgerStore(path: path, writerCacheMebibytes: writerCacheMebibytes, willUpgrade: willUpgrade) })
+            }
+        }
+    }
+
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     /// - Throws: when the file cannot be opened or migrated.
     /// - Parameters:

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Ledger
 import Logging
+import Synchronization
 @testable import PostgresStore
 import StellarBase
 import Store
@@ -172,9 +173,10 @@ struct AccountHistoryTests {
                 migrated = try await PostgresLedgerStore(logged)
                 #expect(notices.upgrades == ["upgrading the database (on a large network this can take minutes) migration=111 account history"])
             } else {
-                var told: [[String]] = []
-                migrated = try SQLiteLedgerStore(path: path) { told.append($0) }
-                #expect(told == [["ledger-v11-account-history"]])
+                // Opened as `tender serve` does, off the cooperative pool.
+                let told = Mutex<[[String]]>([])
+                migrated = try await SQLiteLedgerStore.opening(path: path) { pending in told.withLock { $0.append(pending) } }
+                #expect(told.withLock { $0 } == [["ledger-v11-account-history"]])
             }
             #expect(try await Self.rowCount(postgres, path) == rows)
             #expect(try await Self.check(migrated, ledgers, accounts) > 500)
