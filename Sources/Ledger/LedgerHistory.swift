@@ -30,7 +30,7 @@ public struct LedgerHistory: Sendable {
 
     /// An account taking part in an operation (`id` its TOID), or in a transaction through none
     /// of its operations (`id` the transaction's TOID, whose low 12 bits are 0).
-    public struct Participation: Sendable, Equatable {
+    public struct Participation: Sendable {
         public let account: AccountID
         public let id: Int64
         public let isPayment: Bool
@@ -141,7 +141,7 @@ public struct LedgerHistory: Sendable {
                     }
                 }
             }
-            for account in participants.subtracting(named) {
+            for account in participants where !named.contains(account) {
                 participations.append(Participation(account: account, id: transactionID, isPayment: false))
             }
         }

@@ -238,11 +238,14 @@ struct ScaleBench: AsyncParsableCommand {
     /// million accounts, POST /transactions measured 3,300-4,760 a second run after run without
     /// it, 4,370-4,510 with it).
     static func settle() async {
+        await offThePool { sync() }
+    }
+
+    /// Runs `body` on a GCD thread while the caller suspends: for work that blocks (a system
+    /// call, a pipe read), which must not hold a thread of Swift's cooperative pool.
+    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                sync()
-                continuation.resume()
-            }
+            DispatchQueue.global().async { continuation.resume(returning: body()) }
         }
     }
 
@@ -691,16 +694,14 @@ struct ServerProcess {
         let started = clock.now
         try process.run()
         // The banner's first line names the URL; read it off the cooperative pool.
-        let banner: String = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var text = ""
-                while !text.contains("\n") {
-                    let chunk = output.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    text += String(decoding: chunk, as: UTF8.self)
-                }
-                continuation.resume(returning: text)
+        let banner: String = await ScaleBench.offThePool {
+            var text = ""
+            while !text.contains("\n") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
             }
+            return text
         }
         let seconds = CommitBench.milliseconds(clock.now - started) / 1000
         guard let url = banner.split(separator: "\n").first?.split(separator: " ").last, let port = URLComponents(string: String(url))?.port else {
