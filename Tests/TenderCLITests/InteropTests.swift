@@ -107,6 +107,7 @@ struct InteropTests {
     /// on the interactive pages and the payment page; every check of Tests/Interop/sep24_page.py.
     @Test(arguments: [ServedStore.sqlite, .postgres])
     func sep24DepositAndWithdrawalInChromium(_ store: ServedStore) async throws {
+        try Self.installChromium()
         let temporary = TemporaryDirectory("sep24")
         defer { temporary.remove() }
         let shots = try Self.screenshots("sep24-\(store)")
