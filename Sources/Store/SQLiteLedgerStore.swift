@@ -26,11 +26,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         path: String, writerCacheMebibytes: Int = SQLiteLedgerStore.defaultWriterCacheMebibytes,
         willUpgrade: @escaping @Sendable ([String]) -> Void = { _ in }
     ) async throws -> SQLiteLedgerStore {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try SQLiteLedgerStore(path: path, writerCacheMebibytes: writerCacheMebibytes, willUpgrade: willUpgrade) })
-            }
-        }
+        try await offThePool { try SQLiteLedgerStore(path: path, writerCacheMebibytes: writerCacheMebibytes, willUpgrade: willUpgrade) }
     }
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.

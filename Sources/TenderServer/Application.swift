@@ -282,7 +282,11 @@ struct LeaderParts {
         local.register(on: router)
         // The server is its store's only writer (in a cluster, the leader is), so what it has
         // read can be kept in memory.
-        let gatewayStore = CachingGatewayStore(try gatewayStore ?? SQLiteGatewayStore(path: configuration.gatewayDatabasePath))
+        // Opening the gateway's SQLite file reads and may migrate its schema: off the pool.
+        let gatewayPath = configuration.gatewayDatabasePath
+        let opened: any GatewayStore
+        if let gatewayStore { opened = gatewayStore } else { opened = try await offThePool { try SQLiteGatewayStore(path: gatewayPath) } }
+        let gatewayStore = CachingGatewayStore(opened)
         let secrets = try ServerSecrets.load(directory: configuration.dataDirectory)
         let webhookWakeup = WakeupSignal()
         let gateway = GatewayService(

@@ -241,14 +241,6 @@ struct ScaleBench: AsyncParsableCommand {
         await offThePool { sync() }
     }
 
-    /// Runs `body` on a GCD thread while the caller suspends: for work that blocks (a system
-    /// call, a pipe read), which must not hold a thread of Swift's cooperative pool.
-    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: body()) }
-        }
-    }
-
     static func line(_ row: Row) -> String {
         let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
         return "\(row.accounts) accounts, \(row.trustLines) trustlines, \(row.payments) payments" + String(format: " | %.2f | %.0f (%.0f, %.0f) | %.0f (%.1f) | %.2f | %.0f (%.1f) | %.0f (%.1f) | %.0f | %.2f | %.0f",
@@ -694,7 +686,7 @@ struct ServerProcess {
         let started = clock.now
         try process.run()
         // The banner's first line names the URL; read it off the cooperative pool.
-        let banner: String = await ScaleBench.offThePool {
+        let banner: String = await offThePool {
             var text = ""
             while !text.contains("\n") {
                 let chunk = output.fileHandleForReading.availableData
