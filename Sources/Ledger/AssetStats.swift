@@ -142,17 +142,37 @@ extension Amount {
     }
 }
 
-/// The keys that can sign for each account whose signers changed in a ledger (its master key
-/// when its weight is above 0, and its ed25519 signers), for Horizon's `/accounts?signer=`;
-/// empty for an account removed.
+/// The keys that can sign for each account whose signers changed in a ledger (its ed25519
+/// signers of weight above 0), for Horizon's `/accounts?signer=`; empty for an account removed.
+/// An account's own master key is not among them: it signs for its account while its weight is
+/// above 0, which the account's entry tells (``page(stored:own:_:)`` adds it), so a store keeps
+/// no row per account for it.
 public enum AccountSigners {
     public static func keys(_ entry: AccountEntry?) -> Set<AccountID> {
         guard let entry else { return [] }
-        var keys: Set<AccountID> = entry.thresholds.masterWeight > 0 ? [entry.accountID] : []
+        var keys: Set<AccountID> = []
         for signer in entry.signers where signer.weight > 0 {
             if case .ed25519(let key) = signer.key { keys.insert(AccountID(publicKey: key)) }
         }
         return keys
+    }
+
+    /// A page of the accounts a key signs for, in key order (Horizon's): `stored`, the accounts
+    /// naming it among their signers (read with the page's bound, order and limit), and `own`,
+    /// the key's own account (nil when there is none), when its master key's weight is above 0
+    /// and it lies past the page's bound.
+    public static func page(stored: [AccountRecord], own: AccountRecord?, _ page: KeyedPage<AccountID>) -> [AccountRecord] {
+        guard let own, own.account.thresholds.masterWeight > 0 else { return stored }
+        let key = own.account.accountID
+        guard !stored.contains(where: { $0.account.accountID == key }) else { return stored }
+        // Whether `a` comes before `b` in the page's order.
+        let precedes = { (a: AccountID, b: AccountID) in
+            page.descending ? b.publicKey.bytes.lexicographicallyPrecedes(a.publicKey.bytes) : a.publicKey.bytes.lexicographicallyPrecedes(b.publicKey.bytes)
+        }
+        if let after = page.after, !precedes(after, key) { return stored }
+        var merged = stored
+        merged.insert(own, at: stored.firstIndex(where: { precedes(key, $0.account.accountID) }) ?? stored.count)
+        return Array(merged.prefix(page.limit))
     }
 
     /// The accounts whose signing keys differ after the ledger, with their keys now.

@@ -174,6 +174,11 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             "DROP TABLE account_operations",
             "DROP TABLE account_transactions",
         ]),
+        // An account's master key signs for it while its weight is above 0, which its entry
+        // tells: no row per account for it.
+        .init(number: 112, name: "master keys not stored as signers", statements: [
+            "DELETE FROM account_signers WHERE signer = account_id",
+        ]),
     ]
 
     /// Adds to each sponsor's count of an account's entries, forgetting the pairs that reach 0.
@@ -783,7 +788,8 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     }
 
     public func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
-        try await accounts(in: "account_signers", where: "signer", is: signer.storageKey, page)
+        // Its own account is not stored among those it signs for (``AccountSigners``).
+        AccountSigners.page(stored: try await accounts(in: "account_signers", where: "signer", is: signer.storageKey, page), own: try await account(signer), page)
     }
 
     public func accounts(sponsoredBy sponsor: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {

@@ -278,7 +278,12 @@ extension SQLiteLedgerStore: LedgerReader {
     }
 
     public func accounts(signedBy signer: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
-        try await accounts(in: "account_signers", where: "signer", is: signer.storageKey, page)
+        // Its own account is not stored among those it signs for (``AccountSigners``).
+        try await database.read { db in
+            AccountSigners.page(
+                stored: try Self.accounts(in: "account_signers", where: "signer", is: signer.storageKey, page, db),
+                own: try Self.account(key: signer.storageKey, db), page)
+        }
     }
 
     public func accounts(sponsoredBy sponsor: AccountID, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
@@ -288,16 +293,18 @@ extension SQLiteLedgerStore: LedgerReader {
     /// A page of the accounts in `table`'s `account_id` column whose `column` is `value`, by
     /// account key, read in one snapshot.
     private func accounts(in table: String, where column: String, is value: Data, _ page: KeyedPage<AccountID>) async throws -> [AccountRecord] {
-        try await database.read { db in
-            var sql = "SELECT account_id FROM \(table) WHERE \(column) = ?"
-            var arguments: [any DatabaseValueConvertible] = [value]
-            if let after = page.after {
-                sql += " AND account_id \(page.descending ? "<" : ">") ?"
-                arguments.append(after.storageKey)
-            }
-            sql += " ORDER BY account_id \(page.descending ? "DESC" : "ASC") LIMIT ?"
-            return try db.cachedValues(Data.self, sql: sql, arguments: StatementArguments(arguments + [page.limit])).compactMap { try Self.account(key: $0, db) }
+        try await database.read { try Self.accounts(in: table, where: column, is: value, page, $0) }
+    }
+
+    private static func accounts(in table: String, where column: String, is value: Data, _ page: KeyedPage<AccountID>, _ db: Database) throws -> [AccountRecord] {
+        var sql = "SELECT account_id FROM \(table) WHERE \(column) = ?"
+        var arguments: [any DatabaseValueConvertible] = [value]
+        if let after = page.after {
+            sql += " AND account_id \(page.descending ? "<" : ">") ?"
+            arguments.append(after.storageKey)
         }
+        sql += " ORDER BY account_id \(page.descending ? "DESC" : "ASC") LIMIT ?"
+        return try db.cachedValues(Data.self, sql: sql, arguments: StatementArguments(arguments + [page.limit])).compactMap { try account(key: $0, db) }
     }
 
     public func offer(_ id: Int64) async throws -> LedgerOffer? {

@@ -365,6 +365,11 @@ public final class SQLiteLedgerStore: LedgerStore {
                 DROP TABLE account_transactions;
                 """)
         }
+        migrator.registerMigration("ledger-v12-master-signers") { db in
+            // An account's master key signs for it while its weight is above 0, which its entry
+            // tells: no row per account for it.
+            try db.execute(sql: "DELETE FROM account_signers WHERE signer = account_id")
+        }
         return migrator
     }
 

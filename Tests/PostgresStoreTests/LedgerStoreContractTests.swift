@@ -391,6 +391,17 @@ struct LedgerStoreContractTests {
                 AssetStats(asset: $0.asset, tally: AssetTally(accounts: $0.tally.accounts, balances: $0.tally.balances))
             })
             #expect(try await migrated.accounts(signedBy: bob.accountID, KeyedPage()).map(\.account.accountID) == signedByBob)
+
+            // A database from before master keys were left out of the signers: the migration
+            // deletes their rows, and the answers stay.
+            let ownRows = { try await database.rows("SELECT count(*) FROM account_signers WHERE signer = account_id") { try $0.decode(Int64.self) }.first }
+            #expect(try await ownRows() == 0)
+            try await database.execute("INSERT INTO account_signers (signer, account_id) SELECT account_id, account_id FROM accounts")
+            try await database.execute("DELETE FROM tender_migration WHERE number = 112")
+            #expect(try await ownRows() ?? 0 > 0)
+            let withoutOwnRows = try await PostgresLedgerStore(database)
+            #expect(try await ownRows() == 0)
+            #expect(try await withoutOwnRows.accounts(signedBy: bob.accountID, KeyedPage()).map(\.account.accountID) == signedByBob)
         } catch {
             await server.stop()
             throw error

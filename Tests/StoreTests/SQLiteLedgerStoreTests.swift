@@ -90,6 +90,13 @@ struct SQLiteLedgerStoreTests {
         let signedByRoot = try await store.accounts(signedBy: root.accountID, KeyedPage()).map(\.account.accountID)
         #expect(signedByRoot == [root.accountID, alice.accountID].sorted(by: byKey))
         #expect(try await store.accounts(signedBy: alice.accountID, KeyedPage()).map(\.account.accountID) == [alice.accountID])
+        // Her own key signs for her no more once its weight is 0 (root's still does).
+        _ = try await submit(alice, [StellarBase.Operation(.setOptions(SetOptionsOperation(masterWeight: 0)))])
+        #expect(try await store.accounts(signedBy: alice.accountID, KeyedPage()).isEmpty)
+        #expect(try await store.accounts(signedBy: root.accountID, KeyedPage()).map(\.account.accountID) == signedByRoot)
+        // No account's own key is stored as its signer.
+        let ownRows = { try DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM account_signers WHERE signer = account_id") } }
+        #expect(try ownRows() == 0)
 
         // A database from before asset statistics and signers (so before claimable balances too):
         // the migrations count what it holds.
@@ -113,6 +120,25 @@ struct SQLiteLedgerStoreTests {
         #expect(upgrading.count == 1, "neither an up-to-date database nor a new one is upgraded")
         #expect(try await migrated.assets(KeyedPage(), code: nil, issuer: nil) == assets)
         #expect(try await migrated.accounts(signedBy: root.accountID, KeyedPage()).map(\.account.accountID) == signedByRoot)
+
+        // A database from before master keys were left out of the signers: the migration
+        // deletes their rows, and the answers stay.
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try await queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO account_signers (signer, account_id) SELECT account_id, account_id FROM accounts;
+                    DELETE FROM grdb_migrations WHERE identifier = 'ledger-v12-master-signers'
+                    """)
+            }
+            try queue.close()
+        }
+        #expect(try ownRows() == 2)
+        let withoutOwnRows = try SQLiteLedgerStore(path: path) { upgrading.append($0) }
+        #expect(upgrading.last == ["ledger-v12-master-signers"])
+        #expect(try ownRows() == 0)
+        #expect(try await withoutOwnRows.accounts(signedBy: root.accountID, KeyedPage()).map(\.account.accountID) == signedByRoot)
+        #expect(try await withoutOwnRows.accounts(signedBy: alice.accountID, KeyedPage()).isEmpty)
     }
 
     @Test func entryEncodingsRoundTrip() throws {
