@@ -538,10 +538,11 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         try storedTransaction(row.decode((ByteBuffer, Int64, Int64, Int64, ByteBuffer, ByteBuffer).self))
     }
 
+    /// A transaction's `transactionColumns`, as read.
+    private typealias TransactionColumns = (hash: ByteBuffer, ledger: Int64, order: Int64, closeTime: Int64, envelope: ByteBuffer, result: ByteBuffer)
+
     /// A transaction from its `transactionColumns`, decoded.
-    private static func storedTransaction(
-        _ columns: (hash: ByteBuffer, ledger: Int64, order: Int64, closeTime: Int64, envelope: ByteBuffer, result: ByteBuffer)
-    ) throws -> StoredTransaction {
+    private static func storedTransaction(_ columns: TransactionColumns) throws -> StoredTransaction {
         let (hash, ledger, order, closeTime, envelope, result) = columns
         return StoredTransaction(
             hash: Bytes32(Array(buffer: hash)), ledger: UInt32(ledger), applicationOrder: Int(order),
@@ -666,14 +667,15 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             return try await database.rows(PostgresQuery(unsafeSQL: """
                 SELECT \(idColumn), \(Self.transactionColumns) FROM \(from) WHERE \((conditions + [condition]).joined(separator: " AND ")) \(order)
                 """, binds: bindings)) { row in
+                // Decoded once a row is kept (the pager passes over a transaction's further rows).
                 let (id, hash, ledger, order, closeTime, envelope, result) = try row.decode((Int64, ByteBuffer, Int64, Int64, Int64, ByteBuffer, ByteBuffer).self)
-                return (id: id, row: try Self.storedTransaction((hash, ledger, order, closeTime, envelope, result)))
+                return (id: id, row: TransactionColumns(hash: hash, ledger: ledger, order: order, closeTime: closeTime, envelope: envelope, result: result))
             }
         }
-        guard filter.account != nil else { return try await read(page).map(\.row) }
-        var pager = AccountTransactionPager<StoredTransaction>(page)
+        guard filter.account != nil else { return try await read(page).map { try Self.storedTransaction($0.row) } }
+        var pager = AccountTransactionPager<TransactionColumns>(page)
         while let request = pager.next { pager.take(try await read(request)) }
-        return pager.rows
+        return try pager.rows.map(Self.storedTransaction)
     }
 
     public func operations(_ page: PageRequest, filter: OperationFilter) async throws -> [OperationRecord] {
