@@ -25,7 +25,9 @@ struct ScaleBench: AsyncParsableCommand {
             process, `tender bench load`), the end-to-end commit rate and p99 of signed payments \
             (`bench commit`'s measure), then `tender serve` started on the database (time until it \
             listens) with POST /transactions and GET /accounts/{id} over HTTP against it and its \
-            memory after, the p99 of an account's newest payments, and the database's size. Prints \
+            memory after, the p99 of an account's newest payments, and the database's size; on \
+            SQLite, the share of the ledger's file in the kernel's page cache as the commits and \
+            the POSTs begin (a leaf not there is read from disk on the writer's thread). Prints \
             a table; writes the series as CSV and as an SVG chart of the rates and memory against \
             accounts.
             """
@@ -90,6 +92,10 @@ struct ScaleBench: AsyncParsableCommand {
         var readP99 = 0.0
         var historyP99 = 0.0
         var databaseBytes = 0
+        /// The share of the ledger's SQLite file in the kernel's page cache as the commits and
+        /// the POSTs start (nil on PostgreSQL).
+        var cachedAtCommits: Double?
+        var cachedAtPosts: Double?
     }
 
     func run() async throws {
@@ -171,6 +177,7 @@ struct ScaleBench: AsyncParsableCommand {
                 let writer = try await LedgerWriter(
                     store: reopened, configuration: .init(network: .standalone, closeInterval: .zero, batchLimit: 1000),
                     logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }), now: { Self.now() })
+                if database == nil { row.cachedAtCommits = await Self.cachedShare(path) }
                 let (latencies, elapsed, _) = try await writer.running {
                     try await CommitBench.measure(writer: writer, concurrency: 64, transactions: transactions)
                 }
@@ -191,6 +198,7 @@ struct ScaleBench: AsyncParsableCommand {
                 await Self.settle()
                 let server = try await ServerProcess.start(dataDirectory: dataDirectory, database: database)
                 row.serveSeconds = server.startSeconds
+                if database == nil { row.cachedAtPosts = await Self.cachedShare(path) }
                 do {
                     let submit = try await Self.submit(
                         requests, from: senders, sequences: { sequences[$0]! }, accounts: filledAccounts, port: server.port, rng: &rng)
@@ -241,12 +249,24 @@ struct ScaleBench: AsyncParsableCommand {
         await offThePool { sync() }
     }
 
+    /// The share of the file at `path` in the page cache (0 when it cannot be told), asked off
+    /// the cooperative pool (a system call over the whole file).
+    static func cachedShare(_ path: String) async -> Double {
+        await offThePool {
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            guard size > 0, let resident = PageCache.residentBytes(path) else { return 0 }
+            return Double(resident) / Double(size)
+        }
+    }
+
     static func line(_ row: Row) -> String {
         let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
+        let cached = [row.cachedAtCommits, row.cachedAtPosts].compactMap { $0 }.map { String(format: "%.0f%%", $0 * 100) }
+        let cache = cached.isEmpty ? "" : " | ledger file in the page cache at commits, POSTs: " + cached.joined(separator: ", ")
         return "\(row.accounts) accounts, \(row.trustLines) trustlines, \(row.payments) payments" + String(format: " | %.2f | %.0f (%.0f, %.0f) | %.0f (%.1f) | %.2f | %.0f (%.1f) | %.0f (%.1f) | %.0f | %.2f | %.0f",
                row.load.seconds, Double(row.load.residentBytes) / 1_048_576, row.load.accountBytes,
                row.load.trustLineBytes, row.commitRate, row.commitP99, row.serveSeconds, row.submitRate, row.submitP99, row.readRate, row.readP99,
-               Double(row.serveResidentBytes) / 1_048_576, row.historyP99, Double(row.databaseBytes) / 1_048_576) + cards
+               Double(row.serveResidentBytes) / 1_048_576, row.historyP99, Double(row.databaseBytes) / 1_048_576) + cards + cache
     }
 
     /// `count` history payments from the senders in turn to random accounts, signed on every
@@ -486,14 +506,15 @@ struct ScaleBench: AsyncParsableCommand {
     static func csv(_ rows: [Row]) -> String {
         "accounts,trustlines,payments,load_seconds,resident_bytes,bytes_per_account,bytes_per_trustline,commits_per_second,commit_p99_ms,"
             + "serve_start_seconds,posts_per_second,post_p99_ms,gets_per_second,get_p99_ms,serve_resident_bytes,history_p99_ms,database_bytes,"
-            + "card_payments,card_payments_per_second,card_p99_ms\n"
+            + "card_payments,card_payments_per_second,card_p99_ms,cached_at_commits,cached_at_posts\n"
             + rows.map { row in
                 [String(row.accounts), String(row.trustLines), String(row.payments), String(format: "%.3f", row.load.seconds), String(row.load.residentBytes),
                  String(format: "%.0f", row.load.accountBytes), String(format: "%.0f", row.load.trustLineBytes),
                  String(format: "%.0f", row.commitRate), String(format: "%.2f", row.commitP99), String(format: "%.3f", row.serveSeconds),
                  String(format: "%.0f", row.submitRate), String(format: "%.2f", row.submitP99), String(format: "%.0f", row.readRate),
                  String(format: "%.2f", row.readP99), String(row.serveResidentBytes), String(format: "%.3f", row.historyP99),
-                 String(row.databaseBytes), String(row.cards), String(format: "%.0f", row.cardRate), String(format: "%.2f", row.cardP99)].joined(separator: ",")
+                 String(row.databaseBytes), String(row.cards), String(format: "%.0f", row.cardRate), String(format: "%.2f", row.cardP99),
+                 row.cachedAtCommits.map { String(format: "%.3f", $0) } ?? "", row.cachedAtPosts.map { String(format: "%.3f", $0) } ?? ""].joined(separator: ",")
             }.joined(separator: "\n") + "\n"
     }
 
@@ -520,6 +541,10 @@ struct ScaleBench: AsyncParsableCommand {
             row.databaseBytes = Int(try value("database_bytes"))
             if header.contains("card_payments") {
                 (row.cards, row.cardRate, row.cardP99) = (Int(try value("card_payments")), try value("card_payments_per_second"), try value("card_p99_ms"))
+            }
+            // Empty on PostgreSQL, missing in a series from before they were measured.
+            if let index = header.firstIndex(of: "cached_at_commits"), index + 1 < fields.count {
+                (row.cachedAtCommits, row.cachedAtPosts) = (Double(fields[index]), Double(fields[index + 1]))
             }
             return row
         }

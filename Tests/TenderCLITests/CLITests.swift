@@ -197,6 +197,9 @@ struct CLITests {
             #expect(value("posts_per_second") > 0 && value("gets_per_second") > 0 && value("serve_resident_bytes") > 1_000_000, "\(row)")
             // The gateway's store grown to the step (then the 600 measured), and its rate.
             #expect(value("card_payments") >= 1_300 && value("card_payments_per_second") > 0, "\(row)")
+            // How much of the ledger's file the page cache held as the commits and the POSTs began
+            // (a file this small, just written and read: most of it).
+            #expect(value("cached_at_commits") > 0 && value("cached_at_commits") <= 1 && value("cached_at_posts") > 0 && value("cached_at_posts") <= 1, "\(row)")
         }
         #expect(rows.dropFirst().map { Int($0[header.firstIndex(of: "card_payments")!])! } == [1_300, 2_000])
         // The data directory is gone unless kept.
