@@ -14,14 +14,23 @@ import Darwin
 public enum PageCache {
     /// The bytes of the file at `path` the page cache holds now (`mincore` over a mapping of
     /// it, which reads nothing in); nil when it cannot be opened or mapped.
-    public static func residentBytes(_ path: String) -> Int? {
+    public static func residentBytes(_ path: String) -> Int? { resident(path)?.bytes }
+
+    /// The share of the file at `path` the page cache holds now, from 0 to 1 (an empty file: 1);
+    /// nil when it cannot be opened or mapped.
+    public static func residentShare(_ path: String) -> Double? {
+        resident(path).map { $0.size == 0 ? 1 : Double($0.bytes) / Double($0.size) }
+    }
+
+    /// The bytes resident and the file's size, both of one look.
+    private static func resident(_ path: String) -> (bytes: Int, size: Int)? {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0 else { return nil }
         let size = Int(status.st_size)
-        guard size > 0 else { return 0 }
+        guard size > 0 else { return (0, 0) }
         guard let mapping = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), mapping != MAP_FAILED else { return nil }
         defer { munmap(mapping, size) }
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -36,6 +45,6 @@ public enum PageCache {
         }
         guard answered == 0 else { return nil }
         // The low bit of each page's byte: in the cache.
-        return min(size, resident.reduce(0) { $0 + Int($1 & 1) } * pageSize)
+        return (min(size, resident.reduce(0) { $0 + Int($1 & 1) } * pageSize), size)
     }
 }

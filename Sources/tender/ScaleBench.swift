@@ -252,11 +252,7 @@ struct ScaleBench: AsyncParsableCommand {
     /// The share of the file at `path` in the page cache (0 when it cannot be told), asked off
     /// the cooperative pool (a system call over the whole file).
     static func cachedShare(_ path: String) async -> Double {
-        await offThePool {
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            guard size > 0, let resident = PageCache.residentBytes(path) else { return 0 }
-            return Double(resident) / Double(size)
-        }
+        await offThePool { PageCache.residentShare(path) ?? 0 }
     }
 
     static func line(_ row: Row) -> String {

@@ -17,10 +17,13 @@ struct PageCacheTests {
         let path = directory.appendingPathComponent("file").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: 3 << 20 | 123)))
         #expect(PageCache.residentBytes(path) == 3 << 20 | 123)
+        #expect(PageCache.residentShare(path) == 1)
         let empty = directory.appendingPathComponent("empty").path
         #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         #expect(PageCache.residentBytes(empty) == 0)
+        #expect(PageCache.residentShare(empty) == 1)
         #expect(PageCache.residentBytes(directory.appendingPathComponent("missing").path) == nil)
+        #expect(PageCache.residentShare(directory.appendingPathComponent("missing").path) == nil)
         #if os(Linux)
         // Synced, then dropped from the cache: no longer counted (tmpfs keeps its pages in the
         // cache, being nothing else).
@@ -31,6 +34,7 @@ struct PageCacheTests {
             #expect(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0)
             close(fd)
             #expect(PageCache.residentBytes(path)! < 3 << 20)
+            #expect(PageCache.residentShare(path)! < 1)
             _ = try Data(contentsOf: URL(fileURLWithPath: path))
             #expect(PageCache.residentBytes(path) == 3 << 20 | 123)
         }
