@@ -14,7 +14,7 @@ import Darwin
 public enum PageCache {
     /// The bytes of the file at `path` the page cache holds now (`mincore` over a mapping of
     /// it, which reads nothing in); nil when it cannot be opened or mapped.
-    public static func residentBytes(_ path: String) -> Int? { resident(path)?.bytes }
+    static func residentBytes(_ path: String) -> Int? { resident(path)?.bytes }
 
     /// The share of the file at `path` the page cache holds now, from 0 to 1 (an empty file: 1);
     /// nil when it cannot be opened or mapped.

@@ -249,10 +249,10 @@ struct ScaleBench: AsyncParsableCommand {
         await offThePool { sync() }
     }
 
-    /// The share of the file at `path` in the page cache (0 when it cannot be told), asked off
+    /// The share of the file at `path` in the page cache (nil when it cannot be told), asked off
     /// the cooperative pool (a system call over the whole file).
-    static func cachedShare(_ path: String) async -> Double {
-        await offThePool { PageCache.residentShare(path) ?? 0 }
+    static func cachedShare(_ path: String) async -> Double? {
+        await offThePool { PageCache.residentShare(path) }
     }
 
     static func line(_ row: Row) -> String {
@@ -539,9 +539,8 @@ struct ScaleBench: AsyncParsableCommand {
                 (row.cards, row.cardRate, row.cardP99) = (Int(try value("card_payments")), try value("card_payments_per_second"), try value("card_p99_ms"))
             }
             // Empty on PostgreSQL, missing in a series from before they were measured.
-            if let index = header.firstIndex(of: "cached_at_commits"), index + 1 < fields.count {
-                (row.cachedAtCommits, row.cachedAtPosts) = (Double(fields[index]), Double(fields[index + 1]))
-            }
+            func optional(_ name: String) -> Double? { header.firstIndex(of: name).flatMap { $0 < fields.count ? Double(fields[$0]) : nil } }
+            (row.cachedAtCommits, row.cachedAtPosts) = (optional("cached_at_commits"), optional("cached_at_posts"))
             return row
         }
     }
