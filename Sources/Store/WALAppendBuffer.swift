@@ -39,14 +39,17 @@ public enum WALAppendBuffer {
 
     private static let installed: Bool = {
         guard let base = sqlite3_vfs_find(nil) else { return false }
-        if base.pointee.zName.map({ String(cString: $0) }) == name { return true }
         let vfs = UnsafeMutablePointer<sqlite3_vfs>.allocate(capacity: 1)
         vfs.initialize(to: base.pointee)
         vfs.pointee.zName = UnsafePointer(strdup(name))
-        vfs.pointee.szOsFile = stateOffset(base) + Int32(MemoryLayout<UnsafeMutableRawPointer?>.size)
+        // A file's buffer pointer sits after the base VFS's own file structure, aligned.
+        let align = Int32(MemoryLayout<UnsafeMutableRawPointer?>.alignment)
+        let stateOffset = (base.pointee.szOsFile + align - 1) / align * align
+        vfs.pointee.szOsFile = stateOffset + Int32(MemoryLayout<UnsafeMutableRawPointer?>.size)
         vfs.pointee.pNext = nil
         vfs.pointee.xOpen = open
         Base.vfs = base
+        Base.stateOffset = Int(stateOffset)
         return sqlite3_vfs_register(vfs, 1) == SQLITE_OK
     }()
 
@@ -70,19 +73,15 @@ public enum WALAppendBuffer {
 
     // MARK: The VFS's open
 
-    /// The default VFS as it was before this one, which does the real work.
+    /// The default VFS as it was before this one, which does the real work, and where a
+    /// file's buffer pointer sits in ours (both set once, before the VFS is registered).
     private enum Base {
         nonisolated(unsafe) static var vfs: UnsafeMutablePointer<sqlite3_vfs>!
-    }
-
-    /// Where a file's buffer pointer sits: after the base VFS's own file structure, aligned.
-    private static func stateOffset(_ base: UnsafeMutablePointer<sqlite3_vfs>) -> Int32 {
-        let align = Int32(MemoryLayout<UnsafeMutableRawPointer?>.alignment)
-        return (base.pointee.szOsFile + align - 1) / align * align
+        nonisolated(unsafe) static var stateOffset = 0
     }
 
     private static func stateSlot(_ file: UnsafeMutablePointer<sqlite3_file>) -> UnsafeMutablePointer<UnsafeMutablePointer<State>?> {
-        UnsafeMutableRawPointer(file).advanced(by: Int(stateOffset(Base.vfs))).assumingMemoryBound(to: UnsafeMutablePointer<State>?.self)
+        UnsafeMutableRawPointer(file).advanced(by: Base.stateOffset).assumingMemoryBound(to: UnsafeMutablePointer<State>?.self)
     }
 
     private static func state(_ file: UnsafeMutablePointer<sqlite3_file>?) -> UnsafeMutablePointer<State> {
@@ -174,10 +173,7 @@ public enum WALAppendBuffer {
             guard code == SQLITE_OK else { return code }
         }
         state.pointee.isCommitPending = isCommitHeader
-        if length > capacity {
-            state.pointee.statistics.fileWrites += 1
-            return state.pointee.base.pointee.xWrite(file, data, amount, offset)
-        }
+        precondition(length <= capacity, "SQLite writes a WAL a header or a page (at most 64 KiB) at a time")
         if state.pointee.buffer == nil { state.pointee.buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 4096) }
         if state.pointee.count == 0 { state.pointee.start = offset }
         if let data, length > 0 {
@@ -187,39 +183,31 @@ public enum WALAppendBuffer {
         return endsCommit ? flush(file, state) : SQLITE_OK
     }
 
-    private static let read: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, sqlite3_int64) -> Int32 = { file, data, amount, offset in
+    /// Writes out what is pending, then (when that went well) calls the base's method.
+    private static func afterFlush(_ file: UnsafeMutablePointer<sqlite3_file>?, _ call: (UnsafePointer<sqlite3_io_methods>) -> Int32) -> Int32 {
         let state = state(file)
         let code = flush(file, state)
-        guard code == SQLITE_OK else { return code }
-        return state.pointee.base.pointee.xRead(file, data, amount, offset)
+        return code == SQLITE_OK ? call(state.pointee.base) : code
+    }
+
+    private static let read: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, sqlite3_int64) -> Int32 = { file, data, amount, offset in
+        afterFlush(file) { $0.pointee.xRead(file, data, amount, offset) }
     }
 
     private static let truncate: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, sqlite3_int64) -> Int32 = { file, size in
-        let state = state(file)
-        let code = flush(file, state)
-        guard code == SQLITE_OK else { return code }
-        return state.pointee.base.pointee.xTruncate(file, size)
+        afterFlush(file) { $0.pointee.xTruncate(file, size) }
     }
 
     private static let sync: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int32) -> Int32 = { file, flags in
-        let state = state(file)
-        let code = flush(file, state)
-        guard code == SQLITE_OK else { return code }
-        return state.pointee.base.pointee.xSync(file, flags)
+        afterFlush(file) { $0.pointee.xSync(file, flags) }
     }
 
     private static let fileSize: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutablePointer<sqlite3_int64>?) -> Int32 = { file, size in
-        let state = state(file)
-        let code = flush(file, state)
-        guard code == SQLITE_OK else { return code }
-        return state.pointee.base.pointee.xFileSize(file, size)
+        afterFlush(file) { $0.pointee.xFileSize(file, size) }
     }
 
     private static let fileControl: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int32, UnsafeMutableRawPointer?) -> Int32 = { file, operation, argument in
-        let state = state(file)
-        let code = flush(file, state)
-        guard code == SQLITE_OK else { return code }
-        return state.pointee.base.pointee.xFileControl(file, operation, argument)
+        afterFlush(file) { $0.pointee.xFileControl(file, operation, argument) }
     }
 
     /// Writes out what is pending, closes through the base (which clears the structure), then
