@@ -12,7 +12,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     /// - Throws: when the file cannot be opened or migrated.
     public init(path: String) throws {
-        WALAppendBuffer.install()
+        TenderVFS.install()
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")

@@ -45,7 +45,7 @@ public final class SQLiteLedgerStore: LedgerStore {
     ) throws {
         precondition(writerCacheMebibytes > 0, "the writer's page cache is at least 1 MiB")
         // Each commit's WAL frames reach the file in a few large writes, not two calls a page.
-        WALAppendBuffer.install()
+        TenderVFS.install()
         self.walRestartFrames = walRestartFrames
         var configuration = Configuration()
         configuration.prepareDatabase { db in

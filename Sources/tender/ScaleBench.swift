@@ -234,7 +234,7 @@ struct ScaleBench: AsyncParsableCommand {
                 store = reopened
             }
         }
-        print("on \(ProcessInfo.processInfo.activeProcessorCount) cores; load and resident memory: a new process opening the database and loading the state (`tender bench load`); serve: `tender serve` on it, until it listens, and its memory after the HTTP load")
+        print("on \(ProcessInfo.processInfo.activeProcessorCount) cores; load and resident memory: a new process opening the database and loading the state (`tender bench load`); serve: `tender serve` on it, until it listens, and its memory after the HTTP load; memory is resident less what is shared with files (the database pages the stores map are the kernel's page cache)")
         if keep { print("data directory kept: \(dataDirectory)") }
         if let csv { try Self.csv(rows).write(toFile: csv, atomically: true, encoding: .utf8) }
         if let svg { try Self.chart(rows).write(toFile: svg, atomically: true, encoding: .utf8) }
@@ -483,12 +483,20 @@ struct ScaleBench: AsyncParsableCommand {
         return try state.closeLedger([], closeTime: now())
     }
 
-    /// The process's resident memory now (Linux: /proc/self/statm); elsewhere its peak.
+    /// The memory a process holds now (Linux): its resident pages but those it shares with
+    /// files (`/proc/<pid>/statm`'s resident less its shared: the database files' pages the
+    /// stores map for reading, like the program's own, are the kernel's page cache, which the
+    /// kernel may take back at any time, as it was when the stores read them with `pread`).
+    static func heldBytes(process: String) -> Int? {
+        guard let statm = try? String(contentsOfFile: "/proc/\(process)/statm", encoding: .utf8) else { return nil }
+        let fields = statm.split(separator: " ").prefix(3).compactMap { Int($0) }
+        guard fields.count == 3 else { return nil }
+        return (fields[1] - fields[2]) * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// The memory this process holds now (Linux, ``heldBytes(process:)``); elsewhere its peak resident.
     static func residentBytes() -> Int {
-        if let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-           let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) {
-            return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-        }
+        if let held = heldBytes(process: "self") { return held }
         var usage = rusage()
         #if os(Linux)
         getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -723,11 +731,9 @@ struct ServerProcess {
         return ServerProcess(process: process, port: port, startSeconds: seconds)
     }
 
-    /// The server's resident memory now (Linux; 0 elsewhere).
+    /// The memory the server holds now (Linux, ``ScaleBench/heldBytes(process:)``; 0 elsewhere).
     func residentBytes() -> Int {
-        guard let statm = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/statm", encoding: .utf8),
-              let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        ScaleBench.heldBytes(process: String(process.processIdentifier)) ?? 0
     }
 
     /// Stops it as Ctrl-C does (it finishes what it committed) and waits for it.

@@ -12,12 +12,12 @@ import Testing
 struct WALAppendBufferTests {
     let temporary = TemporaryDirectory("wal-buffer")
 
-    init() { WALAppendBuffer.install() }
+    init() { TenderVFS.install() }
 
     /// A database in WAL mode whose WAL file's statistics are kept, with a table of blobs.
     func database(_ configure: (inout Configuration) -> Void = { _ in }) throws -> (pool: DatabasePool, wal: String) {
         let path = temporary.file("\(UUID().uuidString).sqlite")
-        WALAppendBuffer.watch(path + "-wal")
+        TenderVFS.watch(path + "-wal")
         var configuration = Configuration()
         configure(&configuration)
         let pool = try DatabasePool(path: path, configuration: configuration)
@@ -30,11 +30,11 @@ struct WALAppendBufferTests {
     }
 
     @Test func itIsTheProcesssDefaultVFS() throws {
-        #expect(WALAppendBuffer.install())
+        #expect(TenderVFS.install())
         let vfs = try #require(sqlite3_vfs_find(nil))
-        #expect(String(cString: vfs.pointee.zName) == WALAppendBuffer.name)
+        #expect(String(cString: vfs.pointee.zName) == TenderVFS.name)
         // A second install keeps the one there (no VFS over itself).
-        #expect(WALAppendBuffer.install())
+        #expect(TenderVFS.install())
         #expect(sqlite3_vfs_find(nil) == vfs)
     }
 
@@ -47,7 +47,7 @@ struct WALAppendBufferTests {
         }
         let walBytes = try #require(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int)
         try pool.close()
-        let statistics = try #require(WALAppendBuffer.statistics(wal))
+        let statistics = try #require(TenderVFS.statistics(wal))
         #expect(statistics.writes > 2 * (walBytes / 4_200), "\(statistics.writes) writes for \(walBytes) bytes of WAL")
         #expect(statistics.fileWrites <= walBytes / (80 << 10) + 8, "\(statistics.fileWrites) writes reached the file of \(statistics.writes)")
     }
@@ -103,7 +103,7 @@ struct WALAppendBufferTests {
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         try FileManager.default.copyItem(atPath: wal, toPath: copy + "-wal")
         try pool.close()
-        #expect(try #require(WALAppendBuffer.statistics(wal)).fileWrites > 0)
+        #expect(try #require(TenderVFS.statistics(wal)).fileWrites > 0)
         for file in [copy, path] {
             let reopened = try DatabaseQueue(path: file)
             let stored = try reopened.read { db in try Row.fetchAll(db, sql: "SELECT n, body FROM t ORDER BY n") }

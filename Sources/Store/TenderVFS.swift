@@ -2,12 +2,13 @@ import Foundation
 import GRDBSQLite
 import Synchronization
 
-/// SQLite's default VFS with one change: a connection's appends to a write-ahead log are
-/// gathered in memory and reach the file in one `pwrite` each 96 KiB, at each sync and at
-/// each transaction's commit frame, instead of two system calls a page.
+/// SQLite's default VFS with two changes, one for each kind of file a store's writes and
+/// reads go through most.
 ///
-/// SQLite writes each WAL frame as two `pwrite` calls (its 24-byte header, then the page), one
-/// after the other at the end of the log. A ledger of a hundred payments on a grown network
+/// **A WAL file's appends are gathered** in memory and reach the file in one `pwrite` each
+/// 96 KiB, at each sync and at each transaction's commit frame, instead of two system calls a
+/// page. SQLite writes each WAL frame as two `pwrite` calls (its 24-byte header, then the page),
+/// one after the other at the end of the log. A ledger of a hundred payments on a grown network
 /// dirties about nine pages a payment: some 2,000 calls a commit, each through ext4's
 /// per-write path (18% of the server's time under `POST /transactions` at ten million
 /// accounts, and the commit waits for all of them). Gathered, they are a few large writes.
@@ -21,18 +22,22 @@ import Synchronization
 /// did not commit, which SQLite ignores after a crash as it ignores a torn frame. A failed
 /// write-out is returned as the error of the call that caused it.
 ///
+/// **A main database file is read through a memory map** (``DatabaseFileMap``), one per file
+/// for all the process's connections to it: a page read is a copy from the map rather than a
+/// `pread`. Writes, syncs and locks keep the default VFS's methods.
+///
 /// Installed as the process's default VFS (``install()``, before a store opens its database),
-/// so every SQLite database Tender opens after it uses it; files other than WAL files keep
-/// the default VFS's own methods.
-public enum WALAppendBuffer {
+/// so every SQLite database Tender opens after it uses it; other files (temporary files, a
+/// rollback journal) keep the default VFS's own methods.
+public enum TenderVFS {
     /// The VFS's name.
-    public static let name = "tender-wal"
+    public static let name = "tender"
     /// The most bytes held before they are written out: under 128 KiB, as the unix VFS writes
     /// at most 128 KiB - 1 a call (its `seekAndWriteFd` masks the length with 0x1ffff, so a
     /// longer write comes back short and is reported as a full disk).
     static let capacity = 96 << 10
 
-    /// Makes the WAL-buffering VFS SQLite's default for this process; repeated calls do nothing.
+    /// Makes this VFS SQLite's default for this process; repeated calls do nothing.
     /// Returns whether it is the default.
     @discardableResult
     public static func install() -> Bool { installed }
@@ -53,22 +58,26 @@ public enum WALAppendBuffer {
         return sqlite3_vfs_register(vfs, 1) == SQLITE_OK
     }()
 
-    /// What one WAL file's connection did through the buffer.
+    /// What one file's connection did through this VFS.
     struct Statistics: Sendable, Equatable {
-        /// `xWrite` calls SQLite made.
+        /// `xWrite` calls SQLite made (a WAL file).
         var writes = 0
-        /// Writes that reached the file (each one `pwrite`).
+        /// Writes that reached the file (each one `pwrite`; a WAL file).
         var fileWrites = 0
+        /// Reads copied from the file's map (a main database file).
+        var mappedReads = 0
+        /// Reads that went to the file (a main database file).
+        var fileReads = 0
     }
 
-    /// The WAL files whose statistics are kept (by path), and what their closed connections
-    /// added up to. Only a test watches a file: a file not watched costs nothing.
+    /// The files whose statistics are kept (by path), and what their closed connections added
+    /// up to. Only a test watches a file: a file not watched costs nothing.
     private static let watched = Mutex<[String: Statistics]>([:])
 
-    /// Keeps the statistics of the WAL file at `path` from now on (its connections opened after).
+    /// Keeps the statistics of the file at `path` from now on (its connections opened after).
     static func watch(_ path: String) { watched.withLock { $0[path] = $0[path] ?? Statistics() } }
 
-    /// What the connections of a watched WAL file did, counted as each closed.
+    /// What the connections of a watched file did, counted as each closed.
     static func statistics(_ path: String) -> Statistics? { watched.withLock { $0[path] } }
 
     // MARK: The VFS's open
@@ -89,25 +98,35 @@ public enum WALAppendBuffer {
     }
 
     /// Opens through the base VFS, in place (the base's file structure starts ours); a WAL
-    /// file then gets this VFS's methods, which call the base's.
+    /// file or a main database file then gets this VFS's methods for its kind, which call the base's.
     private static let open: @convention(c) (
         UnsafeMutablePointer<sqlite3_vfs>?, sqlite3_filename?, UnsafeMutablePointer<sqlite3_file>?, Int32, UnsafeMutablePointer<Int32>?
     ) -> Int32 = { _, name, file, flags, outFlags in
         guard let file else { return SQLITE_MISUSE }
         stateSlot(file).pointee = nil
         let code = Base.vfs.pointee.xOpen(Base.vfs, name, file, flags, outFlags)
-        guard code == SQLITE_OK, flags & SQLITE_OPEN_WAL != 0, let base = file.pointee.pMethods else { return code }
+        guard code == SQLITE_OK, let base = file.pointee.pMethods, let name else { return code }
+        let path = String(cString: name)
+        let kind: Kind, map: DatabaseFileMap?
+        if flags & SQLITE_OPEN_WAL != 0 {
+            (kind, map) = (.wal, nil)
+        } else if flags & SQLITE_OPEN_MAIN_DB != 0, let mapped = DatabaseFileMap.acquire(path) {
+            (kind, map) = (.mainDatabase, mapped)
+        } else {
+            return code
+        }
         let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
-        let path = name.map { String(cString: $0) }
-        state.initialize(to: State(base: base, watchedPath: path.flatMap { path in watched.withLock { $0[path] } == nil ? nil : path }))
+        state.initialize(to: State(base: base, map: map, watchedPath: watched.withLock { $0[path] } == nil ? nil : path))
         stateSlot(file).pointee = state
-        file.pointee.pMethods = methods(over: base)
+        file.pointee.pMethods = methods(kind, over: base)
         return code
     }
 
-    // MARK: A WAL file's methods
+    /// The files this VFS has methods of its own for.
+    private enum Kind: UInt { case wal, mainDatabase }
 
-    /// One WAL file's pending bytes: `count` bytes at `start` in the file, not yet written.
+    /// One file's state: a WAL file's pending bytes (`count` bytes at `start` in the file, not
+    /// yet written), or a main database file's map.
     struct State {
         let base: UnsafePointer<sqlite3_io_methods>
         var buffer: UnsafeMutableRawPointer?
@@ -115,38 +134,50 @@ public enum WALAppendBuffer {
         var count = 0
         /// The last write was a commit frame's header: write out once its page is in.
         var isCommitPending = false
+        /// A main database file's map.
+        let map: DatabaseFileMap?
         /// The file's path when its statistics are kept.
         let watchedPath: String?
         var statistics = Statistics()
 
-        init(base: UnsafePointer<sqlite3_io_methods>, watchedPath: String?) {
+        init(base: UnsafePointer<sqlite3_io_methods>, map: DatabaseFileMap?, watchedPath: String?) {
             self.base = base
+            self.map = map
             self.watchedPath = watchedPath
         }
     }
 
-    /// This VFS's methods over each base method table (the default VFS has a few, one per
-    /// locking style), made once each.
-    private static let tables = Mutex<[UInt: UInt]>([:])
+    /// This VFS's methods for each kind of file over each base method table (the default VFS
+    /// has a few, one per locking style), made once each.
+    private static let tables = Mutex<[[UInt]: UInt]>([:])
 
-    private static func methods(over base: UnsafePointer<sqlite3_io_methods>) -> UnsafePointer<sqlite3_io_methods> {
+    private static func methods(_ kind: Kind, over base: UnsafePointer<sqlite3_io_methods>) -> UnsafePointer<sqlite3_io_methods> {
         let address = tables.withLock { tables -> UInt in
-            let key = UInt(bitPattern: base)
+            let key = [kind.rawValue, UInt(bitPattern: base)]
             if let made = tables[key] { return made }
             let table = UnsafeMutablePointer<sqlite3_io_methods>.allocate(capacity: 1)
             table.initialize(to: base.pointee)
             table.pointee.xClose = close
-            table.pointee.xRead = read
-            table.pointee.xWrite = write
-            table.pointee.xTruncate = truncate
-            table.pointee.xSync = sync
-            table.pointee.xFileSize = fileSize
-            table.pointee.xFileControl = fileControl
+            switch kind {
+            case .wal:
+                table.pointee.xRead = read
+                table.pointee.xWrite = write
+                table.pointee.xTruncate = truncate
+                table.pointee.xSync = sync
+                table.pointee.xFileSize = fileSize
+                table.pointee.xFileControl = fileControl
+            case .mainDatabase:
+                table.pointee.xRead = mappedRead
+                table.pointee.xTruncate = mappedTruncate
+                table.pointee.xFileSize = mappedFileSize
+            }
             tables[key] = UInt(bitPattern: table)
             return UInt(bitPattern: table)
         }
         return UnsafePointer(bitPattern: address)!
     }
+
+    // MARK: A WAL file's methods
 
     /// Writes out what is pending; SQLITE_OK when nothing was.
     private static func flush(_ file: UnsafeMutablePointer<sqlite3_file>?, _ state: UnsafeMutablePointer<State>) -> Int32 {
@@ -210,19 +241,56 @@ public enum WALAppendBuffer {
         afterFlush(file) { $0.pointee.xFileControl(file, operation, argument) }
     }
 
-    /// Writes out what is pending, closes through the base (which clears the structure), then
-    /// frees the buffer; a failed write-out is the close's error.
+    /// Writes out what is pending (a WAL file), closes through the base (which clears the
+    /// structure), then frees the buffer and lets go of the map; a failed write-out is the
+    /// close's error.
     private static let close: @convention(c) (UnsafeMutablePointer<sqlite3_file>?) -> Int32 = { file in
         let state = state(file)
         let flushed = flush(file, state)
         let closed = state.pointee.base.pointee.xClose(file)
         if let path = state.pointee.watchedPath {
             let statistics = state.pointee.statistics
-            watched.withLock { $0[path]?.writes += statistics.writes; $0[path]?.fileWrites += statistics.fileWrites }
+            watched.withLock {
+                $0[path]?.writes += statistics.writes
+                $0[path]?.fileWrites += statistics.fileWrites
+                $0[path]?.mappedReads += statistics.mappedReads
+                $0[path]?.fileReads += statistics.fileReads
+            }
         }
+        if let map = state.pointee.map { DatabaseFileMap.release(map) }
         state.pointee.buffer?.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
         return flushed != SQLITE_OK ? flushed : closed
+    }
+
+    // MARK: A main database file's methods
+
+    /// A copy from the map when the file is known to hold the bytes; otherwise the base's read,
+    /// which, when full, shows the file holds them.
+    private static let mappedRead: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, sqlite3_int64) -> Int32 = { file, data, amount, offset in
+        let state = state(file)
+        if let data, let map = state.pointee.map, map.read(into: data, count: Int(amount), at: Int(offset)) {
+            state.pointee.statistics.mappedReads += 1
+            return SQLITE_OK
+        }
+        state.pointee.statistics.fileReads += 1
+        let code = state.pointee.base.pointee.xRead(file, data, amount, offset)
+        if code == SQLITE_OK { state.pointee.map?.fileHolds(Int(offset) + Int(amount)) }
+        return code
+    }
+
+    private static let mappedFileSize: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutablePointer<sqlite3_int64>?) -> Int32 = { file, size in
+        let state = state(file)
+        let code = state.pointee.base.pointee.xFileSize(file, size)
+        if code == SQLITE_OK, let size { state.pointee.map?.fileHolds(Int(size.pointee)) }
+        return code
+    }
+
+    /// Reads past the new end go to the file before it is cut.
+    private static let mappedTruncate: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, sqlite3_int64) -> Int32 = { file, size in
+        let state = state(file)
+        state.pointee.map?.willTruncate(to: Int(size))
+        return state.pointee.base.pointee.xTruncate(file, size)
     }
 }

@@ -1,0 +1,129 @@
+import Foundation
+import GRDB
+import TenderTesting
+import Testing
+@testable import Store
+
+/// A main database file's pages are read through one memory map per file (issue 30: on a grown
+/// network the writer's `pread` calls for cold B-tree leaves, and the host paging out the file's
+/// idle unmapped pages, held commits back), and what every connection reads stays exactly
+/// what the file holds as it grows and shrinks.
+@Suite("Database file map")
+struct DatabaseFileMapTests {
+    let temporary = TemporaryDirectory("file-map")
+
+    init() { TenderVFS.install() }
+
+    /// A file of `count` bytes, each byte a function of its offset.
+    func file(bytes count: Int) throws -> String {
+        let path = temporary.file("\(UUID().uuidString).bin")
+        try Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 12) }).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func expected(_ offset: Int, _ count: Int) -> [UInt8] {
+        (offset..<offset + count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 12) }
+    }
+
+    /// Whether the map copied the bytes and they are the file's: nil when it did not copy.
+    func read(_ map: DatabaseFileMap, _ offset: Int, _ count: Int) -> Bool? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let copied = bytes.withUnsafeMutableBytes { map.read(into: $0.baseAddress!, count: count, at: offset) }
+        return copied ? bytes == expected(offset, count) : nil
+    }
+
+    @Test func itReadsOnlyWhatTheFileIsKnownToHold() throws {
+        let length = DatabaseFileMap.chunkBytes + 3 * 4_096
+        let path = try file(bytes: length)
+        let map = try #require(DatabaseFileMap.acquire(path))
+        defer { DatabaseFileMap.release(map) }
+        // Nothing is known of the file yet.
+        #expect(read(map, 0, 100) == nil)
+        map.fileHolds(8_192)
+        #expect(read(map, 0, 100) == true)
+        #expect(read(map, 4_096, 4_096) == true)
+        #expect(read(map, 4_096, 4_097) == nil, "past the known length")
+        // The second chunk, once the whole file is known.
+        map.fileHolds(length)
+        let page = DatabaseFileMap.chunkBytes + 2 * 4_096
+        #expect(read(map, page, 4_096) == true)
+        #expect(read(map, DatabaseFileMap.chunkBytes - 512, 1_024) == nil, "a read over two chunks goes to the file")
+        // A length already known changes nothing; a truncation takes the tail away.
+        map.fileHolds(10)
+        #expect(read(map, page, 4_096) == true)
+        map.willTruncate(to: DatabaseFileMap.chunkBytes)
+        #expect(read(map, page, 4_096) == nil)
+        #expect(read(map, 4_096, 4_096) == true)
+    }
+
+    @Test func everyUserOfAFileSharesOneMap() throws {
+        let path = try file(bytes: 4_096)
+        let first = try #require(DatabaseFileMap.acquire(path))
+        let second = try #require(DatabaseFileMap.acquire(path))
+        #expect(first === second)
+        DatabaseFileMap.release(first)
+        // One user left: still the same map.
+        let third = try #require(DatabaseFileMap.acquire(path))
+        #expect(third === second)
+        DatabaseFileMap.release(second)
+        DatabaseFileMap.release(third)
+        // The last one let go: a new user gets a new map.
+        let fourth = try #require(DatabaseFileMap.acquire(path))
+        #expect(fourth !== first)
+        DatabaseFileMap.release(fourth)
+        #expect(DatabaseFileMap.acquire(temporary.file("missing.sqlite")) == nil)
+    }
+
+    /// A pool's readers and writer and another queue read a database of several chunks, grown
+    /// by checkpoints after the map was made, cut short by a VACUUM and grown again: every row
+    /// reads back as written, most page reads are copies from the map, and the file is whole.
+    @Test func connectionsReadExactlyWhatTheFileHoldsAsItGrowsAndShrinks() throws {
+        let path = temporary.file("\(UUID().uuidString).sqlite")
+        TenderVFS.watch(path)
+        let pool = try DatabasePool(path: path)
+        func body(_ n: Int) -> Data { Data((0..<900).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ n) }) }
+        func insert(_ range: Range<Int>) throws {
+            try pool.write { db in
+                for n in range { try db.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: [n, body(n)]) }
+            }
+            try pool.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
+        }
+        func check(_ reader: any DatabaseReader, _ expected: [Int]) throws {
+            try reader.read { db in
+                let rows = try Row.fetchAll(db, sql: "SELECT n, body FROM t ORDER BY n")
+                #expect(rows.map { $0["n"] as Int } == expected)
+                #expect(rows.allSatisfy { ($0["body"] as Data) == body($0["n"]) })
+                #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+            }
+        }
+        try pool.write { try $0.execute(sql: "CREATE TABLE t (n INTEGER PRIMARY KEY, body BLOB NOT NULL)") }
+        try insert(0..<3_000)
+        let other = try DatabaseQueue(path: path)
+        try check(pool, Array(0..<3_000))
+        try check(other, Array(0..<3_000))
+        // Grown past the next chunk while both are open: the new pages read right.
+        try insert(3_000..<9_000)
+        let size = { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        #expect(size() > DatabaseFileMap.chunkBytes + (1 << 20))
+        try check(pool, Array(0..<9_000))
+        try check(other, Array(0..<9_000))
+        // Most rows deleted and the file rewritten shorter: nothing reads past its end.
+        try pool.write { try $0.execute(sql: "DELETE FROM t WHERE n % 10 != 0") }
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM")
+            _ = try db.checkpoint(.truncate)
+        }
+        #expect(size() < DatabaseFileMap.chunkBytes)
+        let kept = Array(stride(from: 0, to: 9_000, by: 10))
+        try check(pool, kept)
+        try check(other, kept)
+        // And grown again over what was cut.
+        try insert(9_000..<15_000)
+        try check(pool, kept + Array(9_000..<15_000))
+        try check(other, kept + Array(9_000..<15_000))
+        try other.close()
+        try pool.close()
+        let statistics = try #require(TenderVFS.statistics(path))
+        #expect(statistics.mappedReads > 5_000 && statistics.mappedReads > 4 * statistics.fileReads, "\(statistics)")
+    }
+}
