@@ -649,7 +649,7 @@ struct HistoryBench: AsyncParsableCommand {
 struct LoadBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "load",
-        abstract: "Open a SQLite ledger database and load its state: the time taken and the resident memory after."
+        abstract: "Open a SQLite ledger database and load its state: the time taken and the memory held after (resident less file-shared pages)."
     )
 
     @Option(help: "The SQLite ledger database, or a PostgreSQL URL (postgres://user@host:port/database).")
@@ -672,7 +672,7 @@ struct LoadBench: AsyncParsableCommand {
             // Integers interpolated, not through %d: String(format:) takes %d as 32 bits, and memory passes 2 GiB.
             print(String(format: "%.3f,", seconds) + String(resident) + String(format: ",%.0f,%.0f", account, line))
         } else {
-            print("\(state.accounts.count) accounts, \(state.trustLines.count) trustlines" + String(format: " loaded in %.2f s; resident memory %.0f MB", seconds, Double(resident) / 1_048_576))
+            print("\(state.accounts.count) accounts, \(state.trustLines.count) trustlines" + String(format: " loaded in %.2f s; memory held %.0f MB (resident less file-shared)", seconds, Double(resident) / 1_048_576))
             print(String(format: "the state's tables: %.0f bytes an account, %.0f a trustline (slots, keys and entries; out-of-line parts of the few accounts with signers or sponsors not counted)", account, line))
             print("a slot: account id \(MemoryLayout<AccountID>.stride) + account \(MemoryLayout<AccountBody>.stride) bytes; trustline key \(MemoryLayout<TrustLineKey>.stride) + trustline \(MemoryLayout<TrustLineBody>.stride) bytes; \(state.accounts.slots) and \(state.trustLines.slots) slots")
         }
