@@ -30,8 +30,10 @@ final class DatabaseFileMap: @unchecked Sendable {
     /// The most chunks a file has: files longer than 1 TiB are read past it by `pread`.
     static let maximumChunks = 1 << 18
 
-    let path: String
-    /// The file, kept open to map further chunks from.
+    /// The file's device and inode: one map per file, however its path is spelled.
+    let identity: FileIdentity
+    /// The file, open to map further chunks from until the last user lets go (under the
+    /// registry's lock: see ``release(_:)``).
     private let descriptor: Int32
     /// Each chunk's mapping, set once (under `growth`) before ``validLength`` covers it.
     private let chunks: UnsafeMutablePointer<UnsafeMutableRawPointer?>
@@ -41,20 +43,36 @@ final class DatabaseFileMap: @unchecked Sendable {
     /// Bytes from the file's start a read may copy from the map.
     private let validLength = Atomic<Int>(0)
 
-    private init?(path: String) {
+    struct FileIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    private init?(path: String, identity: FileIdentity) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
-        guard let chunks = calloc(Self.maximumChunks, MemoryLayout<UnsafeMutableRawPointer?>.stride) else {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, Self.identity(status) == identity,
+              let chunks = calloc(Self.maximumChunks, MemoryLayout<UnsafeMutableRawPointer?>.stride) else {
+            // The registry's lock is held and no user of this file has it open through this
+            // VFS, so closing takes no lock of theirs away.
             _ = close(descriptor)
             return nil
         }
-        self.path = path
+        self.identity = identity
         self.descriptor = descriptor
         self.chunks = chunks.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
     }
 
-    deinit {
+    private static func identity(_ status: stat) -> FileIdentity {
+        FileIdentity(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino))
+    }
+
+    /// Unmaps the file and closes its descriptor: only from ``release(_:)``, for the last user.
+    private func dispose() {
+        validLength.store(0, ordering: .releasing)
         for index in 0..<mappedChunks { _ = munmap(chunks[index], Self.chunkBytes) }
+        mappedChunks = 0
         free(chunks)
         _ = close(descriptor)
     }
@@ -96,26 +114,42 @@ final class DatabaseFileMap: @unchecked Sendable {
 
     // MARK: One map per file, shared
 
-    private static let registry = Mutex<[String: (map: DatabaseFileMap, users: Int)]>([:])
+    /// The files mapped, each with its number of users (open SQLite files).
+    ///
+    /// A process's POSIX locks on a file go when it closes any descriptor of that file, so the
+    /// map's own descriptor is opened and closed only under this lock, while no SQLite file of
+    /// this VFS has the file open (SQLite opens its descriptor before it asks for the map and
+    /// takes no lock until its open has returned); and a file is known by device and inode, so a
+    /// second spelling of its path shares the map and never closes a descriptor under the first.
+    private static let registry = Mutex<[FileIdentity: (map: DatabaseFileMap, users: Int)]>([:])
 
     /// The map of the file at `path`, made on its first user; nil when the file cannot be mapped.
     static func acquire(_ path: String) -> DatabaseFileMap? {
-        registry.withLock { open in
-            if let entry = open[path] {
-                open[path] = (entry.map, entry.users + 1)
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        let identity = Self.identity(status)
+        return registry.withLock { open in
+            if let entry = open[identity] {
+                open[identity] = (entry.map, entry.users + 1)
                 return entry.map
             }
-            guard let map = DatabaseFileMap(path: path) else { return nil }
-            open[path] = (map, 1)
+            guard let map = DatabaseFileMap(path: path, identity: identity) else { return nil }
+            open[identity] = (map, 1)
             return map
         }
     }
 
-    /// A user of the map closed its file; the last one unmaps it.
+    /// A user of the map closed its file (after SQLite closed it); the last one unmaps it and
+    /// closes its descriptor.
     static func release(_ map: DatabaseFileMap) {
         registry.withLock { open in
-            guard let entry = open[map.path], entry.map === map else { return }
-            open[map.path] = entry.users > 1 ? (map, entry.users - 1) : nil
+            guard let entry = open[map.identity], entry.map === map else { return }
+            if entry.users > 1 {
+                open[map.identity] = (map, entry.users - 1)
+            } else {
+                open[map.identity] = nil
+                map.dispose()
+            }
         }
     }
 }

@@ -56,11 +56,19 @@ struct DatabaseFileMapTests {
         #expect(read(map, 4_096, 4_096) == true)
     }
 
+    /// One map per file, by device and inode: its descriptor is closed only when no SQLite file
+    /// of this VFS has the file open (closing any descriptor of a file drops the process's locks on it).
     @Test func everyUserOfAFileSharesOneMap() throws {
         let path = try file(bytes: 4_096)
         let first = try #require(DatabaseFileMap.acquire(path))
         let second = try #require(DatabaseFileMap.acquire(path))
         #expect(first === second)
+        // The same file by another path (a symbolic link): the same map, as it is the same file.
+        let link = temporary.file("\(UUID().uuidString).link")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        let linked = try #require(DatabaseFileMap.acquire(link))
+        #expect(linked === first)
+        DatabaseFileMap.release(linked)
         DatabaseFileMap.release(first)
         // One user left: still the same map.
         let third = try #require(DatabaseFileMap.acquire(path))
