@@ -139,6 +139,22 @@ final class DatabaseFileMap: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with a read-only descriptor of the file at `path`, which it must not close:
+    /// the map's own when this process has the file open through this VFS (closing any other
+    /// would drop the process's locks on it), else one opened for it and closed after, while no
+    /// SQLite file of this VFS can open it. Nil when the file cannot be opened.
+    static func withDescriptor<T>(of path: String, _ body: (Int32) -> T?) -> T? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return registry.withLock { mapped -> T? in
+            if let entry = mapped[identity(status)] { return body(entry.map.descriptor) }
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return nil }
+            defer { _ = close(descriptor) }
+            return body(descriptor)
+        }
+    }
+
     /// A user of the map closed its file (after SQLite closed it); the last one unmaps it and
     /// closes its descriptor.
     static func release(_ map: DatabaseFileMap) {

@@ -24,9 +24,12 @@ public enum PageCache {
 
     /// The bytes resident and the file's size, both of one look.
     private static func resident(_ path: String) -> (bytes: Int, size: Int)? {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
+        // Through the store's own descriptor when it has the file open: closing another would
+        // drop this process's locks on the file.
+        DatabaseFileMap.withDescriptor(of: path) { resident(descriptor: $0) }
+    }
+
+    private static func resident(descriptor fd: Int32) -> (bytes: Int, size: Int)? {
         var status = stat()
         guard fstat(fd, &status) == 0 else { return nil }
         let size = Int(status.st_size)

@@ -134,4 +134,45 @@ struct DatabaseFileMapTests {
         let statistics = try #require(TenderVFS.statistics(path))
         #expect(statistics.mappedReads > 5_000 && statistics.mappedReads > 4 * statistics.fileReads, "\(statistics)")
     }
+
+    #if os(Linux)
+    /// Whether this process holds a lock on the bytes of the SQLite database at `path` that
+    /// every reader locks (its SHARED range): an open-file-description lock test, which sees
+    /// the process's own POSIX locks, through a descriptor the test does not close.
+    func sharedLockHeld(_ path: String) -> Bool? {
+        DatabaseFileMap.withDescriptor(of: path) { descriptor -> Bool? in
+            var lock = flock()
+            lock.l_type = Int16(F_WRLCK)
+            lock.l_whence = Int16(SEEK_SET)
+            lock.l_start = 0x4000_0002
+            lock.l_len = 510
+            // F_OFD_GETLK: the conflicting lock, or F_UNLCK when there is none.
+            guard fcntl(descriptor, 36, &lock) == 0 else { return nil }
+            return lock.l_type != Int16(F_UNLCK)
+        }
+    }
+
+    /// Looking at the page cache of a file a store has open keeps the store's locks: a process
+    /// loses all its POSIX locks on a file when it closes any descriptor of it.
+    @Test func aLookAtTheFilesPageCacheKeepsTheStoresLocks() throws {
+        let path = temporary.file("\(UUID().uuidString).sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (n INTEGER PRIMARY KEY)")
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+        }
+        try queue.inDatabase { db in
+            try db.inTransaction(.deferred) {
+                let n = try Int.fetchOne(db, sql: "SELECT n FROM t")
+                #expect(n == 1)
+                #expect(sharedLockHeld(path) == true, "a read transaction holds its SHARED lock")
+                #expect(PageCache.residentShare(path) != nil)
+                #expect(sharedLockHeld(path) == true, "still held after the look")
+                return .commit
+            }
+        }
+        #expect(sharedLockHeld(path) == false)
+        try queue.close()
+    }
+    #endif
 }
