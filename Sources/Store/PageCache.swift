@@ -24,18 +24,14 @@ public enum PageCache {
 
     /// The bytes resident and the file's size, both of one look.
     private static func resident(_ path: String) -> (bytes: Int, size: Int)? {
-        // Through the store's own descriptor when it has the file open: closing another would
-        // drop this process's locks on the file.
-        DatabaseFileMap.withDescriptor(of: path) { resident(descriptor: $0) }
+        // Over the store's own map when it has the file open: a descriptor of the probe's own,
+        // closed, would drop this process's locks on the file.
+        DatabaseFileMap.withMapping(of: path) { resident(mapping: $0, size: $1) }
     }
 
-    private static func resident(descriptor fd: Int32) -> (bytes: Int, size: Int)? {
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { return nil }
-        let size = Int(status.st_size)
+    private static func resident(mapping: UnsafeRawPointer, size: Int) -> (bytes: Int, size: Int)? {
         guard size > 0 else { return (0, 0) }
-        guard let mapping = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), mapping != MAP_FAILED else { return nil }
-        defer { munmap(mapping, size) }
+        let mapping = UnsafeMutableRawPointer(mutating: mapping)
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
         let pages = (size + pageSize - 1) / pageSize
         var resident = [UInt8](repeating: 0, count: pages)

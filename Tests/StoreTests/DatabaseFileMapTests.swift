@@ -33,26 +33,30 @@ struct DatabaseFileMapTests {
     }
 
     @Test func itReadsOnlyWhatTheFileIsKnownToHold() throws {
-        let length = DatabaseFileMap.chunkBytes + 3 * 4_096
-        let path = try file(bytes: length)
+        let path = try file(bytes: 3 * 4_096)
         let map = try #require(DatabaseFileMap.acquire(path))
         defer { DatabaseFileMap.release(map) }
-        // Nothing is known of the file yet.
-        #expect(read(map, 0, 100) == nil)
-        map.fileHolds(8_192)
+        #expect(map.mappedLength >= 3 * 4_096 + DatabaseFileMap.growthRoom)
+        // Its size when mapped is known.
         #expect(read(map, 0, 100) == true)
-        #expect(read(map, 4_096, 4_096) == true)
-        #expect(read(map, 4_096, 4_097) == nil, "past the known length")
-        // The second chunk, once the whole file is known.
-        map.fileHolds(length)
-        let page = DatabaseFileMap.chunkBytes + 2 * 4_096
-        #expect(read(map, page, 4_096) == true)
-        #expect(read(map, DatabaseFileMap.chunkBytes - 512, 1_024) == nil, "a read over two chunks goes to the file")
-        // A length already known changes nothing; a truncation takes the tail away.
+        #expect(read(map, 2 * 4_096, 4_096) == true)
+        #expect(read(map, 2 * 4_096, 4_097) == nil, "past the known length")
+        // Grown by another writer: read from the map once the file is known to hold it.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: expected(3 * 4_096, 2 * 4_096))
+        try handle.close()
+        #expect(read(map, 3 * 4_096, 4_096) == nil)
+        map.fileHolds(5 * 4_096)
+        #expect(read(map, 4 * 4_096, 4_096) == true)
+        // A length already known changes nothing; one past the map is capped at it.
         map.fileHolds(10)
-        #expect(read(map, page, 4_096) == true)
-        map.willTruncate(to: DatabaseFileMap.chunkBytes)
-        #expect(read(map, page, 4_096) == nil)
+        #expect(read(map, 4 * 4_096, 4_096) == true)
+        map.fileHolds(map.mappedLength + 4_096)
+        #expect(read(map, map.mappedLength - 100, 200) == nil, "past the map")
+        // A truncation takes the tail away.
+        map.willTruncate(to: 4 * 4_096)
+        #expect(read(map, 4 * 4_096, 4_096) == nil)
         #expect(read(map, 4_096, 4_096) == true)
     }
 
@@ -82,8 +86,8 @@ struct DatabaseFileMapTests {
         #expect(DatabaseFileMap.acquire(temporary.file("missing.sqlite")) == nil)
     }
 
-    /// A pool's readers and writer and another queue read a database of several chunks, grown
-    /// by checkpoints after the map was made, cut short by a VACUUM and grown again: every row
+    /// A pool's readers and writer and another queue read a database of several megabytes,
+    /// grown by checkpoints after the map was made, cut short by a VACUUM and grown again: every row
     /// reads back as written, most page reads are copies from the map, and the file is whole.
     @Test func connectionsReadExactlyWhatTheFileHoldsAsItGrowsAndShrinks() throws {
         let path = temporary.file("\(UUID().uuidString).sqlite")
@@ -112,7 +116,7 @@ struct DatabaseFileMapTests {
         // Grown past the next chunk while both are open: the new pages read right.
         try insert(3_000..<9_000)
         let size = { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
-        #expect(size() > DatabaseFileMap.chunkBytes + (1 << 20))
+        #expect(size() > 8 << 20)
         try check(pool, Array(0..<9_000))
         try check(other, Array(0..<9_000))
         // Most rows deleted and the file rewritten shorter: nothing reads past its end.
@@ -121,7 +125,7 @@ struct DatabaseFileMapTests {
             try db.execute(sql: "VACUUM")
             _ = try db.checkpoint(.truncate)
         }
-        #expect(size() < DatabaseFileMap.chunkBytes)
+        #expect(size() < 4 << 20)
         let kept = Array(stride(from: 0, to: 9_000, by: 10))
         try check(pool, kept)
         try check(other, kept)
@@ -136,20 +140,18 @@ struct DatabaseFileMapTests {
     }
 
     #if os(Linux)
-    /// Whether this process holds a lock on the bytes of the SQLite database at `path` that
-    /// every reader locks (its SHARED range): an open-file-description lock test, which sees
-    /// the process's own POSIX locks, through a descriptor the test does not close.
-    func sharedLockHeld(_ path: String) -> Bool? {
-        DatabaseFileMap.withDescriptor(of: path) { descriptor -> Bool? in
-            var lock = flock()
-            lock.l_type = Int16(F_WRLCK)
-            lock.l_whence = Int16(SEEK_SET)
-            lock.l_start = 0x4000_0002
-            lock.l_len = 510
-            // F_OFD_GETLK: the conflicting lock, or F_UNLCK when there is none.
-            guard fcntl(descriptor, 36, &lock) == 0 else { return nil }
-            return lock.l_type != Int16(F_UNLCK)
-        }
+    /// Whether this process holds a lock on the bytes of the SQLite database open at
+    /// `descriptor` that every reader locks (its SHARED range): an open-file-description lock
+    /// test, which sees the process's own POSIX locks.
+    func sharedLockHeld(_ descriptor: Int32) -> Bool? {
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0x4000_0002
+        lock.l_len = 510
+        // F_OFD_GETLK: the conflicting lock, or F_UNLCK when there is none.
+        guard fcntl(descriptor, 36, &lock) == 0 else { return nil }
+        return lock.l_type != Int16(F_UNLCK)
     }
 
     /// Looking at the page cache of a file a store has open keeps the store's locks: a process
@@ -161,17 +163,21 @@ struct DatabaseFileMapTests {
             try db.execute(sql: "CREATE TABLE t (n INTEGER PRIMARY KEY)")
             try db.execute(sql: "INSERT INTO t VALUES (1)")
         }
+        // The test's own descriptor, closed only once the store has closed.
+        let descriptor = open(path, O_RDONLY)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
         try queue.inDatabase { db in
             try db.inTransaction(.deferred) {
                 let n = try Int.fetchOne(db, sql: "SELECT n FROM t")
                 #expect(n == 1)
-                #expect(sharedLockHeld(path) == true, "a read transaction holds its SHARED lock")
+                #expect(sharedLockHeld(descriptor) == true, "a read transaction holds its SHARED lock")
                 #expect(PageCache.residentShare(path) != nil)
-                #expect(sharedLockHeld(path) == true, "still held after the look")
+                #expect(sharedLockHeld(descriptor) == true, "still held after the look")
                 return .commit
             }
         }
-        #expect(sharedLockHeld(path) == false)
+        #expect(sharedLockHeld(descriptor) == false)
         try queue.close()
     }
     #endif
