@@ -103,10 +103,9 @@ public actor LedgerWriter {
     private let logger: Logger
     private let clock: any Clock<Duration>
     private let now: @Sendable () -> UInt64
-    private var state: LedgerState
-    /// The accounts the ledger being committed touched (``LedgerChanges/touchedAccounts``):
-    /// memory is ahead of the disk for them.
-    private var uncommitted: Set<AccountID> = []
+    /// The ledger state and the accounts memory is ahead of the disk for; other threads read
+    /// accounts from it between the writer's changes.
+    public nonisolated let committedAccounts: CommittedAccounts
     private var machine: LedgerWriterStateMachine<Reply>
     private let wakeUps: AsyncStream<WakeUp>
     private let wakeUp: AsyncStream<WakeUp>.Continuation
@@ -129,33 +128,31 @@ public actor LedgerWriter {
         self.machine = LedgerWriterStateMachine(isGroupCommit: configuration.closeInterval == .zero, batchLimit: configuration.batchLimit)
         (wakeUps, wakeUp) = AsyncStream.makeStream(of: WakeUp.self)
         if let state = try await store.loadState() {
-            self.state = state
+            self.committedAccounts = CommittedAccounts(state)
             self.commits = LedgerCommits(header: state.header, orderBook: OrderBookSnapshot(state))
             logger.info("ledger opened", metadata: ["ledger.sequence": "\(state.header.sequence)"])
         } else {
             let (genesis, closed) = try LedgerState.genesisLedger(network: configuration.network, closeTime: now())
             try await store.commit(closed)
-            self.state = genesis
+            self.committedAccounts = CommittedAccounts(genesis)
             self.commits = LedgerCommits(header: genesis.header, orderBook: OrderBookSnapshot(genesis))
             logger.info("new network at genesis", metadata: ["ledger.sequence": "\(genesis.header.sequence)"])
         }
     }
 
     /// The header of the last closed ledger.
-    public var header: LedgerHeader { state.header }
+    public var header: LedgerHeader { committedAccounts.withHeld { $0.state.header } }
 
     /// A read of the current in-memory state (for the writer's own clients: friendbot and the
     /// test anchor read their sequence numbers here; Horizon's reads use the store and the
     /// published snapshots).
-    public func read<T: Sendable>(_ body: @Sendable (LedgerState) -> T) -> T { body(state) }
+    public func read<T: Sendable>(_ body: @Sendable (LedgerState) -> T) -> T { committedAccounts.withHeld { body($0.state) } }
 
     /// An account as the last committed ledger left it, read from memory when memory holds that:
     /// always, except for the accounts of a ledger applied but still being committed (then
     /// ``CommittedAccount/unknown``: read the store, which has the committed one).
     public func committedAccount(_ id: AccountID) -> CommittedAccount {
-        guard !uncommitted.contains(id) else { return .unknown }
-        guard state.account(id) != nil else { return .missing }
-        return state.accountRecord(id).map { .record($0) } ?? .unknown
+        committedAccounts.withHeld { $0.account(id) }
     }
 
     /// Submits a transaction and returns once its ledger is committed, or at once if it is
@@ -372,20 +369,27 @@ public actor LedgerWriter {
     private func closeAndCommit(_ batch: [PreparedTransaction]) async throws {
         let closed: ClosedLedger
         let applyStarted = ContinuousClock.now
+        let closeTime = now()
         do {
-            closed = try state.closeLedger(batch, closeTime: now())
+            // The accounts it touches are marked in the same hold: no reader sees the state
+            // ahead of the disk without knowing it.
+            closed = try committedAccounts.withHeld { held in
+                let closed = try held.state.closeLedger(batch, closeTime: closeTime)
+                held.uncommitted = closed.changes.touchedAccounts
+                return closed
+            }
         } catch {
-            logger.critical("ledger did not close: \(error)", metadata: ["ledger.sequence": "\(state.header.sequence + 1)"])
+            let sequence = committedAccounts.withHeld { $0.state.header.sequence } + 1
+            logger.critical("ledger did not close: \(error)", metadata: ["ledger.sequence": "\(sequence)"])
             answer(machine.ledgerFailedToClose())
             return
         }
         answer(machine.ledgerClosed(closed))
         let commitStarted = ContinuousClock.now
         let touched = closed.changes.touchedAccounts
-        uncommitted = touched
         do {
             try await store.commit(closed)
-            uncommitted = []
+            committedAccounts.withHeld { $0.uncommitted = [] }
         } catch {
             // Memory is now ahead of the disk: stop for good. A restart reloads the last
             // committed ledger, which does not hold these transactions; none was answered as applied.
@@ -399,7 +403,7 @@ public actor LedgerWriter {
         // committed (the next ledger closes only after this).
         let poolsChanged = !closed.changes.liquidityPools.isEmpty
         let orderBook = closed.changes.offerMarkets.isEmpty && !poolsChanged
-            ? nil : commits.orderBook.updating(closed.changes.offerMarkets, poolsChanged: poolsChanged, from: state)
+            ? nil : committedAccounts.withHeld { commits.orderBook.updating(closed.changes.offerMarkets, poolsChanged: poolsChanged, from: $0.state) }
         commits.publish(closed.header, touched: touched, orderBook: orderBook)
         answer(machine.ledgerCommitted())
         metrics.ledgerClosed(closed, applyDuration: commitStarted - applyStarted, commitDuration: committed - commitStarted, queueDepth: machine.queueDepth)

@@ -139,15 +139,26 @@ struct ReadParts {
     let horizon: HorizonRoutes
     let accountCache: AccountCache
     let metrics: ServerMetrics
+    let commits: LedgerCommits
+    /// The writer's accounts, when the reads are of its own store.
+    let committedAccounts: CommittedAccounts?
+    let network: Network
 
+    /// - Parameter writer: the writer of the store `reader` reads, whose memory answers for
+    ///   accounts (nil when the reads are of another store: a hot standby lags, and its answers
+    ///   must not go back after memory's).
     init(
         _ configuration: TenderConfiguration, reader: any LedgerReader, commits: LedgerCommits, metrics: ServerMetrics, logger: Logger,
-        committedAccount: (@Sendable (AccountID) async -> CommittedAccount)? = nil
+        writer: LedgerWriter? = nil
     ) {
         let router = Router()
         let accountCache = AccountCache(commits: commits)
         let horizon = HorizonRoutes(reader: reader, commits: commits, configuration: configuration, logger: logger, accountCache: accountCache, metrics: metrics,
-            committedAccount: committedAccount,
+            committedAccount: writer.map { writer in { @Sendable id in
+                // Without waiting when the writer is between changes; else between them.
+                if let account = writer.committedAccounts.accountIfAvailable(id) { return account }
+                return await writer.committedAccount(id)
+            } },
             pathFinding: configuration.maxPathFindingRequests > 0
                 ? PathFindingLimiter(rate: configuration.maxPathFindingRequests, maxWait: configuration.pathFindingMaxWait, clock: ContinuousClock())
                 : nil)
@@ -163,6 +174,9 @@ struct ReadParts {
         self.horizon = horizon
         self.accountCache = accountCache
         self.metrics = metrics
+        self.commits = commits
+        self.committedAccounts = writer?.committedAccounts
+        self.network = configuration.network
     }
 
     /// The router's responder with `GET /accounts/{id}` answered from the cache first.
@@ -175,8 +189,9 @@ struct ReadParts {
     /// A new connection's ``AccountFastPath``: cached accounts answered in the pipeline.
     func channelHandlers(_ configuration: TenderConfiguration) -> @Sendable () -> [any RemovableChannelHandler] {
         let (cache, metrics) = (accountCache, self.metrics)
+        let memory = committedAccounts.map { AccountFastPath.Memory(accounts: $0, commits: commits, network: network) }
         let authority = "\(configuration.host):\(configuration.port)"
-        return { [AccountFastPath(cache: cache, metrics: metrics, serverName: serverName, defaultAuthority: authority)] }
+        return { [AccountFastPath(cache: cache, memory: memory, metrics: metrics, serverName: serverName, defaultAuthority: authority)] }
     }
 
     /// `GET /`: Horizon's root document.
@@ -269,10 +284,9 @@ struct LeaderParts {
         // a hot standby) from the standby and the ledgers it has replayed.
         // Accounts come from the writer's memory when the reads are of its own store (a hot
         // standby lags, and its answers must not go back after memory's).
-        let memory: (@Sendable (AccountID) async -> CommittedAccount)? = reading == nil ? { @Sendable id in await writer.committedAccount(id) } : nil
         let reads = ReadParts(
             configuration, reader: reading?.reader ?? store, commits: reading?.commits ?? writer.commits, metrics: metrics, logger: logger,
-            committedAccount: memory)
+            writer: reading == nil ? writer : nil)
         let router = reads.router
         let horizon = reads.horizon
         TransactionRoutes(

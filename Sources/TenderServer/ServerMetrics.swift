@@ -15,10 +15,11 @@ struct ServerMetrics: Sendable {
     let writer: LedgerWriterMetrics
     /// Streams of server-sent events open now.
     let openStreams: Meter
-    /// `GET /accounts/{account}` answered 200 from the account cache, made once (the hottest read
-    /// would otherwise look its metrics up by name at every answer).
-    private let cachedAccountCount: Metrics.Counter
-    private let cachedAccountTime: Metrics.Timer
+    /// `GET /accounts/{account}` answered 200 before the router (from the account cache or the
+    /// writer's memory), made once (the hottest read would otherwise look its metrics up by name
+    /// at every answer).
+    private let earlyAccountCount: Metrics.Counter
+    private let earlyAccountTime: Metrics.Timer
 
     init() {
         registry = PrometheusCollectorRegistry()
@@ -33,18 +34,18 @@ struct ServerMetrics: Sendable {
         writer = LedgerWriterMetrics(factory: factory)
         openStreams = Meter(label: "tender_streams_open", factory: factory)
         let dimensions = Self.dimensions(route: AccountCache.route, method: .get, status: 200)
-        cachedAccountCount = Counter(label: "tender_http_requests_total", dimensions: dimensions, factory: factory)
-        cachedAccountTime = Timer(label: "tender_http_request_duration_seconds", dimensions: dimensions, factory: factory)
+        earlyAccountCount = Counter(label: "tender_http_requests_total", dimensions: dimensions, factory: factory)
+        earlyAccountTime = Timer(label: "tender_http_request_duration_seconds", dimensions: dimensions, factory: factory)
     }
 
     private static func dimensions(route: String, method: HTTPRequest.Method, status: Int) -> [(String, String)] {
         [("route", route), ("method", method.rawValue), ("status", String(status))]
     }
 
-    /// ``record(route:method:status:duration:)`` for an account answered from the cache.
-    func cachedAccountAnswered(duration: Duration) {
-        cachedAccountCount.increment()
-        cachedAccountTime.record(duration: duration)
+    /// ``record(route:method:status:duration:)`` for an account answered before the router.
+    func accountAnsweredEarly(duration: Duration) {
+        earlyAccountCount.increment()
+        earlyAccountTime.record(duration: duration)
     }
 
     /// Counts one answered request and records how long it took.

@@ -268,14 +268,18 @@ struct LedgerWriterTests {
             #expect(await writer.read { $0.account(keys[0].accountID) } != nil)
             for id in [keys[0].accountID, root.accountID, keys[1].accountID] {
                 guard case .unknown = await writer.committedAccount(id) else { Issue.record("memory answered for \(id) mid-commit"); continue }
+                // Read by another thread without the writer's actor: the same answer.
+                guard case .unknown? = writer.committedAccounts.accountIfAvailable(id) else { Issue.record("memory answered another thread for \(id) mid-commit"); continue }
             }
             let stranger = try KeyPair(seed: Array(repeating: 77, count: 32)).accountID
             guard case .missing = await writer.committedAccount(stranger) else { Issue.record("a stranger was found"); return }
+            guard case .missing? = writer.committedAccounts.accountIfAvailable(stranger) else { Issue.record("another thread found a stranger"); return }
             gated.release()
             guard case .applied = try await answer else { Issue.record("not applied"); return }
             // Committed: memory answers again, the same as the store.
             let stored = try await SQLiteLedgerStore(path: path).account(keys[0].accountID)?.account
             #expect(await writer.committedAccount(keys[0].accountID).account == stored)
+            #expect(writer.committedAccounts.accountIfAvailable(keys[0].accountID)?.account == stored)
             #expect(await writer.committedAccount(root.accountID).account != rootBefore)
         }
     }

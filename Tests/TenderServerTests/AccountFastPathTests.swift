@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Ledger
 import Logging
-import LedgerService
+@testable import LedgerService
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
@@ -51,6 +51,90 @@ struct AccountFastPathTests {
         #expect(text.hasSuffix("GMT\r\nServer: Tender\r\n\r\n" + String(buffer: body)), "\(text)")
         try channel.writeInbound(ByteBuffer(string: "GET /accounts/GBOTHER HTTP/1.1\r\nHost: h\r\n\r\n"))
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)
+    }
+
+    /// The path over an empty cache and a writer's memory holding a new network's state.
+    struct WithMemory {
+        let state = LedgerState.genesis(network: .standalone, closeTime: 1)
+        let accounts: CommittedAccounts
+        let cache: AccountCache
+        let channel: EmbeddedChannel
+        var root: AccountID { LedgerState.rootKeyPair(network: .standalone).accountID }
+
+        init() {
+            accounts = CommittedAccounts(state)
+            let commits = LedgerCommits(header: state.header, orderBook: OrderBookSnapshot(state))
+            cache = AccountCache(commits: commits)
+            channel = EmbeddedChannel(handler: AccountFastPath(
+                cache: cache, memory: .init(accounts: accounts, commits: commits, network: .standalone),
+                metrics: ServerMetrics(), serverName: "Tender", defaultAuthority: "127.0.0.1:8000"))
+        }
+
+        /// What the route renders for `id`'s record on host `h`.
+        func rendered(_ id: AccountID) throws -> ByteBuffer {
+            let record = try #require(state.accountRecord(id))
+            return ByteBuffer(bytes: HorizonResources(base: "http://h", network: .standalone).account(record).compactBytes())
+        }
+    }
+
+    /// A miss is answered from the writer's memory, with the bytes the route renders for the
+    /// same record and host, and cached: the next read is the cache's even while the writer
+    /// holds its state, when memory itself is not read.
+    @Test func aMissIsAnsweredFromTheWritersMemoryAndCached() throws {
+        let memory = WithMemory()
+        let address = memory.root.strKey
+        #expect(memory.cache.body(for: address, base: "http://h") == nil)
+        try memory.channel.writeInbound(get("/accounts/\(address)"))
+        try memory.channel.writeInbound(HTTPServerRequestPart.end(nil))
+        let (head, bytes) = try #require(try answer(memory.channel))
+        let rendered = try memory.rendered(memory.root)
+        #expect(head.status == .ok && bytes == rendered)
+        #expect(String(buffer: bytes).contains(#""account_id":"\#(address)""#))
+        #expect(try memory.channel.readInbound(as: HTTPServerRequestPart.self) == nil)
+        #expect(memory.cache.body(for: address, base: "http://h") == bytes)
+        try memory.accounts.withHeld { _ in
+            try memory.channel.writeInbound(get("/accounts/\(address)"))
+            try memory.channel.writeInbound(HTTPServerRequestPart.end(nil))
+            #expect(try answer(memory.channel)?.1 == bytes)
+        }
+    }
+
+    /// What memory cannot answer for now goes to the application, and nothing is cached: the
+    /// writer changing its state (the path does not wait for it), an account whose ledger is
+    /// still being committed, no such account, an address not in its canonical form.
+    @Test func whatMemoryCannotAnswerForNowGoesToTheApplication() throws {
+        let memory = WithMemory()
+        let root = memory.root.strKey
+        let stranger = try KeyPair(seed: Array(repeating: 9, count: 32)).accountID.strKey
+        let muxed = MuxedAccount.muxed(id: 7, memory.root).strKey
+        func passedOn(_ address: String, _ line: SourceLocation = #_sourceLocation) throws {
+            try memory.channel.writeInbound(get("/accounts/\(address)"))
+            try memory.channel.writeInbound(HTTPServerRequestPart.end(nil))
+            #expect(try answer(memory.channel) == nil, sourceLocation: line)
+            guard case .head(let forwarded)? = try memory.channel.readInbound(as: HTTPServerRequestPart.self) else {
+                Issue.record("not passed on", sourceLocation: line)
+                return
+            }
+            #expect(forwarded.uri == "/accounts/\(address)", sourceLocation: line)
+            _ = try memory.channel.readInbound(as: HTTPServerRequestPart.self)
+            #expect(memory.cache.body(for: address, base: "http://h") == nil, sourceLocation: line)
+            // The application's answer ends; the path may answer the next request.
+            try memory.channel.writeOutbound(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: .ok)))
+            try memory.channel.writeOutbound(HTTPServerResponsePart.end(nil))
+            while try memory.channel.readOutbound(as: HTTPServerResponsePart.self) != nil {}
+        }
+        try memory.accounts.withHeld { _ in try passedOn(root) }
+        memory.accounts.withHeld { $0.uncommitted = [memory.root] }
+        try passedOn(root)
+        memory.accounts.withHeld { $0.uncommitted = [] }
+        try passedOn(stranger)
+        try passedOn(muxed)
+        try passedOn(root.lowercased())
+        // And once memory can, the path answers.
+        try memory.channel.writeInbound(get("/accounts/\(root)"))
+        try memory.channel.writeInbound(HTTPServerRequestPart.end(nil))
+        let rendered = try memory.rendered(memory.root)
+        #expect(try answer(memory.channel)?.1 == rendered)
     }
 
     func get(_ path: String, _ fields: HTTPHeaders = [:], method: HTTPMethod = .GET, version: HTTPVersion = .http1_1) -> HTTPServerRequestPart {
