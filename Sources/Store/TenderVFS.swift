@@ -105,7 +105,8 @@ public enum TenderVFS {
         guard let file else { return SQLITE_MISUSE }
         stateSlot(file).pointee = nil
         let code = Base.vfs.pointee.xOpen(Base.vfs, name, file, flags, outFlags)
-        guard code == SQLITE_OK, let base = file.pointee.pMethods, let name else { return code }
+        // Any other file (a journal, a temporary file) keeps the base's methods: no path made.
+        guard code == SQLITE_OK, flags & (SQLITE_OPEN_WAL | SQLITE_OPEN_MAIN_DB) != 0, let base = file.pointee.pMethods, let name else { return code }
         let path = String(cString: name)
         let kind: Kind, map: DatabaseFileMap?
         if flags & SQLITE_OPEN_WAL != 0 {
