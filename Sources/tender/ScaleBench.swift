@@ -183,7 +183,7 @@ struct ScaleBench: AsyncParsableCommand {
                 }
                 row.commitRate = Double(latencies.count) / (CommitBench.milliseconds(elapsed) / 1000)
                 row.commitP99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
-                let queries = try await Self.historyQueries(300, store: reopened, accounts: filledAccounts, rng: &rng).milliseconds
+                let queries = try await Self.historyQueries(3_000, store: reopened, accounts: filledAccounts, rng: &rng).milliseconds
                 row.historyP99 = queries[min(queries.count - 1, queries.count * 99 / 100)]
             }
             // The server on the grown database: its start, the two HTTP rates, its memory.
