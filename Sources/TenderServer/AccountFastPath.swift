@@ -32,12 +32,12 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
-    /// The writer's accounts, the commits that invalidate the cache, and the network the
-    /// answers are rendered for.
+    /// The writer's accounts, the commits that invalidate the cache, and the routes' resources
+    /// for a request's authority (``HorizonRoutes/resources(authority:)``), which render the answers.
     struct Memory: Sendable {
         let accounts: CommittedAccounts
         let commits: LedgerCommits
-        let network: Network
+        let resources: @Sendable (String) -> HorizonResources
     }
 
     private let cache: AccountCache
@@ -100,7 +100,7 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         // commit between it and the read only makes the answer stale sooner.
         let readAt = memory.commits.latest
         guard case .record(let record)? = memory.accounts.accountIfAvailable(id) else { return nil }
-        let resources = HorizonResources(base: "http://\(authority)", network: memory.network)
+        let resources = memory.resources(authority)
         let body = ByteBuffer(bytes: resources.account(record).compactBytes())
         cache.store(body, for: address, base: resources.base, readAt: readAt)
         return body

@@ -139,10 +139,8 @@ struct ReadParts {
     let horizon: HorizonRoutes
     let accountCache: AccountCache
     let metrics: ServerMetrics
-    let commits: LedgerCommits
     /// The writer's accounts, when the reads are of its own store.
     let committedAccounts: CommittedAccounts?
-    let network: Network
 
     /// - Parameter writer: the writer of the store `reader` reads, whose memory answers for
     ///   accounts (nil when the reads are of another store: a hot standby lags, and its answers
@@ -174,9 +172,7 @@ struct ReadParts {
         self.horizon = horizon
         self.accountCache = accountCache
         self.metrics = metrics
-        self.commits = commits
         self.committedAccounts = writer?.committedAccounts
-        self.network = configuration.network
     }
 
     /// The router's responder with `GET /accounts/{id}` answered from the cache first.
@@ -189,7 +185,8 @@ struct ReadParts {
     /// A new connection's ``AccountFastPath``: cached accounts answered in the pipeline.
     func channelHandlers(_ configuration: TenderConfiguration) -> @Sendable () -> [any RemovableChannelHandler] {
         let (cache, metrics) = (accountCache, self.metrics)
-        let memory = committedAccounts.map { AccountFastPath.Memory(accounts: $0, commits: commits, network: network) }
+        let horizon = self.horizon
+        let memory = committedAccounts.map { AccountFastPath.Memory(accounts: $0, commits: horizon.commits, resources: horizon.resources(authority:)) }
         let authority = "\(configuration.host):\(configuration.port)"
         return { [AccountFastPath(cache: cache, memory: memory, metrics: metrics, serverName: serverName, defaultAuthority: authority)] }
     }

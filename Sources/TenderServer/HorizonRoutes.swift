@@ -476,8 +476,12 @@ struct HorizonRoutes: Sendable {
     }
 
     func resources(for request: Request) -> HorizonResources {
-        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-        return HorizonResources(base: "http://\(host)", network: configuration.network)
+        resources(authority: request.head.authority ?? "\(configuration.host):\(configuration.port)")
+    }
+
+    /// The resources for requests made to `http://authority`.
+    func resources(authority: String) -> HorizonResources {
+        HorizonResources(base: "http://\(authority)", network: configuration.network)
     }
 
     func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) throws -> Response {

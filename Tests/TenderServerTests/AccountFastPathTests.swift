@@ -66,7 +66,7 @@ struct AccountFastPathTests {
             let commits = LedgerCommits(header: state.header, orderBook: OrderBookSnapshot(state))
             cache = AccountCache(commits: commits)
             channel = EmbeddedChannel(handler: AccountFastPath(
-                cache: cache, memory: .init(accounts: accounts, commits: commits, network: .standalone),
+                cache: cache, memory: .init(accounts: accounts, commits: commits, resources: { HorizonResources(base: "http://\($0)", network: .standalone) }),
                 metrics: ServerMetrics(), serverName: "Tender", defaultAuthority: "127.0.0.1:8000"))
         }
 
