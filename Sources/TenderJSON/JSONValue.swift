@@ -63,10 +63,10 @@ public enum JSONValue: Sendable {
         return out
     }
 
-    private func writeCompact(to out: inout [UInt8]) {
+    func writeCompact(to out: inout [UInt8]) {
         switch self {
         case .string(let text): JSONValue.appendQuoted(text, to: &out)
-        case .number(let value): out.append(contentsOf: String(value).utf8)
+        case .number(let value): JSONValue.appendDecimal(value, to: &out)
         case .unsigned(let value): out.append(contentsOf: String(value).utf8)
         case .bool(let value): out.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
         case .null: out.append(contentsOf: Self.nullBytes)
@@ -90,12 +90,31 @@ public enum JSONValue: Sendable {
         }
     }
 
-    private static let trueBytes = Array("true".utf8), falseBytes = Array("false".utf8), nullBytes = Array("null".utf8)
+    static let trueBytes = Array("true".utf8), falseBytes = Array("false".utf8), nullBytes = Array("null".utf8)
+
+    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        out.append(contentsOf: String(value).utf8)
+    }
+
+    /// Appends `head`, `middle` and `tail` as one JSON string.
+    static func appendQuoted(_ head: String, _ middle: String, _ tail: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        appendEscaped(head, to: &out)
+        appendEscaped(middle, to: &out)
+        appendEscaped(tail, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
 
     /// Appends `text` as a JSON string; text without quotes, backslashes or control characters
     /// (nearly all of it) is copied in one go.
-    private static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+    static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        appendEscaped(text, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `text` escaped as inside a JSON string, without its quotes.
+    private static func appendEscaped(_ text: String, to out: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes in
             if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
@@ -116,7 +135,6 @@ public enum JSONValue: Sendable {
                 }
             }
         }
-        out.append(UInt8(ascii: "\""))
     }
 
     public static func quote(_ text: String) -> String {

@@ -101,7 +101,7 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         let readAt = memory.commits.latest
         guard case .record(let record)? = memory.accounts.accountIfAvailable(id) else { return nil }
         let resources = memory.resources(authority)
-        let body = ByteBuffer(bytes: resources.account(record).compactBytes())
+        let body = ByteBuffer(bytes: resources.accountBytes(record))
         cache.store(body, for: address, base: resources.base, readAt: readAt)
         return body
     }

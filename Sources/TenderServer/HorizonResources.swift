@@ -46,78 +46,140 @@ struct HorizonResources: Sendable {
 
     // MARK: Accounts
 
+    /// An account as Horizon's `GET /accounts/{id}` gives it, as a tree (for callers that read
+    /// its fields back: collections, the console).
     func account(_ record: AccountRecord) -> JSONValue {
+        var writer = JSONTreeWriter()
+        writeAccount(record, to: &writer)
+        return writer.result!
+    }
+
+    /// The same account as compact bytes, written straight without a tree: the answer of
+    /// `GET /accounts/{id}`, the API's hottest read, which at ten million accounts is rendered
+    /// anew for nearly every request (issue 30).
+    func accountBytes(_ record: AccountRecord) -> [UInt8] {
+        var writer = JSONBytesWriter(capacity: 2_048)
+        writeAccount(record, to: &writer)
+        return writer.bytes
+    }
+
+    /// The collections an account's links name, each with its template.
+    private static let accountCollections = ["transactions", "operations", "payments", "effects", "offers", "trades"].map {
+        ($0, "/\($0){?cursor,limit,order}")
+    }
+
+    /// A HAL link to `path` followed by `template`.
+    private func writeLink<Writer: JSONWriter>(_ path: String, _ template: String = "", templated: Bool = false, to writer: inout Writer) {
+        writer.beginObject()
+        writer.key("href")
+        writer.string(base, path, template)
+        if templated { writer.field("templated", true) }
+        writer.endObject()
+    }
+
+    private static func writeAmount<Writer: JSONWriter>(_ key: String, _ stroops: Int64, to writer: inout Writer) {
+        writer.field(key, Amount.format(stroops))
+    }
+
+    func writeAccount<Writer: JSONWriter>(_ record: AccountRecord, to writer: inout Writer) {
         let account = record.account
         let id = account.accountID.strKey
-        let path = "/accounts/\(id)"
-        var balances: [JSONValue] = record.trustLines.sorted { $0.asset.description < $1.asset.description }.map { line in
-            var fields: [(String, JSONValue)] = [
-                ("balance", Self.amount(line.balance)), ("limit", Self.amount(line.limit)),
-                ("buying_liabilities", Self.amount(line.buyingLiabilities)), ("selling_liabilities", Self.amount(line.sellingLiabilities)),
-            ]
-            if let sponsor = line.sponsor { fields.append(("sponsor", .string(sponsor.strKey))) }
-            fields += [
-                ("last_modified_ledger", .number(Int64(line.lastModifiedLedger))),
-                ("is_authorized", .bool(line.isAuthorized)),
-                ("is_authorized_to_maintain_liabilities", .bool(line.isAuthorizedToMaintainLiabilities)),
-                ("is_clawback_enabled", .bool(line.flags & TrustLineFlags.clawbackEnabled != 0)),
-            ]
-            fields += Self.assetFields(line.asset)
-            return .object(fields)
+        let path = "/accounts/" + id
+        writer.beginObject()
+        writer.key("_links")
+        writer.object { writer in
+            writer.key("self")
+            writeLink(path, to: &writer)
+            for (name, template) in Self.accountCollections {
+                writer.key(name)
+                writeLink(path, template, templated: true, to: &writer)
+            }
+            writer.key("data")
+            writeLink(path, "/data/{key}", templated: true, to: &writer)
         }
-        // Pool shares after the assets, before XLM, as Horizon's (no sponsor shown for them, as Horizon's).
-        for (line, _) in record.poolShares {
-            balances.append(.object([
-                ("balance", Self.amount(line.balance)), ("liquidity_pool_id", .string(line.poolID.hex)), ("limit", Self.amount(line.limit)),
-                ("last_modified_ledger", .number(Int64(line.lastModifiedLedger))), ("is_authorized", false),
-                ("is_authorized_to_maintain_liabilities", false), ("asset_type", "liquidity_pool_shares"),
-            ]))
+        writer.field("id", id)
+        writer.field("account_id", id)
+        writer.field("sequence", String(account.sequenceNumber))
+        writer.field("sequence_ledger", Int64(account.sequenceLedger))
+        writer.field("sequence_time", String(account.sequenceTime))
+        writer.field("subentry_count", Int64(account.numSubEntries))
+        if let destination = account.inflationDestination { writer.field("inflation_destination", destination.strKey) }
+        if !account.homeDomain.isEmpty { writer.field("home_domain", String(decoding: account.homeDomain, as: UTF8.self)) }
+        writer.field("last_modified_ledger", Int64(account.lastModifiedLedger))
+        writer.key("thresholds")
+        writer.object { writer in
+            writer.field("low_threshold", Int64(account.thresholds.low))
+            writer.field("med_threshold", Int64(account.thresholds.medium))
+            writer.field("high_threshold", Int64(account.thresholds.high))
         }
-        balances.append(.object([
-            ("balance", Self.amount(account.balance)), ("buying_liabilities", Self.amount(account.buyingLiabilities)),
-            ("selling_liabilities", Self.amount(account.sellingLiabilities)), ("asset_type", "native"),
-        ]))
-        var signers: [JSONValue] = account.signers.map { signer in
-            .object([("weight", .number(Int64(signer.weight))), ("key", .string(signer.key.strKey)), ("type", .string(signer.key.typeName))]
-                + (account.signerSponsors[signer.key].map { [("sponsor", .string($0.strKey))] } ?? []))
+        writer.key("flags")
+        writer.object { writer in
+            writer.field("auth_required", account.flags & AccountFlags.authRequired != 0)
+            writer.field("auth_revocable", account.flags & AccountFlags.authRevocable != 0)
+            writer.field("auth_immutable", account.flags & AccountFlags.authImmutable != 0)
+            writer.field("auth_clawback_enabled", account.flags & AccountFlags.authClawbackEnabled != 0)
         }
-        signers.append(.object([("weight", .number(Int64(account.thresholds.masterWeight))), ("key", .string(id)), ("type", "ed25519_public_key")]))
-        var fields: [(String, JSONValue)] = [
-            ("_links", .object(
-                [("self", link(path))]
-                    + ["transactions", "operations", "payments", "effects", "offers", "trades"].map { ($0, link("\(path)/\($0){?cursor,limit,order}", templated: true)) }
-                    + [("data", link(path + "/data/{key}", templated: true))])),
-            ("id", .string(id)), ("account_id", .string(id)),
-            ("sequence", .string(String(account.sequenceNumber))),
-            ("sequence_ledger", .number(Int64(account.sequenceLedger))),
-            ("sequence_time", .string(String(account.sequenceTime))),
-            ("subentry_count", .number(Int64(account.numSubEntries))),
-        ]
-        if let destination = account.inflationDestination { fields.append(("inflation_destination", .string(destination.strKey))) }
-        if !account.homeDomain.isEmpty { fields.append(("home_domain", .string(String(decoding: account.homeDomain, as: UTF8.self)))) }
-        fields += [
-            ("last_modified_ledger", .number(Int64(account.lastModifiedLedger))),
-            ("thresholds", .object([
-                ("low_threshold", .number(Int64(account.thresholds.low))),
-                ("med_threshold", .number(Int64(account.thresholds.medium))),
-                ("high_threshold", .number(Int64(account.thresholds.high))),
-            ])),
-            ("flags", .object([
-                ("auth_required", .bool(account.flags & AccountFlags.authRequired != 0)),
-                ("auth_revocable", .bool(account.flags & AccountFlags.authRevocable != 0)),
-                ("auth_immutable", .bool(account.flags & AccountFlags.authImmutable != 0)),
-                ("auth_clawback_enabled", .bool(account.flags & AccountFlags.authClawbackEnabled != 0)),
-            ])),
-            ("balances", .array(balances)),
-            ("signers", .array(signers)),
-            ("data", .object(record.data.map { (String(decoding: $0.name, as: UTF8.self), .string(Base64.encode($0.value))) })),
-            ("num_sponsoring", .number(Int64(account.numSponsoring))), ("num_sponsored", .number(Int64(account.numSponsored))),
-        ]
-        if let sponsor = account.sponsor { fields.append(("sponsor", .string(sponsor.strKey))) }
-        fields += [
-            ("paging_token", .string(id)),
-        ]
-        return .object(fields)
+        writer.key("balances")
+        writer.array { writer in
+            let lines = record.trustLines.count < 2 ? record.trustLines : record.trustLines.sorted { $0.asset.description < $1.asset.description }
+            for line in lines {
+                writer.object { writer in
+                    Self.writeAmount("balance", line.balance, to: &writer)
+                    Self.writeAmount("limit", line.limit, to: &writer)
+                    Self.writeAmount("buying_liabilities", line.buyingLiabilities, to: &writer)
+                    Self.writeAmount("selling_liabilities", line.sellingLiabilities, to: &writer)
+                    if let sponsor = line.sponsor { writer.field("sponsor", sponsor.strKey) }
+                    writer.field("last_modified_ledger", Int64(line.lastModifiedLedger))
+                    writer.field("is_authorized", line.isAuthorized)
+                    writer.field("is_authorized_to_maintain_liabilities", line.isAuthorizedToMaintainLiabilities)
+                    writer.field("is_clawback_enabled", line.flags & TrustLineFlags.clawbackEnabled != 0)
+                    writer.fields(Self.assetFields(line.asset))
+                }
+            }
+            // Pool shares after the assets, before XLM, as Horizon's (no sponsor shown for them, as Horizon's).
+            for (line, _) in record.poolShares {
+                writer.object { writer in
+                    Self.writeAmount("balance", line.balance, to: &writer)
+                    writer.field("liquidity_pool_id", line.poolID.hex)
+                    Self.writeAmount("limit", line.limit, to: &writer)
+                    writer.field("last_modified_ledger", Int64(line.lastModifiedLedger))
+                    writer.field("is_authorized", false)
+                    writer.field("is_authorized_to_maintain_liabilities", false)
+                    writer.field("asset_type", "liquidity_pool_shares")
+                }
+            }
+            writer.object { writer in
+                Self.writeAmount("balance", account.balance, to: &writer)
+                Self.writeAmount("buying_liabilities", account.buyingLiabilities, to: &writer)
+                Self.writeAmount("selling_liabilities", account.sellingLiabilities, to: &writer)
+                writer.field("asset_type", "native")
+            }
+        }
+        writer.key("signers")
+        writer.array { writer in
+            for signer in account.signers {
+                writer.object { writer in
+                    writer.field("weight", Int64(signer.weight))
+                    writer.field("key", signer.key.strKey)
+                    writer.field("type", signer.key.typeName)
+                    if let sponsor = account.signerSponsors[signer.key] { writer.field("sponsor", sponsor.strKey) }
+                }
+            }
+            writer.object { writer in
+                writer.field("weight", Int64(account.thresholds.masterWeight))
+                writer.field("key", id)
+                writer.field("type", "ed25519_public_key")
+            }
+        }
+        writer.key("data")
+        writer.object { writer in
+            for entry in record.data { writer.field(String(decoding: entry.name, as: UTF8.self), Base64.encode(entry.value)) }
+        }
+        writer.field("num_sponsoring", Int64(account.numSponsoring))
+        writer.field("num_sponsored", Int64(account.numSponsored))
+        if let sponsor = account.sponsor { writer.field("sponsor", sponsor.strKey) }
+        writer.field("paging_token", id)
+        writer.endObject()
     }
 
     // MARK: Ledgers

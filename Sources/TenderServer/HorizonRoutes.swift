@@ -51,7 +51,7 @@ struct HorizonRoutes: Sendable {
                 let id = try HorizonQuery.accountID(address, field: "account_id")
                 let readAt = commits.latest
                 guard let record = try await account(id) else { throw ProblemError(.notFound) }
-                let body = ByteBuffer(bytes: resources.account(record).compactBytes())
+                let body = ByteBuffer(bytes: resources.accountBytes(record))
                 accountCache.store(body, for: id.strKey, base: resources.base, readAt: readAt)
                 return json(body)
             }

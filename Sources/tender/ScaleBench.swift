@@ -45,6 +45,9 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Requests of each kind over HTTP at each step (POST /transactions, GET /accounts/{id}); 0 skips the server.")
     var requests = 20_000
 
+    @Option(help: "Rounds of --requests GET /accounts/{id} reads at each step; the rate is their median (a round lasts under a second, and single rounds on one network with one build differed by up to half).")
+    var readRounds = 5
+
     @Option(help: "Card payments in the gateway's store at each step, ascending (comma-separated, one per step), made through the server (each settled on the ledger); with it, the card payment rate is measured at each step.")
     var cards: String?
 
@@ -90,6 +93,8 @@ struct ScaleBench: AsyncParsableCommand {
         var cardP99 = 0.0
         var readRate = 0.0
         var readP99 = 0.0
+        /// Each round's GET rate, in the order measured (the row's rate is their median).
+        var readRoundRates: [Double] = []
         var historyP99 = 0.0
         var databaseBytes = 0
         /// The share of the ledger's SQLite file in the kernel's page cache as the commits and
@@ -109,6 +114,7 @@ struct ScaleBench: AsyncParsableCommand {
         guard accountSteps.first! > Self.senders else { throw CommandFailure("the first step needs more than \(Self.senders) accounts (the senders, and some to pay)") }
         guard transactions > 0 else { throw CommandFailure("--transactions must be positive") }
         guard requests >= 0 else { throw CommandFailure("--requests must not be negative") }
+        guard readRounds > 0 else { throw CommandFailure("--read-rounds must be positive") }
         let cardSteps = try cards.map { try Self.steps($0, "--cards") }
         guard cardSteps == nil || (cardSteps!.count == accountSteps.count && requests > 0) else {
             throw CommandFailure("--cards needs one step per --accounts step, and --requests above 0")
@@ -203,8 +209,11 @@ struct ScaleBench: AsyncParsableCommand {
                     let submit = try await Self.submit(
                         requests, from: senders, sequences: { sequences[$0]! }, accounts: filledAccounts, port: server.port, rng: &rng)
                     (row.submitRate, row.submitP99) = (submit.rate, submit.p99)
-                    let read = try await Self.read(requests, accounts: filledAccounts, port: server.port, rng: &rng)
-                    (row.readRate, row.readP99) = (read.rate, read.p99)
+                    var rounds: [(rate: Double, p99: Double)] = []
+                    for _ in 0..<readRounds { rounds.append(try await Self.read(requests, accounts: filledAccounts, port: server.port, rng: &rng)) }
+                    let median = Self.median(rounds)
+                    (row.readRate, row.readP99) = (median.rate, median.p99)
+                    row.readRoundRates = rounds.map(\.rate)
                     if let cardSteps {
                         let step = rows.count
                         if merchantKey == nil { merchantKey = try await Self.merchant(dataDirectory: dataDirectory, port: server.port) }
@@ -255,14 +264,20 @@ struct ScaleBench: AsyncParsableCommand {
         await offThePool { PageCache.residentShare(path) }
     }
 
+    /// The round of median rate (the lower middle one of an even count), with its p99.
+    static func median(_ rounds: [(rate: Double, p99: Double)]) -> (rate: Double, p99: Double) {
+        rounds.sorted { $0.rate < $1.rate }[(rounds.count - 1) / 2]
+    }
+
     static func line(_ row: Row) -> String {
+        let reads = row.readRoundRates.count < 2 ? "" : " | GET rounds: " + row.readRoundRates.map { String(format: "%.0f", $0) }.joined(separator: ", ")
         let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
         let cached = [row.cachedAtCommits, row.cachedAtPosts].compactMap { $0 }.map { String(format: "%.0f%%", $0 * 100) }
         let cache = cached.isEmpty ? "" : " | ledger file in the page cache at commits, POSTs: " + cached.joined(separator: ", ")
         return "\(row.accounts) accounts, \(row.trustLines) trustlines, \(row.payments) payments" + String(format: " | %.2f | %.0f (%.0f, %.0f) | %.0f (%.1f) | %.2f | %.0f (%.1f) | %.0f (%.1f) | %.0f | %.2f | %.0f",
                row.load.seconds, Double(row.load.residentBytes) / 1_048_576, row.load.accountBytes,
                row.load.trustLineBytes, row.commitRate, row.commitP99, row.serveSeconds, row.submitRate, row.submitP99, row.readRate, row.readP99,
-               Double(row.serveResidentBytes) / 1_048_576, row.historyP99, Double(row.databaseBytes) / 1_048_576) + cards + cache
+               Double(row.serveResidentBytes) / 1_048_576, row.historyP99, Double(row.databaseBytes) / 1_048_576) + cards + cache + reads
     }
 
     /// `count` history payments from the senders in turn to random accounts, signed on every

@@ -180,9 +180,14 @@ struct CLITests {
         let csv = temporary.file("scale.csv"), svg = temporary.file("scale.svg")
         let result = try Tender.run([
             "bench", "scale", "--accounts", "1100,1500", "--payments", "200,300", "--transactions", "300", "--requests", "600",
-            "--cards", "700,1400", "--directory", temporary.path, "--csv", csv, "--svg", svg,
+            "--read-rounds", "3", "--cards", "700,1400", "--directory", temporary.path, "--csv", csv, "--svg", svg,
         ])
         #expect(result.status == 0, "\(result.stderr)")
+        // Each step's GET rounds printed, the row's rate their median.
+        let printedRounds = result.stdout.split(separator: "\n").compactMap { line in
+            line.range(of: "GET rounds: ").map { line[$0.upperBound...].split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+        }
+        #expect(printedRounds.map(\.count) == [3, 3], "\(result.stdout)")
         let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",") }
         #expect(rows.first?.first == "accounts" && rows.count == 3)
         // Each step at its size (every second bulk account with a trustline), a new process's
@@ -190,8 +195,9 @@ struct CLITests {
         #expect(rows.dropFirst().map { "\($0[0]),\($0[2])" } == ["1100,200", "1500,300"])
         #expect(rows.dropFirst().map { (Int($0[1]) ?? 0) >= (Int($0[0])! - 1000) / 2 } == [true, true])
         let header = rows[0].map(String.init)
-        for row in rows.dropFirst() {
+        for (row, rounds) in zip(rows.dropFirst(), printedRounds) {
             let value = { (name: String) in Double(row[header.firstIndex(of: name)!]) ?? -1 }
+            #expect(abs(value("gets_per_second") - rounds.sorted()[1]) <= 1, "\(row) \(rounds)")
             #expect(value("load_seconds") >= 0 && value("resident_bytes") > 1_000_000 && value("bytes_per_account") > 0, "\(row)")
             #expect(value("bytes_per_trustline") > 0 && value("commits_per_second") > 0 && value("serve_start_seconds") > 0, "\(row)")
             #expect(value("posts_per_second") > 0 && value("gets_per_second") > 0 && value("serve_resident_bytes") > 1_000_000, "\(row)")
@@ -214,6 +220,7 @@ struct CLITests {
         // The steps must ascend, and the first must hold more than the senders.
         #expect(try Tender.run(["bench", "scale", "--accounts", "5000,2000", "--payments", "1,2"]).stderr.contains("ascending"))
         #expect(try Tender.run(["bench", "scale", "--accounts", "1000", "--payments", "1"]).stderr.contains("more than 1000 accounts"))
+        #expect(try Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--read-rounds", "0"]).stderr.contains("--read-rounds must be positive"))
         #expect(try Tender.run(["bench", "load", "--database", temporary.file("none.sqlite")]).status != 0)
     }
 

@@ -1,0 +1,195 @@
+/// Where a JSON document is written as it is walked, key by key and value by value: straight
+/// into compact UTF-8 bytes (``JSONBytesWriter``, the API's hot path), or into a ``JSONValue``
+/// tree (``JSONTreeWriter``) for a caller that reads fields back. One rendering written against
+/// this protocol gives both, with the same keys in the same order.
+///
+/// Inside an object each value follows its key (``key(_:)``); inside an array values follow
+/// one another. The writers do not check that the calls nest: the renderer's shape does.
+public protocol JSONWriter {
+    mutating func beginObject()
+    mutating func endObject()
+    mutating func beginArray()
+    mutating func endArray()
+    mutating func key(_ key: String)
+    mutating func string(_ value: String)
+    /// The string of `head`, `middle` and `tail` in turn, without joining them first (a link:
+    /// the server's base, a path, a template).
+    mutating func string(_ head: String, _ middle: String, _ tail: String)
+    mutating func number(_ value: Int64)
+    mutating func bool(_ value: Bool)
+    /// A value already built as a tree.
+    mutating func value(_ value: JSONValue)
+}
+
+extension JSONWriter {
+    public mutating func field(_ key: String, _ value: String) {
+        self.key(key)
+        string(value)
+    }
+
+    public mutating func field(_ key: String, _ value: Int64) {
+        self.key(key)
+        number(value)
+    }
+
+    public mutating func field(_ key: String, _ value: Bool) {
+        self.key(key)
+        bool(value)
+    }
+
+    public mutating func field(_ key: String, _ value: JSONValue) {
+        self.key(key)
+        self.value(value)
+    }
+
+    /// Each of `fields` in turn, in the object being written.
+    public mutating func fields(_ fields: [(String, JSONValue)]) {
+        for (key, value) in fields { field(key, value) }
+    }
+
+    /// An object whose fields `body` writes.
+    public mutating func object(_ body: (inout Self) -> Void) {
+        beginObject()
+        body(&self)
+        endObject()
+    }
+
+    /// An array whose values `body` writes.
+    public mutating func array(_ body: (inout Self) -> Void) {
+        beginArray()
+        body(&self)
+        endArray()
+    }
+}
+
+/// Compact UTF-8 bytes, written into one buffer as the calls come: the same bytes as
+/// ``JSONValue/compactBytes()`` of the tree the same calls build.
+public struct JSONBytesWriter: JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+    /// Whether the container being written holds a value yet (a comma goes before the next).
+    private var needsComma = false
+
+    public init(capacity: Int = 1024) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma = false
+    }
+
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    public mutating func key(_ key: String) {
+        separate()
+        JSONValue.appendQuoted(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        // The value after a key takes no comma.
+        needsComma = false
+    }
+
+    public mutating func string(_ value: String) {
+        separate()
+        JSONValue.appendQuoted(value, to: &bytes)
+        needsComma = true
+    }
+
+    public mutating func string(_ head: String, _ middle: String, _ tail: String) {
+        separate()
+        JSONValue.appendQuoted(head, middle, tail, to: &bytes)
+        needsComma = true
+    }
+
+    public mutating func number(_ value: Int64) {
+        separate()
+        JSONValue.appendDecimal(value, to: &bytes)
+        needsComma = true
+    }
+
+    public mutating func bool(_ value: Bool) {
+        separate()
+        bytes.append(contentsOf: value ? JSONValue.trueBytes : JSONValue.falseBytes)
+        needsComma = true
+    }
+
+    public mutating func value(_ value: JSONValue) {
+        separate()
+        value.writeCompact(to: &bytes)
+        needsComma = true
+    }
+}
+
+/// A ``JSONValue`` tree built from the calls: for renderings whose fields a caller reads back.
+public struct JSONTreeWriter: JSONWriter {
+    /// A container being written: an object's fields (and the key its next value takes) or an
+    /// array's values.
+    private struct Frame {
+        let isObject: Bool
+        var fields: [(String, JSONValue)] = []
+        var values: [JSONValue] = []
+        var key = ""
+    }
+
+    private var open: [Frame] = []
+    /// The document, once its outermost value is written.
+    public private(set) var result: JSONValue?
+
+    public init() {}
+
+    private mutating func add(_ value: JSONValue) {
+        guard !open.isEmpty else {
+            result = value
+            return
+        }
+        let last = open.count - 1
+        if open[last].isObject {
+            open[last].fields.append((open[last].key, value))
+        } else {
+            open[last].values.append(value)
+        }
+    }
+
+    public mutating func beginObject() { open.append(Frame(isObject: true)) }
+
+    public mutating func endObject() {
+        guard let frame = open.popLast(), frame.isObject else { preconditionFailure("endObject() outside an object") }
+        add(.object(frame.fields))
+    }
+
+    public mutating func beginArray() { open.append(Frame(isObject: false)) }
+
+    public mutating func endArray() {
+        guard let frame = open.popLast(), !frame.isObject else { preconditionFailure("endArray() outside an array") }
+        add(.array(frame.values))
+    }
+
+    public mutating func key(_ key: String) {
+        guard let last = open.indices.last, open[last].isObject else { preconditionFailure("key(_:) outside an object") }
+        open[last].key = key
+    }
+
+    public mutating func string(_ value: String) { add(.string(value)) }
+    public mutating func string(_ head: String, _ middle: String, _ tail: String) { add(.string(head + middle + tail)) }
+    public mutating func number(_ value: Int64) { add(.number(value)) }
+    public mutating func bool(_ value: Bool) { add(.bool(value)) }
+    public mutating func value(_ value: JSONValue) { add(value) }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Ledger
+import StellarBase
+import TenderJSON
+import Testing
+@testable import TenderServer
+
+/// `GET /accounts/{id}`'s answer written straight into bytes (``HorizonResources/accountBytes(_:)``)
+/// and the tree the console and the collections read (``HorizonResources/account(_:)``) come
+/// from one rendering through two ``JSONWriter``s: they must be the same document.
+@Suite("Account rendering")
+struct AccountRenderingTests {
+    let resources = HorizonResources(base: "http://h:8000", network: .standalone)
+
+    static func id(_ seed: UInt8) throws -> AccountID {
+        try KeyPair(seed: Array(repeating: seed, count: 32)).accountID
+    }
+
+    /// An account using every field the rendering shows: signers (one sponsored), trustlines
+    /// out of order (one sponsored, one clawback-enabled, a 12-character code), data whose name
+    /// needs escaping, a home domain, an inflation destination, liabilities and a sponsor.
+    static func richRecord() throws -> AccountRecord {
+        let holder = try id(1), issuer = try id(2), sponsor = try id(3)
+        var account = AccountEntry(accountID: holder, balance: 123_456_789_012, sequenceNumber: 42_949_672_961, lastModifiedLedger: 77)
+        account.numSubEntries = 6
+        account.flags = AccountFlags.authRequired | AccountFlags.authClawbackEnabled
+        account.thresholds = Thresholds(masterWeight: 2, low: 1, medium: 2, high: 3)
+        account.sequenceLedger = 70
+        account.sequenceTime = 1_700_000_000
+        account.inflationDestination = issuer
+        account.homeDomain = Array("example.com".utf8)
+        let signer = SignerKey.ed25519(try id(4).publicKey), other = SignerKey.hashX(Bytes32(Array(repeating: 7, count: 32)))
+        account.signers = [Signer(key: signer, weight: 5), Signer(key: other, weight: 1)]
+        account.signerSponsors = [signer: sponsor]
+        account.buyingLiabilities = 10
+        account.sellingLiabilities = 20
+        account.numSponsoring = 1
+        account.numSponsored = 2
+        account.sponsor = sponsor
+        var usd = TrustLineEntry(accountID: holder, asset: try Asset(code: "USD", issuer: issuer), balance: 5_000_000, limit: Int64.max, flags: TrustLineFlags.authorized, lastModifiedLedger: 60)
+        usd.sponsor = sponsor
+        let long = TrustLineEntry(accountID: holder, asset: try Asset(code: "LONGASSET12X", issuer: issuer), balance: 1, limit: 100,
+                                  flags: TrustLineFlags.authorized | TrustLineFlags.clawbackEnabled, lastModifiedLedger: 61)
+        let eur = TrustLineEntry(accountID: holder, asset: try Asset(code: "EUR", issuer: issuer), balance: 0, limit: 10_000_000, flags: 0, lastModifiedLedger: 62)
+        let data = [
+            DataEntry(accountID: holder, name: Array("name \"quoted\"\n".utf8), value: [0, 1, 2, 250], lastModifiedLedger: 63),
+            DataEntry(accountID: holder, name: Array("plain".utf8), value: Array("value".utf8), lastModifiedLedger: 64),
+        ]
+        return AccountRecord(account: account, trustLines: [usd, long, eur], data: data)
+    }
+
+    @Test func theBytesAreTheTreesCompactForm() throws {
+        for record in [try Self.richRecord(), AccountRecord(account: AccountEntry(accountID: try Self.id(5), balance: 1, sequenceNumber: 0, lastModifiedLedger: 1), trustLines: [], data: [])] {
+            let bytes = resources.accountBytes(record)
+            #expect(bytes == resources.account(record).compactBytes(), "\(String(decoding: bytes, as: UTF8.self))")
+            // And it is JSON.
+            #expect(try JSONSerialization.jsonObject(with: Data(bytes)) is [String: Any])
+        }
+    }
+
+    /// The document's fields as Horizon gives them, read back from the bytes.
+    @Test func theBytesSayWhatHorizonSays() throws {
+        let record = try Self.richRecord()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(resources.accountBytes(record))) as? [String: Any])
+        let id = try Self.id(1).strKey
+        #expect(object["id"] as? String == id && object["account_id"] as? String == id && object["paging_token"] as? String == id)
+        #expect(object["sequence"] as? String == "42949672961")
+        #expect(object["sequence_time"] as? String == "1700000000")
+        #expect(object["home_domain"] as? String == "example.com")
+        #expect(object["sponsor"] as? String == (try Self.id(3).strKey))
+        let links = try #require(object["_links"] as? [String: [String: Any]])
+        #expect(links["self"]?["href"] as? String == "http://h:8000/accounts/\(id)")
+        #expect(links["self"]?["templated"] == nil)
+        #expect(links["payments"]?["href"] as? String == "http://h:8000/accounts/\(id)/payments{?cursor,limit,order}")
+        #expect(links["payments"]?["templated"] as? Bool == true)
+        #expect(links["data"]?["href"] as? String == "http://h:8000/accounts/\(id)/data/{key}")
+        let balances = try #require(object["balances"] as? [[String: Any]])
+        // Issued assets by their description (code, then issuer), XLM last.
+        #expect(balances.map { $0["asset_code"] as? String ?? "native" } == ["EUR", "LONGASSET12X", "USD", "native"])
+        #expect(balances[1]["asset_type"] as? String == "credit_alphanum12" && balances[1]["is_clawback_enabled"] as? Bool == true)
+        #expect(balances[2]["sponsor"] as? String == (try Self.id(3).strKey) && balances[2]["limit"] as? String == "922337203685.4775807")
+        #expect(balances[0]["is_authorized"] as? Bool == false && balances[0]["sponsor"] == nil)
+        #expect(balances[3]["balance"] as? String == "12345.6789012" && balances[3]["selling_liabilities"] as? String == "0.0000020")
+        let signers = try #require(object["signers"] as? [[String: Any]])
+        #expect(signers.map { $0["weight"] as? Int } == [5, 1, 2])
+        #expect(signers.last?["key"] as? String == id && signers.last?["type"] as? String == "ed25519_public_key")
+        #expect(signers[0]["sponsor"] as? String == (try Self.id(3).strKey) && signers[1]["sponsor"] == nil)
+        let data = try #require(object["data"] as? [String: String])
+        #expect(data == ["name \"quoted\"\n": "AAEC+g==", "plain": "dmFsdWU="])
+        let flags = try #require(object["flags"] as? [String: Bool])
+        #expect(flags == ["auth_required": true, "auth_revocable": false, "auth_immutable": false, "auth_clawback_enabled": true])
+        let thresholds = try #require(object["thresholds"] as? [String: Int])
+        #expect(thresholds == ["low_threshold": 1, "med_threshold": 2, "high_threshold": 3])
+    }
+
+    /// The two writers on their own: nesting, empty containers, escaping in keys and values,
+    /// a string in three parts, numbers at their limits, a tree spliced in.
+    @Test func theWritersAgree() throws {
+        func write<Writer: JSONWriter>(_ writer: inout Writer) {
+            writer.object { writer in
+                writer.field("a\"b", "x\\y\u{1}")
+                writer.key("empty object")
+                writer.object { _ in }
+                writer.key("empty array")
+                writer.array { _ in }
+                writer.key("nested")
+                writer.array { writer in
+                    writer.number(Int64.min)
+                    writer.number(Int64.max)
+                    writer.bool(true)
+                    writer.array { writer in writer.string("one", "\n", "three") }
+                    writer.object { writer in writer.field("k", false) }
+                    writer.value(.object([("t", .null), ("u", .unsigned(UInt64.max))]))
+                }
+                writer.field("last", Int64(0))
+            }
+        }
+        var bytes = JSONBytesWriter()
+        write(&bytes)
+        var tree = JSONTreeWriter()
+        write(&tree)
+        let expected = #"{"a\"b":"x\\y\u0001","empty object":{},"empty array":[],"nested":[-9223372036854775808,9223372036854775807,true,["one\nthree"],{"k":false},{"t":null,"u":18446744073709551615}],"last":0}"#
+        #expect(String(decoding: bytes.bytes, as: UTF8.self) == expected)
+        #expect(String(decoding: try #require(tree.result).compactBytes(), as: UTF8.self) == expected)
+    }
+}
