@@ -117,7 +117,7 @@ public enum JSONValue: Sendable {
     private static func appendEscaped(_ text: String, to out: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes in
-            if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            if !needsEscaping(bytes) {
                 out.append(contentsOf: bytes)
                 return
             }
@@ -135,6 +135,26 @@ public enum JSONValue: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether `bytes` hold a quote, a backslash or a control character: eight bytes at a time
+    /// (a byte is one of them when a word tests zero in its place), the rest one by one. The
+    /// word test can flag a byte that is none of them (only above one that is), never miss
+    /// one; a flagged word sends the caller to the byte-by-byte escaping, which is exact.
+    static func needsEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        func hasZeroByte(_ word: UInt64) -> Bool {
+            (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0
+        }
+        let raw = UnsafeRawBufferPointer(bytes)
+        var offset = 0
+        while offset + 8 <= raw.count {
+            let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            if hasZeroByte(word & 0xE0E0_E0E0_E0E0_E0E0) || hasZeroByte(word ^ 0x2222_2222_2222_2222) || hasZeroByte(word ^ 0x5C5C_5C5C_5C5C_5C5C) {
+                return true
+            }
+            offset += 8
+        }
+        return bytes[offset...].contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
     }
 
     public static func quote(_ text: String) -> String {

@@ -1,5 +1,5 @@
 import Testing
-import StellarBase
+@testable import StellarBase
 import TenderTesting
 
 @Suite("Key pairs and StrKey, against stellar-sdk vectors")
@@ -190,5 +190,36 @@ struct AccountIDHashingTests {
         // Keys that differ only in the words the hash skips still stay distinct.
         let a = AccountID(publicKey: Bytes32(w0: 1, w1: 2, w2: 3, w3: 4)), b = AccountID(publicKey: Bytes32(w0: 1, w1: 9, w2: 3, w3: 4))
         #expect(Set([a, b]).count == 2)
+    }
+}
+
+/// StrKey's checksum, a byte at a time through a table, against the standard's check value and
+/// the bit-by-bit definition.
+@Suite("StrKey's checksum")
+struct StrKeyChecksumTests {
+    /// CRC-16/XMODEM bit by bit: polynomial 0x1021, initial value 0, no reflection.
+    static func bitwise(_ bytes: [UInt8]) -> UInt16 {
+        var crc: UInt16 = 0
+        for byte in bytes {
+            crc ^= UInt16(byte) << 8
+            for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
+        }
+        return crc
+    }
+
+    @Test func theTableGivesTheDefinitionsChecksum() {
+        // The catalogue's check value for CRC-16/XMODEM.
+        #expect(StrKey.crc16XModem(Array("123456789".utf8)) == 0x31C3)
+        #expect(StrKey.crc16XModem([]) == 0)
+        // Every byte value alone, and random inputs of every length up to 70.
+        for value in 0...255 { #expect(StrKey.crc16XModem([UInt8(value)]) == Self.bitwise([UInt8(value)])) }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for length in 0...70 {
+            let bytes = (0..<length).map { _ -> UInt8 in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 56)
+            }
+            #expect(StrKey.crc16XModem(bytes) == Self.bitwise(bytes), "\(bytes)")
+        }
     }
 }

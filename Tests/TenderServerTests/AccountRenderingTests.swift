@@ -1,7 +1,7 @@
 import Foundation
 import Ledger
 import StellarBase
-import TenderJSON
+@testable import TenderJSON
 import Testing
 @testable import TenderServer
 
@@ -122,5 +122,44 @@ struct AccountRenderingTests {
         let expected = #"{"a\"b":"x\\y\u0001","empty object":{},"empty array":[],"nested":[-9223372036854775808,9223372036854775807,true,["one\nthree"],{"k":false},{"t":null,"u":18446744073709551615}],"last":0}"#
         #expect(String(decoding: bytes.bytes, as: UTF8.self) == expected)
         #expect(String(decoding: try #require(tree.result).compactBytes(), as: UTF8.self) == expected)
+    }
+}
+
+/// JSON strings' escaping: the word-at-a-time test for what needs escaping, against the byte
+/// by byte one, with each special byte at every place of strings crossing word boundaries.
+@Suite("JSON string escaping")
+struct JSONEscapingTests {
+    static func needsEscapingBytewise(_ bytes: [UInt8]) -> Bool {
+        bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+    }
+
+    @Test func theWordTestFindsEverySpecialByteAndOnlyThem() {
+        for length in 0...20 {
+            // Plain text (ASCII and UTF-8 continuation bytes) with one byte of each value in turn at each place.
+            let plain: [UInt8] = (0..<length).map { (index: Int) -> UInt8 in index % 2 == 0 ? UInt8(0x61 + index % 26) : UInt8(0xC3 + index % 3) }
+            #expect(plain.withUnsafeBufferPointer { JSONValue.needsEscaping($0) } == false)
+            for place in 0..<length {
+                for value in 0...255 {
+                    var bytes = plain
+                    bytes[place] = UInt8(value)
+                    let expected = Self.needsEscapingBytewise(bytes)
+                    // A word the test flags goes to the exact escaping, so a false alarm only costs time;
+                    // a miss would send a quote or a control character out unescaped.
+                    let found = bytes.withUnsafeBufferPointer { JSONValue.needsEscaping($0) }
+                    #expect(!expected || found, "length \(length), byte \(value) at \(place)")
+                    // With a single special byte among plain text, no false alarms either.
+                    #expect(expected || !found, "length \(length), byte \(value) at \(place)")
+                }
+            }
+        }
+    }
+
+    @Test func escapedStringsAreValidJSON() throws {
+        for value in 0...0x7F {
+            let text = "abcdefgh" + String(UnicodeScalar(UInt8(value))) + "ijklmnop é"
+            let bytes = JSONValue.array([.string(text)]).compactBytes()
+            let parsed = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String]
+            #expect(parsed == [text], "\(value)")
+        }
     }
 }

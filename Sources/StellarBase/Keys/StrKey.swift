@@ -121,15 +121,21 @@ public enum StrKey {
         }
     }
 
-    /// CRC-16/XMODEM: polynomial 0x1021, initial value 0.
+    /// CRC-16/XMODEM: polynomial 0x1021, initial value 0; a byte at a time through a table
+    /// (every StrKey read or written pays it: eight shifts a byte were about 2.6% of the
+    /// server's samples answering `GET /accounts/{id}` at ten million accounts).
     static func crc16XModem(_ bytes: [UInt8]) -> UInt16 {
         var crc: UInt16 = 0
         for byte in bytes {
-            crc ^= UInt16(byte) << 8
-            for _ in 0..<8 {
-                crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1
-            }
+            crc = (crc << 8) ^ crcTable[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ byte)]
         }
+        return crc
+    }
+
+    /// The CRC of each byte value as the top byte of a register of zeros.
+    private static let crcTable: [UInt16] = (0..<256).map { value in
+        var crc = UInt16(value) << 8
+        for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x1021 : crc << 1 }
         return crc
     }
 
