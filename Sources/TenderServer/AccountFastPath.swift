@@ -23,7 +23,7 @@ import StellarBase
 /// through untouched: an account memory cannot answer for now (the writer is changing the
 /// state, the account's ledger is still being committed, it has subentries memory does not
 /// render, or no such account), an address not in its canonical `G...` form, a query string, a browser's `Origin` (it needs CORS headers), a
-/// `Connection` header, HTTP/1.0, any other method or path, and any request while an earlier
+/// `Connection` header other than `keep-alive`, HTTP/1.0, any other method or path, and any request while an earlier
 /// one on the connection is still being answered by the application (answers keep the order of
 /// requests).
 final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
@@ -51,8 +51,7 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var passedOn = 0
     /// The rest of a request answered here (its body and end) is dropped.
     private var dropping = false
-    private var dateSecond = -1
-    private var dateText = ""
+    private var date = HTTPDateHeader()
 
     init(cache: AccountCache, memory: Memory? = nil, metrics: ServerMetrics, serverName: String, defaultAuthority: String) {
         self.cache = cache
@@ -89,7 +88,7 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// The answer to `request`, when it is one this path may answer: cached, or from memory.
     private func answer(_ request: HTTPRequestHead) -> ByteBuffer? {
         guard request.method == .GET, request.version == .http1_1,
-              !request.headers.contains(name: "origin"), !request.headers.contains(name: "connection"),
+              !request.headers.contains(name: "origin"), request.headers.asksOnlyToKeepAlive,
               let address = AccountCache.address(inPath: request.uri) else { return nil }
         let hosts = request.headers["host"]
         guard hosts.count <= 1 else { return nil }
@@ -108,26 +107,11 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func write(_ body: ByteBuffer, context: ChannelHandlerContext) {
         let headers = HTTPHeaders([
-            ("Content-Type", contentType), ("Content-Length", String(body.readableBytes)), ("Date", date()), ("Server", serverName),
+            ("Content-Type", contentType), ("Content-Length", String(body.readableBytes)), ("Date", date.now()), ("Server", serverName),
         ])
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-    }
-
-    /// The `Date` header (RFC 9110's IMF-fixdate), made again once a second.
-    private func date() -> String {
-        var now = time(nil)
-        guard Int(now) != dateSecond else { return dateText }
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        dateText = "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
-        dateSecond = Int(now)
-        return dateText
     }
 }
 

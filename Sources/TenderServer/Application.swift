@@ -182,13 +182,18 @@ struct ReadParts {
         return AnyResponder { try await responder.respond(to: $0, context: $1) }
     }
 
-    /// A new connection's ``AccountFastPath``: cached accounts answered in the pipeline.
-    func channelHandlers(_ configuration: TenderConfiguration) -> @Sendable () -> [any RemovableChannelHandler] {
+    /// A new connection's ``AccountFastPath`` (cached accounts answered in the pipeline) and,
+    /// on a server that writes the ledger, its ``TransactionFastPath``.
+    func channelHandlers(_ configuration: TenderConfiguration, submission: TransactionFastPath.Submission? = nil) -> @Sendable () -> [any RemovableChannelHandler] {
         let (cache, metrics) = (accountCache, self.metrics)
         let horizon = self.horizon
         let memory = committedAccounts.map { AccountFastPath.Memory(accounts: $0, commits: horizon.commits, resources: horizon.resources(authority:)) }
         let authority = "\(configuration.host):\(configuration.port)"
-        return { [AccountFastPath(cache: cache, memory: memory, metrics: metrics, serverName: serverName, defaultAuthority: authority)] }
+        return {
+            let accounts = AccountFastPath(cache: cache, memory: memory, metrics: metrics, serverName: serverName, defaultAuthority: authority)
+            guard let submission else { return [accounts] }
+            return [accounts, TransactionFastPath(submission: submission, serverName: serverName, defaultAuthority: authority)]
+        }
     }
 
     /// `GET /`: Horizon's root document.
@@ -256,7 +261,7 @@ struct ReadParts {
 /// loop, the janitors, webhook deliveries). A single server is this; in a cluster, the leader.
 struct LeaderParts {
     let responder: AnyResponder
-    /// Handlers for each connection's pipeline: the account fast path.
+    /// Handlers for each connection's pipeline: the account and transaction fast paths.
     let channelHandlers: @Sendable () -> [any RemovableChannelHandler]
     let services: [any Service]
 
@@ -286,9 +291,10 @@ struct LeaderParts {
             writer: reading == nil ? writer : nil)
         let router = reads.router
         let horizon = reads.horizon
-        TransactionRoutes(
+        let transactions = TransactionRoutes(
             writer: writer, horizon: horizon, history: store,
-            deadlines: SubmissionDeadlines(timeout: configuration.submissionTimeout, clock: clock)).register(on: router)
+            deadlines: SubmissionDeadlines(timeout: configuration.submissionTimeout, clock: clock))
+        transactions.register(on: router)
         let local = LocalNetworkRoutes(horizon: horizon, writer: writer, anchor: anchor)
         local.register(on: router)
         // The server is its store's only writer (in a cluster, the leader is), so what it has
@@ -330,7 +336,8 @@ struct LeaderParts {
         let base = advertised ?? "http://\(configuration.host):\(configuration.port)"
         return LeaderParts(
             responder: reads.responder(),
-            channelHandlers: reads.channelHandlers(configuration),
+            channelHandlers: reads.channelHandlers(configuration, submission: TransactionFastPath.Submission(
+                routes: transactions, resources: horizon.resources(authority:), metrics: metrics, logger: logger)),
             services: [
                 LedgerWriterService(writer: writer),
                 GatewayJanitor(service: gateway, base: base, clock: clock, interval: .seconds(1), logger: logger),

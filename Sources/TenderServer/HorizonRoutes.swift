@@ -496,7 +496,8 @@ struct HorizonRoutes: Sendable {
         Response(status: status, headers: Self.jsonHeaders, body: ResponseBody(byteBuffer: body))
     }
 
-    static let jsonHeaders: HTTPFields = [.contentType: "application/hal+json; charset=utf-8"]
+    static let jsonContentType = "application/hal+json; charset=utf-8"
+    static let jsonHeaders: HTTPFields = [.contentType: jsonContentType]
 
     /// A collection: a HAL page, or with `Accept: text/event-stream` a stream of its records
     /// from `cursor` on.

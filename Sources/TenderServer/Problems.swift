@@ -94,15 +94,22 @@ struct Problem: Sendable {
         return .object(fields)
     }
 
+    static let contentType = "application/problem+json; charset=utf-8"
+
     func response() -> Response {
         Response(
-            status: .init(code: status), headers: [.contentType: "application/problem+json; charset=utf-8"],
+            status: .init(code: status), headers: [.contentType: Self.contentType],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: json.compactBytes())))
     }
 
     /// The problem to answer for any error a handler threw: its own problem, Hummingbird's
     /// refusals mapped to Horizon's, and anything else a 500 that is logged with the request.
     static func answering(_ error: any Error, to request: Request, logger: Logger) -> Problem {
+        answering(error, method: request.method.rawValue, path: request.uri.path, logger: logger)
+    }
+
+    /// ``answering(_:to:logger:)`` for a request answered before it became a `Request` (in the pipeline).
+    static func answering(_ error: any Error, method: String, path: String, logger: Logger) -> Problem {
         switch error {
         case let error as ProblemError:
             return error.problem
@@ -111,7 +118,7 @@ struct Problem: Sendable {
                 type: "https://stellar.org/horizon-errors/service_unavailable", title: "Service Unavailable", status: 503,
                 detail: error.message, extras: nil)
         case let error as LedgerWriterError:
-            logger.error("submission refused by the ledger writer", metadata: ["http.path": "\(request.uri.path)", "error": "\(error)"])
+            logger.error("submission refused by the ledger writer", metadata: ["http.path": "\(path)", "error": "\(error)"])
             return .unavailable
         case let error as HTTPError:
             switch error.status {
@@ -128,7 +135,7 @@ struct Problem: Sendable {
             break
         }
         logger.error("request failed", metadata: [
-            "http.method": "\(request.method)", "http.path": "\(request.uri.path)", "error": "\(String(reflecting: error))",
+            "http.method": "\(method)", "http.path": "\(path)", "error": "\(String(reflecting: error))",
         ])
         return .serverError
     }

@@ -20,6 +20,9 @@ struct ServerMetrics: Sendable {
     /// at every answer).
     private let earlyAccountCount: Metrics.Counter
     private let earlyAccountTime: Metrics.Timer
+    /// `POST /transactions` answered before the router (``TransactionFastPath``) with its usual
+    /// statuses (200, 400, 504), made once.
+    private let earlySubmissions: [Int: (count: Metrics.Counter, time: Metrics.Timer)]
 
     init() {
         registry = PrometheusCollectorRegistry()
@@ -36,6 +39,12 @@ struct ServerMetrics: Sendable {
         let dimensions = Self.dimensions(route: AccountCache.route, method: .get, status: 200)
         earlyAccountCount = Counter(label: "tender_http_requests_total", dimensions: dimensions, factory: factory)
         earlyAccountTime = Timer(label: "tender_http_request_duration_seconds", dimensions: dimensions, factory: factory)
+        earlySubmissions = Dictionary(uniqueKeysWithValues: [200, 400, 504].map { status in
+            let dimensions = Self.dimensions(route: TransactionFastPath.route, method: .post, status: status)
+            return (status, (
+                Counter(label: "tender_http_requests_total", dimensions: dimensions, factory: factory),
+                Timer(label: "tender_http_request_duration_seconds", dimensions: dimensions, factory: factory)))
+        })
     }
 
     private static func dimensions(route: String, method: HTTPRequest.Method, status: Int) -> [(String, String)] {
@@ -46,6 +55,15 @@ struct ServerMetrics: Sendable {
     func accountAnsweredEarly(duration: Duration) {
         earlyAccountCount.increment()
         earlyAccountTime.record(duration: duration)
+    }
+
+    /// ``record(route:method:status:duration:)`` for a submission answered before the router.
+    func transactionAnsweredEarly(status: Int, duration: Duration) {
+        guard let metrics = earlySubmissions[status] else {
+            return record(route: TransactionFastPath.route, method: .post, status: status, duration: duration)
+        }
+        metrics.count.increment()
+        metrics.time.record(duration: duration)
     }
 
     /// Counts one answered request and records how long it took.

@@ -79,11 +79,17 @@ struct TransactionRoutes: Sendable {
     /// Reads the `tx` field of a submission (form or multipart, at most ``maxBodyBytes``).
     static func envelope(of request: Request) async -> Submitted {
         var request = request
-        guard let body = try? await request.collectBody(upTo: maxBodyBytes) else {
+        let body = try? await request.collectBody(upTo: maxBodyBytes)
+        return envelope(of: body, contentType: request.headers[.contentType])
+    }
+
+    /// The `tx` field of a submission's body (nil when it was larger than ``maxBodyBytes``).
+    static func envelope(of body: ByteBuffer?, contentType: String?) -> Submitted {
+        guard let body else {
             // Never 413: the SDKs retry it.
             return .refused(Problem.badRequest("the request body is larger than \(maxBodyBytes) bytes", field: "tx"))
         }
-        guard let tx = transactionField(body: body, contentType: request.headers[.contentType]), !tx.isEmpty else {
+        guard let tx = transactionField(body: body, contentType: contentType), !tx.isEmpty else {
             return .refused(Problem.badRequest("the form field tx (a base64 transaction envelope) is missing", field: "tx"))
         }
         do {
@@ -94,23 +100,50 @@ struct TransactionRoutes: Sendable {
     }
 
     private func submit(_ request: Request, context: BasicRequestContext) async throws -> Response {
+        var request = request
+        let body = try? await request.collectBody(upTo: Self.maxBodyBytes)
+        let answer = try await answer(body: body, contentType: request.headers[.contentType], resources: horizon.resources(for: request))
+        return Response(status: .init(code: answer.status), headers: [.contentType: answer.contentType], body: ResponseBody(byteBuffer: answer.body))
+    }
+
+    /// An answer to `POST /transactions`, as the route and the pipeline's ``TransactionFastPath`` write it.
+    struct Answer: Sendable {
+        let status: Int
+        let contentType: String
+        let body: ByteBuffer
+
+        init(status: Int = 200, contentType: String = HorizonRoutes.jsonContentType, body: ByteBuffer) {
+            (self.status, self.contentType, self.body) = (status, contentType, body)
+        }
+
+        init(_ problem: Problem) {
+            self.init(status: problem.status, contentType: Problem.contentType, body: ByteBuffer(bytes: problem.json.compactBytes()))
+        }
+    }
+
+    /// Submits the envelope in a request's body and answers as Horizon does: once its ledger is
+    /// committed, the transaction resource (200) or the failure with its result codes (400); a
+    /// 400 for a body without a readable envelope (nil: larger than ``maxBodyBytes``); a 504 with
+    /// the hash when `deadlines` pass first (the transaction goes on).
+    /// - Throws: ``LedgerWriterError`` when the writer has stopped (``Problem/answering(_:method:path:logger:)`` answers it).
+    func answer(body: ByteBuffer?, contentType: String?, resources: HorizonResources) async throws -> Answer {
         let envelope: TransactionEnvelope, tx: String
-        switch await Self.envelope(of: request) {
+        switch Self.envelope(of: body, contentType: contentType) {
         case .envelope(let read, let text): (envelope, tx) = (read, text)
-        case .refused(let problem): return problem.response()
+        case .refused(let problem): return Answer(problem)
         }
         let submission = try await writer.submit(envelope, within: deadlines)
         guard let submission else {
             let hash = PreparedTransaction.prepare(envelope, network: writer.configuration.network).hash
-            return Problem.timeout(hash: hash.hex).response()
+            return Answer(Problem.timeout(hash: hash.hex))
         }
         switch submission {
         case .applied(let stored) where stored.result.isSuccess:
-            return try horizon.json(horizon.resources(for: request).transaction(stored))
+            return Answer(body: ByteBuffer(bytes: resources.transaction(stored).compactBytes()))
         case .applied(let stored):
-            return Problem.transactionFailed(envelope: tx, result: stored.result).response()
+            return Answer(Problem.transactionFailed(envelope: tx, result: stored.result))
         case .rejected(let result):
-            return Problem.transactionFailed(envelope: tx, result: result).response()
+            return Answer(Problem.transactionFailed(envelope: tx, result: result))
         }
     }
 }

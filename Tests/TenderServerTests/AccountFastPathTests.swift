@@ -165,6 +165,10 @@ struct AccountFastPathTests {
         #expect(head.headers["Server"] == ["Tender"])
         // The request never reaches the application.
         #expect(try channel.readInbound(as: HTTPServerRequestPart.self) == nil)
+        // `Connection: keep-alive` (Python's requests sends it) is HTTP/1.1's default: answered too.
+        try channel.writeInbound(get("/accounts/\(address)", ["Connection": "keep-alive"]))
+        try channel.writeInbound(HTTPServerRequestPart.end(nil))
+        #expect(try answer(channel)?.1 == body)
         // The date as HTTP writes it, and now.
         let date = try #require(head.headers.first(name: "Date"))
         let formatter = DateFormatter()
@@ -192,6 +196,7 @@ struct AccountFastPathTests {
         PassedOn(path: cached + "/payments"),
         PassedOn(path: cached, fields: ["Origin": "https://wallet.example"]),
         PassedOn(path: cached, fields: ["connection": "close"]),
+        PassedOn(path: cached, fields: ["connection": "keep-alive, upgrade"]),
         PassedOn(path: cached, fields: ["Host": "other"]),  // cached for host h only
         PassedOn(path: cached, fields: ["Host": "h", "host": "h"]),
         PassedOn(path: "http://h" + cached),  // absolute form: the application's

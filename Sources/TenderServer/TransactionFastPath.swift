@@ -1,0 +1,192 @@
+import Foundation
+import LedgerService
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Answers `POST /transactions` in the channel pipeline, right after HTTP/1's request decoder
+/// (as ``AccountFastPath`` answers accounts), with the route's own answer
+/// (``TransactionRoutes/answer(body:contentType:resources:)``): the body is gathered here, the
+/// submission runs in a task of its own, and the answer is written back on the connection's
+/// event loop.
+///
+/// Through the application, each submission crossed Hummingbird's conversion of the request
+/// into swift-http-types, its request body stream, the router and its middleware, and its
+/// response writer: about a tenth of the server's time per payment (issue 30, `perf` of
+/// `tender bench submit`). Everything else passes through untouched: any other method or path,
+/// a query string, multipart bodies, a browser's `Origin` (it needs CORS headers), a
+/// `Connection` header other than `keep-alive`, an `Expect` header, HTTP/1.0, and any request while an earlier one on the
+/// connection is still being answered by the application. Requests that arrive while a
+/// submission here is being answered wait, in order, and the connection reads no more until
+/// it is written (answers keep the order of requests).
+final class TransactionFastPath: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// What answers: the route, the resources for a request's authority, the metrics, the log.
+    struct Submission: Sendable {
+        let routes: TransactionRoutes
+        let resources: @Sendable (String) -> HorizonResources
+        let metrics: ServerMetrics
+        let logger: Logger
+    }
+
+    /// The route's name in the metrics, as the router names it.
+    static let route = "/transactions"
+
+    private enum State {
+        case idle
+        /// A submission's head was taken here: its body, nil once past the limit.
+        case gathering(authority: String, contentType: String?, body: ByteBuffer?, started: ContinuousClock.Instant)
+        /// Its answer is being made.
+        case answering
+    }
+
+    private let submission: Submission
+    private let serverName: String
+    private let defaultAuthority: String
+    private var state = State.idle
+    /// Requests passed on whose answer has not been written to its end.
+    private var passedOn = 0
+    /// Parts that arrived while a submission was answered here, in order.
+    private var waiting: [NIOAny] = []
+    /// A read asked for while answering, to ask for once the answer is written.
+    private var readHeld = false
+    private var date = HTTPDateHeader()
+
+    init(submission: Submission, serverName: String, defaultAuthority: String) {
+        self.submission = submission
+        self.serverName = serverName
+        self.defaultAuthority = defaultAuthority
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .answering = state {
+            waiting.append(data)
+            return
+        }
+        take(data, context: context)
+    }
+
+    private func take(_ data: NIOAny, context: ChannelHandlerContext) {
+        let part = unwrapInboundIn(data)
+        switch (state, part) {
+        case (.idle, .head(let head)):
+            if passedOn == 0, let authority = authority(ifTaken: head) {
+                state = .gathering(authority: authority, contentType: head.headers.first(name: "content-type"), body: ByteBuffer(), started: .now)
+                return
+            }
+            passedOn += 1
+            context.fireChannelRead(data)
+        case (.gathering(let authority, let contentType, var body, let started), .body(var chunk)):
+            state = .answering  // the body is held here alone while it grows
+            if let held = body, held.readableBytes + chunk.readableBytes <= TransactionRoutes.maxBodyBytes {
+                if held.readableBytes == 0 { body = chunk } else { body!.writeBuffer(&chunk) }
+            } else {
+                body = nil
+            }
+            state = .gathering(authority: authority, contentType: contentType, body: body, started: started)
+        case (.gathering(let authority, let contentType, let body, let started), .end):
+            state = .answering
+            answer(authority: authority, contentType: contentType, body: body, started: started, context: context)
+        default:
+            // The rest of a request passed on.
+            context.fireChannelRead(data)
+        }
+    }
+
+    /// The authority to link answers to, when `head` is a submission this path answers.
+    private func authority(ifTaken head: HTTPRequestHead) -> String? {
+        guard head.method == .POST, head.uri == Self.route, head.version == .http1_1,
+              !head.headers.contains(name: "origin"), head.headers.asksOnlyToKeepAlive, !head.headers.contains(name: "expect") else { return nil }
+        if let type = head.headers.first(name: "content-type"), type.lowercased().hasPrefix("multipart/") { return nil }
+        let hosts = head.headers["host"]
+        guard hosts.count <= 1 else { return nil }
+        return hosts.first ?? defaultAuthority
+    }
+
+    private func answer(authority: String, contentType: String?, body: ByteBuffer?, started: ContinuousClock.Instant, context: ChannelHandlerContext) {
+        let submission = self.submission
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        Task {
+            let answer: TransactionRoutes.Answer
+            do {
+                answer = try await submission.routes.answer(body: body, contentType: contentType, resources: submission.resources(authority))
+            } catch {
+                answer = TransactionRoutes.Answer(Problem.answering(error, method: "POST", path: "/transactions", logger: submission.logger))
+            }
+            bound.eventLoop.execute {
+                bound.value.handler.write(answer, started: started, context: bound.value.context)
+            }
+        }
+    }
+
+    private func write(_ answer: TransactionRoutes.Answer, started: ContinuousClock.Instant, context: ChannelHandlerContext) {
+        let headers = HTTPHeaders([
+            ("Content-Type", answer.contentType), ("Content-Length", String(answer.body.readableBytes)),
+            ("Date", date.now()), ("Server", serverName),
+        ])
+        let status = HTTPResponseStatus(statusCode: answer.status)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        submission.metrics.transactionAnsweredEarly(status: answer.status, duration: ContinuousClock.now - started)
+        state = .idle
+        // What arrived meanwhile, in order, until one of it is a submission answered here again.
+        while !waiting.isEmpty {
+            if case .answering = state { return }
+            take(waiting.removeFirst(), context: context)
+        }
+        if case .answering = state { return }
+        if readHeld {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if case .answering = state {
+            readHeld = true
+            return
+        }
+        context.read()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { passedOn = max(0, passedOn - 1) }
+        context.write(data, promise: promise)
+    }
+}
+
+extension HTTPHeaders {
+    /// No `Connection` header, or only `keep-alive` (what HTTP/1.1 does anyway, and what
+    /// Python's `requests` and Node's agents send with every request): an answer written by a
+    /// fast path needs no connection handling. Anything else (`close`, an upgrade) is the
+    /// application's.
+    var asksOnlyToKeepAlive: Bool {
+        self[canonicalForm: "connection"].allSatisfy { $0.lowercased() == "keep-alive" }
+    }
+}
+
+/// The `Date` header (RFC 9110's IMF-fixdate) of the answers a connection's handler writes
+/// itself, made again once a second.
+struct HTTPDateHeader {
+    private var second = -1
+    private var text = ""
+
+    mutating func now() -> String {
+        var now = time(nil)
+        guard Int(now) != second else { return text }
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        text = "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+        second = Int(now)
+        return text
+    }
+}
