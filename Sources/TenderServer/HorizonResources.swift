@@ -212,33 +212,61 @@ struct HorizonResources: Sendable {
 
     // MARK: Transactions
 
+    /// A transaction as Horizon's `GET /transactions/{hash}` gives it, as a tree (for callers
+    /// that read its fields back or place it in a collection).
     func transaction(_ stored: StoredTransaction) -> JSONValue {
+        var writer = JSONTreeWriter()
+        writeTransaction(stored, to: &writer)
+        return writer.result!
+    }
+
+    /// The same transaction as compact bytes, written straight without a tree: the answer of
+    /// every applied `POST /transactions` (issue 30).
+    func transactionBytes(_ stored: StoredTransaction) -> [UInt8] {
+        var writer = JSONBytesWriter(capacity: 2_048)
+        writeTransaction(stored, to: &writer)
+        return writer.bytes
+    }
+
+    func writeTransaction<Writer: JSONWriter>(_ stored: StoredTransaction, to writer: inout Writer) {
         let envelope = stored.envelope
         let tx = envelope.transaction
         let hash = stored.hash.hex
-        let path = "/transactions/\(hash)"
+        let path = "/transactions/" + hash
         let source = tx.sourceAccount
-        var fields: [(String, JSONValue)] = [
-            ("_links", .object([
-                ("self", link(path)),
-                ("account", link("/accounts/\(source.accountID.strKey)")),
-                ("ledger", link("/ledgers/\(stored.ledger)")),
-                ("operations", link(path + "/operations{?cursor,limit,order}", templated: true)),
-                ("effects", link(path + "/effects{?cursor,limit,order}", templated: true)),
-                ("precedes", link("/transactions?order=asc&cursor=\(stored.id)")),
-                ("succeeds", link("/transactions?order=desc&cursor=\(stored.id)")),
-                ("transaction", link(path)),
-            ])),
-            ("id", .string(hash)), ("paging_token", .string(String(stored.id))),
-            ("successful", .bool(stored.result.isSuccess)), ("hash", .string(hash)),
-            ("ledger", .number(Int64(stored.ledger))),
-            ("created_at", .string(Self.time(stored.closeTime))),
-            ("source_account", .string(source.accountID.strKey)),
-        ]
-        if case .muxed(let id, _) = source {
-            fields += [("account_muxed", .string(source.strKey)), ("account_muxed_id", .string(String(id)))]
+        let sourceID = source.accountID.strKey
+        writer.beginObject()
+        writer.key("_links")
+        writer.object { writer in
+            writer.key("self")
+            writeLink(path, to: &writer)
+            writer.key("account")
+            writeLink("/accounts/", sourceID, to: &writer)
+            writer.key("ledger")
+            writeLink("/ledgers/", String(stored.ledger), to: &writer)
+            writer.key("operations")
+            writeLink(path, "/operations{?cursor,limit,order}", templated: true, to: &writer)
+            writer.key("effects")
+            writeLink(path, "/effects{?cursor,limit,order}", templated: true, to: &writer)
+            writer.key("precedes")
+            writeLink("/transactions?order=asc&cursor=", String(stored.id), to: &writer)
+            writer.key("succeeds")
+            writeLink("/transactions?order=desc&cursor=", String(stored.id), to: &writer)
+            writer.key("transaction")
+            writeLink(path, to: &writer)
         }
-        fields.append(("source_account_sequence", .string(String(tx.sequenceNumber))))
+        writer.field("id", hash)
+        writer.field("paging_token", String(stored.id))
+        writer.field("successful", stored.result.isSuccess)
+        writer.field("hash", hash)
+        writer.field("ledger", Int64(stored.ledger))
+        writer.field("created_at", Self.time(stored.closeTime))
+        writer.field("source_account", sourceID)
+        if case .muxed(let id, _) = source {
+            writer.field("account_muxed", source.strKey)
+            writer.field("account_muxed_id", String(id))
+        }
+        writer.field("source_account_sequence", String(tx.sequenceNumber))
         let feeSource: MuxedAccount
         let maxFee: Int64
         if case .feeBump(let bump, _) = envelope {
@@ -248,32 +276,35 @@ struct HorizonResources: Sendable {
             feeSource = source
             maxFee = Int64(tx.fee)
         }
-        fields.append(("fee_account", .string(feeSource.accountID.strKey)))
+        writer.field("fee_account", feeSource.accountID.strKey)
         if case .muxed(let id, _) = feeSource {
-            fields += [("fee_account_muxed", .string(feeSource.strKey)), ("fee_account_muxed_id", .string(String(id)))]
+            writer.field("fee_account_muxed", feeSource.strKey)
+            writer.field("fee_account_muxed_id", String(id))
         }
-        fields += [
-            ("fee_charged", .string(String(stored.result.feeCharged))),
-            ("max_fee", .string(String(maxFee))),
-            ("operation_count", .number(Int64(tx.operations.count))),
-            ("envelope_xdr", .string(envelope.xdrBase64)),
-            ("result_xdr", .string(stored.result.xdrBase64)),
-            ("fee_meta_xdr", ""),
-            ("memo_type", .string(tx.memo.typeName)),
-        ]
+        writer.field("fee_charged", String(stored.result.feeCharged))
+        writer.field("max_fee", String(maxFee))
+        writer.field("operation_count", Int64(tx.operations.count))
+        writer.field("envelope_xdr", envelope.xdrBase64)
+        writer.field("result_xdr", stored.result.xdrBase64)
+        writer.field("fee_meta_xdr", "")
+        writer.field("memo_type", tx.memo.typeName)
         switch tx.memo {
         case .none: break
         case .text(let bytes):
-            fields += [("memo", .string(String(decoding: bytes, as: UTF8.self))), ("memo_bytes", .string(Base64.encode(bytes)))]
-        case .id(let id): fields.append(("memo", .string(String(id))))
-        case .hash(let hash), .return(let hash): fields.append(("memo", .string(Base64.encode(hash.bytes))))
+            writer.field("memo", String(decoding: bytes, as: UTF8.self))
+            writer.field("memo_bytes", Base64.encode(bytes))
+        case .id(let id): writer.field("memo", String(id))
+        case .hash(let hash), .return(let hash): writer.field("memo", Base64.encode(hash.bytes))
         }
-        fields.append(("signatures", .array(envelope.signatures.map { .string(Base64.encode($0.signature)) })))
+        writer.key("signatures")
+        writer.array { writer in
+            for signature in envelope.signatures { writer.string(Base64.encode(signature.signature)) }
+        }
         var preconditions: [(String, JSONValue)] = []
         if let bounds = tx.preconditions.timeBounds {
             preconditions.append(("timebounds", .object([("min_time", .string(String(bounds.minTime))), ("max_time", .string(String(bounds.maxTime)))])))
-            fields.append(("valid_after", .string(Self.time(bounds.minTime))))
-            if bounds.maxTime > 0 { fields.append(("valid_before", .string(Self.time(bounds.maxTime)))) }
+            writer.field("valid_after", Self.time(bounds.minTime))
+            if bounds.maxTime > 0 { writer.field("valid_before", Self.time(bounds.maxTime)) }
         }
         if case .v2(let v2) = tx.preconditions {
             if let ledgers = v2.ledgerBounds {
@@ -284,18 +315,18 @@ struct HorizonResources: Sendable {
             if v2.minSequenceLedgerGap > 0 { preconditions.append(("min_account_sequence_ledger_gap", .number(Int64(v2.minSequenceLedgerGap)))) }
             if !v2.extraSigners.isEmpty { preconditions.append(("extra_signers", .array(v2.extraSigners.map { .string($0.strKey) }))) }
         }
-        if !preconditions.isEmpty { fields.append(("preconditions", .object(preconditions))) }
+        if !preconditions.isEmpty { writer.field("preconditions", .object(preconditions)) }
         if case .feeBump(let bump, let signatures) = envelope {
-            fields.append(("fee_bump_transaction", .object([
+            writer.field("fee_bump_transaction", .object([
                 ("hash", .string(hash)), ("signatures", .array(signatures.map { .string(Base64.encode($0.signature)) })),
-            ])))
-            fields.append(("inner_transaction", .object([
+            ]))
+            writer.field("inner_transaction", .object([
                 ("hash", .string(bump.innerTransaction.hash(on: network).hex)),
                 ("signatures", .array(bump.innerSignatures.map { .string(Base64.encode($0.signature)) })),
                 ("max_fee", .string(String(bump.innerTransaction.fee))),
-            ])))
+            ]))
         }
-        return .object(fields)
+        writer.endObject()
     }
 
     // MARK: Operations

@@ -25,12 +25,26 @@ final class TransactionFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
-    /// What answers: the route, the resources for a request's authority, the metrics, the log.
+    /// What answers: the route's answer to a body and its content type, for requests made to
+    /// an authority (any error already answered as the application answers it), and the metrics.
     struct Submission: Sendable {
-        let routes: TransactionRoutes
-        let resources: @Sendable (String) -> HorizonResources
+        let answer: @Sendable (_ body: ByteBuffer?, _ contentType: String?, _ authority: String) async -> TransactionRoutes.Answer
         let metrics: ServerMetrics
-        let logger: Logger
+
+        init(metrics: ServerMetrics, answer: @escaping @Sendable (ByteBuffer?, String?, String) async -> TransactionRoutes.Answer) {
+            (self.metrics, self.answer) = (metrics, answer)
+        }
+
+        /// `routes`' answers, linked with `resources` for the request's authority.
+        init(routes: TransactionRoutes, resources: @escaping @Sendable (String) -> HorizonResources, metrics: ServerMetrics, logger: Logger) {
+            self.init(metrics: metrics) { body, contentType, authority in
+                do {
+                    return try await routes.answer(body: body, contentType: contentType, resources: resources(authority))
+                } catch {
+                    return TransactionRoutes.Answer(Problem.answering(error, method: "POST", path: TransactionFastPath.route, logger: logger))
+                }
+            }
+        }
     }
 
     /// The route's name in the metrics, as the router names it.
@@ -111,12 +125,7 @@ final class TransactionFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         let submission = self.submission
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
         Task {
-            let answer: TransactionRoutes.Answer
-            do {
-                answer = try await submission.routes.answer(body: body, contentType: contentType, resources: submission.resources(authority))
-            } catch {
-                answer = TransactionRoutes.Answer(Problem.answering(error, method: "POST", path: "/transactions", logger: submission.logger))
-            }
+            let answer = await submission.answer(body, contentType, authority)
             bound.eventLoop.execute {
                 bound.value.handler.write(answer, started: started, context: bound.value.context)
             }

@@ -139,7 +139,7 @@ struct TransactionRoutes: Sendable {
         }
         switch submission {
         case .applied(let stored) where stored.result.isSuccess:
-            return Answer(body: ByteBuffer(bytes: resources.transaction(stored).compactBytes()))
+            return Answer(body: ByteBuffer(bytes: resources.transactionBytes(stored)))
         case .applied(let stored):
             return Answer(Problem.transactionFailed(envelope: tx, result: stored.result))
         case .rejected(let result):
@@ -178,11 +178,26 @@ struct FormBody {
     private(set) var fields: [String: String] = [:]
 
     init<Bytes: Collection>(bytes: Bytes) where Bytes.Element == UInt8 {
-        for pair in bytes.split(separator: UInt8(ascii: "&")) {
-            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = parts.first.flatMap(Self.decode) else { continue }
-            fields[name] = parts.count > 1 ? Self.decode(parts[1]) ?? "" : ""
+        // One pass over contiguous bytes (a request body is one buffer): pairs split at `&`
+        // (empty ones skipped), each at its first `=`; a later field of the same name wins.
+        func parse(_ body: UnsafeBufferPointer<UInt8>) -> [String: String] {
+            var fields: [String: String] = [:]
+            var start = 0
+            while start <= body.count {
+                var end = start
+                while end < body.count, body[end] != UInt8(ascii: "&") { end += 1 }
+                if end > start {
+                    var equals = start
+                    while equals < end, body[equals] != UInt8(ascii: "=") { equals += 1 }
+                    if let name = Self.decode(body[start..<equals]) {
+                        fields[name] = equals < end ? Self.decode(body[(equals + 1)..<end]) ?? "" : ""
+                    }
+                }
+                start = end + 1
+            }
+            return fields
         }
+        fields = bytes.withContiguousStorageIfAvailable(parse) ?? Array(bytes).withUnsafeBufferPointer(parse)
     }
 
     /// `+` is a space and `%XX` a byte; a malformed escape or invalid UTF-8 gives nil.

@@ -163,3 +163,83 @@ struct JSONEscapingTests {
         }
     }
 }
+
+/// An applied `POST /transactions`' answer written straight into bytes
+/// (``HorizonResources/transactionBytes(_:)``) and the tree the collections, the streams and
+/// the console read (``HorizonResources/transaction(_:)``) come from one rendering: the same
+/// document for transactions using every field it shows.
+@Suite("Transaction rendering")
+struct TransactionRenderingTests {
+    let resources = HorizonResources(base: "http://h:8000", network: .standalone)
+
+    static func stored(_ envelope: TransactionEnvelope, _ result: TransactionResult) -> StoredTransaction {
+        StoredTransaction(hash: envelope.hash(on: .standalone), ledger: 9, applicationOrder: 3, envelope: envelope, result: result, closeTime: 1_700_000_123)
+    }
+
+    static func transactions() throws -> [StoredTransaction] {
+        let alice = try KeyPair(seed: Array(repeating: 1, count: 32)), bob = try KeyPair(seed: Array(repeating: 2, count: 32))
+        let pay = StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(bob.accountID), asset: .native, amount: 5)))
+        let success = TransactionResult(feeCharged: 100, outcome: .success([]))
+        let failed = TransactionResult(feeCharged: 200, outcome: .code(.badSequence))
+        let hash = Bytes32(Array(repeating: 9, count: 32))
+        let plain = Transaction(sourceAccount: .ed25519(alice.accountID), fee: 100, sequenceNumber: 7, operations: [pay])
+        var muxed = plain
+        muxed.sourceAccount = .muxed(id: 42, alice.accountID)
+        muxed.memo = .text(Array("dinner \"for\" two".utf8))
+        muxed.preconditions = .time(TimeBounds(minTime: 1_600_000_000, maxTime: 0))
+        var bounded = plain
+        bounded.memo = .id(UInt64.max)
+        bounded.preconditions = .v2(PreconditionsV2(
+            timeBounds: TimeBounds(minTime: 1, maxTime: 1_800_000_000), ledgerBounds: LedgerBounds(minLedger: 2, maxLedger: 90), minSequenceNumber: 3,
+            minSequenceAge: 60, minSequenceLedgerGap: 4, extraSigners: [.ed25519(bob.accountID.publicKey)]))
+        var hashed = plain
+        hashed.memo = .hash(hash)
+        var returned = plain
+        returned.memo = .return(hash)
+        let inner = TransactionEnvelope.v1(plain, signatures: []).transaction
+        let innerSigned = plain.signed(by: [alice], on: .standalone)
+        let bump = FeeBumpTransaction(feeSource: .muxed(id: 7, bob.accountID), fee: 400, innerTransaction: inner, innerSignatures: innerSigned.signatures)
+        let bumped = TransactionEnvelope.feeBump(bump, signatures: innerSigned.signatures)
+        return [
+            stored(plain.signed(by: [alice], on: .standalone), success),
+            stored(muxed.signed(by: [alice, bob], on: .standalone), success),
+            stored(bounded.signed(by: [alice], on: .standalone), failed),
+            stored(hashed.signed(by: [alice], on: .standalone), success),
+            stored(returned.signed(by: [alice], on: .standalone), success),
+            stored(bumped, TransactionResult(feeCharged: 300, outcome: .code(.insufficientFee))),
+        ]
+    }
+
+    @Test func theBytesAreTheTreesCompactForm() throws {
+        for stored in try Self.transactions() {
+            let bytes = resources.transactionBytes(stored)
+            #expect(bytes == resources.transaction(stored).compactBytes(), "\(String(decoding: bytes, as: UTF8.self))")
+            _ = try JSONSerialization.jsonObject(with: Data(bytes))
+        }
+    }
+
+    /// What Horizon says: links, the fields in its order, muxed sources, memos, preconditions, a fee bump.
+    @Test func theBytesSayWhatHorizonSays() throws {
+        let all = try Self.transactions()
+        let plain = try #require(JSONSerialization.jsonObject(with: Data(resources.transactionBytes(all[0]))) as? [String: Any])
+        let hash = all[0].hash.hex
+        let links = try #require(plain["_links"] as? [String: [String: Any]])
+        #expect(links["self"]?["href"] as? String == "http://h:8000/transactions/\(hash)")
+        #expect(links["operations"]?["href"] as? String == "http://h:8000/transactions/\(hash)/operations{?cursor,limit,order}" && links["operations"]?["templated"] as? Bool == true)
+        #expect(links["precedes"]?["href"] as? String == "http://h:8000/transactions?order=asc&cursor=\(all[0].id)")
+        #expect(links["ledger"]?["href"] as? String == "http://h:8000/ledgers/9")
+        #expect(plain["paging_token"] as? String == String(all[0].id) && plain["ledger"] as? Int == 9 && plain["successful"] as? Bool == true)
+        #expect(plain["created_at"] as? String == "2023-11-14T22:15:23Z" && plain["fee_charged"] as? String == "100" && plain["max_fee"] as? String == "100")
+        #expect(plain["memo_type"] as? String == "none" && plain["memo"] == nil && (plain["signatures"] as? [String])?.count == 1)
+        let muxed = try #require(JSONSerialization.jsonObject(with: Data(resources.transactionBytes(all[1]))) as? [String: Any])
+        #expect(muxed["account_muxed_id"] as? String == "42" && muxed["memo"] as? String == "dinner \"for\" two")
+        #expect(muxed["valid_after"] as? String == "2020-09-13T12:26:40Z" && muxed["valid_before"] == nil)
+        let bounded = try #require(JSONSerialization.jsonObject(with: Data(resources.transactionBytes(all[2]))) as? [String: Any])
+        let preconditions = try #require(bounded["preconditions"] as? [String: Any])
+        #expect((preconditions["ledgerbounds"] as? [String: Int])?["max_ledger"] == 90 && preconditions["min_account_sequence_age"] as? String == "60")
+        #expect(bounded["memo"] as? String == String(UInt64.max) && bounded["successful"] as? Bool == false)
+        let bumped = try #require(JSONSerialization.jsonObject(with: Data(resources.transactionBytes(all[5]))) as? [String: Any])
+        #expect(bumped["fee_account_muxed_id"] as? String == "7" && bumped["max_fee"] as? String == "400")
+        #expect((bumped["inner_transaction"] as? [String: Any])?["max_fee"] as? String == "100")
+    }
+}

@@ -42,13 +42,16 @@ struct TransactionFastPathTests {
             submission = .init(routes: routes, resources: reads.horizon.resources(authority:), metrics: reads.metrics, logger: logger)
         }
 
-        /// A channel with the path, after `counter` when given.
-        func channel(after counter: ReadCounter? = nil) async throws -> NIOAsyncTestingChannel {
-            let submission = self.submission
-            return try await NIOAsyncTestingChannel { channel in
-                if let counter { try channel.pipeline.syncOperations.addHandler(counter) }
-                try channel.pipeline.syncOperations.addHandler(TransactionFastPath(submission: submission, serverName: "Tender", defaultAuthority: "127.0.0.1:8000"))
-            }
+        func channel() async throws -> NIOAsyncTestingChannel {
+            try await TransactionFastPathTests.channel(submission)
+        }
+    }
+
+    /// A channel with the path answering as `submission` does, after `counter` when given.
+    static func channel(_ submission: TransactionFastPath.Submission, after counter: ReadCounter? = nil) async throws -> NIOAsyncTestingChannel {
+        try await NIOAsyncTestingChannel { channel in
+            if let counter { try channel.pipeline.syncOperations.addHandler(counter) }
+            try channel.pipeline.syncOperations.addHandler(TransactionFastPath(submission: submission, serverName: "Tender", defaultAuthority: "127.0.0.1:8000"))
         }
     }
 
@@ -177,33 +180,77 @@ struct TransactionFastPathTests {
         }
     }
 
+    /// Answers the bodies it is given in turn, each once the test lets it.
+    actor Gate {
+        private var opened = 0
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+        private(set) var bodies: [String] = []
+
+        func pass(_ body: ByteBuffer?) async {
+            bodies.append(body.map { String(buffer: $0) } ?? "")
+            if opened > 0 {
+                opened -= 1
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func open() {
+            if waiting.isEmpty { opened += 1 } else { waiting.removeFirst().resume() }
+        }
+    }
+
     /// Requests behind a submission being answered here wait, and the connection reads no
     /// more: once the answer is written they go on, in order (a pipelined GET to the
     /// application, and a second submission behind it, which is then the application's too:
     /// the path answers only when nothing is owed before it), and the held read is asked for.
     @Test func requestsBehindASubmissionWaitInOrder() async throws {
-        let parts = try await Parts(temporary.file("order"))
-        let counter = ReadCounter()
-        try await parts.writer.running {
-            let channel = try await parts.channel(after: counter)
-            let reads = counter.reads
-            try await send(channel, head(), [form(createAlice(1))])
-            try await send(channel, head("/ledgers", method: .GET), [])
-            try await send(channel, head(), [form(createAlice(2))])
-            channel.read()
-            // (Each of these hops to the event loop, behind the read.)
-            #expect(try await channel.readInbound(as: HTTPServerRequestPart.self) == nil)
-            #expect(counter.reads == reads)
-            let first = try await answer(channel)
-            #expect(first.0.status == .ok)
-            var uris: [String] = []
-            while let part = try await channel.readInbound(as: HTTPServerRequestPart.self) {
-                if case .head(let head) = part { uris.append(head.uri) }
-            }
-            #expect(uris == ["/ledgers", "/transactions"])
-            #expect(counter.reads == reads + 1)
-            #expect(try await channel.readOutbound(as: HTTPServerResponsePart.self) == nil)
+        let gate = Gate()
+        let submission = TransactionFastPath.Submission(metrics: ServerMetrics()) { body, _, _ in
+            await gate.pass(body)
+            return TransactionRoutes.Answer(body: ByteBuffer(string: "{}"))
         }
+        let counter = ReadCounter()
+        let channel = try await Self.channel(submission, after: counter)
+        func reads() async throws -> Int { try await channel.testingEventLoop.executeInContext { counter.reads } }
+        let before = try await reads()
+        try await send(channel, head(), [ByteBuffer(string: "tx=first")])
+        try await send(channel, head("/ledgers", method: .GET), [])
+        try await send(channel, head(), [ByteBuffer(string: "tx=second")])
+        channel.read()
+        #expect(try await channel.readInbound(as: HTTPServerRequestPart.self) == nil)
+        #expect(try await reads() == before)
+        #expect(try await channel.readOutbound(as: HTTPServerResponsePart.self) == nil)
+        await gate.open()
+        let first = try await answer(channel)
+        #expect(first.0.status == .ok && first.1 == ByteBuffer(string: "{}"))
+        var uris: [String] = []
+        while let part = try await channel.readInbound(as: HTTPServerRequestPart.self) {
+            if case .head(let head) = part { uris.append(head.uri) }
+        }
+        #expect(uris == ["/ledgers", "/transactions"])
+        #expect(try await reads() == before + 1)
+        #expect(await gate.bodies == ["tx=first"])
+        #expect(try await channel.readOutbound(as: HTTPServerResponsePart.self) == nil)
+    }
+
+    /// Two submissions in a row on one connection are both answered here, in order, the
+    /// second read only once the first is written.
+    @Test func submissionsInARowAreAnsweredInOrder() async throws {
+        let gate = Gate()
+        let submission = TransactionFastPath.Submission(metrics: ServerMetrics()) { body, _, _ in
+            await gate.pass(body)
+            return TransactionRoutes.Answer(body: body ?? ByteBuffer())
+        }
+        let channel = try await Self.channel(submission)
+        try await send(channel, head(), [ByteBuffer(string: "tx=first")])
+        try await send(channel, head(), [ByteBuffer(string: "tx="), ByteBuffer(string: "second")])
+        await gate.open()
+        #expect(try await answer(channel).1 == ByteBuffer(string: "tx=first"))
+        await gate.open()
+        #expect(try await answer(channel).1 == ByteBuffer(string: "tx=second"))
+        #expect(await gate.bodies == ["tx=first", "tx=second"])
+        #expect(try await channel.readInbound(as: HTTPServerRequestPart.self) == nil)
     }
 
     /// A request the path must pass on, whole.
@@ -278,6 +325,31 @@ struct TransactionFastPathTests {
             let lines = metrics.split(separator: "\n").filter { $0.hasPrefix("tender_http_requests_total") && $0.contains(#"route="/transactions""#) }
             #expect(lines.contains { $0.contains(#"status="200""#) && $0.hasSuffix(" 1") }, "\(lines)")
             #expect(lines.contains { $0.contains(#"status="400""#) && $0.hasSuffix(" 2") }, "\(lines)")
+        }
+    }
+
+    /// A form body read in one pass (``FormBody``) gives what splitting it at `&` and each
+    /// pair at its first `=` gives, for edge cases and random bodies over a small alphabet.
+    @Test func aFormBodyReadInOnePassIsTheSplitForm() {
+        func reference(_ bytes: [UInt8]) -> [String: String] {
+            var fields: [String: String] = [:]
+            for pair in bytes.split(separator: UInt8(ascii: "&")) {
+                let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+                guard let name = parts.first.flatMap(FormBody.decode) else { continue }
+                fields[name] = parts.count > 1 ? FormBody.decode(parts[1]) ?? "" : ""
+            }
+            return fields
+        }
+        let cases = ["", "&", "a", "a=", "=b", "a=b&a=c", "a=%zz", "a+b=c%20d", "&&a=1&&", "a==b", "tx=AAAA%2B%2F%3D&x", "%ff=1", "a=%e2%82%ac"]
+        for text in cases {
+            #expect(FormBody(bytes: Array(text.utf8)).fields == reference(Array(text.utf8)), "\(text)")
+            #expect(FormBody(bytes: ByteBuffer(string: text).readableBytesView).fields == reference(Array(text.utf8)), "\(text)")
+        }
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ab=&%+2f".utf8)
+        for _ in 0..<2_000 {
+            let bytes = (0..<Int.random(in: 0...16, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+            #expect(FormBody(bytes: bytes).fields == reference(bytes), "\(String(decoding: bytes, as: UTF8.self))")
         }
     }
 }
