@@ -44,21 +44,20 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private let memory: Memory?
     private let metrics: ServerMetrics
     private let contentType: String
-    private let serverName: String
     /// `host:port` for requests without a `Host` header (as ``HorizonRoutes`` links).
     private let defaultAuthority: String
     /// Requests passed on whose answer has not been written to its end.
     private var passedOn = 0
     /// The rest of a request answered here (its body and end) is dropped.
     private var dropping = false
-    private var date = HTTPDateHeader()
+    private var answers: EarlyAnswers
 
     init(cache: AccountCache, memory: Memory? = nil, metrics: ServerMetrics, serverName: String, defaultAuthority: String) {
         self.cache = cache
         self.memory = memory
         self.metrics = metrics
         contentType = HorizonRoutes.jsonHeaders[.contentType]!
-        self.serverName = serverName
+        answers = EarlyAnswers(serverName: serverName)
         self.defaultAuthority = defaultAuthority
     }
 
@@ -106,12 +105,7 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func write(_ body: ByteBuffer, context: ChannelHandlerContext) {
-        let headers = HTTPHeaders([
-            ("Content-Type", contentType), ("Content-Length", String(body.readableBytes)), ("Date", date.now()), ("Server", serverName),
-        ])
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        answers.write(.ok, contentType: contentType, body: body, context: context)
     }
 }
 

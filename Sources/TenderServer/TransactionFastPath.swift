@@ -59,7 +59,6 @@ final class TransactionFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let submission: Submission
-    private let serverName: String
     private let defaultAuthority: String
     private var state = State.idle
     /// Requests passed on whose answer has not been written to its end.
@@ -68,11 +67,11 @@ final class TransactionFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var waiting: [NIOAny] = []
     /// A read asked for while answering, to ask for once the answer is written.
     private var readHeld = false
-    private var date = HTTPDateHeader()
+    private var answers: EarlyAnswers
 
     init(submission: Submission, serverName: String, defaultAuthority: String) {
         self.submission = submission
-        self.serverName = serverName
+        answers = EarlyAnswers(serverName: serverName)
         self.defaultAuthority = defaultAuthority
     }
 
@@ -133,14 +132,7 @@ final class TransactionFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func write(_ answer: TransactionRoutes.Answer, started: ContinuousClock.Instant, context: ChannelHandlerContext) {
-        let headers = HTTPHeaders([
-            ("Content-Type", answer.contentType), ("Content-Length", String(answer.body.readableBytes)),
-            ("Date", date.now()), ("Server", serverName),
-        ])
-        let status = HTTPResponseStatus(statusCode: answer.status)
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(.byteBuffer(answer.body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        answers.write(HTTPResponseStatus(statusCode: answer.status), contentType: answer.contentType, body: answer.body, context: context)
         submission.metrics.transactionAnsweredEarly(status: answer.status, duration: ContinuousClock.now - started)
         state = .idle
         // What arrived meanwhile, in order, until one of it is a submission answered here again.
@@ -179,23 +171,39 @@ extension HTTPHeaders {
     }
 }
 
-/// The `Date` header (RFC 9110's IMF-fixdate) of the answers a connection's handler writes
-/// itself, made again once a second.
-struct HTTPDateHeader {
+/// The answers a connection's fast path writes itself, with the headers the application
+/// gives them: `Content-Type`, `Content-Length`, `Date` (RFC 9110's IMF-fixdate, made again
+/// once a second) and `Server`.
+struct EarlyAnswers {
+    let serverName: String
     private var second = -1
-    private var text = ""
+    private var dateText = ""
 
-    mutating func now() -> String {
+    init(serverName: String) {
+        self.serverName = serverName
+    }
+
+    /// Writes the head, the body and the end, and flushes.
+    mutating func write(_ status: HTTPResponseStatus, contentType: String, body: ByteBuffer, context: ChannelHandlerContext) {
+        let headers = HTTPHeaders([
+            ("Content-Type", contentType), ("Content-Length", String(body.readableBytes)), ("Date", date()), ("Server", serverName),
+        ])
+        context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
+        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
+    }
+
+    private mutating func date() -> String {
         var now = time(nil)
-        guard Int(now) != second else { return text }
+        guard Int(now) != second else { return dateText }
         var parts = tm()
         gmtime_r(&now, &parts)
         let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        text = "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+        dateText = "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
         second = Int(now)
-        return text
+        return dateText
     }
 }
