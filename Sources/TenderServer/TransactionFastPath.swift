@@ -135,7 +135,11 @@ final class TransactionFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         answers.write(HTTPResponseStatus(statusCode: answer.status), contentType: answer.contentType, body: answer.body, context: context)
         submission.metrics.transactionAnsweredEarly(status: answer.status, duration: ContinuousClock.now - started)
         state = .idle
-        // What arrived meanwhile, in order, until one of it is a submission answered here again.
+        // What arrived meanwhile, in order, until one of it is a submission answered here again;
+        // what goes on is followed by a read-complete, as if just read (the application's
+        // channel hands reads on only then).
+        let replaying = !waiting.isEmpty
+        defer { if replaying { context.fireChannelReadComplete() } }
         while !waiting.isEmpty {
             if case .answering = state { return }
             take(waiting.removeFirst(), context: context)

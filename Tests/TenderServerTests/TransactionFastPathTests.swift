@@ -9,6 +9,7 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
+import NIOPosix
 import StellarBase
 import Store
 import TenderTesting
@@ -48,10 +49,24 @@ struct TransactionFastPathTests {
     }
 
     /// A channel with the path answering as `submission` does, after `counter` when given.
-    static func channel(_ submission: TransactionFastPath.Submission, after counter: ReadCounter? = nil) async throws -> NIOAsyncTestingChannel {
+    static func channel(
+        _ submission: TransactionFastPath.Submission, after counter: ReadCounter? = nil, before completes: ReadCompleteCounter? = nil
+    ) async throws -> NIOAsyncTestingChannel {
         try await NIOAsyncTestingChannel { channel in
             if let counter { try channel.pipeline.syncOperations.addHandler(counter) }
             try channel.pipeline.syncOperations.addHandler(TransactionFastPath(submission: submission, serverName: "Tender", defaultAuthority: "127.0.0.1:8000"))
+            if let completes { try channel.pipeline.syncOperations.addHandler(completes) }
+        }
+    }
+
+    /// Counts the read-completes that reach the application's side (Hummingbird's channel hands
+    /// the requests read on only then).
+    final class ReadCompleteCounter: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = Any
+        var completes = 0
+        func channelReadComplete(context: ChannelHandlerContext) {
+            completes += 1
+            context.fireChannelReadComplete()
         }
     }
 
@@ -210,9 +225,10 @@ struct TransactionFastPathTests {
             await gate.pass(body)
             return TransactionRoutes.Answer(body: ByteBuffer(string: "{}"))
         }
-        let counter = ReadCounter()
-        let channel = try await Self.channel(submission, after: counter)
+        let counter = ReadCounter(), completes = ReadCompleteCounter()
+        let channel = try await Self.channel(submission, after: counter, before: completes)
         func reads() async throws -> Int { try await channel.testingEventLoop.executeInContext { counter.reads } }
+        func readCompletes() async throws -> Int { try await channel.testingEventLoop.executeInContext { completes.completes } }
         let before = try await reads()
         try await send(channel, head(), [ByteBuffer(string: "tx=first")])
         try await send(channel, head("/ledgers", method: .GET), [])
@@ -221,6 +237,7 @@ struct TransactionFastPathTests {
         #expect(try await channel.readInbound(as: HTTPServerRequestPart.self) == nil)
         #expect(try await reads() == before)
         #expect(try await channel.readOutbound(as: HTTPServerResponsePart.self) == nil)
+        let completesBefore = try await readCompletes()
         await gate.open()
         let first = try await answer(channel)
         #expect(first.0.status == .ok && first.1 == ByteBuffer(string: "{}"))
@@ -229,6 +246,8 @@ struct TransactionFastPathTests {
             if case .head(let head) = part { uris.append(head.uri) }
         }
         #expect(uris == ["/ledgers", "/transactions"])
+        // What went on is followed by a read-complete (without it Hummingbird never sees it).
+        #expect(try await readCompletes() == completesBefore + 1)
         #expect(try await reads() == before + 1)
         #expect(await gate.bodies == ["tx=first"])
         #expect(try await channel.readOutbound(as: HTTPServerResponsePart.self) == nil)
@@ -328,6 +347,26 @@ struct TransactionFastPathTests {
         }
     }
 
+    /// Over a real socket, requests pipelined behind a submission answered here are all
+    /// answered, in order: the submission (here), a GET (the application's), a second
+    /// submission behind it (the application's), an account (either path's).
+    @Test func pipelinedRequestsAreAllAnsweredInOrder() async throws {
+        let app = try await buildApplication(TenderConfiguration(port: 0, dataDirectory: temporary.file("pipelined"), closeInterval: .zero))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let root = LedgerState.rootKeyPair(network: .standalone).accountID.strKey
+            func post(_ body: String) -> String {
+                "POST /transactions HTTP/1.1\r\nHost: h\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+            }
+            let requests = post("tx=AAAA") + "GET /ledgers?limit=1 HTTP/1.1\r\nHost: h\r\n\r\n" + post("memo=1")
+                + "GET /accounts/\(root) HTTP/1.1\r\nHost: h\r\n\r\n"
+            let answers = try await RawHTTP.exchange(port: port, requests, answers: 4)
+            #expect(answers.map(\.status) == [400, 200, 400, 200], "\(answers)")
+            #expect(answers[0].body.contains("transaction_malformed") && answers[2].body.contains("bad_request"), "\(answers)")
+            #expect(answers[1].body.contains(#""_embedded""#) && answers[3].body.contains(#""account_id":"\#(root)""#), "\(answers)")
+        }
+    }
+
     /// A form body read in one pass (``FormBody``) gives what splitting it at `&` and each
     /// pair at its first `=` gives, for edge cases and random bodies over a small alphabet.
     @Test func aFormBodyReadInOnePassIsTheSplitForm() {
@@ -351,5 +390,83 @@ struct TransactionFastPathTests {
             let bytes = (0..<Int.random(in: 0...16, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
             #expect(FormBody(bytes: bytes).fields == reference(bytes), "\(String(decoding: bytes, as: UTF8.self))")
         }
+    }
+}
+
+/// Raw HTTP/1.1 over one socket: requests written at once, answers read by `Content-Length`.
+enum RawHTTP {
+    struct Answer: CustomStringConvertible {
+        let status: Int
+        let body: String
+        var description: String { "\(status) \(body.prefix(120))" }
+    }
+
+    /// Collects what the server sends until `answers` whole answers have come (or it closes).
+    final class Collector: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = ByteBuffer
+        private var received = ByteBuffer()
+        private let expected: Int
+        private var finished = false
+        let done: EventLoopPromise<[Answer]>
+
+        init(expected: Int, done: EventLoopPromise<[Answer]>) {
+            (self.expected, self.done) = (expected, done)
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            var bytes = unwrapInboundIn(data)
+            received.writeBuffer(&bytes)
+            let answers = Self.parse(String(buffer: received))
+            if answers.count >= expected { finish(answers) }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            finish(Self.parse(String(buffer: received)))
+        }
+
+        /// A server that never sends them all fails the test instead of hanging it.
+        func handlerAdded(context: ChannelHandlerContext) {
+            context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(20)) { self.finish(Self.parse(String(buffer: self.received))) }
+        }
+
+        private func finish(_ answers: [Answer]) {
+            guard !finished else { return }
+            finished = true
+            done.succeed(answers)
+        }
+
+        static func parse(_ text: String) -> [Answer] {
+            var answers: [Answer] = []
+            var rest = Substring(text)
+            while let headEnd = rest.range(of: "\r\n\r\n") {
+                let head = rest[..<headEnd.lowerBound]
+                let lines = head.split(separator: "\r\n")
+                guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ")[1]) else { break }
+                let length = lines.dropFirst().compactMap { line -> Int? in
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    return parts.count == 2 && parts[0].lowercased() == "content-length" ? Int(parts[1].trimmingCharacters(in: .whitespaces)) : nil
+                }.first ?? 0
+                let bodyStart = headEnd.upperBound
+                guard rest.utf8.distance(from: bodyStart, to: rest.endIndex) >= length else { break }
+                let bodyEnd = rest.utf8.index(bodyStart, offsetBy: length)
+                answers.append(Answer(status: status, body: String(rest[bodyStart..<bodyEnd])))
+                rest = rest[bodyEnd...]
+            }
+            return answers
+        }
+    }
+
+    static func exchange(port: Int, _ requests: String, answers: Int) async throws -> [Answer] {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let done = group.next().makePromise(of: [Answer].self)
+        let channel = try await ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(expected: answers, done: done)) }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        try await channel.writeAndFlush(ByteBuffer(string: requests))
+        let result = try await done.futureResult.get()
+        try? await channel.close()
+        return result
     }
 }
