@@ -138,6 +138,15 @@ public struct JSONBytesWriter: JSONWriter {
     }
 }
 
+extension JSONBytesWriter {
+    /// The compact bytes of the document `write` writes.
+    public static func document(capacity: Int = 1024, _ write: (inout JSONBytesWriter) -> Void) -> [UInt8] {
+        var writer = JSONBytesWriter(capacity: capacity)
+        write(&writer)
+        return writer.bytes
+    }
+}
+
 /// A ``JSONValue`` tree built from the calls: for renderings whose fields a caller reads back.
 public struct JSONTreeWriter: JSONWriter {
     /// A container being written: an object's fields (and the key its next value takes) or an
@@ -192,4 +201,13 @@ public struct JSONTreeWriter: JSONWriter {
     public mutating func number(_ value: Int64) { add(.number(value)) }
     public mutating func bool(_ value: Bool) { add(.bool(value)) }
     public mutating func value(_ value: JSONValue) { add(value) }
+}
+
+extension JSONTreeWriter {
+    /// The tree of the document `write` writes (it must write one value).
+    public static func document(_ write: (inout JSONTreeWriter) -> Void) -> JSONValue {
+        var writer = JSONTreeWriter()
+        write(&writer)
+        return writer.result!
+    }
 }

@@ -86,12 +86,8 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The answer to `request`, when it is one this path may answer: cached, or from memory.
     private func answer(_ request: HTTPRequestHead) -> ByteBuffer? {
-        guard request.method == .GET, request.version == .http1_1,
-              !request.headers.contains(name: "origin"), request.headers.asksOnlyToKeepAlive,
-              let address = AccountCache.address(inPath: request.uri) else { return nil }
-        let hosts = request.headers["host"]
-        guard hosts.count <= 1 else { return nil }
-        let authority = hosts.first ?? defaultAuthority
+        guard request.method == .GET, let address = AccountCache.address(inPath: request.uri),
+              let authority = request.fastPathAuthority(default: defaultAuthority) else { return nil }
         if let body = cache.body(for: address, authority: authority) { return body }
         guard let memory, let id = try? AccountID(address), id.strKey == address else { return nil }
         // As the route does: the ledger the cache may keep the answer for is read first, so a

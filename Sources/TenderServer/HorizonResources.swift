@@ -49,18 +49,14 @@ struct HorizonResources: Sendable {
     /// An account as Horizon's `GET /accounts/{id}` gives it, as a tree (for callers that read
     /// its fields back: collections, the console).
     func account(_ record: AccountRecord) -> JSONValue {
-        var writer = JSONTreeWriter()
-        writeAccount(record, to: &writer)
-        return writer.result!
+        JSONTreeWriter.document { writeAccount(record, to: &$0) }
     }
 
     /// The same account as compact bytes, written straight without a tree: the answer of
     /// `GET /accounts/{id}`, the API's hottest read, which at ten million accounts is rendered
     /// anew for nearly every request (issue 30).
     func accountBytes(_ record: AccountRecord) -> [UInt8] {
-        var writer = JSONBytesWriter(capacity: 2_048)
-        writeAccount(record, to: &writer)
-        return writer.bytes
+        JSONBytesWriter.document(capacity: 2_048) { writeAccount(record, to: &$0) }
     }
 
     /// The collections an account's links name, each with its template.
@@ -215,17 +211,13 @@ struct HorizonResources: Sendable {
     /// A transaction as Horizon's `GET /transactions/{hash}` gives it, as a tree (for callers
     /// that read its fields back or place it in a collection).
     func transaction(_ stored: StoredTransaction) -> JSONValue {
-        var writer = JSONTreeWriter()
-        writeTransaction(stored, to: &writer)
-        return writer.result!
+        JSONTreeWriter.document { writeTransaction(stored, to: &$0) }
     }
 
     /// The same transaction as compact bytes, written straight without a tree: the answer of
     /// every applied `POST /transactions` (issue 30).
     func transactionBytes(_ stored: StoredTransaction) -> [UInt8] {
-        var writer = JSONBytesWriter(capacity: 2_048)
-        writeTransaction(stored, to: &writer)
-        return writer.bytes
+        JSONBytesWriter.document(capacity: 2_048) { writeTransaction(stored, to: &$0) }
     }
 
     func writeTransaction<Writer: JSONWriter>(_ stored: StoredTransaction, to writer: inout Writer) {

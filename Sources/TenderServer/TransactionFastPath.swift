@@ -14,9 +14,9 @@ import NIOHTTP1
 /// into swift-http-types, its request body stream, the router and its middleware, and its
 /// response writer: about a tenth of the server's time per payment (issue 30, `perf` of
 /// `tender bench submit`). Everything else passes through untouched: any other method or path,
-/// a query string, multipart bodies, a browser's `Origin` (it needs CORS headers), a
-/// `Connection` header other than `keep-alive`, an `Expect` header, HTTP/1.0, and any request while an earlier one on the
-/// connection is still being answered by the application. Requests that arrive while a
+/// a query string, multipart bodies, an `Expect` header, what no fast path answers
+/// (``HTTPRequestHead/fastPathAuthority(default:)``), and any request while an earlier one on
+/// the connection is still being answered by the application. Requests that arrive while a
 /// submission here is being answered wait, in order, and the connection reads no more until
 /// it is written (answers keep the order of requests).
 final class TransactionFastPath: ChannelDuplexHandler, RemovableChannelHandler {
@@ -112,12 +112,9 @@ final class TransactionFastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The authority to link answers to, when `head` is a submission this path answers.
     private func authority(ifTaken head: HTTPRequestHead) -> String? {
-        guard head.method == .POST, head.uri == Self.route, head.version == .http1_1,
-              !head.headers.contains(name: "origin"), head.headers.asksOnlyToKeepAlive, !head.headers.contains(name: "expect") else { return nil }
-        if let type = head.headers.first(name: "content-type"), type.lowercased().hasPrefix("multipart/") { return nil }
-        let hosts = head.headers["host"]
-        guard hosts.count <= 1 else { return nil }
-        return hosts.first ?? defaultAuthority
+        guard head.method == .POST, head.uri == Self.route, !head.headers.contains(name: "expect"),
+              head.headers.first(name: "content-type")?.lowercased().hasPrefix("multipart/") != true else { return nil }
+        return head.fastPathAuthority(default: defaultAuthority)
     }
 
     private func answer(authority: String, contentType: String?, body: ByteBuffer?, started: ContinuousClock.Instant, context: ChannelHandlerContext) {
@@ -165,13 +162,19 @@ final class TransactionFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 }
 
-extension HTTPHeaders {
-    /// No `Connection` header, or only `keep-alive` (what HTTP/1.1 does anyway, and what
-    /// Python's `requests` and Node's agents send with every request): an answer written by a
-    /// fast path needs no connection handling. Anything else (`close`, an upgrade) is the
-    /// application's.
-    var asksOnlyToKeepAlive: Bool {
-        self[canonicalForm: "connection"].allSatisfy { $0.lowercased() == "keep-alive" }
+extension HTTPRequestHead {
+    /// The authority a fast path links its answer to (the `Host`, or `defaultAuthority`
+    /// without one), when the request is one a fast path may answer at all: HTTP/1.1, no
+    /// `Origin` (a browser's request needs CORS headers), no `Connection` header but
+    /// `keep-alive` (HTTP/1.1's default, which Python's `requests` and Node's agents send with
+    /// every request: anything else, `close` or an upgrade, needs connection handling), at most
+    /// one `Host`. Otherwise nil: the application's.
+    func fastPathAuthority(default defaultAuthority: String) -> String? {
+        guard version == .http1_1, !headers.contains(name: "origin"),
+              headers[canonicalForm: "connection"].allSatisfy({ $0.lowercased() == "keep-alive" }) else { return nil }
+        let hosts = headers["host"]
+        guard hosts.count <= 1 else { return nil }
+        return hosts.first ?? defaultAuthority
     }
 }
 
