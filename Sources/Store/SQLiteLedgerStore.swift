@@ -88,6 +88,13 @@ public final class SQLiteLedgerStore: LedgerStore {
         let pending = migrator.migrations.filter { !applied.contains($0) }
         if !applied.isEmpty, !pending.isEmpty { willUpgrade(pending) }
         try migrator.migrate(database)
+        if !pending.isEmpty {
+            // A migration that rewrote a table leaves it all in the WAL (gigabytes on a grown
+            // network), and a reader looks each page up through every WAL index block, newest
+            // first: loading the state through a 4 GB WAL had not finished after six minutes.
+            // Copy it into the database file and empty the WAL before anything reads.
+            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
         // The passive checkpoints wait for nothing; 5 s covers the locks they take briefly.
         var checkpointing = configuration
         checkpointing.busyMode = .timeout(5)
@@ -497,22 +504,31 @@ public final class SQLiteLedgerStore: LedgerStore {
     }
 
     private static func writeChanges(_ changes: LedgerChanges, _ db: Database) throws {
-        let upsertAccount = try db.cachedStatement(sql: "INSERT OR REPLACE INTO accounts (account_id, entry) VALUES (?, ?)")
-        let deleteAccount = try db.cachedStatement(sql: "DELETE FROM accounts WHERE account_id = ?")
+        // The rows every payment writes go through SQLite's API directly (``DirectStatement``).
+        var upsertAccount = try DirectStatement(db, sql: "INSERT OR REPLACE INTO accounts (account_id, entry) VALUES (?, ?)")
+        var deleteAccount = try DirectStatement(db, sql: "DELETE FROM accounts WHERE account_id = ?")
         for (id, entry) in changes.accounts {
             if let entry {
-                try upsertAccount.execute(arguments: [id.storageKey, Data(entry.xdrBytes)])
+                upsertAccount.blob(id)
+                upsertAccount.blob(entry.xdrBytes)
+                try upsertAccount.run()
             } else {
-                try deleteAccount.execute(arguments: [id.storageKey])
+                deleteAccount.blob(id)
+                try deleteAccount.run()
             }
         }
-        let upsertLine = try db.cachedStatement(sql: "INSERT OR REPLACE INTO trust_lines (account_id, asset, entry) VALUES (?, ?, ?)")
-        let deleteLine = try db.cachedStatement(sql: "DELETE FROM trust_lines WHERE account_id = ? AND asset = ?")
+        var upsertLine = try DirectStatement(db, sql: "INSERT OR REPLACE INTO trust_lines (account_id, asset, entry) VALUES (?, ?, ?)")
+        var deleteLine = try DirectStatement(db, sql: "DELETE FROM trust_lines WHERE account_id = ? AND asset = ?")
         for (key, entry) in changes.trustLines {
             if let entry {
-                try upsertLine.execute(arguments: [key.accountID.storageKey, key.asset.storageKey, Data(entry.xdrBytes)])
+                upsertLine.blob(key.accountID)
+                upsertLine.blob(key.asset.xdrBytes)
+                upsertLine.blob(entry.xdrBytes)
+                try upsertLine.run()
             } else {
-                try deleteLine.execute(arguments: [key.accountID.storageKey, key.asset.storageKey])
+                deleteLine.blob(key.accountID)
+                deleteLine.blob(key.asset.xdrBytes)
+                try deleteLine.run()
             }
         }
         let upsertOffer = try db.cachedStatement(sql: "INSERT OR REPLACE INTO offers (offer_id, seller_id, selling, buying, entry, sponsor) VALUES (?, ?, ?, ?, ?, ?)")
@@ -578,39 +594,71 @@ public final class SQLiteLedgerStore: LedgerStore {
     }
 
     private static func writeHistory(_ history: LedgerHistory, _ db: Database) throws {
-        let insertTransaction = try db.cachedStatement(sql: """
+        // The rows every payment writes go through SQLite's API directly (``DirectStatement``).
+        var insertTransaction = try DirectStatement(db, sql: """
             INSERT INTO transactions (id, hash, ledger, application_order, source_account, successful, fee_charged, operation_count, close_time, envelope, result)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        let insertOperation = try db.cachedStatement(sql: """
+        var insertOperation = try DirectStatement(db, sql: """
             INSERT INTO operations (id, transaction_id, ledger, source_account, type, is_payment, successful) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
-        let insertParticipation = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_history (account_id, toid, is_payment) VALUES (?, ?, ?)")
+        var insertParticipation = try DirectStatement(db, sql: "INSERT OR IGNORE INTO account_history (account_id, toid, is_payment) VALUES (?, ?, ?)")
+        let closeTime = Int64(history.closeTime)
         for row in history.transactions {
-            try insertTransaction.execute(arguments: [
-                row.id, Data(row.hash.bytes), history.ledger, row.order, row.source.storageKey, row.successful,
-                row.feeCharged, row.operationCount, Int64(history.closeTime), Data(row.envelope), Data(row.result),
-            ])
+            insertTransaction.integer(row.id)
+            insertTransaction.blob(row.hash)
+            insertTransaction.integer(history.ledger)
+            insertTransaction.integer(row.order)
+            insertTransaction.blob(row.source)
+            insertTransaction.integer(row.successful)
+            insertTransaction.integer(row.feeCharged)
+            insertTransaction.integer(row.operationCount)
+            insertTransaction.integer(closeTime)
+            insertTransaction.blob(row.envelope)
+            insertTransaction.blob(row.result)
+            try insertTransaction.run()
         }
         for row in history.operations {
-            try insertOperation.execute(arguments: [row.id, row.transactionID, history.ledger, row.source.storageKey, row.type, row.isPayment, row.successful])
+            insertOperation.integer(row.id)
+            insertOperation.integer(row.transactionID)
+            insertOperation.integer(history.ledger)
+            insertOperation.blob(row.source)
+            insertOperation.integer(row.type)
+            insertOperation.integer(row.isPayment)
+            insertOperation.integer(row.successful)
+            try insertOperation.run()
         }
         for row in history.participations {
-            try insertParticipation.execute(arguments: [row.account.storageKey, row.id, row.isPayment])
+            insertParticipation.blob(row.account)
+            insertParticipation.integer(row.id)
+            insertParticipation.integer(row.isPayment)
+            try insertParticipation.run()
         }
-        let insertEffect = try db.cachedStatement(sql: """
+        var insertEffect = try DirectStatement(db, sql: """
             INSERT INTO effects (operation_id, effect_order, account_id, muxed_id, type, details, close_time) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         for effect in history.effects {
-            try insertEffect.execute(arguments: [
-                effect.operationID, effect.order, effect.account.storageKey, effect.muxedID.map { Int64(bitPattern: $0) }, effect.type.rawValue,
-                String(decoding: effect.details, as: UTF8.self), Int64(effect.closeTime),
-            ])
+            insertEffect.integer(effect.operationID)
+            insertEffect.integer(effect.order)
+            insertEffect.blob(effect.account)
+            insertEffect.integer(effect.muxedID.map { Int64(bitPattern: $0) })
+            insertEffect.integer(effect.type.rawValue)
+            insertEffect.text(utf8: effect.details)
+            insertEffect.integer(Int64(effect.closeTime))
+            try insertEffect.run()
         }
-        let insertMemo = try db.cachedStatement(sql: "INSERT OR IGNORE INTO transaction_memos (memo, transaction_id) VALUES (?, ?)")
-        for row in history.memos { try insertMemo.execute(arguments: [row.memo, row.transaction]) }
-        let insertAsset = try db.cachedStatement(sql: "INSERT OR IGNORE INTO payment_assets (asset, operation_id) VALUES (?, ?)")
-        for row in history.paymentAssets { try insertAsset.execute(arguments: [row.asset.storageKey, row.operation]) }
+        var insertMemo = try DirectStatement(db, sql: "INSERT OR IGNORE INTO transaction_memos (memo, transaction_id) VALUES (?, ?)")
+        for row in history.memos {
+            insertMemo.text(row.memo)
+            insertMemo.integer(row.transaction)
+            try insertMemo.run()
+        }
+        var insertAsset = try DirectStatement(db, sql: "INSERT OR IGNORE INTO payment_assets (asset, operation_id) VALUES (?, ?)")
+        for row in history.paymentAssets {
+            insertAsset.blob(row.asset.xdrBytes)
+            insertAsset.integer(row.operation)
+            try insertAsset.run()
+        }
         let insertBalanceOperation = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO claimable_balance_operations (balance_id, operation_id, transaction_id) VALUES (?, ?, ?)")
         for row in history.balanceOperations { try insertBalanceOperation.execute(arguments: [Data(row.balance.hash.bytes), row.operation, row.transaction]) }
