@@ -93,9 +93,11 @@ struct DirectStatement {
         }
     }
 
-    /// Steps the bound row to its end and readies the statement for the next one.
+    /// Steps the bound row to its end and readies the statement for the next one; answers the
+    /// rows it inserted, updated or deleted (SQLite's `changes()`).
     /// - Throws: a `DatabaseError` with SQLite's code and message when a bind or the step failed.
-    mutating func run() throws {
+    @discardableResult
+    mutating func run() throws -> Int {
         precondition(bound == parameters, "\(bound) values bound for a statement of \(parameters) parameters")
         bound = 0
         defer {
@@ -106,7 +108,7 @@ struct DirectStatement {
         if code == SQLITE_OK {
             code = sqlite3_step(handle)
             while code == SQLITE_ROW { code = sqlite3_step(handle) }
-            if code == SQLITE_DONE { return }
+            if code == SQLITE_DONE { return Int(sqlite3_changes(connection)) }
         }
         let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
         throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: String(cString: sqlite3_sql(handle)))

@@ -379,8 +379,50 @@ public final class SQLiteLedgerStore: LedgerStore {
             // tells: no row per account for it.
             try db.execute(sql: "DELETE FROM account_signers WHERE signer = account_id")
         }
+        migrator.registerMigration("ledger-v13-account-rows") { db in
+            // An account's entry and its history in one B-tree (``accountRows``), the entry after
+            // its newest row: a payment then rewrites one leaf for each of its two accounts, not two.
+            try db.execute(sql: """
+                CREATE TABLE account_rows (
+                    account_id BLOB NOT NULL, toid INTEGER NOT NULL, is_payment INTEGER NOT NULL, entry BLOB,
+                    PRIMARY KEY (account_id, toid)
+                ) WITHOUT ROWID;
+                INSERT INTO account_rows (account_id, toid, is_payment, entry) SELECT account_id, toid, is_payment, NULL FROM account_history;
+                INSERT INTO account_rows (account_id, toid, is_payment, entry) SELECT account_id, \(entryRow), 0, entry FROM accounts;
+                CREATE TABLE store_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+                INSERT INTO store_counts (name, n) SELECT 'accounts', COUNT(*) FROM accounts;
+                DROP TABLE account_history;
+                DROP TABLE accounts;
+                CREATE VIEW accounts AS SELECT account_id, entry FROM account_rows WHERE toid = \(entryRow);
+                CREATE VIEW account_history AS SELECT account_id, toid, is_payment FROM account_rows WHERE toid < \(entryRow);
+                CREATE TRIGGER accounts_insert INSTEAD OF INSERT ON accounts BEGIN
+                    UPDATE store_counts SET n = n + 1 WHERE name = 'accounts'
+                        AND NOT EXISTS (SELECT 1 FROM account_rows WHERE account_id = NEW.account_id AND toid = \(entryRow));
+                    INSERT OR REPLACE INTO account_rows (account_id, toid, is_payment, entry) VALUES (NEW.account_id, \(entryRow), 0, NEW.entry);
+                END;
+                CREATE TRIGGER accounts_delete INSTEAD OF DELETE ON accounts BEGIN
+                    UPDATE store_counts SET n = n - 1 WHERE name = 'accounts';
+                    DELETE FROM account_rows WHERE account_id = OLD.account_id AND toid = \(entryRow);
+                END;
+                CREATE TRIGGER account_history_insert INSTEAD OF INSERT ON account_history BEGIN
+                    INSERT OR IGNORE INTO account_rows (account_id, toid, is_payment, entry) VALUES (NEW.account_id, NEW.toid, NEW.is_payment, NULL);
+                END;
+                """)
+        }
         return migrator
     }
+
+    /// The `toid` of an account's entry row in `account_rows`, after every TOID of its history.
+    ///
+    /// `account_rows` holds, for each account, its rows of `account_history` (a TOID each, the
+    /// entry NULL) and then its entry (this `toid`). A payment rewrites its accounts' entries and
+    /// adds a row to each one's history: on a grown network every such write lands on a leaf
+    /// no other payment of the ledger touches, and a leaf costs its read, its WAL frame and its
+    /// checkpoint; with the entry beside the newest row, one leaf an account instead of two.
+    /// The views `accounts` (`account_id`, `entry`) and `account_history` (`account_id`, `toid`,
+    /// `is_payment`) read and write it as the two tables they were (``StoreTables``), and
+    /// `store_counts` keeps the number of entry rows (the size the loaded state is reserved to).
+    static let entryRow = Int64.max
 
     /// Replaces the signing keys of each account whose keys changed.
     static func writeSigners(_ changes: [AccountID: Set<AccountID>], _ db: Database) throws {
@@ -443,7 +485,8 @@ public final class SQLiteLedgerStore: LedgerStore {
             // Rows stream into the state one at a time: at ten million accounts, holding every
             // row first would cost as much memory again as the state itself.
             state.reserveCapacity(
-                accounts: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accounts") ?? 0,
+                // Kept by each commit: counting the entry rows would read every history row too.
+                accounts: try Int.fetchOne(db, sql: "SELECT n FROM store_counts WHERE name = 'accounts'") ?? 0,
                 trustLines: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM trust_lines") ?? 0)
             // This thread reads; another decodes and files (``StateBuilder``).
             let builder = StateBuilder(consume state)
@@ -505,18 +548,29 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     private static func writeChanges(_ changes: LedgerChanges, _ db: Database) throws {
         // The rows every payment writes go through SQLite's API directly (``DirectStatement``).
-        var upsertAccount = try DirectStatement(db, sql: "INSERT OR REPLACE INTO accounts (account_id, entry) VALUES (?, ?)")
-        var deleteAccount = try DirectStatement(db, sql: "DELETE FROM accounts WHERE account_id = ?")
+        var updateAccount = try DirectStatement(db, sql: "UPDATE account_rows SET entry = ? WHERE account_id = ? AND toid = \(entryRow)")
+        var insertAccount = try DirectStatement(
+            db, sql: "INSERT INTO account_rows (account_id, toid, is_payment, entry) VALUES (?, \(entryRow), 0, ?)")
+        var deleteAccount = try DirectStatement(db, sql: "DELETE FROM account_rows WHERE account_id = ? AND toid = \(entryRow)")
+        // Accounts made less those removed, for the count the state is sized by when loaded.
+        var made = 0
         for (id, entry) in changes.accounts {
             if let entry {
-                upsertAccount.blob(id)
-                upsertAccount.blob(entry.xdrBytes)
-                try upsertAccount.run()
+                let bytes = entry.xdrBytes
+                updateAccount.blob(bytes)
+                updateAccount.blob(id)
+                if try updateAccount.run() == 0 {
+                    insertAccount.blob(id)
+                    insertAccount.blob(bytes)
+                    try insertAccount.run()
+                    made += 1
+                }
             } else {
                 deleteAccount.blob(id)
-                try deleteAccount.run()
+                made -= try deleteAccount.run()
             }
         }
+        if made != 0 { try db.execute(sql: "UPDATE store_counts SET n = n + ? WHERE name = 'accounts'", arguments: [made]) }
         var upsertLine = try DirectStatement(db, sql: "INSERT OR REPLACE INTO trust_lines (account_id, asset, entry) VALUES (?, ?, ?)")
         var deleteLine = try DirectStatement(db, sql: "DELETE FROM trust_lines WHERE account_id = ? AND asset = ?")
         for (key, entry) in changes.trustLines {
@@ -602,7 +656,8 @@ public final class SQLiteLedgerStore: LedgerStore {
         var insertOperation = try DirectStatement(db, sql: """
             INSERT INTO operations (id, transaction_id, ledger, source_account, type, is_payment, successful) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
-        var insertParticipation = try DirectStatement(db, sql: "INSERT OR IGNORE INTO account_history (account_id, toid, is_payment) VALUES (?, ?, ?)")
+        var insertParticipation = try DirectStatement(
+            db, sql: "INSERT OR IGNORE INTO account_rows (account_id, toid, is_payment, entry) VALUES (?, ?, ?, NULL)")
         let closeTime = Int64(history.closeTime)
         for row in history.transactions {
             insertTransaction.integer(row.id)

@@ -23,7 +23,9 @@ public struct SQLiteTables: Sendable {
     /// At most `limit` rows of `table` from `offset`, the `columns` named.
     public func rows(_ table: String, columns: [String], limit: Int, offset: Int) async throws -> [[StoreValue]] {
         try await queue.read { db in
-            let key = try db.primaryKey(table).columns
+            // A view (the ledger's `accounts` and `account_history` over `account_rows`) has no
+            // key of its own: its rows are distinct, so all of its columns order them.
+            let key = try db.viewExists(table) ? try db.columns(in: table).map(\.name) : try db.primaryKey(table).columns
             let order = key.isEmpty ? "rowid" : key.map { "\"\($0)\"" }.joined(separator: ", ")
             let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
             return try Row.fetchAll(db, sql: "SELECT \(list) FROM \"\(table)\" ORDER BY \(order) LIMIT ? OFFSET ?", arguments: [limit, offset]).map { row in

@@ -62,6 +62,18 @@ struct SQLiteLedgerStoreTests {
         let offerLedger = try await submit(alice, [StellarBase.Operation(.manageSellOffer(ManageSellOfferOperation(selling: usd, buying: .native, amount: 10 * Amount.stroopsPerUnit, price: Price(n: 3, d: 2))))])
         // A deletion must reach the disk too.
         _ = try await submit(alice, [StellarBase.Operation(.manageData(ManageDataOperation(name: Array("config.memo_required".utf8), value: nil)))])
+        // An account made and merged away again, and one made to stay: the count the state is
+        // sized by follows the entry rows.
+        let bob = try KeyPair(seed: Array(repeating: 10, count: 32)), carol = try KeyPair(seed: Array(repeating: 11, count: 32))
+        _ = try await submit(root, [
+            StellarBase.Operation(.createAccount(CreateAccountOperation(destination: bob.accountID, startingBalance: 10 * Amount.stroopsPerUnit))),
+            StellarBase.Operation(.createAccount(CreateAccountOperation(destination: carol.accountID, startingBalance: 10 * Amount.stroopsPerUnit))),
+        ])
+        _ = try await submit(bob, [StellarBase.Operation(.accountMerge(destination: .ed25519(root.accountID)))])
+        let counts = try await DatabaseQueue(path: path).read { db in
+            (try Int.fetchOne(db, sql: "SELECT n FROM store_counts WHERE name = 'accounts'"), try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accounts"))
+        }
+        #expect(counts.0 == 3 && counts.1 == 3)
 
         let reloaded = try #require(try await SQLiteLedgerStore(path: path).loadState())
         #expect(reloaded.stateHash() == state.stateHash())
@@ -133,7 +145,7 @@ struct SQLiteLedgerStoreTests {
             }
             try queue.close()
         }
-        #expect(try ownRows() == 2)
+        #expect(try ownRows() == 3)
         let withoutOwnRows = try SQLiteLedgerStore(path: path) { upgrading.append($0) }
         #expect(upgrading.last == ["ledger-v12-master-signers"])
         #expect(try ownRows() == 0)
