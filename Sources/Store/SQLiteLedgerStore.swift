@@ -380,7 +380,7 @@ public final class SQLiteLedgerStore: LedgerStore {
             try db.execute(sql: "DELETE FROM account_signers WHERE signer = account_id")
         }
         migrator.registerMigration("ledger-v13-account-rows") { db in
-            // An account's entry and its history in one B-tree (``accountRows``), the entry after
+            // An account's entry and its history in one B-tree (``entryRow``), the entry after
             // its newest row: a payment then rewrites one leaf for each of its two accounts, not two.
             try db.execute(sql: """
                 CREATE TABLE account_rows (
