@@ -63,6 +63,9 @@ struct ScaleBench: AsyncParsableCommand {
     @Flag(help: "Keep the grown data directory (a `tender serve --data` directory) instead of deleting it.")
     var keep = false
 
+    @Option(help: "Also measure a new network of this many accounts (and as many payments) just before and just after each step, each time a fresh copy of it, and give the step's rates and p99s against theirs: the machine's speed drifts over a long series (SQLite only).")
+    var beside: Int?
+
     @Option(help: "Write the series as CSV to this file.")
     var csv: String?
 
@@ -101,6 +104,26 @@ struct ScaleBench: AsyncParsableCommand {
         /// the POSTs start (nil on PostgreSQL).
         var cachedAtCommits: Double?
         var cachedAtPosts: Double?
+        /// A new network's figures measured beside this step (`--beside`).
+        var beside: Beside?
+    }
+
+    /// The mean of a new network's rates and p99s measured just before and just after a step.
+    struct Beside {
+        var commitRate, commitP99, submitRate, submitP99, readRate, readP99, historyP99: Double
+
+        init(commitRate: Double, commitP99: Double, submitRate: Double, submitP99: Double, readRate: Double, readP99: Double, historyP99: Double) {
+            (self.commitRate, self.commitP99, self.submitRate, self.submitP99) = (commitRate, commitP99, submitRate, submitP99)
+            (self.readRate, self.readP99, self.historyP99) = (readRate, readP99, historyP99)
+        }
+
+        /// Nil for no rows.
+        init?(_ rows: [Row]) {
+            guard !rows.isEmpty else { return nil }
+            func mean(_ value: KeyPath<Row, Double>) -> Double { rows.reduce(0) { $0 + $1[keyPath: value] } / Double(rows.count) }
+            self.init(commitRate: mean(\.commitRate), commitP99: mean(\.commitP99), submitRate: mean(\.submitRate), submitP99: mean(\.submitP99),
+                      readRate: mean(\.readRate), readP99: mean(\.readP99), historyP99: mean(\.historyP99))
+        }
     }
 
     func run() async throws {
@@ -118,6 +141,10 @@ struct ScaleBench: AsyncParsableCommand {
         let cardSteps = try cards.map { try Self.steps($0, "--cards") }
         guard cardSteps == nil || (cardSteps!.count == accountSteps.count && requests > 0) else {
             throw CommandFailure("--cards needs one step per --accounts step, and --requests above 0")
+        }
+        if let beside {
+            guard database == nil else { throw CommandFailure("--beside measures a new SQLite network; it is not made for --database") }
+            guard beside > Self.senders else { throw CommandFailure("--beside needs more than \(Self.senders) accounts (the senders, and some to pay)") }
         }
         var filledCards = 0
         var merchantKey: String?
@@ -150,92 +177,43 @@ struct ScaleBench: AsyncParsableCommand {
         }
         var rng = SystemRandomNumberGenerator()
         var rows: [Row] = []
+        var pristine: String?
+        if let beside {
+            pristine = try await Self.besideNetwork(accounts: beside, in: directory, senders: senders, rng: &rng)
+        }
+        defer { if let pristine { try? FileManager.default.removeItem(atPath: ((pristine as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent) } }
         print("size step | load s | resident MB (per account, trustline B) | commits/s (p99 ms) | serve start s | POST/s (p99 ms) | GET/s (p99 ms) | serve MB | history p99 ms | database MB")
         for (targetAccounts, targetPayments) in zip(accountSteps, paymentSteps) {
-            // Grow: accounts in bulk, then payments.
-            while filledAccounts < targetAccounts {
-                let batch = min(10_000, targetAccounts - filledAccounts)
-                let ids = (filledAccounts..<(filledAccounts + batch)).map { $0 < Self.senders ? senders[$0].accountID : Self.bulkAccount($0) }
-                try await store!.store.commit(try Self.fund(ids, firstIndex: filledAccounts, in: &state))
-                filledAccounts += batch
-            }
-            while filledPayments < targetPayments {
-                let batch = min(1_000, targetPayments - filledPayments)
-                let closed = try state.closeLedger(
-                    Self.payments(batch, from: senders, startingAt: filledPayments, accounts: filledAccounts, in: state, rng: &rng), closeTime: Self.now())
-                guard closed.transactions.allSatisfy({ $0.application.result.code == .success }) else { throw CommandFailure("a history payment failed") }
-                try await store!.store.commit(closed)
-                filledPayments += batch
-            }
-            var row = Row(accounts: filledAccounts, trustLines: state.trustLines.count, payments: filledPayments)
+            try await Self.grow(store!.store, &state, senders: senders, accounts: &filledAccounts, payments: &filledPayments,
+                                to: (targetAccounts, targetPayments), rng: &rng)
+            let (grownAccounts, grownTrustLines) = (filledAccounts, state.trustLines.count)
             state = LedgerState(header: state.header)
             store?.close()
             store = nil
-            // What `tender serve` does first, in a new process: open the database and load the state.
-            await Self.settle()
-            row.load = try Self.loadInAnotherProcess(location)
-            // Commits end to end on the grown database.
-            await Self.settle()
-            do {
-                let opened = try await Self.open(location)
-                defer { opened.close() }
-                let reopened = opened.store
-                let writer = try await LedgerWriter(
-                    store: reopened, configuration: .init(network: .standalone, closeInterval: .zero, batchLimit: 1000),
-                    logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }), now: { Self.now() })
-                if database == nil { row.cachedAtCommits = await Self.cachedShare(path) }
-                let (latencies, elapsed, _) = try await writer.running {
-                    try await CommitBench.measure(writer: writer, concurrency: 64, transactions: transactions)
+            // A new network measured just before and just after the step, each time a fresh
+            // copy of the same one: the step's rates against it are not the machine's drift.
+            var besideRows: [Row] = []
+            if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, rng: &rng)) }
+            var row = try await measure(location: location, dataDirectory: dataDirectory, accounts: grownAccounts, senders: senders, rng: &rng) { port, row in
+                guard let cardSteps else { return }
+                let step = rows.count
+                if merchantKey == nil { merchantKey = try await Self.merchant(dataDirectory: dataDirectory, port: port) }
+                // Grow the gateway's store through the server, then measure.
+                if cardSteps[step] > filledCards {
+                    _ = try await Self.cardPayments(cardSteps[step] - filledCards, key: merchantKey!, port: port)
+                    filledCards = cardSteps[step]
                 }
-                row.commitRate = Double(latencies.count) / (CommitBench.milliseconds(elapsed) / 1000)
-                row.commitP99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
-                let queries = try await Self.historyQueries(3_000, store: reopened, accounts: filledAccounts, rng: &rng).milliseconds
-                row.historyP99 = queries[min(queries.count - 1, queries.count * 99 / 100)]
+                let measured = try await Self.cardPayments(requests, key: merchantKey!, port: port)
+                filledCards += requests
+                (row.cards, row.cardRate, row.cardP99) = (filledCards, measured.rate, measured.p99)
             }
-            // The server on the grown database: its start, the two HTTP rates, its memory.
-            if requests > 0 {
-                // The senders' sequence numbers as committed (not the whole state).
-                var sequences: [AccountID: Int64] = [:]
-                do {
-                    let opened = try await Self.open(location)
-                    defer { opened.close() }
-                    for sender in senders { sequences[sender.accountID] = try await opened.store.account(sender.accountID)?.account.sequenceNumber }
-                }
-                await Self.settle()
-                let server = try await ServerProcess.start(dataDirectory: dataDirectory, database: database)
-                row.serveSeconds = server.startSeconds
-                if database == nil { row.cachedAtPosts = await Self.cachedShare(path) }
-                do {
-                    let submit = try await Self.submit(
-                        requests, from: senders, sequences: { sequences[$0]! }, accounts: filledAccounts, port: server.port, rng: &rng)
-                    (row.submitRate, row.submitP99) = (submit.rate, submit.p99)
-                    var rounds: [(rate: Double, p99: Double)] = []
-                    for _ in 0..<readRounds { rounds.append(try await Self.read(requests, accounts: filledAccounts, port: server.port, rng: &rng)) }
-                    let median = Self.median(rounds)
-                    (row.readRate, row.readP99) = (median.rate, median.p99)
-                    row.readRoundRates = rounds.map(\.rate)
-                    if let cardSteps {
-                        let step = rows.count
-                        if merchantKey == nil { merchantKey = try await Self.merchant(dataDirectory: dataDirectory, port: server.port) }
-                        // Grow the gateway's store through the server, then measure.
-                        if cardSteps[step] > filledCards {
-                            _ = try await Self.cardPayments(cardSteps[step] - filledCards, key: merchantKey!, port: server.port)
-                            filledCards = cardSteps[step]
-                        }
-                        let measured = try await Self.cardPayments(requests, key: merchantKey!, port: server.port)
-                        filledCards += requests
-                        (row.cards, row.cardRate, row.cardP99) = (filledCards, measured.rate, measured.p99)
-                    }
-                    row.serveResidentBytes = server.residentBytes()
-                } catch {
-                    server.stop()
-                    throw error
-                }
-                server.stop()
-            }
-            row.databaseBytes = try await Self.databaseBytes(location)
+            (row.accounts, row.trustLines, row.payments) = (grownAccounts, grownTrustLines, filledPayments)
+            if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, rng: &rng)) }
+            row.beside = Beside(besideRows)
             rows.append(row)
             print(Self.line(row))
+            for (which, beside) in zip(["before", "after"], besideRows) { print("  a new network beside it, \(which): " + Self.line(beside)) }
+            if let beside = row.beside { print("  " + Self.ratios(row, beside)) }
             // The next step grows the state as the writer and the server left it.
             if targetAccounts != accountSteps.last {
                 let reopened = try await Self.open(location)
@@ -247,6 +225,146 @@ struct ScaleBench: AsyncParsableCommand {
         if keep { print("data directory kept: \(dataDirectory)") }
         if let csv { try Self.csv(rows).write(toFile: csv, atomically: true, encoding: .utf8) }
         if let svg { try Self.chart(rows).write(toFile: svg, atomically: true, encoding: .utf8) }
+    }
+
+    /// Grows the network in `store` to `target` accounts and payments: accounts in bulk (ledgers
+    /// of 10,000 funded by the root account), then signed payments from the senders, 1,000 a ledger.
+    static func grow(_ store: any LedgerStore, _ state: inout LedgerState, senders: [KeyPair], accounts: inout Int, payments: inout Int,
+                     to target: (accounts: Int, payments: Int), rng: inout SystemRandomNumberGenerator) async throws {
+        while accounts < target.accounts {
+            let batch = min(10_000, target.accounts - accounts)
+            let ids = (accounts..<(accounts + batch)).map { $0 < Self.senders ? senders[$0].accountID : Self.bulkAccount($0) }
+            try await store.commit(try Self.fund(ids, firstIndex: accounts, in: &state))
+            accounts += batch
+        }
+        while payments < target.payments {
+            let batch = min(1_000, target.payments - payments)
+            let closed = try state.closeLedger(
+                Self.payments(batch, from: senders, startingAt: payments, accounts: accounts, in: state, rng: &rng), closeTime: Self.now())
+            guard closed.transactions.allSatisfy({ $0.application.result.code == .success }) else { throw CommandFailure("a history payment failed") }
+            try await store.commit(closed)
+            payments += batch
+        }
+    }
+
+    /// Grows a new SQLite network of `accounts` accounts and as many payments and closes it:
+    /// the path of its ledger file (in a directory of its own under `directory`), copied before
+    /// each measure beside a step.
+    static func besideNetwork(accounts: Int, in directory: String, senders: [KeyPair], rng: inout SystemRandomNumberGenerator) async throws -> String {
+        let root = directory + "/tender-scale-beside-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root + "/pristine", withIntermediateDirectories: true)
+        let path = root + "/pristine/ledger.sqlite"
+        do {
+            let store = try SQLiteLedgerStore(path: path)
+            let (genesis, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: Self.now())
+            var state = genesis
+            try await store.commit(first)
+            var (grownAccounts, grownPayments) = (0, 0)
+            try await Self.grow(store, &state, senders: senders, accounts: &grownAccounts, payments: &grownPayments, to: (accounts, accounts), rng: &rng)
+        }
+        return path
+    }
+
+    /// Measures a fresh copy of the new network at `pristine` as a step is measured (cards
+    /// aside), and deletes the copy.
+    func besideMeasure(_ pristine: String, senders: [KeyPair], rng: inout SystemRandomNumberGenerator) async throws -> Row {
+        let from = (pristine as NSString).deletingLastPathComponent
+        let copy = (from as NSString).deletingLastPathComponent + "/copy-\(UUID().uuidString)"
+        try FileManager.default.copyItem(atPath: from, toPath: copy)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let location = copy + "/ledger.sqlite"
+        var counts = (accounts: 0, trustLines: 0, payments: 0)
+        do {
+            let opened = try await Self.open(location)
+            defer { opened.close() }
+            guard let state = try await opened.store.loadState() else { throw CommandFailure("the new network beside holds no ledger") }
+            counts.accounts = await Self.grownAccounts(upTo: Self.senders + state.accounts.count) { state.account(Self.bulkAccount($0)) != nil }
+            counts.trustLines = state.trustLines.count
+            counts.payments = try await opened.payments()
+        }
+        var row = try await measure(location: location, dataDirectory: copy, accounts: counts.accounts, senders: senders, rng: &rng) { _, _ in }
+        (row.accounts, row.trustLines, row.payments) = counts
+        return row
+    }
+
+    /// Measures the closed network at `location` (data directory `dataDirectory`, `accounts`
+    /// accounts grown by this command): the load in a new process, commits end to end, the
+    /// history query, then the server's start, the POSTs, the GETs, what `atServer` measures on
+    /// its port, and its memory; the database's size.
+    func measure(location: String, dataDirectory: String, accounts: Int, senders: [KeyPair], rng: inout SystemRandomNumberGenerator,
+                 atServer: (_ port: Int, _ row: inout Row) async throws -> Void) async throws -> Row {
+        var row = Row()
+        let path = database == nil ? location : nil
+        // What `tender serve` does first, in a new process: open the database and load the state.
+        await Self.settle()
+        row.load = try Self.loadInAnotherProcess(location)
+        // Commits end to end on the grown database.
+        await Self.settle()
+        do {
+            let opened = try await Self.open(location)
+            defer { opened.close() }
+            let reopened = opened.store
+            let writer = try await LedgerWriter(
+                store: reopened, configuration: .init(network: .standalone, closeInterval: .zero, batchLimit: 1000),
+                logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }), now: { Self.now() })
+            if let path { row.cachedAtCommits = await Self.cachedShare(path) }
+            let (latencies, elapsed, _) = try await writer.running {
+                try await CommitBench.measure(writer: writer, concurrency: 64, transactions: transactions)
+            }
+            row.commitRate = Double(latencies.count) / (CommitBench.milliseconds(elapsed) / 1000)
+            row.commitP99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+            let queries = try await Self.historyQueries(3_000, store: reopened, accounts: accounts, rng: &rng).milliseconds
+            row.historyP99 = queries[min(queries.count - 1, queries.count * 99 / 100)]
+        }
+        // The server on the grown database: its start, the two HTTP rates, its memory.
+        if requests > 0 {
+            // The senders' sequence numbers as committed (not the whole state).
+            var sequences: [AccountID: Int64] = [:]
+            do {
+                let opened = try await Self.open(location)
+                defer { opened.close() }
+                for sender in senders { sequences[sender.accountID] = try await opened.store.account(sender.accountID)?.account.sequenceNumber }
+            }
+            await Self.settle()
+            let server = try await ServerProcess.start(dataDirectory: dataDirectory, database: database)
+            row.serveSeconds = server.startSeconds
+            if let path { row.cachedAtPosts = await Self.cachedShare(path) }
+            do {
+                let submit = try await Self.submit(
+                    requests, from: senders, sequences: { sequences[$0]! }, accounts: accounts, port: server.port, rng: &rng)
+                (row.submitRate, row.submitP99) = (submit.rate, submit.p99)
+                var rounds: [(rate: Double, p99: Double)] = []
+                for _ in 0..<readRounds { rounds.append(try await Self.read(requests, accounts: accounts, port: server.port, rng: &rng)) }
+                let median = Self.median(rounds)
+                (row.readRate, row.readP99) = (median.rate, median.p99)
+                row.readRoundRates = rounds.map(\.rate)
+                try await atServer(server.port, &row)
+                row.serveResidentBytes = server.residentBytes()
+            } catch {
+                server.stop()
+                throw error
+            }
+            server.stop()
+        }
+        row.databaseBytes = try await Self.databaseBytes(location)
+        return row
+    }
+
+    /// A step's rates as shares of the new network's beside it, and its p99s as multiples of
+    /// theirs, each marked when outside issue 30's bounds (rates within 20%, p99 within 2 times).
+    static func ratios(_ row: Row, _ beside: Beside) -> String {
+        func share(_ name: String, _ value: Double, _ new: Double) -> String {
+            guard new > 0 else { return "\(name) -" }
+            return "\(name) " + String(format: "%.0f%%", value / new * 100) + (value >= 0.8 * new ? "" : " (under 80%)")
+        }
+        func times(_ name: String, _ value: Double, _ new: Double) -> String {
+            guard new > 0 else { return "\(name) -" }
+            return "\(name) " + String(format: "%.2fx", value / new) + (value <= 2 * new ? "" : " (over 2x)")
+        }
+        let rates = [share("commits", row.commitRate, beside.commitRate), share("POST", row.submitRate, beside.submitRate), share("GET", row.readRate, beside.readRate)]
+        let p99s = [times("commits", row.commitP99, beside.commitP99), times("POST", row.submitP99, beside.submitP99),
+                    times("GET", row.readP99, beside.readP99), times("history", row.historyP99, beside.historyP99)]
+        return "against the new network beside it: rates " + rates.joined(separator: ", ") + "; p99 " + p99s.joined(separator: ", ")
     }
 
     /// Waits for the kernel to write every dirty page to disk (`sync`), off Swift's cooperative
@@ -442,8 +560,6 @@ struct ScaleBench: AsyncParsableCommand {
         try! KeyPair(seed: withUnsafeBytes(of: UInt64(index + 1).bigEndian) { Array(repeating: 9, count: 24) + Array($0) })
     }
 
-    /// The account of bulk index `index` (the senders aside): 32 bytes that need no key, as the
-    /// benchmark never signs for them.
     /// `count` reads of a random bulk account's newest payments, as
     /// `/accounts/{id}/payments?order=desc&limit=10` reads them: their times in milliseconds,
     /// sorted, and the payments they found.
@@ -472,6 +588,8 @@ struct ScaleBench: AsyncParsableCommand {
         return low
     }
 
+    /// The account of bulk index `index` (the senders aside): 32 bytes that need no key, as the
+    /// benchmark never signs for them.
     static func bulkAccount(_ index: Int) -> AccountID {
         AccountID(publicKey: SHA256.hash(data: withUnsafeBytes(of: UInt64(index).bigEndian) { Array("tender scale".utf8) + Array($0) })
             .withUnsafeBytes { Bytes32($0) })
@@ -523,18 +641,32 @@ struct ScaleBench: AsyncParsableCommand {
     }
 
     static func csv(_ rows: [Row]) -> String {
-        "accounts,trustlines,payments,load_seconds,resident_bytes,bytes_per_account,bytes_per_trustline,commits_per_second,commit_p99_ms,"
+        let header = "accounts,trustlines,payments,load_seconds,resident_bytes,bytes_per_account,bytes_per_trustline,commits_per_second,commit_p99_ms,"
             + "serve_start_seconds,posts_per_second,post_p99_ms,gets_per_second,get_p99_ms,serve_resident_bytes,history_p99_ms,database_bytes,"
-            + "card_payments,card_payments_per_second,card_p99_ms,cached_at_commits,cached_at_posts\n"
-            + rows.map { row in
-                [String(row.accounts), String(row.trustLines), String(row.payments), String(format: "%.3f", row.load.seconds), String(row.load.residentBytes),
-                 String(format: "%.0f", row.load.accountBytes), String(format: "%.0f", row.load.trustLineBytes),
-                 String(format: "%.0f", row.commitRate), String(format: "%.2f", row.commitP99), String(format: "%.3f", row.serveSeconds),
-                 String(format: "%.0f", row.submitRate), String(format: "%.2f", row.submitP99), String(format: "%.0f", row.readRate),
-                 String(format: "%.2f", row.readP99), String(row.serveResidentBytes), String(format: "%.3f", row.historyP99),
-                 String(row.databaseBytes), String(row.cards), String(format: "%.0f", row.cardRate), String(format: "%.2f", row.cardP99),
-                 row.cachedAtCommits.map { String(format: "%.3f", $0) } ?? "", row.cachedAtPosts.map { String(format: "%.3f", $0) } ?? ""].joined(separator: ",")
-            }.joined(separator: "\n") + "\n"
+            + "card_payments,card_payments_per_second,card_p99_ms,cached_at_commits,cached_at_posts," + Self.besideColumns.joined(separator: ",")
+        let lines = rows.map { row -> String in
+            let fields: [String] = [
+                String(row.accounts), String(row.trustLines), String(row.payments), String(format: "%.3f", row.load.seconds), String(row.load.residentBytes),
+                String(format: "%.0f", row.load.accountBytes), String(format: "%.0f", row.load.trustLineBytes),
+                String(format: "%.0f", row.commitRate), String(format: "%.2f", row.commitP99), String(format: "%.3f", row.serveSeconds),
+                String(format: "%.0f", row.submitRate), String(format: "%.2f", row.submitP99), String(format: "%.0f", row.readRate),
+                String(format: "%.2f", row.readP99), String(row.serveResidentBytes), String(format: "%.3f", row.historyP99),
+                String(row.databaseBytes), String(row.cards), String(format: "%.0f", row.cardRate), String(format: "%.2f", row.cardP99),
+                row.cachedAtCommits.map { String(format: "%.3f", $0) } ?? "", row.cachedAtPosts.map { String(format: "%.3f", $0) } ?? "",
+            ]
+            return (fields + Self.besideFields(row.beside)).joined(separator: ",")
+        }
+        return ([header] + lines).joined(separator: "\n") + "\n"
+    }
+
+    /// The columns of the new network measured beside a step (empty without `--beside`).
+    static let besideColumns = ["beside_commits_per_second", "beside_commit_p99_ms", "beside_posts_per_second", "beside_post_p99_ms",
+                                "beside_gets_per_second", "beside_get_p99_ms", "beside_history_p99_ms"]
+
+    static func besideFields(_ beside: Beside?) -> [String] {
+        guard let b = beside else { return Array(repeating: "", count: besideColumns.count) }
+        return [String(format: "%.0f", b.commitRate), String(format: "%.2f", b.commitP99), String(format: "%.0f", b.submitRate), String(format: "%.2f", b.submitP99),
+                String(format: "%.0f", b.readRate), String(format: "%.2f", b.readP99), String(format: "%.3f", b.historyP99)]
     }
 
     /// The rows of a series written by ``csv(_:)``.
@@ -564,6 +696,11 @@ struct ScaleBench: AsyncParsableCommand {
             // Empty on PostgreSQL, missing in a series from before they were measured.
             func optional(_ name: String) -> Double? { header.firstIndex(of: name).flatMap { $0 < fields.count ? Double(fields[$0]) : nil } }
             (row.cachedAtCommits, row.cachedAtPosts) = (optional("cached_at_commits"), optional("cached_at_posts"))
+            let beside = Self.besideColumns.map(optional)
+            if beside.allSatisfy({ $0 != nil }) {
+                let b = beside.map { $0! }
+                row.beside = Beside(commitRate: b[0], commitP99: b[1], submitRate: b[2], submitP99: b[3], readRate: b[4], readP99: b[5], historyP99: b[6])
+            }
             return row
         }
     }

@@ -188,7 +188,7 @@ struct CLITests {
             line.range(of: "GET rounds: ").map { line[$0.upperBound...].split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
         }
         #expect(printedRounds.map(\.count) == [3, 3], "\(result.stdout)")
-        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",") }
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
         #expect(rows.first?.first == "accounts" && rows.count == 3)
         // Each step at its size (every second bulk account with a trustline), a new process's
         // load and memory measured, commits made, a server started and loaded over HTTP.
@@ -206,6 +206,8 @@ struct CLITests {
             // How much of the ledger's file the page cache held as the commits and the POSTs began
             // (a file this small, just written and read: most of it).
             #expect(value("cached_at_commits") > 0 && value("cached_at_commits") <= 1 && value("cached_at_posts") > 0 && value("cached_at_posts") <= 1, "\(row)")
+            // Without --beside, no new network was measured beside the step.
+            #expect(value("beside_commits_per_second") == -1 && !result.stdout.contains("beside it"), "\(row)")
         }
         #expect(rows.dropFirst().map { Int($0[header.firstIndex(of: "card_payments")!])! } == [1_300, 2_000])
         // The data directory is gone unless kept.
@@ -221,6 +223,9 @@ struct CLITests {
         #expect(try Tender.run(["bench", "scale", "--accounts", "5000,2000", "--payments", "1,2"]).stderr.contains("ascending"))
         #expect(try Tender.run(["bench", "scale", "--accounts", "1000", "--payments", "1"]).stderr.contains("more than 1000 accounts"))
         #expect(try Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--read-rounds", "0"]).stderr.contains("--read-rounds must be positive"))
+        #expect(try Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--beside", "900"]).stderr.contains("--beside needs more than 1000"))
+        #expect(try Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--beside", "1100", "--database", "postgres://nobody@127.0.0.1:1/none"])
+            .stderr.contains("not made for --database"))
         #expect(try Tender.run(["bench", "load", "--database", temporary.file("none.sqlite")]).status != 0)
     }
 
@@ -237,12 +242,27 @@ struct CLITests {
         let csv = temporary.file("resumed.csv")
         let resumed = try Tender.run([
             "bench", "scale", "--resume", String(kept), "--accounts", "1300", "--payments", "400", "--transactions", "100", "--requests", "0", "--csv", csv,
+            "--beside", "1050", "--directory", temporary.path,
         ])
         #expect(resumed.status == 0, "\(resumed.stderr)")
+        // A new network of 1,050 accounts and payments measured just before and just after the
+        // step, each a fresh copy (the same counts both times), and the step's figures against
+        // theirs; their copies are gone after the run.
+        let besideLines = resumed.stdout.split(separator: "\n").filter { $0.contains("a new network beside it") }
+        #expect(besideLines.count == 2 && besideLines.allSatisfy { $0.contains("1050 accounts, 25 trustlines, 1050 payments") }, "\(resumed.stdout)")
+        let ratios = try #require(resumed.stdout.split(separator: "\n").first { $0.contains("against the new network beside it: rates commits ") })
+        #expect(ratios.contains("%") && ratios.contains("; p99 commits ") && ratios.contains("x") && ratios.contains("POST -"), "\(ratios)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("tender-scale-beside-") }.isEmpty)
         // 200 grown payments, the 100 measured, and the senders' and measured accounts' creations.
         #expect(resumed.stdout.contains("going on from 1100 accounts and "))
-        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         #expect(rows.count == 2 && rows[1][0] == "1300" && (Int(rows[1][2]) ?? 0) >= 400)
+        let besideRate = rows[0].firstIndex(of: "beside_commits_per_second").flatMap { Double(rows[1][$0]) } ?? 0
+        #expect(besideRate > 0, "\(rows)")
+        // The printed share is the CSV's rate over the new network's.
+        let stepRate = Double(rows[1][rows[0].firstIndex(of: "commits_per_second")!])!
+        let printedShare = ratios.components(separatedBy: "rates commits ").last.flatMap { Double($0.prefix { $0.isNumber }) } ?? -100
+        #expect(abs(printedShare - stepRate / besideRate * 100) <= 1, "\(ratios) \(stepRate) \(besideRate)")
         // Kept, not deleted, after a resumed run; a directory without a network is refused.
         #expect(FileManager.default.fileExists(atPath: String(kept) + "/ledger.sqlite"))
         let empty = try Tender.run(["bench", "scale", "--resume", temporary.file("nothing"), "--accounts", "1300", "--payments", "1"])
