@@ -37,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
     ],
     targets: [
         .target(
@@ -51,7 +52,7 @@ let package = Package(
         ),
         .target(
             name: "TenderTesting",
-            dependencies: ["WalletKit"],
+            dependencies: ["WalletKit", .product(name: "Subprocess", package: "swift-subprocess")],
             path: "Sources/TenderTesting"
         ),
         .target(

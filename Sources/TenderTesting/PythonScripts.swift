@@ -15,27 +15,3 @@ public enum PythonScripts {
             "/bin/bash", ["-c", #"source Scripts/python-env.sh && exec "$TENDER_PYTHON" "$@""#, "interop", script] + arguments)
     }
 }
-
-/// Runs a program in the package's root directory without blocking Swift's cooperative pool.
-public enum ChildProcess {
-    /// Runs `executable` with `arguments`; its exit status and its standard output and error,
-    /// together.
-    public static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = PythonScripts.packageRoot
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                continuation.resume(returning: text)
-            }
-        }
-        return (process.terminationStatus, text)
-    }
-}

@@ -18,38 +18,38 @@ struct CLITests {
         (vectors["envelopes"] as! [[String: Any]]).first { $0["name"] as? String == name }!
     }
 
-    @Test func keysGenerateGivesAUsableKeyPair() throws {
-        let result = try Tender.run(["keys", "generate", "--json"])
+    @Test func keysGenerateGivesAUsableKeyPair() async throws {
+        let result = try await Tender.run(["keys", "generate", "--json"])
         #expect(result.status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: String]
         let account = try #require(json["account_id"])
         let secret = try #require(json["secret_seed"])
         #expect(account.hasPrefix("G") && account.count == 56)
         #expect(secret.hasPrefix("S") && secret.count == 56)
-        let inspected = try Tender.run(["keys", "inspect", secret])
+        let inspected = try await Tender.run(["keys", "inspect", secret])
         #expect(inspected.stdout.contains(account))
         #expect(!inspected.stdout.contains(secret))
-        let plain = try Tender.run(["keys", "generate"])
+        let plain = try await Tender.run(["keys", "generate"])
         #expect(plain.stdout.contains("account id:") && plain.stdout.contains("secret seed:"))
     }
 
-    @Test func keysInspectExplainsEveryKind() throws {
+    @Test func keysInspectExplainsEveryKind() async throws {
         let keypair = (Self.vectors["keypairs"] as! [[String: Any]])[0]
         let account = keypair["account_id"] as! String
         let muxed = (keypair["muxed"] as! [[String: String]])[2]
-        let result = try Tender.run(["keys", "inspect", muxed["address"]!, "--json"])
+        let result = try await Tender.run(["keys", "inspect", muxed["address"]!, "--json"])
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: String]
         #expect(json["type"] == "muxed_account")
         #expect(json["account_id"] == account)
         #expect(json["muxed_id"] == muxed["id"])
-        let plain = try Tender.run(["keys", "inspect", account])
+        let plain = try await Tender.run(["keys", "inspect", account])
         #expect(plain.stdout.contains("type: account_id"))
     }
 
-    @Test func badKeysFailWithOneLine() throws {
+    @Test func badKeysFailWithOneLine() async throws {
         let account = (Self.vectors["keypairs"] as! [[String: Any]])[0]["account_id"] as! String
         for bad in [String(account.dropLast()) + "A", "hello", String(account.dropLast())] {
-            let result = try Tender.run(["keys", "inspect", bad])
+            let result = try await Tender.run(["keys", "inspect", bad])
             #expect(result.status != 0)
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
@@ -57,9 +57,9 @@ struct CLITests {
         }
     }
 
-    @Test func txDecodeShowsTheEnvelope() throws {
+    @Test func txDecodeShowsTheEnvelope() async throws {
         let vector = Self.envelope("mixed_multi_signer")
-        let result = try Tender.run(["tx", "decode", vector["xdr"] as! String])
+        let result = try await Tender.run(["tx", "decode", vector["xdr"] as! String])
         #expect(result.status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
         #expect(json["hash"] as? String == vector["hash_standalone"] as? String)
@@ -71,26 +71,26 @@ struct CLITests {
         #expect((json["signatures"] as! [Any]).count == 3)
     }
 
-    @Test func txDecodeReadsStandardInput() throws {
+    @Test func txDecodeReadsStandardInput() async throws {
         let vector = Self.envelope("fee_bump_payment_native")
-        let result = try Tender.run(["tx", "decode"], input: (vector["xdr"] as! String) + "\n")
+        let result = try await Tender.run(["tx", "decode"], input: (vector["xdr"] as! String) + "\n")
         #expect(result.status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as! [String: Any]
         #expect(json["type"] as? String == "ENVELOPE_TYPE_TX_FEE_BUMP")
         #expect(json["inner_tx"] != nil)
     }
 
-    @Test func txHashOnEachNetwork() throws {
+    @Test func txHashOnEachNetwork() async throws {
         for name in ["payment_native", "v0_payment", "fee_bump_mixed_multi_signer", "preconditions_v2"] {
             let vector = Self.envelope(name)
             let xdr = vector["xdr"] as! String
-            #expect(try Tender.run(["tx", "hash", xdr]).stdout == (vector["hash_standalone"] as! String) + "\n")
-            let testnet = try Tender.run(["tx", "hash", "-", "--passphrase", "Test SDF Network ; September 2015"], input: xdr)
+            #expect(try await Tender.run(["tx", "hash", xdr]).stdout == (vector["hash_standalone"] as! String) + "\n")
+            let testnet = try await Tender.run(["tx", "hash", "-", "--passphrase", "Test SDF Network ; September 2015"], input: xdr)
             #expect(testnet.stdout == (vector["hash_testnet"] as! String) + "\n")
         }
     }
 
-    @Test func badEnvelopesFailWithOneLine() throws {
+    @Test func badEnvelopesFailWithOneLine() async throws {
         // An operation Tender refuses (inflation, gone from the protocol).
         let unsupported = (Self.vectors["unsupported"] as! [[String: String]]).first { $0["operation"] == "inflation" }!
         let cases: [(String, String)] = [
@@ -100,21 +100,21 @@ struct CLITests {
         ]
         for (input, expected) in cases {
             for command in [["tx", "decode", input], ["tx", "hash", input]] {
-                let result = try Tender.run(command)
+                let result = try await Tender.run(command)
                 #expect(result.status == 1)
                 #expect(result.stdout.isEmpty)
                 #expect(result.stderr.split(separator: "\n").count == 1)
                 #expect(result.stderr.contains(expected), "\(result.stderr)")
             }
         }
-        let empty = try Tender.run(["tx", "hash"], input: "")
+        let empty = try await Tender.run(["tx", "hash"], input: "")
         #expect(empty.status == 1)
         #expect(empty.stderr.contains("no envelope given"))
     }
 
-    @Test func everyCommandHasHelp() throws {
+    @Test func everyCommandHasHelp() async throws {
         for command in [[], ["serve"], ["keys"], ["keys", "generate"], ["keys", "inspect"], ["tx"], ["tx", "decode"], ["tx", "hash"], ["bench"], ["bench", "envelope"]] {
-            let result = try Tender.run(command + ["--help"])
+            let result = try await Tender.run(command + ["--help"])
             #expect(result.status == 0, "\(command)")
             #expect(result.stdout.contains("USAGE"), "\(command)")
             #expect(result.stdout.count > 150, "\(command)")
@@ -125,17 +125,17 @@ struct CLITests {
         let temporary = TemporaryDirectory("cli")
         defer { temporary.remove() }
         let data = temporary.path
-        let server = try Tender.start(["serve", "--port", "0", "--data", data])
-        defer { if server.process.isRunning { server.process.terminate() } }
+        let server = try await Tender.start(["serve", "--port", "0", "--data", data])
+        defer { if server.isRunning { server.terminate() } }
         let url = try await server.waitForURL()
         let (body, response) = try await URLSession.shared.data(from: URL(string: url + "/")!)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         let json = try JSONSerialization.jsonObject(with: body) as! [String: Any]
         #expect(json["network_passphrase"] as? String == "Standalone Network ; February 2017")
-        kill(server.process.processIdentifier, SIGTERM)
+        kill(server.processIdentifier, SIGTERM)
         let exited = await server.waitForExit(timeout: 30)
         #expect(exited)
-        if exited { #expect(server.process.terminationStatus == 0) }
+        if exited { #expect(server.terminationStatus == 0) }
         #expect(FileManager.default.fileExists(atPath: data))
     }
 
@@ -144,41 +144,37 @@ struct CLITests {
         defer { temporary.remove() }
         let data = temporary.path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.2"])
-        defer { if server.process.isRunning { server.process.terminate() } }
+        let server = try await Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0.2"])
+        defer { if server.isRunning { server.terminate() } }
         let url = try await server.waitForURL()
         // A client following the ledgers stream, as a wallet follows its payments.
-        let curl = Process()
-        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        curl.arguments = ["-sN", "-H", "Accept: text/event-stream", url + "/ledgers?cursor=now"]
-        let events = Pipe()
-        curl.standardOutput = events
-        try curl.run()
-        defer { if curl.isRunning { curl.terminate() } }
+        let curlLog = temporary.file("curl.log")
+        let curl = try await RunningChild.start(
+            "/usr/bin/curl", ["-sSN", "-H", "Accept: text/event-stream", url + "/ledgers?cursor=now"], errorLog: curlLog)
+        defer { curl.terminate() }
         // The stream is open once its hello has arrived; then the server is told to stop.
-        let opening = await Tender.read(events, until: "\"hello\"")
-        #expect(opening.contains("\"hello\""))
-        kill(server.process.processIdentifier, SIGTERM)
-        // Read the rest as it comes (a full pipe would stop curl, then the server's writes). The
-        // stream ends by itself, so the server drains and exits instead of hanging.
-        async let streamed = Tender.collect(curl, output: events)
+        let opening = await curl.waitForOutput(matching: "\"hello\"", timeout: 30)
+        #expect(opening != nil, "curl: \(curl.outputSoFar) \((try? String(contentsOfFile: curlLog, encoding: .utf8)) ?? "")")
+        kill(server.processIdentifier, SIGTERM)
+        // The stream ends by itself, so the server drains and exits instead of hanging.
         let exited = await server.waitForExit(timeout: 15)
         #expect(exited)
-        if exited { #expect(server.process.terminationStatus == 0) }
+        if exited { #expect(server.terminationStatus == 0) }
         // A server that stopped closed the stream; one that did not must not hang the test.
         if !exited { curl.terminate() }
-        let received = opening + (await streamed)
+        _ = await curl.waitForExit(timeout: 15)
+        let received = curl.outputSoFar
         #expect(received.contains("\"hello\""))
         #expect(received.contains("\"byebye\""))
     }
 
     /// `tender bench scale` grows a network step by step and writes its series (tiny sizes here:
     /// the figures in docs/ come from `Benchmarks/scale.sh`).
-    @Test func theScaleBenchmarkWritesItsSeries() throws {
+    @Test func theScaleBenchmarkWritesItsSeries() async throws {
         let temporary = TemporaryDirectory("scale-bench")
         defer { temporary.remove() }
         let csv = temporary.file("scale.csv"), svg = temporary.file("scale.svg")
-        let result = try Tender.run([
+        let result = try await Tender.run([
             "bench", "scale", "--accounts", "1100,1500", "--payments", "200,300", "--transactions", "300", "--requests", "600",
             "--read-rounds", "3", "--cards", "700,1400", "--directory", temporary.path, "--csv", csv, "--svg", svg,
         ])
@@ -216,31 +212,31 @@ struct CLITests {
         #expect(chart.hasPrefix("<svg") && chart.contains("polyline") && chart.contains(">1500<"))
         // The same chart drawn again from the CSV alone.
         let redrawn = temporary.file("redrawn.svg")
-        #expect(try Tender.run(["bench", "scale", "--replot", csv, "--svg", redrawn]).status == 0)
+        #expect(try await Tender.run(["bench", "scale", "--replot", csv, "--svg", redrawn]).status == 0)
         let again = try String(contentsOfFile: redrawn, encoding: .utf8)
         #expect(again.hasPrefix("<svg") && again.contains("polyline") && again.contains(">1500<") && again.contains("card payments"))
         // The steps must ascend, and the first must hold more than the senders.
-        #expect(try Tender.run(["bench", "scale", "--accounts", "5000,2000", "--payments", "1,2"]).stderr.contains("ascending"))
-        #expect(try Tender.run(["bench", "scale", "--accounts", "1000", "--payments", "1"]).stderr.contains("more than 1000 accounts"))
-        #expect(try Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--read-rounds", "0"]).stderr.contains("--read-rounds must be positive"))
-        #expect(try Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--beside", "900"]).stderr.contains("--beside needs more than 1000"))
-        #expect(try Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--beside", "1100", "--database", "postgres://nobody@127.0.0.1:1/none"])
+        #expect(try await Tender.run(["bench", "scale", "--accounts", "5000,2000", "--payments", "1,2"]).stderr.contains("ascending"))
+        #expect(try await Tender.run(["bench", "scale", "--accounts", "1000", "--payments", "1"]).stderr.contains("more than 1000 accounts"))
+        #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--read-rounds", "0"]).stderr.contains("--read-rounds must be positive"))
+        #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--beside", "900"]).stderr.contains("--beside needs more than 1000"))
+        #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--beside", "1100", "--database", "postgres://nobody@127.0.0.1:1/none"])
             .stderr.contains("not made for --database"))
-        #expect(try Tender.run(["bench", "load", "--database", temporary.file("none.sqlite")]).status != 0)
+        #expect(try await Tender.run(["bench", "load", "--database", temporary.file("none.sqlite")]).status != 0)
     }
 
     /// A kept network grown further by another run, its accounts and payments found and counted.
-    @Test func theScaleBenchmarkGoesOnFromAKeptNetwork() throws {
+    @Test func theScaleBenchmarkGoesOnFromAKeptNetwork() async throws {
         let temporary = TemporaryDirectory("scale-bench-resume")
         defer { temporary.remove() }
-        let first = try Tender.run([
+        let first = try await Tender.run([
             "bench", "scale", "--accounts", "1100", "--payments", "200", "--transactions", "100", "--requests", "0",
             "--directory", temporary.path, "--keep",
         ])
         #expect(first.status == 0, "\(first.stderr)")
         let kept = try #require(first.stdout.split(separator: "\n").first { $0.hasPrefix("data directory kept: ") }).dropFirst("data directory kept: ".count)
         let csv = temporary.file("resumed.csv")
-        let resumed = try Tender.run([
+        let resumed = try await Tender.run([
             "bench", "scale", "--resume", String(kept), "--accounts", "1300", "--payments", "400", "--transactions", "100", "--requests", "0", "--csv", csv,
             "--beside", "1050", "--directory", temporary.path,
         ])
@@ -265,30 +261,30 @@ struct CLITests {
         #expect(abs(printedShare - stepRate / besideRate * 100) <= 1, "\(ratios) \(stepRate) \(besideRate)")
         // Kept, not deleted, after a resumed run; a directory without a network is refused.
         #expect(FileManager.default.fileExists(atPath: String(kept) + "/ledger.sqlite"))
-        let empty = try Tender.run(["bench", "scale", "--resume", temporary.file("nothing"), "--accounts", "1300", "--payments", "1"])
+        let empty = try await Tender.run(["bench", "scale", "--resume", temporary.file("nothing"), "--accounts", "1300", "--payments", "1"])
         #expect(empty.status != 0 && empty.stderr.contains("holds no ledger"))
         // `bench history` finds the 1,300 accounts and reads their payments: about 600 landed
         // on the 300 bulk accounts, so some queries find some.
-        let history = try Tender.run(["bench", "history", "--database", String(kept) + "/ledger.sqlite", "--queries", "200"])
+        let history = try await Tender.run(["bench", "history", "--database", String(kept) + "/ledger.sqlite", "--queries", "200"])
         #expect(history.status == 0, "\(history.stderr)")
         let line = history.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(line.hasPrefix("200 queries over 1300 accounts, "), "\(line)")
         let found = line.split(separator: " ").dropFirst(5).first.flatMap { Double($0) } ?? 0
         #expect(found > 0 && found <= 10, "\(line)")
         #expect(line.contains(" p50 ") && line.contains(" p99 "), "\(line)")
-        let notGrown = try Tender.run(["bench", "history", "--database", temporary.file("nothing.sqlite")])
+        let notGrown = try await Tender.run(["bench", "history", "--database", temporary.file("nothing.sqlite")])
         #expect(notGrown.status != 0 && notGrown.stderr.contains("no database"))
     }
 
     /// `--sqlite-cache` outside 1-65536 MiB is refused before anything opens.
-    @Test func serveRefusesAnSQLiteCacheOutOfRange() throws {
+    @Test func serveRefusesAnSQLiteCacheOutOfRange() async throws {
         let temporary = TemporaryDirectory("cli-cache")
         defer { temporary.remove() }
         for value in ["0", "65537", "-4"] {
-            let result = try Tender.run(["serve", "--port", "0", "--data", temporary.path, "--sqlite-cache=\(value)"])
+            let result = try await Tender.run(["serve", "--port", "0", "--data", temporary.path, "--sqlite-cache=\(value)"])
             #expect(result.status != 0 && result.stderr.contains("is not between 1 and 65536"), "\(value): \(result.stderr)")
         }
-        let environment = try Tender.run(["serve", "--port", "0", "--data", temporary.path], environment: ["TENDER_SQLITE_CACHE": "lots"])
+        let environment = try await Tender.run(["serve", "--port", "0", "--data", temporary.path], environment: ["TENDER_SQLITE_CACHE": "lots"])
         #expect(environment.status != 0 && environment.stderr.contains("TENDER_SQLITE_CACHE=lots is not a number"), "\(environment.stderr)")
     }
 
@@ -298,12 +294,12 @@ struct CLITests {
         let temporary = TemporaryDirectory("scale-bench-postgres")
         defer { temporary.remove() }
         let csv = temporary.file("scale.csv")
-        let result = try Tender.run([
+        let result = try await Tender.run([
             "bench", "scale", "--accounts", "1100", "--payments", "200", "--transactions", "300", "--requests", "300",
             "--directory", temporary.path, "--database", postgres.url, "--csv", csv,
         ])
         // A database that already holds a ledger is refused.
-        let again = try Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--directory", temporary.path, "--database", postgres.url])
+        let again = try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--directory", temporary.path, "--database", postgres.url])
         await postgres.stop()
         #expect(result.status == 0, "\(result.stderr)")
         let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
@@ -315,8 +311,8 @@ struct CLITests {
         #expect(again.status != 0 && again.stderr.contains("already holds a ledger"))
     }
 
-    @Test func serveRefusesABadPort() throws {
-        let result = try Tender.run(["serve", "--port", "70000"])
+    @Test func serveRefusesABadPort() async throws {
+        let result = try await Tender.run(["serve", "--port", "70000"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("70000"))
     }

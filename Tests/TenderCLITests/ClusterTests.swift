@@ -63,10 +63,10 @@ struct ClusterTests {
         try await TestDatabase.postgres.with { url in
             let url = try #require(url)
             var nodes: [Tender.Server] = []
-            defer { for node in nodes where node.process.isRunning { kill(node.process.processIdentifier, SIGKILL) } }
+            defer { for node in nodes where node.isRunning { kill(node.processIdentifier, SIGKILL) } }
             var bases: [String] = []
             for index in 0..<count {
-                nodes.append(try Tender.start(nodeArguments(data: temporary.path, url: url), errorLog: temporary.file("node\(index).log")))
+                nodes.append(try await Tender.start(nodeArguments(data: temporary.path, url: url), errorLog: temporary.file("node\(index).log")))
                 bases.append(try await nodes[index].waitForURL())
             }
             try await body(nodes, bases, url, temporary)
@@ -102,7 +102,7 @@ struct ClusterTests {
                 await group.next()
                 group.cancelAll()
             }
-            kill(leader.process.processIdentifier, SIGKILL)
+            kill(leader.processIdentifier, SIGKILL)
         }
         let waves = 10
         var unfinished = 0
@@ -129,7 +129,7 @@ struct ClusterTests {
         }
         _ = await killer.value
         #expect(await leader.waitForExit(timeout: 30))
-        #expect(leader.process.terminationReason == .uncaughtSignal)
+        #expect(leader.terminationReason == .uncaughtSignal)
         #expect(unfinished == 0, "the load finished through the survivors")
         let answered = await acknowledged.hashes
         #expect(answered.count == payers.count * waves)
@@ -176,11 +176,11 @@ struct ClusterTests {
         #expect(payerAfter.sequenceNumber == startSequence + Int64(waves), "the retry applied nothing")
 
         // The survivors stop cleanly.
-        for node in nodes.dropFirst() { kill(node.process.processIdentifier, SIGTERM) }
+        for node in nodes.dropFirst() { kill(node.processIdentifier, SIGTERM) }
         for node in nodes.dropFirst() {
             let exited = await node.waitForExit(timeout: 30)
             #expect(exited)
-            if exited { #expect(node.process.terminationStatus == 0) }
+            if exited { #expect(node.terminationStatus == 0) }
         }
     }
 
@@ -204,7 +204,7 @@ struct ClusterTests {
         try await database.execute("SELECT pg_terminate_backend(\(pid))")
         // Fail-stop: the old leader exits, with an error.
         #expect(await nodes[0].waitForExit(timeout: 15))
-        #expect(nodes[0].process.terminationReason == .exit && nodes[0].process.terminationStatus != 0)
+        #expect(nodes[0].terminationReason == .exit && nodes[0].terminationStatus != 0)
         let log = (try? String(contentsOfFile: temporary.file("node0.log"), encoding: .utf8)) ?? ""
         #expect(log.contains("no longer leads"), "\(log.suffix(2000))")
 
@@ -225,7 +225,7 @@ struct ClusterTests {
         #expect(high > ledgersBefore)
         #expect(count == high - low + 1, "one chain of ledgers")
         #expect(await Self.get(follower + "/accounts/\(alice)")?.0 == 200)
-        kill(nodes[1].process.processIdentifier, SIGTERM)
+        kill(nodes[1].processIdentifier, SIGTERM)
         #expect(await nodes[1].waitForExit(timeout: 30))
     }
 }

@@ -35,8 +35,8 @@ struct CrashRecoveryTests {
         let data = grown ?? temporary.path
         // A grown network takes its time to load.
         let startTimeout: TimeInterval = grown == nil ? 30 : 900
-        let server = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0"])
-        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
+        let server = try await Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0"])
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
         let base = try await server.waitForURL(timeout: startTimeout)
 
         let root = LedgerState.rootKeyPair(network: Self.network)
@@ -65,7 +65,7 @@ struct CrashRecoveryTests {
                 await group.next()
                 group.cancelAll()
             }
-            kill(server.process.processIdentifier, SIGKILL)
+            kill(server.processIdentifier, SIGKILL)
         }
         wavesLoop: for wave in 1...20 {
             let envelopes = payers.enumerated().map { index, payer in
@@ -89,20 +89,20 @@ struct CrashRecoveryTests {
         }
         _ = await killer.value
         #expect(await server.waitForExit(timeout: 30))
-        #expect(server.process.terminationReason == .uncaughtSignal)
+        #expect(server.terminationReason == .uncaughtSignal)
         let answered = await acknowledged.hashes
         #expect(answered.count >= 250)
 
         // Restart on the same data: it must come up and serve the committed ledger.
-        let restarted = try Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0"])
+        let restarted = try await Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0"])
         let restartedURL = try await restarted.waitForURL(timeout: startTimeout)
         let (body, _) = try await URLSession.shared.data(from: URL(string: restartedURL + "/")!)
         let root_ = try JSONSerialization.jsonObject(with: body) as! [String: Any]
         #expect((root_["history_latest_ledger"] as? Int ?? 0) >= 4)
-        kill(restarted.process.processIdentifier, SIGTERM)
+        kill(restarted.processIdentifier, SIGTERM)
         let restartedExited = await restarted.waitForExit(timeout: 30)
         #expect(restartedExited)
-        if restartedExited { #expect(restarted.process.terminationStatus == 0) }
+        if restartedExited { #expect(restarted.terminationStatus == 0) }
 
         let store = try SQLiteLedgerStore(path: data + "/ledger.sqlite")
         for hash in answered {

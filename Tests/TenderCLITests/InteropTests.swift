@@ -18,13 +18,9 @@ struct InteropTests {
     }
 
     /// Debian's chromium, installed by the project's script when missing.
-    static func installChromium() throws {
-        let install = Process()
-        install.executableURL = URL(fileURLWithPath: "/bin/bash")
-        install.arguments = [PythonScripts.packageRoot.path + "/Scripts/debian-packages.sh", "chromium"]
-        try install.run()
-        install.waitUntilExit()
-        try #require(install.terminationStatus == 0, "chromium is needed")
+    static func installChromium() async throws {
+        let install = try await ChildProcess.run("/bin/bash", [PythonScripts.packageRoot.path + "/Scripts/debian-packages.sh", "chromium"])
+        try #require(install.status == 0, "chromium is needed: \(install.output)")
     }
 
     /// A `tender serve` on `store` for a browser test: Chromium installed, a data directory of
@@ -33,7 +29,7 @@ struct InteropTests {
         _ store: ServedStore, _ name: String, _ arguments: [String] = [], errorLog: (String) -> String? = { _ in nil },
         _ body: (ServedTender, TemporaryDirectory, String) async throws -> Void
     ) async throws {
-        try Self.installChromium()
+        try await Self.installChromium()
         let temporary = TemporaryDirectory(name)
         defer { temporary.remove() }
         let data = temporary.path + "/data"
@@ -107,7 +103,7 @@ struct InteropTests {
     /// on the interactive pages and the payment page; every check of Tests/Interop/sep24_page.py.
     @Test(arguments: [ServedStore.sqlite, .postgres])
     func sep24DepositAndWithdrawalInChromium(_ store: ServedStore) async throws {
-        try Self.installChromium()
+        try await Self.installChromium()
         let temporary = TemporaryDirectory("sep24")
         defer { temporary.remove() }
         let shots = try Self.screenshots("sep24-\(store)")
@@ -240,7 +236,7 @@ struct InteropTests {
 
     func checkShop(_ served: ServedTender, data: String) async throws {
         let url = served.url
-        let demo = try await Tender.runDetached(["checkout", "demo", "--data", data, "--url", url, "--json"])
+        let demo = try await Tender.run(["checkout", "demo", "--data", data, "--url", url, "--json"])
         let seeded = try #require(try JSONSerialization.jsonObject(with: Data(demo.stdout.utf8)) as? [String: Any], "\(demo.stdout) \(demo.stderr)")
         let shop = try #require(seeded["shop"] as? String)
         let marketplaceKey = try #require(seeded["secret_key"] as? String)

@@ -37,7 +37,7 @@ struct MigrateTests {
                 let (_, response) = try await URLSession.shared.data(from: URL(string: served.url + "/friendbot?addr=\(account)")!)
                 #expect((response as? HTTPURLResponse)?.statusCode == 200)
             }
-            let made = try await Tender.runDetached(["gateway", "merchants", "create", "Coffee shop", "--data", data, "--url", served.url])
+            let made = try await Tender.run(["gateway", "merchants", "create", "Coffee shop", "--data", data, "--url", served.url])
             #expect(made.status == 0, "\(made.stderr)")
             before = try await Self.answers(served.url, accounts: [alice, bob])
         }
@@ -46,29 +46,29 @@ struct MigrateTests {
         try await TestDatabase.postgres.with { url in
             // A password in the URL (the throwaway cluster trusts local connections and ignores it).
             let url = try #require(url).replacingOccurrences(of: "postgres://tender@", with: "postgres://tender:s3cret-word@")
-            let copied = try await Tender.runDetached(["migrate", "--from", data, "--to", url])
+            let copied = try await Tender.run(["migrate", "--from", data, "--to", url])
             #expect(copied.status == 0, "\(copied.stderr)")
             #expect(copied.stdout.contains("headers and hashes identical"), "\(copied.stdout)")
             #expect(copied.stdout.contains("tables identical"), "\(copied.stdout)")
             #expect(copied.stdout.contains("invariants hold"), "\(copied.stdout)")
             #expect(!copied.stdout.contains("s3cret-word") && copied.stdout.contains("tender:***@"), "the URL is shown without its password")
 
-            let again = try await Tender.runDetached(["migrate", "--from", data, "--to", url])
+            let again = try await Tender.run(["migrate", "--from", data, "--to", url])
             #expect(again.status != 0)
             #expect(again.stderr.contains("already holds a network"), "\(again.stderr)")
 
             // --check verifies an earlier copy: this one passes; a row changed in it is caught.
-            let checked = try await Tender.runDetached(["migrate", "--from", data, "--to", url, "--check"])
+            let checked = try await Tender.run(["migrate", "--from", data, "--to", url, "--check"])
             #expect(checked.status == 0, "\(checked.stderr)")
             let database = try PostgresDatabase(url: url, logger: Logger(label: "test"))
             defer { database.shutdown() }
             try await database.execute("UPDATE transactions SET fee_charged = fee_charged + 1 WHERE id = (SELECT MAX(id) FROM transactions)")
-            let tampered = try await Tender.runDetached(["migrate", "--from", data, "--to", url, "--check"])
+            let tampered = try await Tender.run(["migrate", "--from", data, "--to", url, "--check"])
             #expect(tampered.status != 0)
             #expect(tampered.stderr.contains("the table transactions differs"), "\(tampered.stderr)")
             try await database.execute("UPDATE transactions SET fee_charged = fee_charged - 1 WHERE id = (SELECT MAX(id) FROM transactions)")
             try await database.execute("UPDATE ledger_headers SET close_time = close_time + 1 WHERE sequence = (SELECT MAX(sequence) FROM ledger_headers)")
-            let tamperedLedger = try await Tender.runDetached(["migrate", "--from", data, "--to", url, "--check"])
+            let tamperedLedger = try await Tender.run(["migrate", "--from", data, "--to", url, "--check"])
             #expect(tamperedLedger.stderr.contains("the table ledger_headers differs"), "\(tamperedLedger.stderr)")
             try await database.execute("UPDATE ledger_headers SET close_time = close_time - 1 WHERE sequence = (SELECT MAX(sequence) FROM ledger_headers)")
 
@@ -79,7 +79,7 @@ struct MigrateTests {
                 let carol = try KeyPair(seed: Array(repeating: 43, count: 32)).accountID.strKey
                 let (_, response) = try await URLSession.shared.data(from: URL(string: served.url + "/friendbot?addr=\(carol)")!)
                 #expect((response as? HTTPURLResponse)?.statusCode == 200)
-                let merchants = try await Tender.runDetached(["gateway", "merchants", "list", "--data", data, "--url", served.url])
+                let merchants = try await Tender.run(["gateway", "merchants", "list", "--data", data, "--url", served.url])
                 #expect(merchants.stdout.contains("Coffee shop"), "\(merchants.stdout) \(merchants.stderr)")
             }
 

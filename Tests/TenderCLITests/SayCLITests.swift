@@ -9,32 +9,16 @@ import Testing
 /// input and driven in a real terminal (tmux: send-keys, capture-pane).
 @Suite(.serialized, .tags(.slow), TestSpeed.slowSuites)
 struct SayCLITests {
-    /// Runs a command to its end on a thread of its own, its output through a file. Not through
-    /// Foundation's Process: on Linux it learns that a child exited when a socket the child
-    /// inherited closes, and the tmux server that `new-session` starts keeps that socket open.
+    /// Runs a command to its end, its standard output and error together. Through Subprocess, not
+    /// Foundation's Process: on Linux Foundation learns that a child exited when a socket the
+    /// child inherited closes, and the tmux server that `new-session` starts would keep it open
+    /// (the server puts /dev/null on its own standard output, so the pipe here still ends).
     static func command(_ path: String, _ arguments: [String]) async -> (status: Int32, output: String) {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                let file = FileManager.default.temporaryDirectory.appendingPathComponent("say-cli-\(UUID().uuidString)").path
-                defer { unlink(file) }
-                var actions = posix_spawn_file_actions_t()
-                posix_spawn_file_actions_init(&actions)
-                defer { posix_spawn_file_actions_destroy(&actions) }
-                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-                posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-                posix_spawn_file_actions_adddup2(&actions, 1, 2)
-                let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-                defer { for pointer in argv { free(pointer) } }
-                var pid: pid_t = 0
-                guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else {
-                    continuation.resume(returning: (-1, "cannot start \(path)"))
-                    return
-                }
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-                let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
-                continuation.resume(returning: ((status >> 8) & 0xFF, text))
-            }
+        do {
+            let finished = try await ChildProcess.run(path, arguments, directory: nil, combined: true)
+            return (finished.status, finished.output)
+        } catch {
+            return (-1, "cannot start \(path): \(error)")
         }
     }
 
@@ -43,12 +27,12 @@ struct SayCLITests {
     @Test func aConversationScriptedAndInATerminal() async throws {
         let temporary = TemporaryDirectory("say-cli")
         let root = temporary.path
-        let server = try Tender.start(["serve", "--port", "0", "--data", root + "/server", "--close-interval", "0"])
-        defer { if server.process.isRunning { server.process.terminate() } }
+        let server = try await Tender.start(["serve", "--port", "0", "--data", root + "/server", "--close-interval", "0"])
+        defer { if server.isRunning { server.terminate() } }
         let url = try await server.waitForURL()
 
         func tender(_ arguments: [String], home: String, input: String? = nil) async throws -> Tender.Result {
-            try await Tender.runDetached(arguments + ["--home", root + "/" + home, "--horizon", url, "--pin-stdin"], input: input)
+            try await Tender.run(arguments + ["--home", root + "/" + home, "--horizon", url, "--pin-stdin"], input: input)
         }
         func ok(_ arguments: [String], home: String, input: String? = nil) async throws -> String {
             let result = try await tender(arguments, home: home, input: input)
@@ -67,10 +51,10 @@ struct SayCLITests {
         _ = try await ok(["wallet", "contacts", "add", "Jane Doe", addresses["jane"]!, "--alias", "Mom"], home: "alice")
 
         // The parse alone touches nothing.
-        let parse = try await Tender.runDetached(["say", "--parse", "--json", "--locale", "nl_NL", "Stuur €12,50 naar Jan"])
+        let parse = try await Tender.run(["say", "--parse", "--json", "--locale", "nl_NL", "Stuur €12,50 naar Jan"])
         #expect(parse.status == 0)
         #expect(parse.stdout.contains("\"amount\": \"12.5\"") && parse.stdout.contains("\"currency\": \"EUR\"") && parse.stdout.contains("\"intent\": \"send\"") && parse.stdout.contains("\"payee\": \"Jan\""), "\(parse.stdout)")
-        let range = try await Tender.runDetached(["say", "--parse", "--json", "--locale", "es", "Envía entre 10 y 20 euros a Juan"])
+        let range = try await Tender.run(["say", "--parse", "--json", "--locale", "es", "Envía entre 10 y 20 euros a Juan"])
         #expect(range.stdout.contains("\"exactness\": \"range\"") && range.stdout.contains("\"amount_high\": \"20\"") && range.stdout.contains("amount_range"), "\(range.stdout)")
 
         // Scripted: one Jane, confirmed by --yes, the PIN on standard input.

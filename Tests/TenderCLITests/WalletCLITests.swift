@@ -19,7 +19,7 @@ struct WalletCLITests {
         let url = served.url
 
         func wallet(_ name: String, _ arguments: [String], input: String? = nil) async throws -> Tender.Result {
-            try await Tender.runDetached(["wallet"] + arguments + ["--home", root + "/" + name, "--horizon", url, "--pin-stdin"], input: input)
+            try await Tender.run(["wallet"] + arguments + ["--home", root + "/" + name, "--horizon", url, "--pin-stdin"], input: input)
         }
         func ok(_ name: String, _ arguments: [String], input: String? = nil) async throws -> String {
             let result = try await wallet(name, arguments, input: input)
@@ -34,7 +34,7 @@ struct WalletCLITests {
         let alice = try await ok("alice", ["show"]).trimmingCharacters(in: .whitespacesAndNewlines)
         let bob = try await ok("bob", ["show"]).trimmingCharacters(in: .whitespacesAndNewlines)
         // The shared options may also come before the subcommand, as `tender wallet --home D show`.
-        let before = try await Tender.runDetached(["wallet", "--home", root + "/bob", "--horizon=" + url, "--json", "show"])
+        let before = try await Tender.run(["wallet", "--home", root + "/bob", "--horizon=" + url, "--json", "show"])
         #expect(before.status == 0, "\(before.stderr)")
         #expect(before.stdout.contains("\"address\": \"\(bob)\""))
         #expect(try await wallet("alice", ["balances"]).stderr.contains("Account not found"))
@@ -177,7 +177,7 @@ struct WalletCLITests {
         try await ServedTender.with(.sqlite, ["serve", "--port", "0", "--data", root + "/server", "--close-interval", "0.1"]) { served in
             let url = served.url
             func wallet(_ arguments: [String], input: String? = nil) async throws -> Tender.Result {
-                try await Tender.runDetached(["wallet"] + arguments + ["--home", root + "/alice", "--horizon", url, "--pin-stdin"], input: input)
+                try await Tender.run(["wallet"] + arguments + ["--home", root + "/alice", "--horizon", url, "--pin-stdin"], input: input)
             }
             #expect(try await wallet(["create"], input: "123456\n123456\n").status == 0)
             #expect(try await wallet(["fund"]).status == 0)
