@@ -111,19 +111,13 @@ struct ScaleBench: AsyncParsableCommand {
     /// The mean of a new network's rates and p99s measured just before and just after a step.
     struct Beside {
         var commitRate, commitP99, submitRate, submitP99, readRate, readP99, historyP99: Double
+    }
 
-        init(commitRate: Double, commitP99: Double, submitRate: Double, submitP99: Double, readRate: Double, readP99: Double, historyP99: Double) {
-            (self.commitRate, self.commitP99, self.submitRate, self.submitP99) = (commitRate, commitP99, submitRate, submitP99)
-            (self.readRate, self.readP99, self.historyP99) = (readRate, readP99, historyP99)
-        }
-
-        /// Nil for no rows.
-        init?(_ rows: [Row]) {
-            guard !rows.isEmpty else { return nil }
-            func mean(_ value: KeyPath<Row, Double>) -> Double { rows.reduce(0) { $0 + $1[keyPath: value] } / Double(rows.count) }
-            self.init(commitRate: mean(\.commitRate), commitP99: mean(\.commitP99), submitRate: mean(\.submitRate), submitP99: mean(\.submitP99),
-                      readRate: mean(\.readRate), readP99: mean(\.readP99), historyP99: mean(\.historyP99))
-        }
+    /// The new network measured beside each step: its ledger file, copied before each measure,
+    /// and what it was grown to.
+    struct BesideNetwork {
+        let path: String
+        let accounts, trustLines, payments: Int
     }
 
     func run() async throws {
@@ -177,11 +171,11 @@ struct ScaleBench: AsyncParsableCommand {
         }
         var rng = SystemRandomNumberGenerator()
         var rows: [Row] = []
-        var pristine: String?
+        var pristine: BesideNetwork?
         if let beside {
             pristine = try await Self.besideNetwork(accounts: beside, in: directory, senders: senders, rng: &rng)
         }
-        defer { if let pristine { try? FileManager.default.removeItem(atPath: ((pristine as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent) } }
+        defer { if let pristine { try? FileManager.default.removeItem(atPath: ((pristine.path as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent) } }
         print("size step | load s | resident MB (per account, trustline B) | commits/s (p99 ms) | serve start s | POST/s (p99 ms) | GET/s (p99 ms) | serve MB | history p99 ms | database MB")
         for (targetAccounts, targetPayments) in zip(accountSteps, paymentSteps) {
             try await Self.grow(store!.store, &state, senders: senders, accounts: &filledAccounts, payments: &filledPayments,
@@ -247,43 +241,31 @@ struct ScaleBench: AsyncParsableCommand {
         }
     }
 
-    /// Grows a new SQLite network of `accounts` accounts and as many payments and closes it:
-    /// the path of its ledger file (in a directory of its own under `directory`), copied before
-    /// each measure beside a step.
-    static func besideNetwork(accounts: Int, in directory: String, senders: [KeyPair], rng: inout SystemRandomNumberGenerator) async throws -> String {
+    /// Grows a new SQLite network of `accounts` accounts and as many payments and closes it (its
+    /// ledger file in a directory of its own under `directory`), copied before each measure
+    /// beside a step.
+    static func besideNetwork(accounts: Int, in directory: String, senders: [KeyPair], rng: inout SystemRandomNumberGenerator) async throws -> BesideNetwork {
         let root = directory + "/tender-scale-beside-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: root + "/pristine", withIntermediateDirectories: true)
         let path = root + "/pristine/ledger.sqlite"
-        do {
-            let store = try SQLiteLedgerStore(path: path)
-            let (genesis, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: Self.now())
-            var state = genesis
-            try await store.commit(first)
-            var (grownAccounts, grownPayments) = (0, 0)
-            try await Self.grow(store, &state, senders: senders, accounts: &grownAccounts, payments: &grownPayments, to: (accounts, accounts), rng: &rng)
-        }
-        return path
+        let store = try SQLiteLedgerStore(path: path)
+        let (genesis, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: Self.now())
+        var state = genesis
+        try await store.commit(first)
+        var (grownAccounts, grownPayments) = (0, 0)
+        try await Self.grow(store, &state, senders: senders, accounts: &grownAccounts, payments: &grownPayments, to: (accounts, accounts), rng: &rng)
+        return BesideNetwork(path: path, accounts: grownAccounts, trustLines: state.trustLines.count, payments: grownPayments)
     }
 
-    /// Measures a fresh copy of the new network at `pristine` as a step is measured (cards
-    /// aside), and deletes the copy.
-    func besideMeasure(_ pristine: String, senders: [KeyPair], rng: inout SystemRandomNumberGenerator) async throws -> Row {
-        let from = (pristine as NSString).deletingLastPathComponent
+    /// Measures a fresh copy of the new network `pristine` as a step is measured (cards aside),
+    /// and deletes the copy.
+    func besideMeasure(_ pristine: BesideNetwork, senders: [KeyPair], rng: inout SystemRandomNumberGenerator) async throws -> Row {
+        let from = (pristine.path as NSString).deletingLastPathComponent
         let copy = (from as NSString).deletingLastPathComponent + "/copy-\(UUID().uuidString)"
         try FileManager.default.copyItem(atPath: from, toPath: copy)
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        let location = copy + "/ledger.sqlite"
-        var counts = (accounts: 0, trustLines: 0, payments: 0)
-        do {
-            let opened = try await Self.open(location)
-            defer { opened.close() }
-            guard let state = try await opened.store.loadState() else { throw CommandFailure("the new network beside holds no ledger") }
-            counts.accounts = await Self.grownAccounts(upTo: Self.senders + state.accounts.count) { state.account(Self.bulkAccount($0)) != nil }
-            counts.trustLines = state.trustLines.count
-            counts.payments = try await opened.payments()
-        }
-        var row = try await measure(location: location, dataDirectory: copy, accounts: counts.accounts, senders: senders, rng: &rng) { _, _ in }
-        (row.accounts, row.trustLines, row.payments) = counts
+        var row = try await measure(location: copy + "/ledger.sqlite", dataDirectory: copy, accounts: pristine.accounts, senders: senders, rng: &rng) { _, _ in }
+        (row.accounts, row.trustLines, row.payments) = (pristine.accounts, pristine.trustLines, pristine.payments)
         return row
     }
 
@@ -892,5 +874,15 @@ struct ServerProcess {
     func stop() {
         process.interrupt()
         process.waitUntilExit()
+    }
+}
+
+extension ScaleBench.Beside {
+    /// The mean of `rows`; nil for no rows.
+    init?(_ rows: [ScaleBench.Row]) {
+        guard !rows.isEmpty else { return nil }
+        func mean(_ value: KeyPath<ScaleBench.Row, Double>) -> Double { rows.reduce(0) { $0 + $1[keyPath: value] } / Double(rows.count) }
+        self.init(commitRate: mean(\.commitRate), commitP99: mean(\.commitP99), submitRate: mean(\.submitRate), submitP99: mean(\.submitP99),
+                  readRate: mean(\.readRate), readP99: mean(\.readP99), historyP99: mean(\.historyP99))
     }
 }
