@@ -41,16 +41,16 @@ public enum ChildProcess {
             environment: Self.environment(environment), workingDirectory: directory.map { FilePath($0) })
         let watchdog = Watchdog(timeout: timeout)
         defer { watchdog.cancel() }
-        let stdin = input ?? ""
+        func collect<Error: ErrorOutputProtocol>(_ error: Error) async throws -> ExecutionResult<Void, StringOutput<UTF8>, Error> {
+            try await Subprocess.run(configuration, input: .string(input ?? ""), output: .string(limit: outputLimit), error: error) { execution in
+                watchdog.watch(execution.processIdentifier.value)
+            }
+        }
         if combined {
-            let result = try await Subprocess.run(
-                configuration, input: .string(stdin), output: .string(limit: outputLimit), error: .combinedWithOutput
-            ) { execution in watchdog.watch(execution.processIdentifier.value) }
+            let result = try await collect(.combinedWithOutput)
             return Finished(result.terminationStatus, output: result.standardOutput, error: "")
         }
-        let result = try await Subprocess.run(
-            configuration, input: .string(stdin), output: .string(limit: outputLimit), error: .string(limit: outputLimit)
-        ) { execution in watchdog.watch(execution.processIdentifier.value) }
+        let result = try await collect(.string(limit: outputLimit))
         return Finished(result.terminationStatus, output: result.standardOutput, error: result.standardError)
     }
 
@@ -127,33 +127,22 @@ public final class RunningChild: @unchecked Sendable {
 
     private init() {}
 
-    /// Starts `executable` with `arguments`; its standard error is appended to `errorLog` when
-    /// given. Returns once the process is running; throws when it cannot start.
+    /// Starts `executable` with `arguments`; its standard error is written to `errorLog` when
+    /// given, else to /dev/null. Returns once the process is running; throws when it cannot start.
     public static func start(_ executable: String, _ arguments: [String], errorLog: String? = nil) async throws -> RunningChild {
         let child = RunningChild()
         let configuration = Configuration(executable: .path(FilePath(executable)), arguments: Arguments(arguments))
-        let log: FileDescriptor?
-        if let errorLog {
-            log = try FileDescriptor.open(
-                FilePath(errorLog), .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: [.ownerReadWrite])
-        } else {
-            log = nil
-        }
+        let log = try errorLog.map {
+            try FileDescriptor.open(FilePath($0), .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: [.ownerReadWrite])
+        } ?? FileDescriptor.open("/dev/null", .writeOnly, options: [.closeOnExec])
         return try await withCheckedThrowingContinuation { (started: CheckedContinuation<RunningChild, any Error>) in
             let once = Once()
             // Not a child of the caller's task: the process outlives the call that starts it.
             Task.detached {
                 do {
-                    let result: ExecutionResult<Void, SequenceOutput, FileDescriptorOutput>
-                    if let log {
-                        result = try await Subprocess.run(
-                            configuration, input: .none, output: .sequence, error: .fileDescriptor(log, closeAfterSpawningProcess: true)
-                        ) { execution in try await child.follow(execution.processIdentifier.value, execution.standardOutput, once, started) }
-                    } else {
-                        result = try await Subprocess.run(
-                            configuration, input: .none, output: .sequence, error: .fileDescriptor(try Self.devNull(), closeAfterSpawningProcess: true)
-                        ) { execution in try await child.follow(execution.processIdentifier.value, execution.standardOutput, once, started) }
-                    }
+                    let result = try await Subprocess.run(
+                        configuration, input: .none, output: .sequence, error: .fileDescriptor(log, closeAfterSpawningProcess: true)
+                    ) { execution in try await child.follow(execution.processIdentifier.value, execution.standardOutput, once, started) }
                     child.ended(result.terminationStatus)
                 } catch {
                     if once.claim() { started.resume(throwing: error) }
@@ -161,10 +150,6 @@ public final class RunningChild: @unchecked Sendable {
                 }
             }
         }
-    }
-
-    private static func devNull() throws -> FileDescriptor {
-        try FileDescriptor.open("/dev/null", .writeOnly, options: [.closeOnExec])
     }
 
     /// The body of the run: reports the start, then keeps the output until it ends.
@@ -195,7 +180,7 @@ public final class RunningChild: @unchecked Sendable {
 
     private func ended(_ status: TerminationStatus) {
         let waiters = lock.withLock { () -> [() -> Void] in
-            if !outputEnded { outputEnded = true }
+            outputEnded = true
             termination = status
             defer { exitWaiters = []; outputWaiters = [] }
             return exitWaiters + outputWaiters

@@ -132,7 +132,7 @@ struct CLITests {
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         let json = try JSONSerialization.jsonObject(with: body) as! [String: Any]
         #expect(json["network_passphrase"] as? String == "Standalone Network ; February 2017")
-        kill(server.processIdentifier, SIGTERM)
+        server.signal(SIGTERM)
         let exited = await server.waitForExit(timeout: 30)
         #expect(exited)
         if exited { #expect(server.terminationStatus == 0) }
@@ -155,7 +155,7 @@ struct CLITests {
         // The stream is open once its hello has arrived; then the server is told to stop.
         let opening = await curl.waitForOutput(matching: "\"hello\"", timeout: 30)
         #expect(opening != nil, "curl: \(curl.outputSoFar) \((try? String(contentsOfFile: curlLog, encoding: .utf8)) ?? "")")
-        kill(server.processIdentifier, SIGTERM)
+        server.signal(SIGTERM)
         // The stream ends by itself, so the server drains and exits instead of hanging.
         let exited = await server.waitForExit(timeout: 15)
         #expect(exited)

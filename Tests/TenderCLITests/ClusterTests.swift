@@ -63,7 +63,7 @@ struct ClusterTests {
         try await TestDatabase.postgres.with { url in
             let url = try #require(url)
             var nodes: [Tender.Server] = []
-            defer { for node in nodes where node.isRunning { kill(node.processIdentifier, SIGKILL) } }
+            defer { for node in nodes { node.signal(SIGKILL) } }
             var bases: [String] = []
             for index in 0..<count {
                 nodes.append(try await Tender.start(nodeArguments(data: temporary.path, url: url), errorLog: temporary.file("node\(index).log")))
@@ -102,7 +102,7 @@ struct ClusterTests {
                 await group.next()
                 group.cancelAll()
             }
-            kill(leader.processIdentifier, SIGKILL)
+            leader.signal(SIGKILL)
         }
         let waves = 10
         var unfinished = 0
@@ -176,7 +176,7 @@ struct ClusterTests {
         #expect(payerAfter.sequenceNumber == startSequence + Int64(waves), "the retry applied nothing")
 
         // The survivors stop cleanly.
-        for node in nodes.dropFirst() { kill(node.processIdentifier, SIGTERM) }
+        for node in nodes.dropFirst() { node.signal(SIGTERM) }
         for node in nodes.dropFirst() {
             let exited = await node.waitForExit(timeout: 30)
             #expect(exited)
@@ -225,7 +225,7 @@ struct ClusterTests {
         #expect(high > ledgersBefore)
         #expect(count == high - low + 1, "one chain of ledgers")
         #expect(await Self.get(follower + "/accounts/\(alice)")?.0 == 200)
-        kill(nodes[1].processIdentifier, SIGTERM)
+        nodes[1].signal(SIGTERM)
         #expect(await nodes[1].waitForExit(timeout: 30))
     }
 }

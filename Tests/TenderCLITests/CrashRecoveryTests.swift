@@ -36,7 +36,7 @@ struct CrashRecoveryTests {
         // A grown network takes its time to load.
         let startTimeout: TimeInterval = grown == nil ? 30 : 900
         let server = try await Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0"])
-        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+        defer { server.signal(SIGKILL) }
         let base = try await server.waitForURL(timeout: startTimeout)
 
         let root = LedgerState.rootKeyPair(network: Self.network)
@@ -65,7 +65,7 @@ struct CrashRecoveryTests {
                 await group.next()
                 group.cancelAll()
             }
-            kill(server.processIdentifier, SIGKILL)
+            server.signal(SIGKILL)
         }
         wavesLoop: for wave in 1...20 {
             let envelopes = payers.enumerated().map { index, payer in
@@ -99,7 +99,7 @@ struct CrashRecoveryTests {
         let (body, _) = try await URLSession.shared.data(from: URL(string: restartedURL + "/")!)
         let root_ = try JSONSerialization.jsonObject(with: body) as! [String: Any]
         #expect((root_["history_latest_ledger"] as? Int ?? 0) >= 4)
-        kill(restarted.processIdentifier, SIGTERM)
+        restarted.signal(SIGTERM)
         let restartedExited = await restarted.waitForExit(timeout: 30)
         #expect(restartedExited)
         if restartedExited { #expect(restarted.terminationStatus == 0) }

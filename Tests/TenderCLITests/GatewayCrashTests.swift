@@ -52,7 +52,7 @@ struct GatewayCrashTests {
         defer { temporary.remove() }
         let data = temporary.path + "/data"
         let server = try await Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0"])
-        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+        defer { server.signal(SIGKILL) }
         let base = try await server.waitForURL()
         let admin = try String(contentsOfFile: data + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let merchant = try #require(await Self.call(base, "POST", "/v1/admin/merchants", key: admin, form: "name=Crash"))
@@ -70,7 +70,7 @@ struct GatewayCrashTests {
                 await group.next()
                 group.cancelAll()
             }
-            kill(server.processIdentifier, SIGKILL)
+            server.signal(SIGKILL)
         }
         var firstIDs: [Int: String] = [:]
         await withTaskGroup(of: (Int, String?, Bool).self) { group in
@@ -97,7 +97,7 @@ struct GatewayCrashTests {
         // Restart, and retry every order with its keys.
         let restartLog = temporary.path + "/restart.log"
         let restarted = try await Tender.start(["serve", "--port", "0", "--data", data, "--close-interval", "0"], errorLog: restartLog)
-        defer { if restarted.isRunning { kill(restarted.processIdentifier, SIGKILL) } }
+        defer { restarted.signal(SIGKILL) }
         let again = try await restarted.waitForURL()
         var expectedMerchant = 0, expectedFees = 0
         for order in orders {
@@ -136,7 +136,7 @@ struct GatewayCrashTests {
         }
         #expect(movements.count == orders.count && Set(movements.compactMap { $0["source"] as? String }).count == orders.count)
         #expect(movements.compactMap { $0["net"] as? Int }.reduce(0, +) == expectedMerchant)
-        kill(restarted.processIdentifier, SIGTERM)
+        restarted.signal(SIGTERM)
         #expect(await restarted.waitForExit(timeout: 30))
         // For the record (how much the kill left to recover varies from run to run).
         let log = (try? String(contentsOfFile: restartLog, encoding: .utf8)) ?? ""
