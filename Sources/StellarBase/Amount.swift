@@ -54,13 +54,30 @@ public enum Amount {
     }
 
     /// Formats stroops with exactly 7 decimals, as Horizon does: 105000000 → "10.5000000".
+    ///
+    /// Written digit by digit from the end into a buffer on the stack, then made a string once:
+    /// every amount Horizon's resources show passes here (an account's answer has at least three).
     public static func format(_ stroops: Int64) -> String {
-        let negative = stroops < 0
-        let magnitude = stroops.magnitude
-        let whole = magnitude / UInt64(stroopsPerUnit)
-        let fraction = String(magnitude % UInt64(stroopsPerUnit))
-        let padded = String(repeating: "0", count: 7 - fraction.count) + fraction
-        return (negative ? "-" : "") + "\(whole).\(padded)"
+        // Int64.min: a sign, 12 whole digits, the point and 7 decimals.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { buffer in
+            var magnitude = stroops.magnitude
+            var start = buffer.count
+            func put(_ byte: UInt8) {
+                start -= 1
+                buffer[start] = byte
+            }
+            for _ in 0..<7 {
+                put(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                magnitude /= 10
+            }
+            put(UInt8(ascii: "."))
+            repeat {
+                put(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                magnitude /= 10
+            } while magnitude > 0
+            if stroops < 0 { put(UInt8(ascii: "-")) }
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
+        }
     }
 }
 

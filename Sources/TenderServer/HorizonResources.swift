@@ -55,8 +55,12 @@ struct HorizonResources: Sendable {
     /// The same account as compact bytes, written straight without a tree: the answer of
     /// `GET /accounts/{id}`, the API's hottest read, which at ten million accounts is rendered
     /// anew for nearly every request (issue 30).
-    func accountBytes(_ record: AccountRecord) -> [UInt8] {
-        JSONBytesWriter.document(capacity: 2_048) { writeAccount(record, to: &$0) }
+    ///
+    /// - Parameter address: the account's `G...` text when the caller holds it already (the
+    ///   canonical address it was asked for), so it is not encoded again; it must be the
+    ///   record's account's.
+    func accountBytes(_ record: AccountRecord, address: String? = nil) -> [UInt8] {
+        JSONBytesWriter.document(capacity: 2_048) { writeAccount(record, address: address, to: &$0) }
     }
 
     /// The collections an account's links name, each with its template.
@@ -77,9 +81,10 @@ struct HorizonResources: Sendable {
         writer.field(key, Amount.format(stroops))
     }
 
-    func writeAccount<Writer: JSONWriter>(_ record: AccountRecord, to writer: inout Writer) {
+    func writeAccount<Writer: JSONWriter>(_ record: AccountRecord, address: String? = nil, to writer: inout Writer) {
         let account = record.account
-        let id = account.accountID.strKey
+        assert(address == nil || address == account.accountID.strKey, "the address given is not the account's")
+        let id = address ?? account.accountID.strKey
         let path = "/accounts/" + id
         writer.beginObject()
         writer.key("_links")

@@ -51,8 +51,9 @@ struct HorizonRoutes: Sendable {
                 let id = try HorizonQuery.accountID(address, field: "account_id")
                 let readAt = commits.latest
                 guard let record = try await account(id) else { throw ProblemError(.notFound) }
-                let body = ByteBuffer(bytes: resources.accountBytes(record))
-                accountCache.store(body, for: id.strKey, base: resources.base, readAt: readAt)
+                // The address decoded, so it is the id's canonical text.
+                let body = ByteBuffer(bytes: resources.accountBytes(record, address: address))
+                accountCache.store(body, for: address, base: resources.base, readAt: readAt)
                 return json(body)
             }
         }

@@ -49,6 +49,20 @@ struct AmountTests {
         #expect(Amount.format(105_000_000) == "10.5000000")
         #expect(Amount.format(.max) == "922337203685.4775807")
         #expect(Amount.format(-5) == "-0.0000005")
+        #expect(Amount.format(.min) == "-922337203685.4775808")
+        #expect(Amount.format(-10_000_000) == "-1.0000000")
+        #expect(Amount.format(10_000_000_000_000) == "1000000.0000000")
+    }
+
+    /// The digit-by-digit formatting against the arithmetic definition (whole part, point, the
+    /// remainder padded to seven digits), over the whole range.
+    @Test func formatAgreesWithItsDefinition() async {
+        await propertyCheck(count: 2000, input: Gen.int64(in: Int64.min...Int64.max)) { stroops in
+            let magnitude = stroops.magnitude
+            let fraction = String(magnitude % 10_000_000)
+            let expected = (stroops < 0 ? "-" : "") + "\(magnitude / 10_000_000)." + String(repeating: "0", count: 7 - fraction.count) + fraction
+            #expect(Amount.format(stroops) == expected)
+        }
     }
 
     @Test func parseFormatRoundTrip() async {

@@ -143,6 +143,31 @@ struct StrKeyErrorTests {
         #expect(code { _ = try MuxedAccount(String(chars)) } == .nonCanonical)
     }
 
+    /// The decoder's canonical check (a length rule, no encoding again) against its definition:
+    /// text is canonical when encoding the bytes it decodes to gives the text back. Every length
+    /// to 200, random characters with the trailing bits cleared (the decoder refuses others).
+    @Test func canonicalLengthsAreThoseThatEncodeBack() throws {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
+        var random = SplitMix64(seed: 30)
+        var canonical: [Int] = []
+        for length in 1...200 {
+            for _ in 0..<20 {
+                var values = (0..<length).map { _ in Int(random.next() % 32) }
+                // The last 5n mod 8 bits of the stream, which may reach into the character before the last.
+                for bit in 0..<(5 * length) % 8 { values[length - 1 - bit / 5] &= ~(1 << (bit % 5)) }
+                let text = values.map { alphabet[$0] }
+                let bytes = try StrKey.base32Decode(text)
+                let encodesBack = StrKey.base32Encode(bytes) == String(decoding: text, as: UTF8.self)
+                #expect(encodesBack == StrKey.isCanonicalLength(length), "length \(length)")
+            }
+            if StrKey.isCanonicalLength(length) { canonical.append(length) }
+        }
+        // The kinds' own lengths are canonical ones; a length three characters on from one is not.
+        for length in [56, 69, 165] { #expect(canonical.contains(length)) }
+        #expect(!StrKey.isCanonicalLength(3))
+        #expect(!StrKey.isCanonicalLength(59))
+    }
+
     @Test func otherKindsRoundTrip() throws {
         let hash = (0..<32).map { UInt8($0) }
         for kind in [StrKey.Kind.preAuthTx, .hashX, .seed, .accountID] {
@@ -210,7 +235,7 @@ struct StrKeyChecksumTests {
     @Test func theTableGivesTheDefinitionsChecksum() {
         // The catalogue's check value for CRC-16/XMODEM.
         #expect(StrKey.crc16XModem(Array("123456789".utf8)) == 0x31C3)
-        #expect(StrKey.crc16XModem([]) == 0)
+        #expect(StrKey.crc16XModem([UInt8]()) == 0)
         // Every byte value alone, and random inputs of every length up to 70.
         for value in 0...255 { #expect(StrKey.crc16XModem([UInt8(value)]) == Self.bitwise([UInt8(value)])) }
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
