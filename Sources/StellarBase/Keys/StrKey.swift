@@ -125,13 +125,13 @@ public enum StrKey {
         }
     }
 
-    /// CRC-16/XMODEM: polynomial 0x1021, initial value 0; a byte at a time through a table
-    /// (every StrKey read or written pays it: eight shifts a byte were about 2.6% of the
-    /// server's samples answering `GET /accounts/{id}` at ten million accounts).
     /// Whether base32 text of `count` characters, with zero trailing bits, is the encoding of
     /// the bytes it decodes to (see ``decodeAny(_:)``).
     static func isCanonicalLength(_ count: Int) -> Bool { (5 * count) % 8 < 5 }
 
+    /// CRC-16/XMODEM: polynomial 0x1021, initial value 0; a byte at a time through a table
+    /// (every StrKey read or written pays it: eight shifts a byte were about 2.6% of the
+    /// server's samples answering `GET /accounts/{id}` at ten million accounts).
     static func crc16XModem<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> UInt16 {
         var crc: UInt16 = 0
         for byte in bytes {
