@@ -3,6 +3,7 @@ import Foundation
 import Ledger
 import LedgerService
 import Logging
+import Metrics
 import PostgresStore
 import StellarBase
 import Store
@@ -51,24 +52,38 @@ struct CommitBench: AsyncParsableCommand {
         } else {
             store = try SQLiteLedgerStore(path: path)
         }
+        let timings = LedgerTimings()
         let writer = try await LedgerWriter(
             store: store, configuration: .init(network: .standalone, closeInterval: .zero, batchLimit: 1000),
-            logger: Logger(label: "bench"), now: { UInt64(Date().timeIntervalSince1970) })
-        let (latencies, elapsed, ledgers) = try await writer.running {
+            logger: Logger(label: "bench"), metrics: LedgerWriterMetrics(factory: timings), now: { UInt64(Date().timeIntervalSince1970) })
+        let measured = try await writer.running {
             try await Self.measure(writer: writer, concurrency: concurrency, transactions: transactions)
         }
-        let seconds = Self.milliseconds(elapsed) / 1000
+        let (latencies, ledgers) = (measured.latencies, measured.ledgers)
+        let seconds = Self.milliseconds(measured.elapsed) / 1000
         let rate = Double(latencies.count) / seconds
         func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
         print("end to end on \(database == nil ? "SQLite" : "PostgreSQL"), group commit, \(concurrency) submitters, \(ProcessInfo.processInfo.activeProcessorCount) cores")
         print(String(format: "%d payments in %.2f s: %.0f per second, in %d ledgers (%.0f per ledger)", latencies.count, seconds, rate, ledgers, Double(latencies.count) / Double(max(ledgers, 1))))
         print(String(format: "submission to commit: p50 %.1f ms, p99 %.1f ms, max %.1f ms", percentile(0.5), percentile(0.99), latencies.last ?? 0))
+        print("the slowest 1% by the tenth of the run they were submitted in: " + measured.slowestByTenth.map(String.init).joined(separator: " "))
+        print("ledgers: " + timings.summary())
         print("targets: 5,000 per second \(rate >= 5000 ? "met" : "NOT met"); p99 under 50 ms \(percentile(0.99) < 50 ? "met" : "NOT met")")
     }
 
-    /// Creates the accounts, signs their payments, then submits them from `concurrency` tasks:
-    /// the latencies (sorted, in milliseconds), the time taken and the ledgers closed.
-    static func measure(writer: LedgerWriter, concurrency: Int, transactions: Int) async throws -> ([Double], Duration, UInt32) {
+    /// What ``measure(writer:concurrency:transactions:)`` measured.
+    struct Measured {
+        /// Each payment's time from submission to commit, in milliseconds, sorted.
+        var latencies: [Double]
+        var elapsed: Duration
+        var ledgers: UInt32
+        /// How many of the slowest 1% of payments were submitted in each tenth of the run: at
+        /// the start (a first touch of what is cold), evenly (the machine), or in bursts.
+        var slowestByTenth: [Int]
+    }
+
+    /// Creates the accounts, signs their payments, then submits them from `concurrency` tasks.
+    static func measure(writer: LedgerWriter, concurrency: Int, transactions: Int) async throws -> Measured {
         let accounts = max(concurrency, 1)
         let root = LedgerState.rootKeyPair(network: .standalone)
         let keys = (0..<accounts).map { index in
@@ -97,22 +112,29 @@ struct CommitBench: AsyncParsableCommand {
         let clock = ContinuousClock()
         let startLedger = await writer.header.sequence
         let started = clock.now
-        let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+        // Each payment's submission, as milliseconds into the run, and its latency.
+        let timed = try await withThrowingTaskGroup(of: [(at: Double, latency: Double)].self) { group in
             for stream in streams {
                 group.addTask {
-                    var latencies: [Double] = []
+                    var timed: [(at: Double, latency: Double)] = []
                     for envelope in stream {
                         let before = clock.now
                         let result = try await writer.submit(envelope)
                         guard result.result.code == .success else { throw CommandFailure("a payment failed: \(result.result.code.name)") }
-                        latencies.append(Self.milliseconds(clock.now - before))
+                        timed.append((Self.milliseconds(before - started), Self.milliseconds(clock.now - before)))
                     }
-                    return latencies
+                    return timed
                 }
             }
-            return try await group.reduce(into: [Double]()) { $0.append(contentsOf: $1) }.sorted()
+            return try await group.reduce(into: []) { $0.append(contentsOf: $1) }
         }
-        return (latencies, clock.now - started, await writer.header.sequence - startLedger)
+        let elapsed = clock.now - started
+        let latencies = timed.map(\.latency).sorted()
+        let p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+        var slowest = Array(repeating: 0, count: 10)
+        let length = max(Self.milliseconds(elapsed), 1)
+        for payment in timed where payment.latency >= p99 { slowest[min(9, Int(payment.at / length * 10))] += 1 }
+        return Measured(latencies: latencies, elapsed: elapsed, ledgers: await writer.header.sequence - startLedger, slowestByTenth: slowest)
     }
 
     static func milliseconds(_ duration: Duration) -> Double {

@@ -106,6 +106,8 @@ struct ScaleBench: AsyncParsableCommand {
         var cachedAtPosts: Double?
         /// A new network's figures measured beside this step (`--beside`).
         var beside: Beside?
+        /// Where the commit measure's slowest payments fell and its ledgers' times (printed, not in the CSV).
+        var commitNote = ""
     }
 
     /// The mean of a new network's rates and p99s measured just before and just after a step.
@@ -206,7 +208,11 @@ struct ScaleBench: AsyncParsableCommand {
             row.beside = Beside(besideRows)
             rows.append(row)
             print(Self.line(row))
-            for (which, beside) in zip(["before", "after"], besideRows) { print("  a new network beside it, \(which): " + Self.line(beside)) }
+            print("  " + row.commitNote)
+            for (which, beside) in zip(["before", "after"], besideRows) {
+                print("  a new network beside it, \(which): " + Self.line(beside))
+                print("    " + beside.commitNote)
+            }
             if let beside = row.beside { print("  " + Self.ratios(row, beside)) }
             // The next step grows the state as the writer and the server left it.
             if targetAccounts != accountSteps.last {
@@ -286,15 +292,20 @@ struct ScaleBench: AsyncParsableCommand {
             let opened = try await Self.open(location)
             defer { opened.close() }
             let reopened = opened.store
+            let timings = LedgerTimings()
             let writer = try await LedgerWriter(
                 store: reopened, configuration: .init(network: .standalone, closeInterval: .zero, batchLimit: 1000),
-                logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }), now: { Self.now() })
+                logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }), metrics: LedgerWriterMetrics(factory: timings),
+                now: { Self.now() })
             if let path { row.cachedAtCommits = await Self.cachedShare(path) }
-            let (latencies, elapsed, _) = try await writer.running {
+            let measured = try await writer.running {
                 try await CommitBench.measure(writer: writer, concurrency: 64, transactions: transactions)
             }
-            row.commitRate = Double(latencies.count) / (CommitBench.milliseconds(elapsed) / 1000)
+            let latencies = measured.latencies
+            row.commitRate = Double(latencies.count) / (CommitBench.milliseconds(measured.elapsed) / 1000)
             row.commitP99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+            row.commitNote = "commits: the slowest 1% by tenth of the run " + measured.slowestByTenth.map(String.init).joined(separator: " ")
+                + "; " + timings.summary()
             let queries = try await Self.historyQueries(3_000, store: reopened, accounts: accounts, rng: &rng).milliseconds
             row.historyP99 = queries[min(queries.count - 1, queries.count * 99 / 100)]
         }
