@@ -67,7 +67,7 @@ struct CommitBench: AsyncParsableCommand {
         print(String(format: "%d payments in %.2f s: %.0f per second, in %d ledgers (%.0f per ledger)", latencies.count, seconds, rate, ledgers, Double(latencies.count) / Double(max(ledgers, 1))))
         print(String(format: "submission to commit: p50 %.1f ms, p99 %.1f ms, max %.1f ms", percentile(0.5), percentile(0.99), latencies.last ?? 0))
         print("the slowest 1% by the tenth of the run they were submitted in: " + measured.slowestByTenth.map(String.init).joined(separator: " "))
-        print("ledgers: " + timings.summary())
+        print("ledgers: " + timings.summary() + measured.writtenNote)
         print("targets: 5,000 per second \(rate >= 5000 ? "met" : "NOT met"); p99 under 50 ms \(percentile(0.99) < 50 ? "met" : "NOT met")")
     }
 
@@ -80,6 +80,24 @@ struct CommitBench: AsyncParsableCommand {
         /// How many of the slowest 1% of payments were submitted in each tenth of the run: at
         /// the start (a first touch of what is cold), evenly (the machine), or in bursts.
         var slowestByTenth: [Int]
+        /// The bytes this process had written to storage from the first submission to the last
+        /// commit (WAL frames, and the checkpoints' copies that ran meanwhile); nil where it
+        /// cannot be told.
+        var bytesWritten: Int?
+
+        /// `bytesWritten` a payment, as a clause for a summary line ("" when not known).
+        var writtenNote: String {
+            guard let bytesWritten, !latencies.isEmpty else { return "" }
+            return String(format: "; %.1f KiB written a payment", Double(bytesWritten) / 1024 / Double(latencies.count))
+        }
+    }
+
+    /// The bytes this process has had written to storage so far (`/proc/self/io`'s
+    /// `write_bytes`); nil where there is no such file.
+    static func bytesWritten() -> Int? {
+        guard let io = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return nil }
+        return io.split(separator: "\n").first { $0.hasPrefix("write_bytes:") }
+            .flatMap { Int($0.dropFirst("write_bytes:".count).trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Creates the accounts, signs their payments, then submits them from `concurrency` tasks.
@@ -111,6 +129,7 @@ struct CommitBench: AsyncParsableCommand {
         }
         let clock = ContinuousClock()
         let startLedger = await writer.header.sequence
+        let writtenBefore = Self.bytesWritten()
         let started = clock.now
         // Each payment's submission, as milliseconds into the run, and its latency.
         let timed = try await withThrowingTaskGroup(of: [(at: Double, latency: Double)].self) { group in
@@ -134,7 +153,9 @@ struct CommitBench: AsyncParsableCommand {
         var slowest = Array(repeating: 0, count: 10)
         let length = max(Self.milliseconds(elapsed), 1)
         for payment in timed where payment.latency >= p99 { slowest[min(9, Int(payment.at / length * 10))] += 1 }
-        return Measured(latencies: latencies, elapsed: elapsed, ledgers: await writer.header.sequence - startLedger, slowestByTenth: slowest)
+        let written = writtenBefore.flatMap { before in Self.bytesWritten().map { $0 - before } }
+        return Measured(latencies: latencies, elapsed: elapsed, ledgers: await writer.header.sequence - startLedger, slowestByTenth: slowest,
+                        bytesWritten: written)
     }
 
     static func milliseconds(_ duration: Duration) -> Double {

@@ -298,6 +298,7 @@ struct ScaleBench: AsyncParsableCommand {
                 logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }), metrics: LedgerWriterMetrics(factory: timings),
                 now: { Self.now() })
             if let path { row.cachedAtCommits = await Self.cachedShare(path) }
+            let atStart = Self.storageAtStart(path)
             let measured = try await writer.running {
                 try await CommitBench.measure(writer: writer, concurrency: 64, transactions: transactions)
             }
@@ -305,7 +306,7 @@ struct ScaleBench: AsyncParsableCommand {
             row.commitRate = Double(latencies.count) / (CommitBench.milliseconds(measured.elapsed) / 1000)
             row.commitP99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
             row.commitNote = "commits: the slowest 1% by tenth of the run " + measured.slowestByTenth.map(String.init).joined(separator: " ")
-                + "; " + timings.summary()
+                + "; " + timings.summary() + measured.writtenNote + atStart
             let queries = try await Self.historyQueries(3_000, store: reopened, accounts: accounts, rng: &rng).milliseconds
             row.historyP99 = queries[min(queries.count - 1, queries.count * 99 / 100)]
         }
@@ -607,6 +608,24 @@ struct ScaleBench: AsyncParsableCommand {
             state.setAccount(account)
         }
         return try state.closeLedger([], closeTime: now())
+    }
+
+    /// The WAL's size beside the SQLite file at `path` and the kernel's dirty and writeback
+    /// memory (`/proc/meminfo`), as a clause for the commit note: what a measure's commits begin
+    /// with, where a commit measure right after a growth reads a higher p99 than a later one.
+    static func storageAtStart(_ path: String?) -> String {
+        var parts: [String] = []
+        if let path, let wal = try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int {
+            parts.append(String(format: "WAL %.1f MB", Double(wal) / 1_048_576))
+        }
+        if let meminfo = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) {
+            for field in ["Dirty", "Writeback"] {
+                guard let line = meminfo.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+                      let kibibytes = Int(line.dropFirst(field.count + 1).split(separator: " ").first ?? "") else { continue }
+                parts.append(field.lowercased() + String(format: " %.1f MB", Double(kibibytes) / 1024))
+            }
+        }
+        return parts.isEmpty ? "" : "; at the start: " + parts.joined(separator: ", ")
     }
 
     /// The memory a process holds now (Linux): its resident pages but those it shares with
