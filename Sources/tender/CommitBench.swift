@@ -84,12 +84,27 @@ struct CommitBench: AsyncParsableCommand {
         /// commit (WAL frames, and the checkpoints' copies that ran meanwhile); nil where it
         /// cannot be told.
         var bytesWritten: Int?
+        /// The process's minor page faults over the same run (a first touch of a mapped page:
+        /// the database file's map, fresh heap).
+        var minorFaults: Int
 
         /// `bytesWritten` a payment, as a clause for a summary line ("" when not known).
         var writtenNote: String {
             guard let bytesWritten, !latencies.isEmpty else { return "" }
-            return String(format: "; %.1f KiB written a payment", Double(bytesWritten) / 1024 / Double(latencies.count))
+            return String(format: "; %.1f KiB written and %.1f minor page faults a payment", Double(bytesWritten) / 1024 / Double(latencies.count),
+                          Double(minorFaults) / Double(latencies.count))
         }
+    }
+
+    /// The minor page faults this process has taken so far.
+    static func minorFaults() -> Int {
+        var usage = rusage()
+        #if canImport(Glibc)
+        let who = __rusage_who_t(RUSAGE_SELF.rawValue)
+        #else
+        let who = RUSAGE_SELF
+        #endif
+        return getrusage(who, &usage) == 0 ? usage.ru_minflt : 0
     }
 
     /// The bytes this process has had written to storage so far (`/proc/self/io`'s
@@ -130,6 +145,7 @@ struct CommitBench: AsyncParsableCommand {
         let clock = ContinuousClock()
         let startLedger = await writer.header.sequence
         let writtenBefore = Self.bytesWritten()
+        let faultsBefore = Self.minorFaults()
         let started = clock.now
         // Each payment's submission, as milliseconds into the run, and its latency.
         let timed = try await withThrowingTaskGroup(of: [(at: Double, latency: Double)].self) { group in
@@ -155,7 +171,7 @@ struct CommitBench: AsyncParsableCommand {
         for payment in timed where payment.latency >= p99 { slowest[min(9, Int(payment.at / length * 10))] += 1 }
         let written = writtenBefore.flatMap { before in Self.bytesWritten().map { $0 - before } }
         return Measured(latencies: latencies, elapsed: elapsed, ledgers: await writer.header.sequence - startLedger, slowestByTenth: slowest,
-                        bytesWritten: written)
+                        bytesWritten: written, minorFaults: Self.minorFaults() - faultsBefore)
     }
 
     static func milliseconds(_ duration: Duration) -> Double {
