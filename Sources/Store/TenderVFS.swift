@@ -24,7 +24,8 @@ import Synchronization
 ///
 /// **A main database file is read through a memory map** (``DatabaseFileMap``), one per file
 /// for all the process's connections to it: a page read is a copy from the map rather than a
-/// `pread`. Writes, syncs and locks keep the default VFS's methods.
+/// `pread`. Writes, syncs and locks keep the default VFS's methods (a sync is timed while a
+/// benchmark records them: ``startRecordingSyncs()``).
 ///
 /// Installed as the process's default VFS (``install()``, before a store opens its database),
 /// so every SQLite database Tender opens after it uses it; other files (temporary files, a
@@ -79,6 +80,46 @@ public enum TenderVFS {
 
     /// What the connections of a watched file did, counted as each closed.
     static func statistics(_ path: String) -> Statistics? { watched.withLock { $0[path] } }
+
+    /// How long each sync took, in nanoseconds, while recorded: a WAL file's (a commit's, with
+    /// `synchronous=FULL`) and a main database file's (a checkpoint's), each in the order they
+    /// ended.
+    public struct SyncDurations: Sendable, Equatable {
+        public var wal: [Int64] = []
+        public var database: [Int64] = []
+    }
+
+    /// Whether syncs are being recorded; read on every sync, so unrecorded syncs take no lock.
+    private static let recordingSyncs = Atomic<Bool>(false)
+    private static let syncDurations = Mutex(SyncDurations())
+
+    /// Starts recording every sync of every file this VFS opened, from none recorded.
+    public static func startRecordingSyncs() {
+        syncDurations.withLock { $0 = SyncDurations() }
+        recordingSyncs.store(true, ordering: .releasing)
+    }
+
+    /// Stops recording syncs and returns those recorded since ``startRecordingSyncs()``.
+    public static func stopRecordingSyncs() -> SyncDurations {
+        recordingSyncs.store(false, ordering: .releasing)
+        return syncDurations.withLock { $0 }
+    }
+
+    /// Calls `sync`, timing it when syncs are recorded.
+    private static func timed(_ kind: Kind, _ sync: () -> Int32) -> Int32 {
+        guard recordingSyncs.load(ordering: .acquiring) else { return sync() }
+        let started = ContinuousClock.now
+        let code = sync()
+        let (seconds, attoseconds) = (ContinuousClock.now - started).components
+        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        syncDurations.withLock {
+            switch kind {
+            case .wal: $0.wal.append(nanoseconds)
+            case .mainDatabase: $0.database.append(nanoseconds)
+            }
+        }
+        return code
+    }
 
     // MARK: The VFS's open
 
@@ -171,6 +212,7 @@ public enum TenderVFS {
                 table.pointee.xRead = mappedRead
                 table.pointee.xTruncate = mappedTruncate
                 table.pointee.xFileSize = mappedFileSize
+                table.pointee.xSync = mappedSync
             }
             tables[key] = UInt(bitPattern: table)
             return UInt(bitPattern: table)
@@ -231,7 +273,7 @@ public enum TenderVFS {
     }
 
     private static let sync: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int32) -> Int32 = { file, flags in
-        afterFlush(file) { $0.pointee.xSync(file, flags) }
+        afterFlush(file) { base in timed(.wal) { base.pointee.xSync(file, flags) } }
     }
 
     private static let fileSize: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutablePointer<sqlite3_int64>?) -> Int32 = { file, size in
@@ -286,6 +328,11 @@ public enum TenderVFS {
         let code = state.pointee.base.pointee.xFileSize(file, size)
         if code == SQLITE_OK, let size { state.pointee.map?.fileHolds(Int(size.pointee)) }
         return code
+    }
+
+    private static let mappedSync: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int32) -> Int32 = { file, flags in
+        let base = state(file).pointee.base
+        return timed(.mainDatabase) { base.pointee.xSync(file, flags) }
     }
 
     /// Reads past the new end go to the file before it is cut.

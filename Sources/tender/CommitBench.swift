@@ -87,12 +87,23 @@ struct CommitBench: AsyncParsableCommand {
         /// The process's minor page faults over the same run (a first touch of a mapped page:
         /// the database file's map, fresh heap).
         var minorFaults: Int
+        /// Each sync over the same run: the WAL's (one a ledger's commit) and the database
+        /// file's (the checkpoints'); none on PostgreSQL.
+        var syncs: TenderVFS.SyncDurations
 
-        /// `bytesWritten` a payment, as a clause for a summary line ("" when not known).
+        /// `bytesWritten` a payment and the syncs' times, as clauses for a summary line (""
+        /// when not known).
         var writtenNote: String {
-            guard let bytesWritten, !latencies.isEmpty else { return "" }
-            return String(format: "; %.1f KiB written and %.1f minor page faults a payment", Double(bytesWritten) / 1024 / Double(latencies.count),
-                          Double(minorFaults) / Double(latencies.count))
+            var note = ""
+            if let bytesWritten, !latencies.isEmpty {
+                note += String(format: "; %.1f KiB written and %.1f minor page faults a payment", Double(bytesWritten) / 1024 / Double(latencies.count),
+                               Double(minorFaults) / Double(latencies.count))
+            }
+            if !syncs.wal.isEmpty {
+                note += "; \(syncs.wal.count) WAL syncs \(LedgerTimings.figures(syncs.wal)); \(syncs.database.count) checkpoint syncs"
+                    + (syncs.database.isEmpty ? "" : " " + LedgerTimings.figures(syncs.database))
+            }
+            return note
         }
     }
 
@@ -146,9 +157,33 @@ struct CommitBench: AsyncParsableCommand {
         let startLedger = await writer.header.sequence
         let writtenBefore = Self.bytesWritten()
         let faultsBefore = Self.minorFaults()
+        TenderVFS.startRecordingSyncs()
         let started = clock.now
         // Each payment's submission, as milliseconds into the run, and its latency.
-        let timed = try await withThrowingTaskGroup(of: [(at: Double, latency: Double)].self) { group in
+        let timed: [(at: Double, latency: Double)]
+        do {
+            timed = try await submitted(streams, to: writer, clock: clock, started: started)
+        } catch {
+            _ = TenderVFS.stopRecordingSyncs()
+            throw error
+        }
+        let elapsed = clock.now - started
+        let syncs = TenderVFS.stopRecordingSyncs()
+        let latencies = timed.map(\.latency).sorted()
+        let p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+        var slowest = Array(repeating: 0, count: 10)
+        let length = max(Self.milliseconds(elapsed), 1)
+        for payment in timed where payment.latency >= p99 { slowest[min(9, Int(payment.at / length * 10))] += 1 }
+        let written = writtenBefore.flatMap { before in Self.bytesWritten().map { $0 - before } }
+        return Measured(latencies: latencies, elapsed: elapsed, ledgers: await writer.header.sequence - startLedger, slowestByTenth: slowest,
+                        bytesWritten: written, minorFaults: Self.minorFaults() - faultsBefore, syncs: syncs)
+    }
+
+    /// Submits each stream's payments in order, the streams at once; each payment's submission
+    /// (milliseconds after `started`) and its latency.
+    private static func submitted(_ streams: [[TransactionEnvelope]], to writer: LedgerWriter, clock: ContinuousClock,
+                                  started: ContinuousClock.Instant) async throws -> [(at: Double, latency: Double)] {
+        try await withThrowingTaskGroup(of: [(at: Double, latency: Double)].self) { group in
             for stream in streams {
                 group.addTask {
                     var timed: [(at: Double, latency: Double)] = []
@@ -163,15 +198,6 @@ struct CommitBench: AsyncParsableCommand {
             }
             return try await group.reduce(into: []) { $0.append(contentsOf: $1) }
         }
-        let elapsed = clock.now - started
-        let latencies = timed.map(\.latency).sorted()
-        let p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
-        var slowest = Array(repeating: 0, count: 10)
-        let length = max(Self.milliseconds(elapsed), 1)
-        for payment in timed where payment.latency >= p99 { slowest[min(9, Int(payment.at / length * 10))] += 1 }
-        let written = writtenBefore.flatMap { before in Self.bytesWritten().map { $0 - before } }
-        return Measured(latencies: latencies, elapsed: elapsed, ledgers: await writer.header.sequence - startLedger, slowestByTenth: slowest,
-                        bytesWritten: written, minorFaults: Self.minorFaults() - faultsBefore)
     }
 
     static func milliseconds(_ duration: Duration) -> Double {

@@ -14,13 +14,15 @@ final class LedgerTimings: MetricsFactory, Sendable {
 
     /// One line on the ledgers' apply and store commit times (p50, p99 and the slowest, in ms).
     func summary() -> String {
-        func figures(_ label: String) -> String {
-            let sorted = nanoseconds(label).sorted()
-            guard !sorted.isEmpty else { return "none recorded" }
-            func ms(_ value: Int64) -> String { String(format: "%.1f", Double(value) / 1e6) }
-            return "p50 \(ms(sorted[sorted.count / 2])), p99 \(ms(sorted[min(sorted.count - 1, sorted.count * 99 / 100)])), slowest \(ms(sorted.last!)) ms"
-        }
-        return "\(nanoseconds(Self.commit).count) ledgers; apply \(figures(Self.apply)); store commit \(figures(Self.commit))"
+        "\(nanoseconds(Self.commit).count) ledgers; apply \(Self.figures(nanoseconds(Self.apply))); store commit \(Self.figures(nanoseconds(Self.commit)))"
+    }
+
+    /// Durations in nanoseconds as "p50 x, p99 y, slowest z ms" ("none recorded" when empty).
+    static func figures(_ nanoseconds: [Int64]) -> String {
+        let sorted = nanoseconds.sorted()
+        guard !sorted.isEmpty else { return "none recorded" }
+        func ms(_ value: Int64) -> String { String(format: "%.1f", Double(value) / 1e6) }
+        return "p50 \(ms(sorted[sorted.count / 2])), p99 \(ms(sorted[min(sorted.count - 1, sorted.count * 99 / 100)])), slowest \(ms(sorted.last!)) ms"
     }
 
     static let apply = "tender_ledger_close_seconds"

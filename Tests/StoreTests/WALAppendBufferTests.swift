@@ -38,6 +38,29 @@ struct WALAppendBufferTests {
         #expect(sqlite3_vfs_find(nil) == vfs)
     }
 
+    /// A benchmark times each sync: the WAL's at each commit with synchronous=FULL, the database
+    /// file's at a checkpoint; none is recorded once it stops.
+    @Test func syncsAreTimedWhileRecorded() throws {
+        let (pool, _) = try database()
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        TenderVFS.startRecordingSyncs()
+        for round in 0..<3 {
+            try pool.write { db in
+                for (n, body) in rows(round * 10..<(round + 1) * 10) { try db.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: [n, body]) }
+            }
+        }
+        try pool.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
+        let recorded = TenderVFS.stopRecordingSyncs()
+        #expect(recorded.wal.count >= 3, "\(recorded.wal.count) WAL syncs for three commits")
+        #expect(recorded.database.count >= 1, "\(recorded.database.count) database file syncs for a checkpoint")
+        #expect(recorded.wal.allSatisfy { $0 >= 0 } && recorded.database.allSatisfy { $0 >= 0 })
+        try pool.write { db in
+            for (n, body) in rows(30..<40) { try db.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: [n, body]) }
+        }
+        #expect(TenderVFS.stopRecordingSyncs() == recorded)
+        try pool.close()
+    }
+
     /// A transaction of a few hundred pages: SQLite makes two writes a frame, the file gets one
     /// each 96 KiB and one at the commit.
     @Test func aCommitsFramesReachTheFileInFewWrites() throws {
