@@ -84,12 +84,16 @@ let package = Package(
         // The marketplace app's library: the checkout API's client and the payment screen's
         // model. Foundation only: no server framework.
         .target(name: "CheckoutKit"),
+        // `sqlite3_config`'s page-cache options as plain C functions (Swift cannot call a
+        // variadic one); SQLite itself comes from GRDBSQLite, linked by Store.
+        .target(name: "CSQLiteConfig", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "Store",
             dependencies: [
                 "Ledger",
                 "Gateway",
                 "StellarBase",
+                "CSQLiteConfig",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]

@@ -12,6 +12,7 @@ public struct SQLiteTables: Sendable {
     public init(readOnly path: String) throws {
         var configuration = Configuration()
         configuration.readonly = true
+        TenderVFS.install()
         queue = try DatabaseQueue(path: path, configuration: configuration)
     }
 

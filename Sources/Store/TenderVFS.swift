@@ -27,7 +27,8 @@ import Synchronization
 /// `pread`. Writes, syncs and locks keep the default VFS's methods (a sync is timed while a
 /// benchmark records them: ``startRecordingSyncs()``).
 ///
-/// Installed as the process's default VFS (``install()``, before a store opens its database),
+/// Installed as the process's default VFS (``install()``, before a store opens its database,
+/// with ``TenderPageCache`` as SQLite's page cache when nothing used SQLite before it),
 /// so every SQLite database Tender opens after it uses it; other files (temporary files, a
 /// rollback journal) keep the default VFS's own methods.
 public enum TenderVFS {
@@ -44,6 +45,8 @@ public enum TenderVFS {
     public static func install() -> Bool { installed }
 
     private static let installed: Bool = {
+        // Before SQLite is initialized (finding a VFS initializes it), or SQLite keeps its own.
+        _ = TenderPageCache.installBeforeInitialization()
         guard let base = sqlite3_vfs_find(nil) else { return false }
         let vfs = UnsafeMutablePointer<sqlite3_vfs>.allocate(capacity: 1)
         vfs.initialize(to: base.pointee)

@@ -90,6 +90,9 @@ struct CommitBench: AsyncParsableCommand {
         /// Each sync over the same run: the WAL's (one a ledger's commit) and the database
         /// file's (the checkpoints'); none on PostgreSQL.
         var syncs: TenderVFS.SyncDurations
+        /// The writer's page-cache truncations over the same run (one a commit) and how many
+        /// ``TenderPageCache`` skipped.
+        var truncations: (asked: Int, skipped: Int)
 
         /// `bytesWritten` a payment and the syncs' times, as clauses for a summary line (""
         /// when not known).
@@ -102,6 +105,11 @@ struct CommitBench: AsyncParsableCommand {
             if !syncs.wal.isEmpty {
                 note += "; \(syncs.wal.count) WAL syncs \(LedgerTimings.figures(syncs.wal)); \(syncs.database.count) checkpoint syncs"
                     + (syncs.database.isEmpty ? "" : " " + LedgerTimings.figures(syncs.database))
+            }
+            if truncations.asked > 0 {
+                note += TenderPageCache.isInstalled
+                    ? "; \(truncations.skipped) of \(truncations.asked) page-cache truncations skipped"
+                    : "; SQLite's own page cache (TenderPageCache not installed)"
             }
             return note
         }
@@ -158,6 +166,7 @@ struct CommitBench: AsyncParsableCommand {
         let writtenBefore = Self.bytesWritten()
         let faultsBefore = Self.minorFaults()
         TenderVFS.startRecordingSyncs()
+        let truncationsBefore = TenderPageCache.truncations
         let started = clock.now
         // Each payment's submission, as milliseconds into the run, and its latency.
         let timed: [(at: Double, latency: Double)]
@@ -169,6 +178,7 @@ struct CommitBench: AsyncParsableCommand {
         }
         let elapsed = clock.now - started
         let syncs = TenderVFS.stopRecordingSyncs()
+        let truncationsAfter = TenderPageCache.truncations
         let latencies = timed.map(\.latency).sorted()
         let p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
         var slowest = Array(repeating: 0, count: 10)
@@ -176,7 +186,8 @@ struct CommitBench: AsyncParsableCommand {
         for payment in timed where payment.latency >= p99 { slowest[min(9, Int(payment.at / length * 10))] += 1 }
         let written = writtenBefore.flatMap { before in Self.bytesWritten().map { $0 - before } }
         return Measured(latencies: latencies, elapsed: elapsed, ledgers: await writer.header.sequence - startLedger, slowestByTenth: slowest,
-                        bytesWritten: written, minorFaults: Self.minorFaults() - faultsBefore, syncs: syncs)
+                        bytesWritten: written, minorFaults: Self.minorFaults() - faultsBefore, syncs: syncs,
+                        truncations: (truncationsAfter.asked - truncationsBefore.asked, truncationsAfter.skipped - truncationsBefore.skipped))
     }
 
     /// Submits each stream's payments in order, the streams at once; each payment's submission

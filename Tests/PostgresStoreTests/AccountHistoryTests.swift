@@ -17,6 +17,10 @@ import Testing
 struct AccountHistoryTests {
     let temporary = TemporaryDirectory("account-history")
 
+    /// Tender's VFS and page cache before this suite opens SQLite itself (SQLite takes a page
+    /// cache only before anything in the process has used it).
+    init() { TenderVFS.install() }
+
     /// Root creates four accounts in one transaction (four rows of root's for it); alice pays bob
     /// with carol paying the fee (carol takes part through no operation); dave's transaction
     /// holds alice's payment only (nor does dave); alice pays three in one transaction; bob's

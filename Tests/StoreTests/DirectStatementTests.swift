@@ -11,6 +11,10 @@ import Testing
 struct DirectStatementTests {
     let temporary = TemporaryDirectory("direct")
 
+    /// Tender's VFS and page cache before this suite opens SQLite itself (SQLite takes a page
+    /// cache only before anything in the process has used it).
+    init() { TenderVFS.install() }
+
     static let columns = "a, b, c, d, e, f, g, h, i, j, k, l"
     static let insert = "INSERT INTO t (id, \(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 

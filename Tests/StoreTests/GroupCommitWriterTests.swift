@@ -10,6 +10,10 @@ import Testing
 struct GroupCommitWriterTests {
     let temporary = TemporaryDirectory("group-commit")
 
+    /// Tender's VFS and page cache before this suite opens SQLite itself (SQLite takes a page
+    /// cache only before anything in the process has used it).
+    init() { TenderVFS.install() }
+
     /// 2,000 concurrent writes, every tenth failing: each caller gets its own outcome, the failed
     /// ones leave nothing behind, the others are all there, in fewer transactions than writes.
     @Test func concurrentWritesShareTransactionsAndFailAlone() async throws {

@@ -11,6 +11,10 @@ struct SQLiteLedgerStoreTests {
     /// Removed with everything in it when the test ends.
     let temporary = TemporaryDirectory("store")
 
+    /// Tender's VFS and page cache before this suite opens SQLite itself (SQLite takes a page
+    /// cache only before anything in the process has used it).
+    init() { TenderVFS.install() }
+
     func temporaryPath() -> String {
         temporary.file("\(UUID().uuidString).sqlite")
     }
