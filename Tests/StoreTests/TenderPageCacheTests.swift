@@ -120,16 +120,16 @@ struct TenderPageCacheTests {
             for n in 0..<500 { try db.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: [Data("kept-\(n)".utf8), 10_000 + n]) }
         }
         for n in 0..<500 { written[Data("kept-\(n)".utf8)] = 10_000 + n }
-        func check(_ reader: any DatabaseReader) async throws {
-            let rows = try await reader.read { db in try Row.fetchAll(db, sql: "SELECT k, n FROM t") }
+        func check(_ reader: any DatabaseReader) throws {
+            let rows = try reader.read { db in try Row.fetchAll(db, sql: "SELECT k, n FROM t") }
             #expect(rows.count == written.count)
             #expect(Dictionary(uniqueKeysWithValues: rows.map { ($0["k"] as Data, $0["n"] as Int) }) == written)
-            #expect(try await reader.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+            #expect(try reader.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
         }
-        try await check(pool)
+        try check(pool)
         try pool.close()
         let reopened = try DatabaseQueue(path: path)
-        try await check(reopened)
+        try check(reopened)
         try reopened.close()
     }
 }
