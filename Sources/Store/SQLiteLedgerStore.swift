@@ -23,24 +23,27 @@ public final class SQLiteLedgerStore: LedgerStore {
     /// (GCD's), the caller suspending meanwhile: opening reads the schema and may migrate it,
     /// minutes on a large network, which must not hold a thread of Swift's cooperative pool.
     public static func opening(
-        path: String, writerCacheMebibytes: Int = SQLiteLedgerStore.defaultWriterCacheMebibytes,
+        path: String, walRestartFrames: Int = SQLiteLedgerStore.defaultWALRestartFrames,
+        writerCacheMebibytes: Int = SQLiteLedgerStore.defaultWriterCacheMebibytes,
         willUpgrade: @escaping @Sendable ([String]) -> Void = { _ in }
     ) async throws -> SQLiteLedgerStore {
-        try await offThePool { try SQLiteLedgerStore(path: path, writerCacheMebibytes: writerCacheMebibytes, willUpgrade: willUpgrade) }
+        try await offThePool {
+            try SQLiteLedgerStore(path: path, walRestartFrames: walRestartFrames, writerCacheMebibytes: writerCacheMebibytes, willUpgrade: willUpgrade)
+        }
     }
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     /// - Throws: when the file cannot be opened or migrated.
     /// - Parameters:
     ///   - walRestartFrames: how many pages the WAL may hold before a checkpoint rewinds it
-    ///     (256 Ki: 270 MB with 1 KiB pages).
+    ///     (``defaultWALRestartFrames``); its file is cut back to twice that after a rewind.
     ///   - writerCacheMebibytes: the most page cache the writer's connection keeps (readers keep
     ///     ``readerCacheMebibytes`` each). SQLite fills it only as the database grows.
     ///   - willUpgrade: told the migrations an existing database is about to run, before they
     ///     run (some rewrite tables: minutes on a large network); not called for a new database
     ///     or one already up to date.
     public init(
-        path: String, walRestartFrames: Int = 262_144, writerCacheMebibytes: Int = SQLiteLedgerStore.defaultWriterCacheMebibytes,
+        path: String, walRestartFrames: Int = SQLiteLedgerStore.defaultWALRestartFrames, writerCacheMebibytes: Int = SQLiteLedgerStore.defaultWriterCacheMebibytes,
         willUpgrade: ([String]) -> Void = { _ in }
     ) throws {
         precondition(writerCacheMebibytes > 0, "the writer's page cache is at least 1 MiB")
@@ -105,6 +108,9 @@ public final class SQLiteLedgerStore: LedgerStore {
     public static let readerCacheMebibytes = 64
     /// `tender serve`'s default for the writer's page cache.
     public static let defaultWriterCacheMebibytes = 64
+    /// `tender serve`'s default for the WAL frames past which a checkpoint rewinds the WAL
+    /// (256 Ki: 270 MB with 1 KiB pages).
+    public static let defaultWALRestartFrames = 262_144
 
     /// The writer's and a reader's `PRAGMA cache_size`, in KiB.
     public func pageCacheKibibytes() async throws -> (writer: Int, reader: Int) {

@@ -60,7 +60,9 @@ public func buildApplication(
             await onServerRunning(port)
         }
     }
-    let store = try await SQLiteLedgerStore.opening(path: configuration.databasePath, writerCacheMebibytes: configuration.sqliteCacheMebibytes) { pending in
+    let store = try await SQLiteLedgerStore.opening(
+        path: configuration.databasePath, walRestartFrames: configuration.sqliteWALPages, writerCacheMebibytes: configuration.sqliteCacheMebibytes
+    ) { pending in
         logger.notice("upgrading the ledger database before serving (on a large network this can take minutes)", metadata: [
             "path": "\(configuration.databasePath)", "migrations": "\(pending.joined(separator: ", "))",
         ])

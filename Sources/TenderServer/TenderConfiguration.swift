@@ -62,6 +62,9 @@ public struct TenderConfiguration: Sendable {
     /// grown database read the index pages a payment's accounts land on, and those the cache
     /// holds cost no system call. Unused with ``database``.
     public var sqliteCacheMebibytes = SQLiteLedgerStore.defaultWriterCacheMebibytes
+    /// The WAL frames (pages) of the SQLite ledger past which a checkpoint rewinds the WAL, so
+    /// the next commits write it from its start again. Unused with ``database``.
+    public var sqliteWALPages = SQLiteLedgerStore.defaultWALRestartFrames
     /// In a cluster: the address the other nodes forward to while this node leads; nil is
     /// `http://HOST:PORT` of this server.
     public var advertiseURL: String?

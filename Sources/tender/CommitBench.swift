@@ -50,7 +50,7 @@ struct CommitBench: AsyncParsableCommand {
             guard try await ledgerStore.latestLedgerSequence() == nil else { throw CommandFailure("the database already holds a ledger; give an empty one") }
             store = ledgerStore
         } else {
-            store = try SQLiteLedgerStore(path: path)
+            store = try SQLiteLedgerStore(path: path, walRestartFrames: try SQLiteWAL.pages())
         }
         let timings = LedgerTimings()
         let writer = try await LedgerWriter(

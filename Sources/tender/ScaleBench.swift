@@ -254,7 +254,7 @@ struct ScaleBench: AsyncParsableCommand {
         let root = directory + "/tender-scale-beside-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: root + "/pristine", withIntermediateDirectories: true)
         let path = root + "/pristine/ledger.sqlite"
-        let store = try SQLiteLedgerStore(path: path)
+        let store = try SQLiteLedgerStore(path: path, walRestartFrames: try SQLiteWAL.pages())
         let (genesis, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: Self.now())
         var state = genesis
         try await store.commit(first)
@@ -501,7 +501,7 @@ struct ScaleBench: AsyncParsableCommand {
 
     static func open(_ location: String) async throws -> Opened {
         guard location.hasPrefix("postgres") else {
-            let store = try SQLiteLedgerStore(path: location)
+            let store = try SQLiteLedgerStore(path: location, walRestartFrames: try SQLiteWAL.pages())
             return Opened(store: store, payments: { try await store.paymentCount() }, close: {})
         }
         let database = try PostgresStore.PostgresDatabase(url: location, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))

@@ -62,6 +62,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "MiB of page cache for the SQLite ledger's writing connection (1-65536); more keeps a grown database's index pages in memory for commits. [env: TENDER_SQLITE_CACHE] (default: \(SQLiteLedgerStore.defaultWriterCacheMebibytes))")
     var sqliteCache: Int?
 
+    @Option(help: "WAL pages of the SQLite ledger past which a checkpoint rewinds the WAL (\(SQLiteWAL.pages.lowerBound)-\(SQLiteWAL.pages.upperBound)); the WAL file is cut back to twice that after a rewind. [env: TENDER_SQLITE_WAL_PAGES] (default: \(SQLiteLedgerStore.defaultWALRestartFrames))")
+    var sqliteWALPages: Int?
+
     @Option(help: "The least important log messages written to standard error: trace, debug, info, notice, warning, error or critical. (default: info)")
     var logLevel: String = "info"
 
@@ -108,6 +111,7 @@ struct Serve: AsyncParsableCommand {
         } ?? SQLiteLedgerStore.defaultWriterCacheMebibytes
         guard (1...65_536).contains(cache) else { throw CommandFailure("the SQLite cache \(cache) MiB is not between 1 and 65536") }
         configuration.sqliteCacheMebibytes = cache
+        configuration.sqliteWALPages = try sqliteWALPages.map(SQLiteWAL.checked) ?? SQLiteWAL.pages(environment)
         configuration.database = database ?? environment["TENDER_DATABASE"]
         let failover = try failoverInterval ?? environment["TENDER_FAILOVER_INTERVAL"].map {
             guard let value = Double($0) else { throw CommandFailure("TENDER_FAILOVER_INTERVAL=\($0) is not a number of seconds") }
@@ -165,5 +169,24 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw CommandFailure("cannot open the ledger in \(configuration.dataDirectory): \(error)")
         }
+    }
+}
+
+/// The SQLite ledger's WAL rewind threshold as `tender serve` and the benchmarks that open a
+/// ledger themselves take it (`--sqlite-wal-pages`, `TENDER_SQLITE_WAL_PAGES`).
+enum SQLiteWAL {
+    /// From 1 MiB of WAL (1 KiB pages) to 16 GiB.
+    static let pages = 1_024...16_777_216
+
+    static func checked(_ value: Int) throws -> Int {
+        guard pages.contains(value) else { throw CommandFailure("the SQLite WAL limit \(value) pages is not between \(pages.lowerBound) and \(pages.upperBound)") }
+        return value
+    }
+
+    /// `TENDER_SQLITE_WAL_PAGES` in `environment`, or the store's default.
+    static func pages(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
+        guard let text = environment["TENDER_SQLITE_WAL_PAGES"] else { return SQLiteLedgerStore.defaultWALRestartFrames }
+        guard let value = Int(text) else { throw CommandFailure("TENDER_SQLITE_WAL_PAGES=\(text) is not a number of pages") }
+        return try checked(value)
     }
 }

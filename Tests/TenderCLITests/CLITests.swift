@@ -288,6 +288,22 @@ struct CLITests {
         #expect(environment.status != 0 && environment.stderr.contains("TENDER_SQLITE_CACHE=lots is not a number"), "\(environment.stderr)")
     }
 
+    /// `--sqlite-wal-pages` outside 1,024-16,777,216 pages is refused before anything opens, and
+    /// so is a `TENDER_SQLITE_WAL_PAGES` that is not a number or out of range.
+    @Test func serveRefusesAnSQLiteWALLimitOutOfRange() async throws {
+        let temporary = TemporaryDirectory("cli-wal")
+        defer { temporary.remove() }
+        for value in ["1023", "16777217", "-1"] {
+            let result = try await Tender.run(["serve", "--port", "0", "--data", temporary.path, "--sqlite-wal-pages=\(value)"])
+            #expect(result.status != 0 && result.stderr.contains("is not between 1024 and 16777216"), "\(value): \(result.stderr)")
+        }
+        let words = try await Tender.run(["serve", "--port", "0", "--data", temporary.path], environment: ["TENDER_SQLITE_WAL_PAGES": "many"])
+        #expect(words.status != 0 && words.stderr.contains("TENDER_SQLITE_WAL_PAGES=many is not a number"), "\(words.stderr)")
+        let small = try await Tender.run(["serve", "--port", "0", "--data", temporary.path], environment: ["TENDER_SQLITE_WAL_PAGES": "12"])
+        #expect(small.status != 0 && small.stderr.contains("the SQLite WAL limit 12 pages is not between"), "\(small.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: temporary.path + "/ledger.sqlite"))
+    }
+
     /// The same series grown in PostgreSQL: the store, `bench load` and the server all on it.
     @Test func theScaleBenchmarkRunsOnPostgreSQL() async throws {
         let postgres = try await TemporaryPostgres.start()
