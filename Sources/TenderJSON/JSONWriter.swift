@@ -19,6 +19,38 @@ public protocol JSONWriter {
     mutating func bool(_ value: Bool)
     /// A value already built as a tree.
     mutating func value(_ value: JSONValue)
+    /// A HAL link: `{"href":"<head><middle><tail>"}`, with `"templated":true` after the href
+    /// when `templated` (an answer's `_links` hold several: an account's, nine).
+    mutating func link(_ head: String, _ middle: String, _ tail: String, templated: Bool)
+    /// An object of HAL links below one address `head + middle + last`: each of `links` is
+    /// the link it names to that address followed by its tail (an account's nine).
+    mutating func links(below head: String, _ middle: String, _ last: String, _ links: [JSONLink])
+}
+
+/// A link of ``JSONWriter/links(below:_:_:_:)``: its name, what follows the address it is
+/// below, and whether it is a template; its bytes around the address are escaped once, when made.
+public struct JSONLink: Sendable {
+    public let name: String
+    public let tail: String
+    public let templated: Bool
+    /// `"name":{"href":"`, escaped.
+    let opening: [UInt8]
+    /// `tail"}` or `tail","templated":true}`, escaped.
+    let closing: [UInt8]
+
+    public init(_ name: String, tail: String = "", templated: Bool = false) {
+        self.name = name
+        self.tail = tail
+        self.templated = templated
+        var opening: [UInt8] = []
+        JSONValue.appendQuoted(name, to: &opening)
+        opening.append(contentsOf: #":{"href":""#.utf8)
+        self.opening = opening
+        var closing: [UInt8] = []
+        JSONValue.appendEscaped(tail, to: &closing)
+        closing.append(contentsOf: (templated ? #"","templated":true}"# : #""}"#).utf8)
+        self.closing = closing
+    }
 }
 
 extension JSONWriter {
@@ -40,6 +72,25 @@ extension JSONWriter {
     public mutating func field(_ key: String, _ value: JSONValue) {
         self.key(key)
         self.value(value)
+    }
+
+    /// The link as its object, key by key: what a writer without a shorter way writes.
+    public mutating func link(_ head: String, _ middle: String, _ tail: String, templated: Bool) {
+        beginObject()
+        key("href")
+        string(head, middle, tail)
+        if templated { field("templated", true) }
+        endObject()
+    }
+
+    /// The links' object, link by link.
+    public mutating func links(below head: String, _ middle: String, _ last: String, _ links: [JSONLink]) {
+        beginObject()
+        for link in links {
+            key(link.name)
+            self.link(head, middle + last, link.tail, templated: link.templated)
+        }
+        endObject()
     }
 
     /// Each of `fields` in turn, in the object being written.
@@ -136,6 +187,52 @@ public struct JSONBytesWriter: JSONWriter {
         value.writeCompact(to: &bytes)
         needsComma = true
     }
+
+    /// The link's object in three appends of fixed bytes around its escaped href.
+    public mutating func link(_ head: String, _ middle: String, _ tail: String, templated: Bool) {
+        separate()
+        bytes.append(contentsOf: Self.linkOpening)
+        JSONValue.appendEscaped(head, to: &bytes)
+        JSONValue.appendEscaped(middle, to: &bytes)
+        JSONValue.appendEscaped(tail, to: &bytes)
+        bytes.append(contentsOf: templated ? Self.templatedLinkClosing : Self.linkClosing)
+        needsComma = true
+    }
+
+    /// The links' object with the address checked for escaping once: each link is then its
+    /// opening, the address's bytes and its closing.
+    public mutating func links(below head: String, _ middle: String, _ last: String, _ links: [JSONLink]) {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        var (head, middle, last) = (head, middle, last)
+        head.withUTF8 { head in
+            middle.withUTF8 { middle in
+                last.withUTF8 { last in
+                    let plain = !JSONValue.needsEscaping(head) && !JSONValue.needsEscaping(middle) && !JSONValue.needsEscaping(last)
+                    for (index, link) in links.enumerated() {
+                        if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                        bytes.append(contentsOf: link.opening)
+                        if plain {
+                            bytes.append(contentsOf: head)
+                            bytes.append(contentsOf: middle)
+                            bytes.append(contentsOf: last)
+                        } else {
+                            JSONValue.appendEscaped(bytes: head, to: &bytes)
+                            JSONValue.appendEscaped(bytes: middle, to: &bytes)
+                            JSONValue.appendEscaped(bytes: last, to: &bytes)
+                        }
+                        bytes.append(contentsOf: link.closing)
+                    }
+                }
+            }
+        }
+        bytes.append(UInt8(ascii: "}"))
+        needsComma = true
+    }
+
+    private static let linkOpening = Array(#"{"href":""#.utf8)
+    private static let linkClosing = Array(#""}"#.utf8)
+    private static let templatedLinkClosing = Array(#"","templated":true}"#.utf8)
 }
 
 extension JSONBytesWriter {

@@ -33,6 +33,23 @@ struct HorizonResources: Sendable {
 
     static func asset(_ asset: Asset) -> JSONValue { .object(assetFields(asset)) }
 
+    /// ``assetFields(_:prefix:)`` without a prefix, written one by one (no array of pairs built):
+    /// a balance's asset in `GET /accounts/{id}`.
+    static func writeAssetFields<Writer: JSONWriter>(_ asset: Asset, to writer: inout Writer) {
+        switch asset {
+        case .native:
+            writer.field("asset_type", "native")
+        case .alphanum4(let code, let issuer):
+            writer.field("asset_type", "credit_alphanum4")
+            writer.field("asset_code", code.text)
+            writer.field("asset_issuer", issuer.strKey)
+        case .alphanum12(let code, let issuer):
+            writer.field("asset_type", "credit_alphanum12")
+            writer.field("asset_code", code.text)
+            writer.field("asset_issuer", issuer.strKey)
+        }
+    }
+
     static func price(_ price: Price) -> [(String, JSONValue)] {
         [("price_r", .object([("n", .number(Int64(price.n))), ("d", .number(Int64(price.d)))])), ("price", .string(priceText(n: Int64(price.n), d: Int64(price.d))))]
     }
@@ -63,18 +80,14 @@ struct HorizonResources: Sendable {
         JSONBytesWriter.document(capacity: 2_048) { writeAccount(record, address: address, to: &$0) }
     }
 
-    /// The collections an account's links name, each with its template.
-    private static let accountCollections = ["transactions", "operations", "payments", "effects", "offers", "trades"].map {
-        ($0, "/\($0){?cursor,limit,order}")
-    }
+    /// An account's links, below its address: itself, its collections (each a template) and its data.
+    private static let accountLinks = [JSONLink("self")]
+        + ["transactions", "operations", "payments", "effects", "offers", "trades"].map { JSONLink($0, tail: "/\($0){?cursor,limit,order}", templated: true) }
+        + [JSONLink("data", tail: "/data/{key}", templated: true)]
 
     /// A HAL link to `path` followed by `template`.
     private func writeLink<Writer: JSONWriter>(_ path: String, _ template: String = "", templated: Bool = false, to writer: inout Writer) {
-        writer.beginObject()
-        writer.key("href")
-        writer.string(base, path, template)
-        if templated { writer.field("templated", true) }
-        writer.endObject()
+        writer.link(base, path, template, templated: templated)
     }
 
     private static func writeAmount<Writer: JSONWriter>(_ key: String, _ stroops: Int64, to writer: inout Writer) {
@@ -85,19 +98,9 @@ struct HorizonResources: Sendable {
         let account = record.account
         assert(address == nil || address == account.accountID.strKey, "the address given is not the account's")
         let id = address ?? account.accountID.strKey
-        let path = "/accounts/" + id
         writer.beginObject()
         writer.key("_links")
-        writer.object { writer in
-            writer.key("self")
-            writeLink(path, to: &writer)
-            for (name, template) in Self.accountCollections {
-                writer.key(name)
-                writeLink(path, template, templated: true, to: &writer)
-            }
-            writer.key("data")
-            writeLink(path, "/data/{key}", templated: true, to: &writer)
-        }
+        writer.links(below: base, "/accounts/", id, Self.accountLinks)
         writer.field("id", id)
         writer.field("account_id", id)
         writer.field("sequence", String(account.sequenceNumber))
@@ -134,7 +137,7 @@ struct HorizonResources: Sendable {
                     writer.field("is_authorized", line.isAuthorized)
                     writer.field("is_authorized_to_maintain_liabilities", line.isAuthorizedToMaintainLiabilities)
                     writer.field("is_clawback_enabled", line.flags & TrustLineFlags.clawbackEnabled != 0)
-                    writer.fields(Self.assetFields(line.asset))
+                    Self.writeAssetFields(line.asset, to: &writer)
                 }
             }
             // Pool shares after the assets, before XLM, as Horizon's (no sponsor shown for them, as Horizon's).

@@ -58,6 +58,16 @@ struct AccountRenderingTests {
         }
     }
 
+    /// A balance's asset written field by field is the asset's fields every other answer
+    /// shows (effects, operations), for each kind of asset.
+    @Test func aBalancesAssetIsTheAssetsFields() throws {
+        let issuer = try Self.id(2)
+        for asset in [Asset.native, try Asset(code: "USD", issuer: issuer), try Asset(code: "LONGASSET12X", issuer: issuer)] {
+            let written = JSONTreeWriter.document { writer in writer.object { HorizonResources.writeAssetFields(asset, to: &$0) } }
+            #expect(written.compactBytes() == JSONValue.object(HorizonResources.assetFields(asset)).compactBytes(), "\(asset)")
+        }
+    }
+
     /// The document's fields as Horizon gives them, read back from the bytes.
     @Test func theBytesSayWhatHorizonSays() throws {
         let record = try Self.richRecord()
@@ -94,7 +104,9 @@ struct AccountRenderingTests {
     }
 
     /// The two writers on their own: nesting, empty containers, escaping in keys and values,
-    /// a string in three parts, numbers at their limits, a tree spliced in.
+    /// a string in three parts, numbers at their limits, a tree spliced in, links with and
+    /// without a template and links below an address, plain and needing escapes (the bytes
+    /// writer's own shorter ways).
     @Test func theWritersAgree() throws {
         func write<Writer: JSONWriter>(_ writer: inout Writer) {
             writer.object { writer in
@@ -112,6 +124,15 @@ struct AccountRenderingTests {
                     writer.object { writer in writer.field("k", false) }
                     writer.value(.object([("t", .null), ("u", .unsigned(UInt64.max))]))
                 }
+                writer.key("links")
+                writer.array { writer in
+                    writer.link("http://h:1", "/a\"b", "{?x}", templated: true)
+                    writer.link("", "/plain", "", templated: false)
+                }
+                writer.key("below")
+                writer.links(below: "http://h", "/x/", "id", [JSONLink("self"), JSONLink("t", tail: "/t{?c}", templated: true)])
+                writer.key("escaped below")
+                writer.links(below: "http://\"q", "/x/", "i\\d", [JSONLink("n\"m", tail: "\n")])
                 writer.field("last", Int64(0))
             }
         }
@@ -119,7 +140,7 @@ struct AccountRenderingTests {
         write(&bytes)
         var tree = JSONTreeWriter()
         write(&tree)
-        let expected = #"{"a\"b":"x\\y\u0001","empty object":{},"empty array":[],"nested":[-9223372036854775808,9223372036854775807,true,["one\nthree"],{"k":false},{"t":null,"u":18446744073709551615}],"last":0}"#
+        let expected = #"{"a\"b":"x\\y\u0001","empty object":{},"empty array":[],"nested":[-9223372036854775808,9223372036854775807,true,["one\nthree"],{"k":false},{"t":null,"u":18446744073709551615}],"links":[{"href":"http://h:1/a\"b{?x}","templated":true},{"href":"/plain"}],"below":{"self":{"href":"http://h/x/id"},"t":{"href":"http://h/x/id/t{?c}","templated":true}},"escaped below":{"n\"m":{"href":"http://\"q/x/i\\d\n"}},"last":0}"#
         #expect(String(decoding: bytes.bytes, as: UTF8.self) == expected)
         #expect(String(decoding: try #require(tree.result).compactBytes(), as: UTF8.self) == expected)
     }
