@@ -20,9 +20,9 @@ public final class CommittedAccounts: Sendable {
         /// An account as the last committed ledger left it, from memory when memory holds that:
         /// always, except for the accounts of a ledger applied but still being committed.
         func account(_ id: AccountID) -> CommittedAccount {
-            guard !uncommitted.contains(id) else { return .unknown }
-            guard state.account(id) != nil else { return .missing }
-            return state.accountRecord(id).map { .record($0) } ?? .unknown
+            guard uncommitted.isEmpty || !uncommitted.contains(id) else { return .unknown }
+            if let record = state.accountRecord(id) { return .record(record) }
+            return state.account(id) == nil ? .missing : .unknown
         }
     }
 

@@ -107,14 +107,14 @@ public enum JSONValue: Sendable {
 
     /// Appends `text` as a JSON string; text without quotes, backslashes or control characters
     /// (nearly all of it) is copied in one go.
-    static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+    public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         appendEscaped(text, to: &out)
         out.append(UInt8(ascii: "\""))
     }
 
     /// Appends `text` escaped as inside a JSON string, without its quotes.
-    static func appendEscaped(_ text: String, to out: inout [UInt8]) {
+    public static func appendEscaped(_ text: String, to out: inout [UInt8]) {
         var text = text
         text.withUTF8 { appendEscaped(bytes: $0, to: &out) }
     }

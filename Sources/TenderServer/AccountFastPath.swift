@@ -51,6 +51,12 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// The rest of a request answered here (its body and end) is dropped.
     private var dropping = false
     private var answers: EarlyAnswers
+    /// Plain accounts' answers for the authority last answered on this connection, and that
+    /// authority (a connection's `Host` rarely changes).
+    private var template: (authority: String, answer: AccountAnswer)?
+    /// The bytes of the answer being rendered, kept between requests so a miss allocates only
+    /// the buffer it sends.
+    private var scratch: [UInt8] = []
 
     init(cache: AccountCache, memory: Memory? = nil, metrics: ServerMetrics, serverName: String, defaultAuthority: String) {
         self.cache = cache
@@ -65,7 +71,7 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let request):
             let started = ContinuousClock.now
-            if passedOn == 0, let body = answer(request) {
+            if passedOn == 0, let body = answer(request, allocator: context.channel.allocator) {
                 dropping = true
                 write(body, context: context)
                 metrics.accountAnsweredEarly(duration: ContinuousClock.now - started)
@@ -85,7 +91,7 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// The answer to `request`, when it is one this path may answer: cached, or from memory.
-    private func answer(_ request: HTTPRequestHead) -> ByteBuffer? {
+    private func answer(_ request: HTTPRequestHead, allocator: ByteBufferAllocator) -> ByteBuffer? {
         guard request.method == .GET, let address = AccountCache.address(inPath: request.uri),
               let authority = request.fastPathAuthority(default: defaultAuthority) else { return nil }
         if let body = cache.body(for: address, authority: authority) { return body }
@@ -95,9 +101,17 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         // commit between it and the read only makes the answer stale sooner.
         let readAt = memory.commits.latest
         guard case .record(let record)? = memory.accounts.accountIfAvailable(id) else { return nil }
-        let resources = memory.resources(authority)
-        let body = ByteBuffer(bytes: resources.accountBytes(record, address: address))
-        cache.store(body, for: address, base: resources.base, readAt: readAt)
+        if template?.authority != authority {
+            template = (authority, AccountAnswer(base: memory.resources(authority).base))
+        }
+        scratch.removeAll(keepingCapacity: true)
+        let body: ByteBuffer
+        if template!.answer.render(record, address: address, to: &scratch) {
+            body = allocator.buffer(bytes: scratch)
+        } else {
+            body = ByteBuffer(bytes: memory.resources(authority).accountBytes(record, address: address))
+        }
+        cache.store(body, for: address, base: template!.answer.base, readAt: readAt)
         return body
     }
 

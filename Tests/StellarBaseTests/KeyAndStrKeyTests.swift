@@ -248,3 +248,50 @@ struct StrKeyChecksumTests {
         }
     }
 }
+
+/// ``StrKey/accountKey(_:)``, the allocation-free decoder of `G...` account ids, against the
+/// general decoder: the same key for every valid account id, and nil for every text the general
+/// decoder refuses as an account id (which `AccountID(_:)` then refuses with its reason).
+@Suite("StrKey's account id decoder")
+struct AccountKeyDecoderTests {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+
+    func agrees(_ text: String) -> Bool {
+        let general = try? StrKey.decode(.accountID, text)
+        return StrKey.accountKey(text) == general.map { Bytes32($0) }
+    }
+
+    @Test func agreesOnValidKeysAndEveryOneCharacterChange() throws {
+        var random = SplitMix64(seed: 38)
+        for round in 0..<200 {
+            let key = (0..<32).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            let text = StrKey.encode(.accountID, key)
+            #expect(StrKey.accountKey(text) == Bytes32(key))
+            #expect(try AccountID(text).publicKey == Bytes32(key))
+            // Every position changed to another base32 character, to a lowercase one and to one outside the alphabet.
+            var chars = Array(text)
+            let position = round % 56
+            let original = chars[position]
+            for replacement in Self.alphabet + ["a", "1", "=", "é"] where replacement != original {
+                chars[position] = replacement
+                #expect(agrees(String(chars)), "\(String(chars))")
+            }
+        }
+    }
+
+    @Test func agreesOnOtherKindsAndRandomText() {
+        let payload = (0..<32).map { UInt8($0 * 7 & 0xFF) }
+        for kind in [StrKey.Kind.seed, .preAuthTx, .hashX] {
+            let text = StrKey.encode(kind, payload)
+            #expect(text.utf8.count == 56 && StrKey.accountKey(text) == nil)
+        }
+        var random = SplitMix64(seed: 56)
+        for length in [0, 1, 55, 56, 57, 69] {
+            for _ in 0..<50 {
+                let text = String((0..<length).map { _ in Self.alphabet[Int(random.next() % 32)] })
+                #expect(agrees(text), "\(text)")
+            }
+        }
+        #expect(StrKey.accountKey("") == nil)
+    }
+}

@@ -7,7 +7,12 @@ public struct AccountID: Hashable, Sendable, Comparable, CustomStringConvertible
     /// Parses a `G...` account id.
     /// - Throws: ``StrKeyError`` when the text is not a valid account id.
     public init(_ strKey: String) throws(StrKeyError) {
-        self.init(publicKey: Bytes32(try StrKey.decode(.accountID, strKey)))
+        if let key = StrKey.accountKey(strKey) {
+            self.init(publicKey: key)
+        } else {
+            // Not a valid account id: the general decoder says why.
+            self.init(publicKey: Bytes32(try StrKey.decode(.accountID, strKey)))
+        }
     }
 
     /// The `G...` text.
