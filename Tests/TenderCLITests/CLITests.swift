@@ -177,7 +177,7 @@ struct CLITests {
         let result = try await Tender.run([
             "bench", "scale", "--accounts", "1100,1500", "--payments", "200,300", "--transactions", "300", "--requests", "600",
             "--read-rounds", "3", "--cards", "700,1400", "--directory", temporary.path, "--csv", csv, "--svg", svg,
-        ])
+        ], timeout: 600)
         #expect(result.status == 0, "\(result.stderr)")
         // Each step's GET rounds printed, the row's rate their median.
         let printedRounds = result.stdout.split(separator: "\n").compactMap { line in
@@ -232,14 +232,14 @@ struct CLITests {
         let first = try await Tender.run([
             "bench", "scale", "--accounts", "1100", "--payments", "200", "--transactions", "100", "--requests", "0",
             "--directory", temporary.path, "--keep",
-        ])
+        ], timeout: 600)
         #expect(first.status == 0, "\(first.stderr)")
         let kept = try #require(first.stdout.split(separator: "\n").first { $0.hasPrefix("data directory kept: ") }).dropFirst("data directory kept: ".count)
         let csv = temporary.file("resumed.csv")
         let resumed = try await Tender.run([
             "bench", "scale", "--resume", String(kept), "--accounts", "1300", "--payments", "400", "--transactions", "100", "--requests", "0", "--csv", csv,
             "--beside", "1050", "--directory", temporary.path,
-        ])
+        ], timeout: 600)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         // A new network of 1,050 accounts and payments measured just before and just after the
         // step, each a fresh copy (the same counts both times), and the step's figures against
@@ -313,7 +313,7 @@ struct CLITests {
         let result = try await Tender.run([
             "bench", "scale", "--accounts", "1100", "--payments", "200", "--transactions", "300", "--requests", "300",
             "--directory", temporary.path, "--database", postgres.url, "--csv", csv,
-        ])
+        ], timeout: 600)
         // A database that already holds a ledger is refused.
         let again = try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--directory", temporary.path, "--database", postgres.url])
         await postgres.stop()
