@@ -34,9 +34,9 @@ public struct JSONLink: Sendable {
     public let tail: String
     public let templated: Bool
     /// `"name":{"href":"`, escaped.
-    let opening: [UInt8]
+    public let opening: [UInt8]
     /// `tail"}` or `tail","templated":true}`, escaped.
-    let closing: [UInt8]
+    public let closing: [UInt8]
 
     public init(_ name: String, tail: String = "", templated: Bool = false) {
         self.name = name

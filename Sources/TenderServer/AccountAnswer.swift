@@ -30,16 +30,13 @@ struct AccountAnswer {
         var escapedBase: [UInt8] = []
         JSONValue.appendEscaped(base, to: &escapedBase)
         let below = escapedBase + Array("/accounts/".utf8)
-        let links: [(name: String, tail: String, templated: Bool)] = [("self", "", false)]
-            + ["transactions", "operations", "payments", "effects", "offers", "trades"].map { ($0, "/\($0){?cursor,limit,order}", true) }
-            + [("data", "/data/{key}", true)]
         var runs: [[UInt8]] = []
         var run = Array(#"{"_links":{"#.utf8)
-        for (index, link) in links.enumerated() {
+        for (index, link) in HorizonResources.accountLinks.enumerated() {
             if index > 0 { run += Array(",".utf8) }
-            run += Array(#""\#(link.name)":{"href":""#.utf8) + below
+            run += link.opening + below
             runs.append(run)
-            run = Array(link.tail.utf8) + Array((link.templated ? #"","templated":true}"# : #""}"#).utf8)
+            run = link.closing
         }
         run += Array(#"},"id":""#.utf8)
         runs.append(run)

@@ -80,8 +80,9 @@ struct HorizonResources: Sendable {
         JSONBytesWriter.document(capacity: 2_048) { writeAccount(record, address: address, to: &$0) }
     }
 
-    /// An account's links, below its address: itself, its collections (each a template) and its data.
-    private static let accountLinks = [JSONLink("self")]
+    /// An account's links, below its address: itself, its collections (each a template) and its
+    /// data (``AccountAnswer`` writes the same list).
+    static let accountLinks = [JSONLink("self")]
         + ["transactions", "operations", "payments", "effects", "offers", "trades"].map { JSONLink($0, tail: "/\($0){?cursor,limit,order}", templated: true) }
         + [JSONLink("data", tail: "/data/{key}", templated: true)]
 

@@ -163,11 +163,7 @@ public enum StrKey {
                     }
                 }
                 guard out[0] == Kind.accountID.rawValue else { return nil }
-                var crc: UInt16 = 0
-                for index in 0..<33 {
-                    crc = (crc << 8) ^ crcTable[Int(UInt8(truncatingIfNeeded: crc >> 8) ^ out[index])]
-                }
-                guard crc == UInt16(out[33]) | UInt16(out[34]) << 8 else { return nil }
+                guard crc16XModem(out[0..<33]) == UInt16(out[33]) | UInt16(out[34]) << 8 else { return nil }
                 func word(_ start: Int) -> UInt64 {
                     var word: UInt64 = 0
                     for index in start..<(start + 8) { word = word << 8 | UInt64(out[index]) }
