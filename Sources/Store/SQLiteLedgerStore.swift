@@ -512,7 +512,7 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     /// Calls `body` with the first column of each row of `sql`, a blob, stepping SQLite's own
     /// statement: at millions of rows, GRDB's row cursor costs as much as SQLite's reading.
-    private static func eachBlob(_ db: Database, sql: String, _ body: ([UInt8]) throws -> Void) throws {
+    private static func eachBlob(_ db: Database, sql: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let statement = try db.makeStatement(sql: sql)
         let handle = statement.sqliteStatement
         while true {
@@ -522,7 +522,8 @@ public final class SQLiteLedgerStore: LedgerStore {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
             }
             let count = Int(sqlite3_column_bytes(handle, 0))
-            try body(count == 0 ? [] : [UInt8](UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 0), count: count)))
+            // SQLite's own bytes, valid until the next step: copied straight into the batch.
+            try body(UnsafeRawBufferPointer(start: count == 0 ? nil : sqlite3_column_blob(handle, 0), count: count))
         }
     }
 

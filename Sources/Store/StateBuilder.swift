@@ -20,9 +20,23 @@ package final class StateBuilder: @unchecked Sendable {
     /// Batches read but not yet filed, at most.
     let maxQueued: Int
 
+    /// Rows of one kind laid end to end in one buffer, the `n`th ending at `ends[n]`.
     private struct Batch {
         var kind: StoredEntryKind
-        var rows: [[UInt8]] = []
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+
+        init(kind: StoredEntryKind, rows: Int) {
+            self.kind = kind
+            // Room for rows of a bulk account's size; a batch of larger ones grows.
+            bytes.reserveCapacity(rows * 128)
+            ends.reserveCapacity(rows)
+        }
+
+        mutating func append(_ row: some Collection<UInt8>) {
+            bytes.append(contentsOf: row)
+            ends.append(bytes.count)
+        }
     }
 
     private let condition = NSCondition()
@@ -52,20 +66,20 @@ package final class StateBuilder: @unchecked Sendable {
 
     /// Hands over one stored entry of `kind`, in Tender's storage encoding.
     /// - Throws: the error that stopped the building thread (an entry that did not decode).
-    package func add(_ kind: StoredEntryKind, _ bytes: [UInt8]) throws {
+    package func add(_ kind: StoredEntryKind, _ bytes: some Collection<UInt8>) throws {
         if let batch = current, batch.kind != kind { try send() }
-        if current == nil { current = Batch(kind: kind) }
-        current!.rows.append(bytes)
-        if current!.rows.count == batchRows { try send() }
+        if current == nil { current = Batch(kind: kind, rows: batchRows) }
+        current!.append(bytes)
+        if current!.ends.count == batchRows { try send() }
     }
 
     /// ``add(_:_:)`` for a reader in a task: when the thread is behind, the task suspends (its
     /// thread is free for other work) until a batch is taken.
     package func handOver(_ kind: StoredEntryKind, _ bytes: [UInt8]) async throws {
         if let batch = current, batch.kind != kind { try await sendSuspending() }
-        if current == nil { current = Batch(kind: kind) }
-        current!.rows.append(bytes)
-        if current!.rows.count == batchRows { try await sendSuspending() }
+        if current == nil { current = Batch(kind: kind, rows: batchRows) }
+        current!.append(bytes)
+        if current!.ends.count == batchRows { try await sendSuspending() }
     }
 
     /// ``finish()`` for a reader in a task: suspends until every entry is filed.
@@ -80,7 +94,7 @@ package final class StateBuilder: @unchecked Sendable {
     }
 
     private func sendSuspending() async throws {
-        guard let batch = current, !batch.rows.isEmpty else { return }
+        guard let batch = current, !batch.ends.isEmpty else { return }
         current = nil
         await suspend { self.queued.count < self.maxQueued || self.outcome != nil }
         try condition.withLock {
@@ -137,7 +151,7 @@ package final class StateBuilder: @unchecked Sendable {
     struct Abandoned: Error {}
 
     private func send() throws {
-        guard let batch = current, !batch.rows.isEmpty else { return }
+        guard let batch = current, !batch.ends.isEmpty else { return }
         current = nil
         condition.lock()
         defer { condition.unlock() }
@@ -154,7 +168,7 @@ package final class StateBuilder: @unchecked Sendable {
         let result: Result<LedgerState, any Error>
         do {
             while let batch = next() {
-                for row in batch.rows { try state.restore(batch.kind, xdrBytes: row) }
+                try state.restore(batch.kind, rows: batch.bytes, ends: batch.ends)
             }
             result = isAbandoned ? .failure(Abandoned()) : .success(state)
         } catch {

@@ -31,6 +31,21 @@ public struct AssetCode: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     public static func < (lhs: AssetCode, rhs: AssetCode) -> Bool { lhs.raw.lexicographicallyPrecedes(rhs.raw) }
+
+    /// The count and the bytes eight to a word (a code is 4 or 12 bytes): the synthesized hash
+    /// gave Hasher a byte at a time, and every trustline's key hashes its asset's code.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(raw.count)
+        var word: UInt64 = 0
+        for (index, byte) in raw.enumerated() {
+            word = word << 8 | UInt64(byte)
+            if index % 8 == 7 {
+                hasher.combine(word)
+                word = 0
+            }
+        }
+        if raw.count % 8 != 0 { hasher.combine(word) }
+    }
 }
 
 /// An asset: XLM (native) or an issued asset identified by code and issuer.

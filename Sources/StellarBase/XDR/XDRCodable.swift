@@ -16,6 +16,14 @@ extension XDRCodable {
         try reader.finish()
     }
 
+    /// Decodes the value in `range` of `bytes`; bytes of the range left over are an error.
+    /// - Throws: ``XDRError``.
+    public init(xdrBytes bytes: [UInt8], in range: Range<Int>) throws(XDRError) {
+        var reader = XDRReader(bytes, in: range)
+        self = try Self(xdr: &reader)
+        try reader.finish()
+    }
+
     /// Decodes a whole base64 text; bytes left over are an error.
     /// - Throws: ``XDRError`` (``XDRError/Code/invalidBase64`` when the text is not base64).
     public init(xdrBase64 text: String) throws(XDRError) {

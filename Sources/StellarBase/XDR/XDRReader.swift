@@ -6,24 +6,36 @@
 public struct XDRReader: Sendable {
     public let bytes: [UInt8]
     public private(set) var offset: Int
+    /// Where the value's bytes end: the end of `bytes`, or of the range given.
+    public let end: Int
 
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
         self.offset = 0
+        self.end = bytes.count
     }
 
-    public var remaining: Int { bytes.count - offset }
+    /// A reader of the value in `range` of `bytes` only (one of many values laid end to end in
+    /// one buffer, as start-up's batches of stored entries are).
+    public init(_ bytes: [UInt8], in range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "the range is within the bytes")
+        self.bytes = bytes
+        self.offset = range.lowerBound
+        self.end = range.upperBound
+    }
+
+    public var remaining: Int { end - offset }
 
     /// Throws unless every byte was read.
     public func finish() throws(XDRError) {
-        if offset != bytes.count {
-            throw XDRError(.trailingBytes, "\(bytes.count - offset) bytes remain after the value")
+        if offset != end {
+            throw XDRError(.trailingBytes, "\(end - offset) bytes remain after the value")
         }
     }
 
     @inline(__always)
     public mutating func readUInt32(_ what: @autoclosure () -> String = "uint32") throws(XDRError) -> UInt32 {
-        guard bytes.count - offset >= 4 else { throw .truncated(what()) }
+        guard end - offset >= 4 else { throw .truncated(what()) }
         let value = bytes.withUnsafeBufferPointer { buffer in
             UInt32(buffer[offset]) << 24 | UInt32(buffer[offset + 1]) << 16
                 | UInt32(buffer[offset + 2]) << 8 | UInt32(buffer[offset + 3])
@@ -39,7 +51,7 @@ public struct XDRReader: Sendable {
 
     @inline(__always)
     public mutating func readUInt64(_ what: @autoclosure () -> String = "uint64") throws(XDRError) -> UInt64 {
-        guard bytes.count - offset >= 8 else { throw .truncated(what()) }
+        guard end - offset >= 8 else { throw .truncated(what()) }
         let high = try readUInt32()
         let low = try readUInt32()
         return UInt64(high) << 32 | UInt64(low)
@@ -59,7 +71,7 @@ public struct XDRReader: Sendable {
     }
 
     public mutating func readBytes32(_ what: @autoclosure () -> String = "32-byte value") throws(XDRError) -> Bytes32 {
-        guard bytes.count - offset >= 32 else { throw .truncated(what()) }
+        guard end - offset >= 32 else { throw .truncated(what()) }
         let w0 = try readUInt64(), w1 = try readUInt64(), w2 = try readUInt64(), w3 = try readUInt64()
         return Bytes32(w0: w0, w1: w1, w2: w2, w3: w3)
     }
@@ -67,7 +79,7 @@ public struct XDRReader: Sendable {
     /// Fixed-length opaque data of `count` bytes, then its zero padding.
     public mutating func readFixedOpaque(_ count: Int, _ what: @autoclosure () -> String) throws(XDRError) -> [UInt8] {
         let padded = (count + 3) & ~3
-        guard bytes.count - offset >= padded else { throw .truncated(what()) }
+        guard end - offset >= padded else { throw .truncated(what()) }
         let data = Array(bytes[offset..<(offset + count)])
         for index in (offset + count)..<(offset + padded) where bytes[index] != 0 {
             throw XDRError(.nonCanonical, "\(what()) has non-zero padding")
