@@ -276,23 +276,23 @@ extension LedgerState {
     /// trustlines are to a few assets), and their count for ``trustedAssets`` is kept for the
     /// batch and filed once, for up to a few assets at a time.
     public mutating func restore(_ kind: StoredEntryKind, rows bytes: [UInt8], ends: [Int]) throws {
-        if kind == .trustLine {
-            try restore(trustLines: bytes, ends: ends)
-            return
+        switch kind {
+        case .trustLine: try restore(trustLines: bytes, ends: ends)
+        case .account: try Self.eachRow(ends) { restore(account: try AccountEntry(xdrBytes: bytes, in: $0)) }
+        case .liquidityPool: try Self.eachRow(ends) { restore(liquidityPool: try LiquidityPoolEntry(xdrBytes: bytes, in: $0)) }
+        case .poolShare: try Self.eachRow(ends) { restore(poolShare: try PoolShareLine(xdrBytes: bytes, in: $0)) }
+        case .offer: try Self.eachRow(ends) { restore(offer: try LedgerOffer(xdrBytes: bytes, in: $0)) }
+        case .data: try Self.eachRow(ends) { restore(data: try DataEntry(xdrBytes: bytes, in: $0)) }
+        case .claimableBalance: try Self.eachRow(ends) { restore(claimableBalance: try ClaimableBalanceEntry(xdrBytes: bytes, in: $0)) }
         }
+    }
+
+    /// Each row's range, from rows laid end to end that end at `ends`.
+    static func eachRow(_ ends: [Int], _ body: (Range<Int>) throws -> Void) rethrows {
         var start = 0
         for end in ends {
-            let range = start..<end
+            try body(start..<end)
             start = end
-            switch kind {
-            case .liquidityPool: restore(liquidityPool: try LiquidityPoolEntry(xdrBytes: bytes, in: range))
-            case .poolShare: restore(poolShare: try PoolShareLine(xdrBytes: bytes, in: range))
-            case .account: restore(account: try AccountEntry(xdrBytes: bytes, in: range))
-            case .trustLine: restore(trustLine: try TrustLineEntry(xdrBytes: bytes, in: range))
-            case .offer: restore(offer: try LedgerOffer(xdrBytes: bytes, in: range))
-            case .data: restore(data: try DataEntry(xdrBytes: bytes, in: range))
-            case .claimableBalance: restore(claimableBalance: try ClaimableBalanceEntry(xdrBytes: bytes, in: range))
-            }
         }
     }
 

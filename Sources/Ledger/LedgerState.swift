@@ -108,24 +108,13 @@ public struct LedgerState: Sendable {
         // The assets of this batch's new trustlines and how many each: filed when the batch
         // ends, or fails (the count then matches the lines filed).
         var tally: [(asset: Asset, count: Int)] = []
-        var last = 0
         defer { for (asset, count) in tally { countTrustLine(asset, count) } }
-        var start = 0
-        for end in ends {
-            var line = try TrustLineEntry(xdrBytes: bytes, in: start..<end)
-            start = end
-            let index: Int?
-            if last < tally.count, tally[last].asset == line.asset {
-                index = last
-            } else {
-                index = tally.firstIndex { $0.asset == line.asset }
-            }
-            if let index {
+        try Self.eachRow(ends) { range in
+            var line = try TrustLineEntry(xdrBytes: bytes, in: range)
+            if let index = tally.firstIndex(where: { $0.asset == line.asset }) {
                 line.asset = tally[index].asset
-                last = index
                 if trustLines.update(line) == nil { tally[index].count += 1 }
             } else if tally.count < 8 {
-                last = tally.count
                 tally.append((line.asset, trustLines.update(line) == nil ? 1 : 0))
             } else {
                 restore(trustLine: line)

@@ -11,9 +11,7 @@ extension XDRCodable {
     /// Decodes a whole byte buffer; bytes left over are an error.
     /// - Throws: ``XDRError``.
     public init(xdrBytes bytes: [UInt8]) throws(XDRError) {
-        var reader = XDRReader(bytes)
-        self = try Self(xdr: &reader)
-        try reader.finish()
+        try self.init(xdrBytes: bytes, in: 0..<bytes.count)
     }
 
     /// Decodes the value in `range` of `bytes`; bytes of the range left over are an error.
