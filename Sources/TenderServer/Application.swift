@@ -93,7 +93,7 @@ public func buildApplication(
 /// The one shape of application every server has, whatever answers its requests.
 private func application(
     _ configuration: TenderConfiguration, responder: AnyResponder, services: [any Service], logger: Logger,
-    channelHandlers: @escaping @Sendable () -> [any RemovableChannelHandler] = { [] },
+    channelHandlers: @escaping @Sendable () -> HTTP1ChannelWithEarlyHandlers.Handlers = { .init() },
     onServerRunning: @escaping @Sendable (Int) async -> Void
 ) -> some ApplicationProtocol {
     Application(
@@ -184,17 +184,21 @@ struct ReadParts {
         return AnyResponder { try await responder.respond(to: $0, context: $1) }
     }
 
-    /// A new connection's ``AccountFastPath`` (cached accounts answered in the pipeline) and,
+    /// A new connection's ``AccountBytePath`` and ``AccountFastPath`` (cached accounts answered in
+    /// the pipeline) and,
     /// on a server that writes the ledger, its ``TransactionFastPath``.
-    func channelHandlers(_ configuration: TenderConfiguration, submission: TransactionFastPath.Submission? = nil) -> @Sendable () -> [any RemovableChannelHandler] {
+    func channelHandlers(_ configuration: TenderConfiguration, submission: TransactionFastPath.Submission? = nil) -> @Sendable () -> HTTP1ChannelWithEarlyHandlers.Handlers {
         let (cache, metrics) = (accountCache, self.metrics)
         let horizon = self.horizon
         let memory = committedAccounts.map { AccountFastPath.Memory(accounts: $0, commits: horizon.commits, resources: horizon.resources(authority:)) }
         let authority = "\(configuration.host):\(configuration.port)"
         return {
-            let accounts = AccountFastPath(cache: cache, memory: memory, metrics: metrics, serverName: serverName, defaultAuthority: authority)
-            guard let submission else { return [accounts] }
-            return [accounts, TransactionFastPath(submission: submission, serverName: serverName, defaultAuthority: authority)]
+            let accounts = AccountAnswers(cache: cache, memory: memory, metrics: metrics, serverName: serverName, defaultAuthority: authority)
+            var handlers = HTTP1ChannelWithEarlyHandlers.Handlers(bytes: [AccountBytePath(accounts)], parts: [AccountFastPath(accounts)])
+            if let submission {
+                handlers.parts.append(TransactionFastPath(submission: submission, serverName: serverName, defaultAuthority: authority))
+            }
+            return handlers
         }
     }
 
@@ -264,7 +268,7 @@ struct ReadParts {
 struct LeaderParts {
     let responder: AnyResponder
     /// Handlers for each connection's pipeline: the account and transaction fast paths.
-    let channelHandlers: @Sendable () -> [any RemovableChannelHandler]
+    let channelHandlers: @Sendable () -> HTTP1ChannelWithEarlyHandlers.Handlers
     let services: [any Service]
 
     static func make(

@@ -200,6 +200,24 @@ struct EarlyAnswers {
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
     }
 
+    /// The whole answer as one buffer: the bytes NIO's response encoder writes for
+    /// ``write(_:contentType:body:context:)``'s head, then the body.
+    mutating func bytes(_ status: HTTPResponseStatus, contentType: String, body: ByteBuffer, allocator: ByteBufferAllocator) -> ByteBuffer {
+        let date = date()
+        var bytes = allocator.buffer(capacity: 96 + contentType.utf8.count + date.utf8.count + serverName.utf8.count + body.readableBytes)
+        bytes.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\nContent-Type: ")
+        bytes.writeString(contentType)
+        bytes.writeStaticString("\r\nContent-Length: ")
+        bytes.writeString(String(body.readableBytes))
+        bytes.writeStaticString("\r\nDate: ")
+        bytes.writeString(date)
+        bytes.writeStaticString("\r\nServer: ")
+        bytes.writeString(serverName)
+        bytes.writeStaticString("\r\n\r\n")
+        bytes.writeImmutableBuffer(body)
+        return bytes
+    }
+
     private mutating func date() -> String {
         var now = time(nil)
         guard Int(now) != second else { return dateText }

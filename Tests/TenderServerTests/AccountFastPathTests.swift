@@ -43,7 +43,7 @@ struct AccountFastPathTests {
         let channel = EmbeddedChannel()
         let http1 = HTTP1ChannelWithEarlyHandlers(
             http1: HTTP1Channel(responder: { _, _, _ in }),
-            handlers: { [fastPath()] })
+            handlers: { .init(parts: [fastPath()]) })
         _ = try await http1.setup(channel: channel, logger: Logger(label: "test")).get()
         try channel.writeInbound(ByteBuffer(string: "GET /accounts/\(address) HTTP/1.1\r\nHost: h\r\n\r\n"))
         var written = ByteBuffer()
