@@ -62,13 +62,32 @@ NGINX="http://127.0.0.1:$NGINX_PORT"
 # The same bytes from both.
 cmp <(curl -sf "$URL/accounts/${ACCOUNTS[0]}") <(curl -sf "$NGINX/accounts/${ACCOUNTS[0]}")
 
-rate() {
-  local out
-  out="$(wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_WRK}s" --latency -s "$LUA" "$1")"
-  echo "$(awk '/Requests\/sec/ {print $2}' <<<"$out") $(awk '/ 99%/ {print $2}' <<<"$out")"
+# CPU time (user + system, in clock ticks) of the processes in $1, from /proc.
+ticks() {
+  local total=0 pid
+  for pid in $1; do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat")))
+  done
+  echo "$total"
 }
-echo "== GET /accounts/{id}: wrk 1 thread, $CONNECTIONS connections, ${SECONDS_WRK} s a run, $ROUNDS rounds (requests/s, p99)"
+NGINX_PIDS="$EXTRA_PIDS $(pgrep -P "$EXTRA_PIDS" | tr '\n' ' ')"
+TICK="$(getconf CLK_TCK)"
+# The server runs under `timeout`: its child is Tender.
+TENDER_PID="$(pgrep -P "$SERVER" || echo "$SERVER")"
+
+# Requests a second, p99, and the server's CPU time a request in microseconds (every process of
+# it: nginx's master and workers), so the cost is known apart from how busy the machine is.
+rate() {
+  local out before after
+  before="$(ticks "$2")"
+  out="$(wrk -t1 -c"$CONNECTIONS" -d"${SECONDS_WRK}s" --latency -s "$LUA" "$1")"
+  after="$(ticks "$2")"
+  local requests
+  requests="$(awk '/requests in/ {print $1}' <<<"$out")"
+  echo "$(awk '/Requests\/sec/ {print $2}' <<<"$out") $(awk '/ 99%/ {print $2}' <<<"$out") $(awk -v t=$((after - before)) -v n="$requests" -v hz="$TICK" 'BEGIN {printf "%.1fus", t * 1e6 / hz / n}')"
+}
+echo "== GET /accounts/{id}: wrk 1 thread, $CONNECTIONS connections, ${SECONDS_WRK} s a run, $ROUNDS rounds (requests/s, p99, server CPU a request)"
 for round in $(seq 1 "$ROUNDS"); do
-  T="$(rate "$URL")"; N="$(rate "$NGINX")"
-  echo "round $round: tender $T | nginx $N | tender/nginx $(echo "$T $N" | awk '{printf "%.2f", $1 / $3}')"
+  T="$(rate "$URL" "$TENDER_PID")"; N="$(rate "$NGINX" "$NGINX_PIDS")"
+  echo "round $round: tender $T | nginx $N | tender/nginx $(echo "$T $N" | awk '{printf "%.2f", $1 / $4}')"
 done
