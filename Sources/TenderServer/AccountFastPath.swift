@@ -101,7 +101,7 @@ final class AccountFastPath: ChannelDuplexHandler, RemovableChannelHandler {
 /// decoder). An account request this path may not answer (for now) goes on to the decoder as
 /// exactly its own bytes, so the decoder is left between requests and the next one may be
 /// answered here again; the start of one is held until the rest arrives (up to
-/// ``AccountRequestScan/limit`` bytes). Anything else, and everything after it on the
+/// ``AccountRequestScan/limit`` bytes in ``readsARequest`` reads). Anything else, and everything after it on the
 /// connection, goes on to the decoder untouched: its framing is the decoder's to know.
 final class AccountBytePath: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
@@ -111,8 +111,13 @@ final class AccountBytePath: ChannelInboundHandler, RemovableChannelHandler {
     private let connection: AccountAnswers
     /// Everything goes on to the decoder from now on.
     private var passing = false
-    /// The start of a request, waiting for its end.
+    /// The start of a request, waiting for its end, and the reads it came in.
     private var held: ByteBuffer?
+    private var heldReads = 0
+    /// Reads a request may come in and still be answered here. Each read scans the request from
+    /// its start again, so a request dribbled a byte a read is the decoder's, which reads on
+    /// from where it stopped.
+    static let readsARequest = 4
 
     init(_ connection: AccountAnswers) {
         self.connection = connection
@@ -132,6 +137,7 @@ final class AccountBytePath: ChannelInboundHandler, RemovableChannelHandler {
             let started = ContinuousClock.now
             switch buffer.withUnsafeReadableBytes(AccountRequestScan.scan) {
             case .account(let address, let authority, let length):
+                heldReads = 0
                 let request = buffer.readSlice(length: length)!
                 if connection.passedOn == 0,
                    let body = connection.body(address: address, authority: authority ?? connection.defaultAuthority, allocator: context.channel.allocator) {
@@ -143,7 +149,13 @@ final class AccountBytePath: ChannelInboundHandler, RemovableChannelHandler {
                     context.fireChannelRead(wrapInboundOut(request))
                 }
             case .incomplete:
-                held = buffer
+                heldReads += 1
+                guard heldReads >= Self.readsARequest else {
+                    held = buffer
+                    return
+                }
+                passing = true
+                context.fireChannelRead(wrapInboundOut(buffer))
                 return
             case .other:
                 passing = true

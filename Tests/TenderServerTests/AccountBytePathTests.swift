@@ -159,6 +159,24 @@ struct AccountBytePathTests {
         #expect(try passedOn(channel) == [])
     }
 
+    /// A request dribbled in more reads than the path waits for is the decoder's, and so is
+    /// everything after it; the parts' path answers them.
+    @Test func aRequestInManyReadsIsTheDecoders() throws {
+        let channel = try channel()
+        let bytes = Array(get(address).utf8)
+        let reads = AccountBytePath.readsARequest
+        // A byte a read for as many reads as the path waits, then the rest.
+        for read in 0...reads {
+            let end = read == reads ? bytes.count : read + 1
+            try channel.writeInbound(ByteBuffer(bytes: bytes[read..<end]))
+        }
+        #expect(try channel.readOutbound(as: HTTPServerResponsePart.self) != nil)
+        #expect(try passedOn(channel) == [])
+        while try channel.readOutbound(as: HTTPServerResponsePart.self) != nil {}
+        try channel.writeInbound(ByteBuffer(string: get(address)))
+        #expect(try channel.readOutbound(as: HTTPServerResponsePart.self) != nil)
+    }
+
     /// Answers keep the order of requests. A miss goes on to the decoder as exactly its own
     /// bytes; a cached account pipelined behind it waits for the application's answer (it goes
     /// on too); once the application has answered both, the byte path answers again: the
