@@ -154,13 +154,9 @@ final class AccountBytePath: ChannelInboundHandler, RemovableChannelHandler {
                     held = buffer
                     return
                 }
-                passing = true
-                context.fireChannelRead(wrapInboundOut(buffer))
-                return
+                return passEverything(from: buffer, context: context)
             case .other:
-                passing = true
-                context.fireChannelRead(wrapInboundOut(buffer))
-                return
+                return passEverything(from: buffer, context: context)
             }
         }
     }
@@ -169,10 +165,15 @@ final class AccountBytePath: ChannelInboundHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case .inputClosed? = event as? ChannelEvent, let earlier = held {
             held = nil
-            passing = true
-            context.fireChannelRead(wrapInboundOut(earlier))
+            passEverything(from: earlier, context: context)
         }
         context.fireUserInboundEventTriggered(event)
+    }
+
+    /// `bytes` and everything after them on the connection go on to the decoder.
+    private func passEverything(from bytes: ByteBuffer, context: ChannelHandlerContext) {
+        passing = true
+        context.fireChannelRead(wrapInboundOut(bytes))
     }
 }
 
