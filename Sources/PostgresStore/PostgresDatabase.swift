@@ -79,11 +79,14 @@ public final class PostgresDatabase: Sendable {
     }
 
     /// Runs `body` in a transaction on one connection: committed when it returns, rolled back
-    /// when it throws.
-    public func transaction<T: Sendable>(_ body: @Sendable (Transaction) async throws -> T) async throws -> T {
+    /// when it throws. `begin` may give the transaction's mode (`BEGIN ISOLATION LEVEL
+    /// REPEATABLE READ READ ONLY`: one snapshot for every statement).
+    public func transaction<T: Sendable>(
+        _ begin: PostgresQuery = "BEGIN", _ body: @Sendable (Transaction) async throws -> T
+    ) async throws -> T {
         try await client.withConnection { connection in
             let transaction = Transaction(connection: connection, logger: self.logger)
-            try await connection.execute("BEGIN", logger: self.logger)
+            try await connection.execute(begin, logger: self.logger)
             let result: T
             do {
                 result = try await body(transaction)
@@ -107,6 +110,11 @@ public final class PostgresDatabase: Sendable {
 
         public func rows<T: Sendable>(_ query: PostgresQuery, _ transform: @escaping @Sendable (PostgresRow) throws -> T) async throws -> [T] {
             try await connection.rows(query, transform, logger: logger)
+        }
+
+        /// Hands each of the statement's rows to `body` as it arrives.
+        public func forEachRow(_ query: PostgresQuery, _ body: (PostgresRow) async throws -> Void) async throws {
+            for try await row in try await connection.query(query, logger: logger) { try await body(row) }
         }
 
         /// How many rows the statement answered (an UPDATE ... RETURNING, say).

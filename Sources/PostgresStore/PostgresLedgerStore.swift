@@ -258,25 +258,31 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     // MARK: The write side
 
     public func loadState() async throws -> LedgerState? {
-        guard let header = try await database.rows("SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1", Self.bytes).first else {
-            return nil
-        }
-        let initial = LedgerState(header: try LedgerHeader(xdrBytes: header))
-        // Rows stream into the state, on one connection, as SQLite's do: this task reads them,
-        // a thread of the ``StateBuilder`` decodes and files them (the task suspends, never
-        // blocks, when the thread is behind).
-        return try await database.client.withConnection { connection in
-            var state = initial
+        // One snapshot for the header and every table, so that the state is one ledger's even
+        // while a leader commits (a follower's load, a standby's).
+        try await database.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { transaction in
+            guard let header = try await transaction.rows("SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1", Self.bytes).first else {
+                return nil
+            }
+            // The chunks' statement costs more than JIT compiling saves.
+            try await transaction.execute("SET LOCAL jit = off")
+            var state = LedgerState(header: try LedgerHeader(xdrBytes: header))
             let count: @Sendable (PostgresRow) throws -> Int = { Int(try $0.decode(Int64.self)) }
             state.reserveCapacity(
-                accounts: try await connection.rows("SELECT COUNT(*) FROM accounts", count, logger: self.database.logger).first ?? 0,
-                trustLines: try await connection.rows("SELECT COUNT(*) FROM trust_lines", count, logger: self.database.logger).first ?? 0)
+                accounts: try await transaction.rows("SELECT COUNT(*) FROM accounts", count).first ?? 0,
+                trustLines: try await transaction.rows("SELECT COUNT(*) FROM trust_lines", count).first ?? 0)
+            // Entries stream into the state as SQLite's do: this task reads chunks of a table's
+            // pages (`EntryChunks`), a thread of the ``StateBuilder`` decodes and files them (the
+            // task suspends, never blocks, when the thread is behind).
             let builder = StateBuilder(consume state)
             do {
                 for kind in StoredEntryKind.allCases {
-                    let query = PostgresQuery(unsafeSQL: "SELECT entry FROM \(kind.table)")
-                    for try await row in try await connection.query(query, logger: self.database.logger) {
-                        try await builder.handOver(kind, try Self.bytes(row))
+                    try await transaction.forEachRow(EntryChunks.query(table: kind.table)) { row in
+                        guard let chunk = try row.decode(ByteBuffer?.self) else { return }
+                        var bytes: [UInt8] = []
+                        var ends: [Int] = []
+                        try EntryChunks.append(chunk, to: &bytes, ends: &ends)
+                        try await builder.handOver(kind, rows: bytes, ends: ends)
                     }
                 }
             } catch {

@@ -12,8 +12,8 @@ import Ledger
 /// The thread is a `Thread`, not a task: it waits on a condition, which must not happen on
 /// Swift's cooperative pool. The caller's side either runs on a queue of its own and waits on
 /// the same condition (``add(_:_:)``, ``finish()``: SQLite's reads, on GRDB's queue), or runs in
-/// a task and suspends instead (``handOver(_:_:)``, ``finished()``: PostgreSQL's rows, which
-/// arrive in an asynchronous sequence).
+/// a task and suspends instead (``handOver(_:rows:ends:)``, ``finished()``: PostgreSQL's rows, which
+/// arrive in an asynchronous sequence, many entries a row).
 package final class StateBuilder: @unchecked Sendable {
     /// Rows in a batch.
     let batchRows: Int
@@ -31,6 +31,12 @@ package final class StateBuilder: @unchecked Sendable {
             // Room for rows of a bulk account's size; a batch of larger ones grows.
             bytes.reserveCapacity(rows * 128)
             ends.reserveCapacity(rows)
+        }
+
+        init(kind: StoredEntryKind, bytes: [UInt8], ends: [Int]) {
+            self.kind = kind
+            self.bytes = bytes
+            self.ends = ends
         }
 
         mutating func append(_ row: some Collection<UInt8>) {
@@ -73,13 +79,16 @@ package final class StateBuilder: @unchecked Sendable {
         if current!.ends.count == batchRows { try send() }
     }
 
-    /// ``add(_:_:)`` for a reader in a task: when the thread is behind, the task suspends (its
+    /// Hands over many stored entries of `kind` at once, from a reader in a task, as one batch:
+    /// laid end to end in `bytes`, the `n`th ending at `ends[n]` (PostgreSQL's rows come so, a
+    /// heap chunk's entries in one aggregate). When the thread is behind, the task suspends (its
     /// thread is free for other work) until a batch is taken.
-    package func handOver(_ kind: StoredEntryKind, _ bytes: [UInt8]) async throws {
-        if let batch = current, batch.kind != kind { try await sendSuspending() }
-        if current == nil { current = Batch(kind: kind, rows: batchRows) }
-        current!.append(bytes)
-        if current!.ends.count == batchRows { try await sendSuspending() }
+    package func handOver(_ kind: StoredEntryKind, rows bytes: [UInt8], ends: [Int]) async throws {
+        precondition(ends.last ?? 0 <= bytes.count, "the last row ends within the bytes")
+        guard !ends.isEmpty else { return }
+        try await sendSuspending()
+        current = Batch(kind: kind, bytes: bytes, ends: ends)
+        try await sendSuspending()
     }
 
     /// ``finish()`` for a reader in a task: suspends until every entry is filed.

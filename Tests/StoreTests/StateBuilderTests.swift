@@ -73,18 +73,36 @@ extension StateBuilderTests {
     }
 }
 
-/// The same from a reader in a task (PostgreSQL's rows): it suspends, not blocks, while the
-/// thread is behind, and the state is the same.
+/// The same from a reader in a task (PostgreSQL's rows, many entries a row): it suspends, not
+/// blocks, while the thread is behind, and the state is the same.
 extension StateBuilderTests {
+    /// `rows` cut into chunks of at most `size` entries of one kind, each laid end to end.
+    func chunks(_ rows: [(StoredEntryKind, [UInt8])], size: Int) -> [(StoredEntryKind, [UInt8], [Int])] {
+        var chunks: [(StoredEntryKind, [UInt8], [Int])] = []
+        for (kind, bytes) in rows {
+            if let last = chunks.last, last.0 == kind, last.2.count < size {
+                chunks[chunks.count - 1].1 += bytes
+                chunks[chunks.count - 1].2.append(chunks[chunks.count - 1].1.count)
+            } else {
+                chunks.append((kind, bytes, [bytes.count]))
+            }
+        }
+        return chunks
+    }
+
     @Test(arguments: [(1, 1), (3, 1), (7, 2), (4_096, 4)])
-    func aReaderInATaskBuildsTheSameState(batchRows: Int, maxQueued: Int) async throws {
+    func aReaderInATaskBuildsTheSameState(chunkRows: Int, maxQueued: Int) async throws {
         let (genesis, _) = try LedgerState.genesisLedger(network: .standalone, closeTime: 1_700_000_000)
         var inTurn = genesis
-        let builder = StateBuilder(genesis, batchRows: batchRows, maxQueued: maxQueued)
-        for (kind, bytes) in try rows() {
-            try inTurn.restore(kind, xdrBytes: bytes)
-            try await builder.handOver(kind, bytes)
+        let builder = StateBuilder(genesis, maxQueued: maxQueued)
+        for (kind, bytes) in try rows() { try inTurn.restore(kind, xdrBytes: bytes) }
+        let chunks = chunks(try rows(), size: chunkRows)
+        #expect(chunks.count == [200, 100, 51].map { ($0 + chunkRows - 1) / chunkRows }.reduce(0, +))
+        for (kind, bytes, ends) in chunks {
+            try await builder.handOver(kind, rows: bytes, ends: ends)
         }
+        // An empty chunk (pages holding no entry) changes nothing.
+        try await builder.handOver(.account, rows: [], ends: [])
         let built = try await builder.finished()
         #expect(built.stateHash() == inTurn.stateHash())
         #expect(built.account(id(250))?.balance == 1 && built.account(id(7))?.balance == 70)
@@ -99,8 +117,8 @@ extension StateBuilderTests {
         let hashes = try await withThrowingTaskGroup(of: Bytes32.self) { group in
             for _ in 0..<16 {
                 group.addTask {
-                    let builder = StateBuilder(genesis, batchRows: 1, maxQueued: 1)
-                    for (kind, bytes) in rows { try await builder.handOver(kind, bytes) }
+                    let builder = StateBuilder(genesis, maxQueued: 1)
+                    for (kind, bytes) in rows { try await builder.handOver(kind, rows: bytes, ends: [bytes.count]) }
                     return try await builder.finished().stateHash()
                 }
             }
@@ -114,11 +132,11 @@ extension StateBuilderTests {
     @Test(arguments: [1, 50])
     func anEntryThatDoesNotDecodeStopsATasksLoad(goodRowsAfter: Int) async throws {
         let (genesis, _) = try LedgerState.genesisLedger(network: .standalone, closeTime: 1_700_000_000)
-        let builder = StateBuilder(genesis, batchRows: 2, maxQueued: 1)
+        let builder = StateBuilder(genesis, maxQueued: 1)
         let good = try rows().prefix(goodRowsAfter)
         await #expect(throws: (any Error).self) {
-            try await builder.handOver(.account, [0, 0, 0, 1, 2])
-            for (kind, bytes) in good { try await builder.handOver(kind, bytes) }
+            try await builder.handOver(.account, rows: [0, 0, 0, 1, 2], ends: [5])
+            for (kind, bytes) in good { try await builder.handOver(kind, rows: bytes, ends: [bytes.count]) }
             _ = try await builder.finished()
         }
     }
