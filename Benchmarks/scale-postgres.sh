@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Issue 30's series on PostgreSQL: the network grown step by step in a throwaway cluster (Debian's
+# packages through Scripts/postgres.sh, on the same machine, stopped on exit) as Benchmarks/scale.sh
+# grows it in SQLite, and at each size the same measures (load, memory, commits, tender serve's
+# start-up, POST /transactions, GET /accounts/{id}, an account's payments p99, the database's
+# size); the rates are compared with the series' first step (--beside is SQLite's only). Leaves
+# the table on stdout and the series in docs/scale-postgres.csv and docs/scale-postgres.svg.
+# Usage: Benchmarks/scale-postgres.sh [ACCOUNTS [PAYMENTS]]   (comma-separated steps)
+#   session 41's runs: Benchmarks/scale-postgres.sh 10000,10000000 10000,1000000
+# TENDER_POSTGRES_SHARED_BUFFERS sets the cluster's shared_buffers (4GB when unset here).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ACCOUNTS="${1:-10000,100000,1000000}"
+PAYMENTS="${2:-10000,100000,1000000}"
+swift build -c release --product tender >/dev/null
+WORK="$(mktemp -d)"
+# PostgreSQL runs as an unprivileged user, who must reach its directory inside.
+chmod 755 "$WORK"
+cleanup() {
+  bash Scripts/postgres.sh stop "$WORK/pg" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+# Growing ten million accounts takes most of an hour on two cores: the cluster may live four.
+PG="$(TENDER_POSTGRES_TIMEOUT=14400 TENDER_POSTGRES_SHARED_BUFFERS="${TENDER_POSTGRES_SHARED_BUFFERS:-4GB}" \
+  bash Scripts/postgres.sh start "$WORK/pg" | tail -1)"
+.build/release/tender bench scale --database "$PG" --accounts "$ACCOUNTS" --payments "$PAYMENTS" \
+  --transactions 20000 --requests 20000 --directory "$WORK" \
+  --csv docs/scale-postgres.csv --svg docs/scale-postgres.svg
