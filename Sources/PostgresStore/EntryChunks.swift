@@ -13,19 +13,46 @@ enum EntryChunks {
     /// Heap pages a chunk (8 KiB each by default: about 2 MiB of entries a row).
     static let pages = 256
 
+    /// Chunks fetched at a time: what a load holds in flight beside the builder's queue.
+    static let chunksAFetch = 4
+
     /// The statement that answers every entry of `table` (a table with a column `entry`), a
     /// `bytea[]` (or NULL, for pages holding none) a row.
     ///
     /// The table's size in pages is read as the statement runs, after its snapshot was taken:
     /// a page added later holds only rows the snapshot does not see, so every row it sees is in
     /// a chunk. Run it in a REPEATABLE READ transaction to read several tables as of one moment.
-    static func query(table: String, pages: Int = EntryChunks.pages) -> PostgresQuery {
+    static func select(table: String, pages: Int = EntryChunks.pages) -> String {
         precondition(pages > 0, "a chunk holds a page")
-        return PostgresQuery(unsafeSQL: """
+        return """
             SELECT (SELECT array_agg(entry) FROM \(table)
                     WHERE ctid >= format('(%s,0)', chunk)::tid AND ctid < format('(%s,0)', chunk + \(pages))::tid)
             FROM generate_series(0::bigint, pg_relation_size('\(table)'::regclass) / current_setting('block_size')::bigint, \(pages)) AS chunk
-            """)
+            """
+    }
+
+    /// Reads every entry of `table` in `transaction` (which must stay open), handing `body` each
+    /// chunk's entries laid end to end, the `n`th ending at `ends[n]`. Through a cursor, a few
+    /// chunks a fetch: postgres-nio's row buffer grows while its reader keeps up, so a plain
+    /// statement's rows of megabytes could pile up in memory once the reader falls behind.
+    static func read(
+        _ table: String, in transaction: PostgresDatabase.Transaction, pages: Int = EntryChunks.pages,
+        _ body: (_ bytes: [UInt8], _ ends: [Int]) async throws -> Void
+    ) async throws {
+        try await transaction.execute(PostgresQuery(unsafeSQL: "DECLARE tender_entries NO SCROLL CURSOR FOR " + select(table: table, pages: pages)))
+        while true {
+            var fetched = 0
+            try await transaction.forEachRow(PostgresQuery(unsafeSQL: "FETCH \(chunksAFetch) FROM tender_entries")) { row in
+                fetched += 1
+                guard let chunk = try row.decode(ByteBuffer?.self) else { return }
+                var bytes: [UInt8] = []
+                var ends: [Int] = []
+                try append(chunk, to: &bytes, ends: &ends)
+                try await body(bytes, ends)
+            }
+            if fetched == 0 { break }
+        }
+        try await transaction.execute("CLOSE tender_entries")
     }
 
     /// Appends the elements of a one-dimensional `bytea[]` in PostgreSQL's binary form (as

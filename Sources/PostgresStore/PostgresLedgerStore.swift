@@ -277,11 +277,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             let builder = StateBuilder(consume state)
             do {
                 for kind in StoredEntryKind.allCases {
-                    try await transaction.forEachRow(EntryChunks.query(table: kind.table)) { row in
-                        guard let chunk = try row.decode(ByteBuffer?.self) else { return }
-                        var bytes: [UInt8] = []
-                        var ends: [Int] = []
-                        try EntryChunks.append(chunk, to: &bytes, ends: &ends)
+                    try await EntryChunks.read(kind.table, in: transaction) { bytes, ends in
                         try await builder.handOver(kind, rows: bytes, ends: ends)
                     }
                 }

@@ -68,11 +68,7 @@ struct EntryChunksTests {
     /// Every entry the chunks answer, in a transaction of one snapshot.
     static func chunked(_ transaction: PostgresStore.PostgresDatabase.Transaction, pages: Int) async throws -> [[UInt8]] {
         var entries: [[UInt8]] = []
-        try await transaction.forEachRow(EntryChunks.query(table: "chunked", pages: pages)) { row in
-            guard let chunk = try row.decode(ByteBuffer?.self) else { return }
-            var bytes: [UInt8] = []
-            var ends: [Int] = []
-            try EntryChunks.append(chunk, to: &bytes, ends: &ends)
+        try await EntryChunks.read("chunked", in: transaction, pages: pages) { bytes, ends in
             var start = 0
             for end in ends {
                 entries.append(Array(bytes[start..<end]))
@@ -100,7 +96,7 @@ struct EntryChunksTests {
             try await database.execute("UPDATE chunked SET entry = entry || '\\x0102'::bytea WHERE id % 5 = 0")
             let scanned = try await database.rows("SELECT entry FROM chunked") { Array(buffer: try $0.decode(ByteBuffer.self)) }
             #expect(scanned.count == 1_934 && scanned.contains([]))
-            for pages in [1, 3, 256] {
+            for pages in [1, 3, 7, 256] {
                 let entries = try await database.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try await Self.chunked($0, pages: pages) }
                 let same = Self.sorted(entries) == Self.sorted(scanned)
                 #expect(same, "chunks of \(pages) pages: \(entries.count) entries of \(scanned.count)")
