@@ -63,7 +63,7 @@ struct ScaleBench: AsyncParsableCommand {
     @Flag(help: "Keep the grown data directory (a `tender serve --data` directory) instead of deleting it.")
     var keep = false
 
-    @Option(help: "Also measure a new network of this many accounts (and as many payments) just before and just after each step, each time a fresh copy of it, and give the step's rates and p99s against theirs: the machine's speed drifts over a long series (SQLite only).")
+    @Option(help: "Also measure a new network of this many accounts (and as many payments) just before and just after each step, each time a fresh copy of it, and give the step's rates and p99s against theirs: the machine's speed drifts over a long series. With --database, the new network and its copies are databases of their own in the same cluster.")
     var beside: Int?
 
     @Option(help: "Write the series as CSV to this file.")
@@ -115,11 +115,21 @@ struct ScaleBench: AsyncParsableCommand {
         var commitRate, commitP99, submitRate, submitP99, readRate, readP99, historyP99: Double
     }
 
-    /// The new network measured beside each step: its ledger file, copied before each measure,
-    /// and what it was grown to.
+    /// The new network measured beside each step, copied before each measure, and what it was
+    /// grown to: a SQLite ledger file under `root`, or a database of its own in the step's
+    /// PostgreSQL cluster (the copies' data directories are under `root` either way).
     struct BesideNetwork {
-        let path: String
+        let root: String
+        let location: String
+        /// On PostgreSQL: the step's database (where copies are made from) and the new network's.
+        let postgres: (cluster: String, name: PostgresStore.PostgresDatabase.DatabaseName)?
         let accounts, trustLines, payments: Int
+
+        /// Drops its database (on PostgreSQL) and deletes its directory.
+        func remove() async {
+            if let postgres { try? await ScaleBench.administer(postgres.cluster) { try await $0.dropDatabase(postgres.name) } }
+            try? FileManager.default.removeItem(atPath: root)
+        }
     }
 
     func run() async throws {
@@ -139,7 +149,6 @@ struct ScaleBench: AsyncParsableCommand {
             throw CommandFailure("--cards needs one step per --accounts step, and --requests above 0")
         }
         if let beside {
-            guard database == nil else { throw CommandFailure("--beside measures a new SQLite network; it is not made for --database") }
             guard beside > Self.senders else { throw CommandFailure("--beside needs more than \(Self.senders) accounts (the senders, and some to pay)") }
         }
         var filledCards = 0
@@ -175,52 +184,57 @@ struct ScaleBench: AsyncParsableCommand {
         var rows: [Row] = []
         var pristine: BesideNetwork?
         if let beside {
-            pristine = try await Self.besideNetwork(accounts: beside, in: directory, senders: senders, rng: &rng)
+            pristine = try await Self.besideNetwork(accounts: beside, in: directory, database: database, senders: senders, rng: &rng)
         }
-        defer { if let pristine { try? FileManager.default.removeItem(atPath: ((pristine.path as NSString).deletingLastPathComponent as NSString).deletingLastPathComponent) } }
-        print("size step | load s | resident MB (per account, trustline B) | commits/s (p99 ms) | serve start s | POST/s (p99 ms) | GET/s (p99 ms) | serve MB | history p99 ms | database MB")
-        for (targetAccounts, targetPayments) in zip(accountSteps, paymentSteps) {
-            try await Self.grow(store!.store, &state, senders: senders, accounts: &filledAccounts, payments: &filledPayments,
-                                to: (targetAccounts, targetPayments), rng: &rng)
-            let (grownAccounts, grownTrustLines) = (filledAccounts, state.trustLines.count)
-            state = LedgerState(header: state.header)
-            store?.close()
-            store = nil
-            // A new network measured just before and just after the step, each time a fresh
-            // copy of the same one: the step's rates against it are not the machine's drift.
-            var besideRows: [Row] = []
-            if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, rng: &rng)) }
-            var row = try await measure(location: location, dataDirectory: dataDirectory, accounts: grownAccounts, senders: senders, rng: &rng) { port, row in
-                guard let cardSteps else { return }
-                let step = rows.count
-                if merchantKey == nil { merchantKey = try await Self.merchant(dataDirectory: dataDirectory, port: port) }
-                // Grow the gateway's store through the server, then measure.
-                if cardSteps[step] > filledCards {
-                    _ = try await Self.cardPayments(cardSteps[step] - filledCards, key: merchantKey!, port: port)
-                    filledCards = cardSteps[step]
+        do {
+            print("size step | load s | resident MB (per account, trustline B) | commits/s (p99 ms) | serve start s | POST/s (p99 ms) | GET/s (p99 ms) | serve MB | history p99 ms | database MB")
+            for (targetAccounts, targetPayments) in zip(accountSteps, paymentSteps) {
+                try await Self.grow(store!.store, &state, senders: senders, accounts: &filledAccounts, payments: &filledPayments,
+                                    to: (targetAccounts, targetPayments), rng: &rng)
+                let (grownAccounts, grownTrustLines) = (filledAccounts, state.trustLines.count)
+                state = LedgerState(header: state.header)
+                store?.close()
+                store = nil
+                // A new network measured just before and just after the step, each time a fresh
+                // copy of the same one: the step's rates against it are not the machine's drift.
+                var besideRows: [Row] = []
+                if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, rng: &rng)) }
+                var row = try await measure(location: location, dataDirectory: dataDirectory, accounts: grownAccounts, senders: senders, rng: &rng) { port, row in
+                    guard let cardSteps else { return }
+                    let step = rows.count
+                    if merchantKey == nil { merchantKey = try await Self.merchant(dataDirectory: dataDirectory, port: port) }
+                    // Grow the gateway's store through the server, then measure.
+                    if cardSteps[step] > filledCards {
+                        _ = try await Self.cardPayments(cardSteps[step] - filledCards, key: merchantKey!, port: port)
+                        filledCards = cardSteps[step]
+                    }
+                    let measured = try await Self.cardPayments(requests, key: merchantKey!, port: port)
+                    filledCards += requests
+                    (row.cards, row.cardRate, row.cardP99) = (filledCards, measured.rate, measured.p99)
                 }
-                let measured = try await Self.cardPayments(requests, key: merchantKey!, port: port)
-                filledCards += requests
-                (row.cards, row.cardRate, row.cardP99) = (filledCards, measured.rate, measured.p99)
+                (row.accounts, row.trustLines, row.payments) = (grownAccounts, grownTrustLines, filledPayments)
+                if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, rng: &rng)) }
+                row.beside = Beside(besideRows)
+                rows.append(row)
+                print(Self.line(row))
+                print("  " + row.commitNote)
+                for (which, beside) in zip(["before", "after"], besideRows) {
+                    print("  a new network beside it, \(which): " + Self.line(beside))
+                    print("    " + beside.commitNote)
+                }
+                if let beside = row.beside { print("  " + Self.ratios(row, beside)) }
+                // The next step grows the state as the writer and the server left it.
+                if targetAccounts != accountSteps.last {
+                    let reopened = try await Self.open(location)
+                    state = try await reopened.store.loadState()!
+                    store = reopened
+                }
             }
-            (row.accounts, row.trustLines, row.payments) = (grownAccounts, grownTrustLines, filledPayments)
-            if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, rng: &rng)) }
-            row.beside = Beside(besideRows)
-            rows.append(row)
-            print(Self.line(row))
-            print("  " + row.commitNote)
-            for (which, beside) in zip(["before", "after"], besideRows) {
-                print("  a new network beside it, \(which): " + Self.line(beside))
-                print("    " + beside.commitNote)
-            }
-            if let beside = row.beside { print("  " + Self.ratios(row, beside)) }
-            // The next step grows the state as the writer and the server left it.
-            if targetAccounts != accountSteps.last {
-                let reopened = try await Self.open(location)
-                state = try await reopened.store.loadState()!
-                store = reopened
-            }
+        } catch {
+            await pristine?.remove()
+            throw error
         }
+        await pristine?.remove()
         print("on \(ProcessInfo.processInfo.activeProcessorCount) cores; load and resident memory: a new process opening the database and loading the state (`tender bench load`); serve: `tender serve` on it, until it listens, and its memory after the HTTP load; memory is resident less what is shared with files (the database pages the stores map are the kernel's page cache)")
         if keep { print("data directory kept: \(dataDirectory)") }
         if let csv { try Self.csv(rows).write(toFile: csv, atomically: true, encoding: .utf8) }
@@ -247,32 +261,71 @@ struct ScaleBench: AsyncParsableCommand {
         }
     }
 
-    /// Grows a new SQLite network of `accounts` accounts and as many payments and closes it (its
-    /// ledger file in a directory of its own under `directory`), copied before each measure
-    /// beside a step.
-    static func besideNetwork(accounts: Int, in directory: String, senders: [KeyPair], rng: inout SystemRandomNumberGenerator) async throws -> BesideNetwork {
+    /// Grows a new network of `accounts` accounts and as many payments and closes it, copied
+    /// before each measure beside a step: a SQLite ledger file in a directory of its own under
+    /// `directory`, or with `database` a database of its own in that database's cluster.
+    static func besideNetwork(accounts: Int, in directory: String, database: String?, senders: [KeyPair],
+                              rng: inout SystemRandomNumberGenerator) async throws -> BesideNetwork {
         let root = directory + "/tender-scale-beside-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: root + "/pristine", withIntermediateDirectories: true)
-        let path = root + "/pristine/ledger.sqlite"
-        let store = try SQLiteLedgerStore(path: path, walRestartFrames: try SQLiteWAL.pages())
-        let (genesis, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: Self.now())
-        var state = genesis
-        try await store.commit(first)
-        var (grownAccounts, grownPayments) = (0, 0)
-        try await Self.grow(store, &state, senders: senders, accounts: &grownAccounts, payments: &grownPayments, to: (accounts, accounts), rng: &rng)
-        return BesideNetwork(path: path, accounts: grownAccounts, trustLines: state.trustLines.count, payments: grownPayments)
+        var location = root + "/pristine/ledger.sqlite"
+        var postgres: (cluster: String, name: PostgresStore.PostgresDatabase.DatabaseName)?
+        if let database {
+            let name = try PostgresStore.PostgresDatabase.DatabaseName("tender_beside_" + UUID().uuidString.prefix(8).lowercased())
+            try await Self.administer(database) { try await $0.createDatabase(name) }
+            postgres = (database, name)
+            location = try PostgresStore.PostgresDatabase.url(database, naming: name)
+        }
+        do {
+            let opened = try await Self.open(location)
+            defer { opened.close() }
+            let (genesis, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: Self.now())
+            var state = genesis
+            try await opened.store.commit(first)
+            var (grownAccounts, grownPayments) = (0, 0)
+            try await Self.grow(opened.store, &state, senders: senders, accounts: &grownAccounts, payments: &grownPayments, to: (accounts, accounts), rng: &rng)
+            return BesideNetwork(root: root, location: location, postgres: postgres, accounts: grownAccounts, trustLines: state.trustLines.count, payments: grownPayments)
+        } catch {
+            await BesideNetwork(root: root, location: location, postgres: postgres, accounts: 0, trustLines: 0, payments: 0).remove()
+            throw error
+        }
     }
 
     /// Measures a fresh copy of the new network `pristine` as a step is measured (cards aside),
-    /// and deletes the copy.
+    /// and deletes the copy: its ledger file copied with its data directory, or on PostgreSQL its
+    /// database copied by PostgreSQL (`CREATE DATABASE ... TEMPLATE`) with an empty data directory.
     func besideMeasure(_ pristine: BesideNetwork, senders: [KeyPair], rng: inout SystemRandomNumberGenerator) async throws -> Row {
-        let from = (pristine.path as NSString).deletingLastPathComponent
-        let copy = (from as NSString).deletingLastPathComponent + "/copy-\(UUID().uuidString)"
-        try FileManager.default.copyItem(atPath: from, toPath: copy)
-        defer { try? FileManager.default.removeItem(atPath: copy) }
-        var row = try await measure(location: copy + "/ledger.sqlite", dataDirectory: copy, accounts: pristine.accounts, senders: senders, rng: &rng) { _, _ in }
+        let copy = pristine.root + "/copy-\(UUID().uuidString)"
+        var location = copy + "/ledger.sqlite"
+        var copiedDatabase: PostgresStore.PostgresDatabase.DatabaseName?
+        if let postgres = pristine.postgres {
+            try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+            let name = try PostgresStore.PostgresDatabase.DatabaseName(postgres.name.text + "_copy")
+            try await Self.administer(postgres.cluster) { try await $0.createDatabase(name, template: postgres.name) }
+            copiedDatabase = name
+            location = try PostgresStore.PostgresDatabase.url(postgres.cluster, naming: name)
+        } else {
+            try FileManager.default.copyItem(atPath: pristine.root + "/pristine", toPath: copy)
+        }
+        let measured: Result<Row, any Error>
+        do {
+            measured = .success(try await measure(location: location, dataDirectory: copy, accounts: pristine.accounts, senders: senders, rng: &rng) { _, _ in })
+        } catch {
+            measured = .failure(error)
+        }
+        if let copiedDatabase, let cluster = pristine.postgres?.cluster { try? await Self.administer(cluster) { try await $0.dropDatabase(copiedDatabase) } }
+        try? FileManager.default.removeItem(atPath: copy)
+        var row = try measured.get()
         (row.accounts, row.trustLines, row.payments) = (pristine.accounts, pristine.trustLines, pristine.payments)
         return row
+    }
+
+    /// Runs `body` on a client of the PostgreSQL database at `url` (making and dropping the
+    /// databases beside it), then shuts the client.
+    static func administer(_ url: String, _ body: (PostgresStore.PostgresDatabase) async throws -> Void) async throws {
+        let database = try PostgresStore.PostgresDatabase(url: url, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
+        defer { database.shutdown() }
+        try await body(database)
     }
 
     /// Measures the closed network at `location` (data directory `dataDirectory`, `accounts`
@@ -282,7 +335,8 @@ struct ScaleBench: AsyncParsableCommand {
     func measure(location: String, dataDirectory: String, accounts: Int, senders: [KeyPair], rng: inout SystemRandomNumberGenerator,
                  atServer: (_ port: Int, _ row: inout Row) async throws -> Void) async throws -> Row {
         var row = Row()
-        let path = database == nil ? location : nil
+        // A SQLite ledger file's path; nil for a PostgreSQL URL.
+        let path = location.hasPrefix("postgres") ? nil : location
         // What `tender serve` does first, in a new process: open the database and load the state.
         await Self.settle()
         row.load = try Self.loadInAnotherProcess(location)
@@ -320,7 +374,7 @@ struct ScaleBench: AsyncParsableCommand {
                 for sender in senders { sequences[sender.accountID] = try await opened.store.account(sender.accountID)?.account.sequenceNumber }
             }
             await Self.settle()
-            let server = try await ServerProcess.start(dataDirectory: dataDirectory, database: database)
+            let server = try await ServerProcess.start(dataDirectory: dataDirectory, database: path == nil ? location : nil)
             row.serveSeconds = server.startSeconds
             if let path { row.cachedAtPosts = await Self.cachedShare(path) }
             do {

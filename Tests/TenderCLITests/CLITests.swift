@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import PostgresStore
 import TenderTesting
 import Testing
 
@@ -220,8 +221,6 @@ struct CLITests {
         #expect(try await Tender.run(["bench", "scale", "--accounts", "1000", "--payments", "1"]).stderr.contains("more than 1000 accounts"))
         #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--read-rounds", "0"]).stderr.contains("--read-rounds must be positive"))
         #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--beside", "900"]).stderr.contains("--beside needs more than 1000"))
-        #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--beside", "1100", "--database", "postgres://nobody@127.0.0.1:1/none"])
-            .stderr.contains("not made for --database"))
         #expect(try await Tender.run(["bench", "load", "--database", temporary.file("none.sqlite")]).status != 0)
     }
 
@@ -304,7 +303,8 @@ struct CLITests {
         #expect(!FileManager.default.fileExists(atPath: temporary.path + "/ledger.sqlite"))
     }
 
-    /// The same series grown in PostgreSQL: the store, `bench load` and the server all on it.
+    /// The same series grown in PostgreSQL: the store, `bench load` and the server all on it,
+    /// with a new network beside the step in a database of its own in the same cluster.
     @Test func theScaleBenchmarkRunsOnPostgreSQL() async throws {
         let postgres = try await TemporaryPostgres.start()
         let temporary = TemporaryDirectory("scale-bench-postgres")
@@ -312,19 +312,36 @@ struct CLITests {
         let csv = temporary.file("scale.csv")
         let result = try await Tender.run([
             "bench", "scale", "--accounts", "1100", "--payments", "200", "--transactions", "300", "--requests", "300",
-            "--directory", temporary.path, "--database", postgres.url, "--csv", csv,
+            "--beside", "1050", "--directory", temporary.path, "--database", postgres.url, "--csv", csv,
         ], timeout: 600)
         // A database that already holds a ledger is refused.
         let again = try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--directory", temporary.path, "--database", postgres.url])
+        // The new network's database and its copies are gone after the run.
+        let left: [String]
+        do {
+            let cluster = try PostgresStore.PostgresDatabase(url: postgres.url)
+            defer { cluster.shutdown() }
+            left = try await cluster.databases(prefixed: "tender_beside")
+        }
         await postgres.stop()
         #expect(result.status == 0, "\(result.stderr)")
-        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let header = rows[0], row = rows[1]
         let value = { (name: String) in Double(row[header.firstIndex(of: name)!]) ?? -1 }
         #expect(value("accounts") == 1100 && value("trustlines") >= 50 && value("posts_per_second") > 0 && value("gets_per_second") > 0, "\(row)")
         // PostgreSQL's own size of the database, well above an empty one's few megabytes.
         #expect(value("database_bytes") > 5_000_000 && value("resident_bytes") > 1_000_000, "\(row)")
         #expect(again.status != 0 && again.stderr.contains("already holds a ledger"))
+        // The new network measured before and after the step, on PostgreSQL too (its server and
+        // `bench load` on the copy: a POST and GET rate, a load), and the step against it.
+        let besideLines = result.stdout.split(separator: "\n").filter { $0.contains("a new network beside it") }
+        #expect(besideLines.count == 2 && besideLines.allSatisfy { $0.contains("1050 accounts, 25 trustlines, 1050 payments") }, "\(result.stdout)")
+        #expect(result.stdout.contains("against the new network beside it: rates commits "), "\(result.stdout)")
+        for column in ["beside_commits_per_second", "beside_posts_per_second", "beside_gets_per_second", "beside_history_p99_ms"] {
+            #expect(value(column) > 0, "\(column): \(row)")
+        }
+        #expect(left.isEmpty, "\(left)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("tender-scale-") }.isEmpty)
     }
 
     @Test func serveRefusesABadPort() async throws {
