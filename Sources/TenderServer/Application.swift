@@ -55,7 +55,7 @@ public func buildApplication(
     try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
     if let url = configuration.database {
         let node = try await ClusterNode.start(configuration, url: url, environment: environment, logger: logger)
-        return application(configuration, responder: node.responder, services: node.services, logger: logger) { port in
+        return application(configuration, responder: node.responder, services: node.services, logger: logger, channelHandlers: node.channelHandlers) { port in
             node.serving(port: port)
             await onServerRunning(port)
         }

@@ -40,6 +40,9 @@ final class ClusterNode: Sendable {
 
     private struct State {
         var leader: AnyResponder?
+        /// The leader's handlers for a new connection's pipeline (its account and transaction
+        /// fast paths), as a lone server's.
+        var leaderChannelHandlers: (@Sendable () -> HTTP1ChannelWithEarlyHandlers.Handlers)?
         var leaderServices: [any Service] = []
         var fence: LeaderFence?
         /// The fence a probe won, until the loop leads with it.
@@ -161,6 +164,7 @@ final class ClusterNode: Sendable {
             configuration, store: store, gatewayStore: gatewayStore, environment: environment, logger: logger, reading: reading)
         state.withLock {
             $0.leader = parts.responder
+            $0.leaderChannelHandlers = parts.channelHandlers
             $0.leaderServices = parts.services
             $0.fence = fence
         }
@@ -196,6 +200,16 @@ final class ClusterNode: Sendable {
                 return try await leader.respond(Request(head: request.head, body: .init(buffer: body)), context)
             }
         }
+    }
+
+    /// A new connection's early handlers: the leader's (`GET /accounts/{id}` answered from the
+    /// writer's memory and cache, `POST /transactions` handed to the writer, both in the
+    /// pipeline, as on a lone server) once this node leads, none while it follows (everything
+    /// then goes through ``responder``, which reads from the database or forwards). A node that
+    /// leads never follows again (a lost lead stops the process), so a connection keeps the
+    /// handlers it was given; one opened while following stays on the responder, which leads too.
+    var channelHandlers: @Sendable () -> HTTP1ChannelWithEarlyHandlers.Handlers {
+        { [self] in state.withLock { $0.leaderChannelHandlers }?() ?? .init() }
     }
 
     var services: [any Service] {
