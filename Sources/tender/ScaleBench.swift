@@ -16,7 +16,7 @@ import Synchronization
 struct ScaleBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scale",
-        abstract: "Grow a SQLite network to each size and measure start-up, memory, commits, HTTP and history queries there.",
+        abstract: "Grow a network (SQLite, or PostgreSQL with --database) to each size and measure start-up, memory, commits, HTTP and history queries there.",
         discussion: """
             Accounts are added in bulk (ledgers of 10,000 new accounts funded by the root account, \
             every second one with a trustline, every invariant checked), payments by real signed \
