@@ -120,7 +120,6 @@ struct ScaleBench: AsyncParsableCommand {
     /// PostgreSQL cluster (the copies' data directories are under `root` either way).
     struct BesideNetwork {
         let root: String
-        let location: String
         /// On PostgreSQL: the step's database (where copies are made from) and the new network's.
         let postgres: (cluster: String, name: PostgresStore.PostgresDatabase.DatabaseName)?
         let accounts, trustLines, payments: Int
@@ -284,9 +283,9 @@ struct ScaleBench: AsyncParsableCommand {
             try await opened.store.commit(first)
             var (grownAccounts, grownPayments) = (0, 0)
             try await Self.grow(opened.store, &state, senders: senders, accounts: &grownAccounts, payments: &grownPayments, to: (accounts, accounts), rng: &rng)
-            return BesideNetwork(root: root, location: location, postgres: postgres, accounts: grownAccounts, trustLines: state.trustLines.count, payments: grownPayments)
+            return BesideNetwork(root: root, postgres: postgres, accounts: grownAccounts, trustLines: state.trustLines.count, payments: grownPayments)
         } catch {
-            await BesideNetwork(root: root, location: location, postgres: postgres, accounts: 0, trustLines: 0, payments: 0).remove()
+            await BesideNetwork(root: root, postgres: postgres, accounts: 0, trustLines: 0, payments: 0).remove()
             throw error
         }
     }
