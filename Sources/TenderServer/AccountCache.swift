@@ -113,6 +113,12 @@ final class AccountCache: @unchecked Sendable {
     /// unless a later ledger may have changed the account since.
     /// An address's first miss (since the doorkeeper last forgot) only sets its bit.
     func store(_ body: ByteBuffer, for id: String, base: String, readAt: UInt32) {
+        store(for: id, base: base, readAt: readAt) { body }
+    }
+
+    /// ``store(_:for:base:readAt:)`` with the answer made by `body` only when it is kept (a
+    /// copy of bytes the caller reuses, say), under the cache's lock.
+    func store(for id: String, base: String, readAt: UInt32, body: () -> ByteBuffer) {
         let hash = hash(id)
         let index = hash & (capacity - 1)
         let (word, mask) = doorkeeperBit(of: hash)
@@ -132,7 +138,7 @@ final class AccountCache: @unchecked Sendable {
         slots[index].id = id
         slots[index].readAt = readAt
         slots[index].base = base
-        slots[index].body = body
+        slots[index].body = body()
     }
 
     private func invalidate(_ accounts: Set<AccountID>?, at sequence: UInt32) {

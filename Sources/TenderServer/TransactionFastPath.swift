@@ -200,22 +200,22 @@ struct EarlyAnswers {
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: nil)
     }
 
-    /// The whole answer as one buffer: the bytes NIO's response encoder writes for
-    /// ``write(_:contentType:body:context:)``'s head, then the body.
-    mutating func bytes(_ status: HTTPResponseStatus, contentType: String, body: ByteBuffer, allocator: ByteBufferAllocator) -> ByteBuffer {
-        let date = date()
-        var bytes = allocator.buffer(capacity: 96 + contentType.utf8.count + date.utf8.count + serverName.utf8.count + body.readableBytes)
-        bytes.writeString("HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\nContent-Type: ")
-        bytes.writeString(contentType)
-        bytes.writeStaticString("\r\nContent-Length: ")
-        bytes.writeString(String(body.readableBytes))
-        bytes.writeStaticString("\r\nDate: ")
-        bytes.writeString(date)
-        bytes.writeStaticString("\r\nServer: ")
-        bytes.writeString(serverName)
-        bytes.writeStaticString("\r\n\r\n")
-        bytes.writeImmutableBuffer(body)
-        return bytes
+    /// Appends the bytes NIO's response encoder writes for ``write(_:contentType:body:context:)``'s
+    /// head, for a body of `contentLength` bytes, to `buffer`: the answer's body follows them.
+    mutating func writeHead(_ status: HTTPResponseStatus, contentType: String, contentLength: Int, to buffer: inout ByteBuffer) {
+        buffer.writeStaticString("HTTP/1.1 ")
+        buffer.writeString(String(status.code))
+        buffer.writeStaticString(" ")
+        buffer.writeString(status.reasonPhrase)
+        buffer.writeStaticString("\r\nContent-Type: ")
+        buffer.writeString(contentType)
+        buffer.writeStaticString("\r\nContent-Length: ")
+        buffer.writeString(String(contentLength))
+        buffer.writeStaticString("\r\nDate: ")
+        buffer.writeString(date())
+        buffer.writeStaticString("\r\nServer: ")
+        buffer.writeString(serverName)
+        buffer.writeStaticString("\r\n\r\n")
     }
 
     private mutating func date() -> String {

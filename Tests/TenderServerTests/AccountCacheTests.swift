@@ -39,6 +39,25 @@ struct AccountCacheTests {
         }
     }
 
+    /// An answer offered with a maker is made only when it is kept: not on an address's first
+    /// miss, not for a read older than the account's last change.
+    @Test func anAnswerIsMadeOnlyWhenItIsKept() throws {
+        let cache = AccountCache(commits: commits)
+        let alice = try account(1).strKey
+        var made = 0
+        func offer(_ text: String, readAt: UInt32) {
+            cache.store(for: alice, base: "http://h", readAt: readAt) { made += 1; return ByteBuffer(string: text) }
+        }
+        let readAt = commits.latest
+        offer("first", readAt: readAt)
+        #expect(made == 0 && cache.body(for: alice, base: "http://h") == nil)
+        commit([try account(1)])
+        offer("stale", readAt: readAt)
+        #expect(made == 0 && cache.body(for: alice, base: "http://h") == nil)
+        offer("now", readAt: commits.latest)
+        #expect(made == 1 && cache.body(for: alice, base: "http://h") == ByteBuffer(string: "now"))
+    }
+
     @Test func anAnswerIsKeptUntilALedgerChangesItsAccount() throws {
         let cache = AccountCache(commits: commits)
         let (alice, bob) = (try account(1), try account(2))

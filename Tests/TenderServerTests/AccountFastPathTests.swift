@@ -106,6 +106,50 @@ struct AccountFastPathTests {
         }
     }
 
+    /// Answers rendered from memory are written from one buffer the connection keeps: an answer
+    /// not yet taken by the socket keeps its own bytes while the next is rendered (three
+    /// accounts' misses pipelined in one read, nothing read out between them, on the byte path
+    /// and on the parts' path), and once the socket has taken one the next is written into the
+    /// same memory.
+    @Test func answersFromMemoryShareTheConnectionsBufferOnlyOnceItIsFree() throws {
+        var state = LedgerState.genesis(network: .standalone, closeTime: 1)
+        let others = try (1...2).map { try KeyPair(seed: Array(repeating: UInt8($0), count: 32)).accountID }
+        for (index, id) in others.enumerated() {
+            state.setAccount(AccountEntry(accountID: id, balance: Int64(index + 1) * 10_000_000, sequenceNumber: 7, lastModifiedLedger: 1))
+        }
+        let commits = LedgerCommits(header: state.header, orderBook: OrderBookSnapshot(state))
+        let resources: @Sendable (String) -> HorizonResources = { HorizonResources(base: "http://\($0)", network: .standalone) }
+        let answers = AccountAnswers(cache: AccountCache(commits: commits), memory: .init(accounts: CommittedAccounts(state), commits: commits, resources: resources),
+                                     metrics: ServerMetrics(), serverName: "Tender", defaultAuthority: "127.0.0.1:8000")
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandlers([AccountBytePath(answers), ByteToMessageHandler(HTTPRequestDecoder()), AccountFastPath(answers)])
+        let ids = [LedgerState.rootKeyPair(network: .standalone).accountID] + others
+        func rendered(_ id: AccountID) throws -> String {
+            String(decoding: resources("h").account(try #require(state.accountRecord(id))).compactBytes(), as: UTF8.self)
+        }
+        func request(_ id: AccountID, _ extra: String = "") -> String { "GET /accounts/\(id.strKey) HTTP/1.1\r\nHost: h\r\n\(extra)\r\n" }
+        // The byte path: each answer whole in one buffer.
+        try channel.writeInbound(ByteBuffer(string: ids.map { request($0) }.joined()))
+        for id in ids {
+            let written = String(buffer: try #require(try channel.readOutbound(as: ByteBuffer.self)))
+            let expected = try rendered(id)
+            #expect(written.hasSuffix("\r\n\r\n" + expected), "\(written)")
+        }
+        func start(_ buffer: ByteBuffer) -> Int { buffer.withUnsafeReadableBytes { Int(bitPattern: $0.baseAddress) } }
+        try channel.writeInbound(ByteBuffer(string: request(others[0])))
+        let first = start(try #require(try channel.readOutbound(as: ByteBuffer.self)))
+        try channel.writeInbound(ByteBuffer(string: request(others[1])))
+        #expect(start(try #require(try channel.readOutbound(as: ByteBuffer.self))) == first)
+        // The parts' path (a `Content-Length` leaves the connection to the decoder): the body
+        // goes to the encoder as a buffer of its own.
+        try channel.writeInbound(ByteBuffer(string: ids.map { request($0, "Content-Length: 0\r\n") }.joined()))
+        for id in ids {
+            let (head, body) = try #require(try answer(channel))
+            let expected = try rendered(id)
+            #expect(head.status == .ok && String(buffer: body) == expected)
+        }
+    }
+
     /// What memory cannot answer for now goes to the application, and nothing is cached: the
     /// writer changing its state (the path does not wait for it), an account whose ledger is
     /// still being committed, no such account, an address not in its canonical form.
