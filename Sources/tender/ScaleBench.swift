@@ -24,8 +24,9 @@ struct ScaleBench: AsyncParsableCommand {
             to open the database and load the ledger state and the memory it then holds (a new \
             process, `tender bench load`), the end-to-end commit rate and p99 of signed payments \
             (`bench commit`'s measure), then `tender serve` started on the database (time until it \
-            listens) with POST /transactions and GET /accounts/{id} over HTTP against it and its \
-            memory after, the p99 of an account's newest payments, and the database's size; on \
+            listens) with POST /transactions and GET /accounts/{id} over HTTP against it (and the \
+            CPU time a GET took in the server's process and in this one, the client: both share \
+            the machine's cores) and its memory after, the p99 of an account's newest payments, and the database's size; on \
             SQLite, the share of the ledger's file in the kernel's page cache as the commits and \
             the POSTs begin (a leaf not there is read from disk on the writer's thread). Prints \
             a table; writes the series as CSV and as an SVG chart of the rates and memory against \
@@ -98,6 +99,9 @@ struct ScaleBench: AsyncParsableCommand {
         var readP99 = 0.0
         /// Each round's GET rate, in the order measured (the row's rate is their median).
         var readRoundRates: [Double] = []
+        /// CPU time a GET took over all the rounds, in microseconds: the server's process and
+        /// this one's (the client; both share the machine's cores). Nil where it cannot be told.
+        var readCPU: (server: Double, client: Double)?
         var historyP99 = 0.0
         var databaseBytes = 0
         /// The share of the ledger's SQLite file in the kernel's page cache as the commits and
@@ -381,7 +385,11 @@ struct ScaleBench: AsyncParsableCommand {
                     requests, from: senders, sequences: { sequences[$0]! }, accounts: accounts, port: server.port, rng: &rng)
                 (row.submitRate, row.submitP99) = (submit.rate, submit.p99)
                 var rounds: [(rate: Double, p99: Double)] = []
-                for _ in 0..<readRounds { rounds.append(try await Self.read(requests, accounts: accounts, port: server.port, rng: &rng)) }
+                var cpu: (server: Double, client: Double)? = (0, 0)
+                for _ in 0..<readRounds {
+                    rounds.append(try await Self.read(requests, accounts: accounts, port: server.port, rng: &rng, serverCPU: server.cpuSeconds, cpu: &cpu))
+                }
+                row.readCPU = cpu.map { ($0.server * 1e6 / Double(requests * readRounds), $0.client * 1e6 / Double(requests * readRounds)) }
                 let median = Self.median(rounds)
                 (row.readRate, row.readP99) = (median.rate, median.p99)
                 row.readRoundRates = rounds.map(\.rate)
@@ -435,7 +443,8 @@ struct ScaleBench: AsyncParsableCommand {
     }
 
     static func line(_ row: Row) -> String {
-        let reads = row.readRoundRates.count < 2 ? "" : " | GET rounds: " + row.readRoundRates.map { String(format: "%.0f", $0) }.joined(separator: ", ")
+        let reads = (row.readRoundRates.count < 2 ? "" : " | GET rounds: " + row.readRoundRates.map { String(format: "%.0f", $0) }.joined(separator: ", "))
+            + (row.readCPU.map { String(format: " | CPU a GET: server %.1f µs, client %.1f µs", $0.server, $0.client) } ?? "")
         let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
         let cached = [row.cachedAtCommits, row.cachedAtPosts].compactMap { $0 }.map { String(format: "%.0f%%", $0 * 100) }
         let cache = cached.isEmpty ? "" : " | ledger file in the page cache at commits, POSTs: " + cached.joined(separator: ", ")
@@ -525,14 +534,24 @@ struct ScaleBench: AsyncParsableCommand {
         return (Double(count) / run.elapsedSeconds, run.percentile(0.99))
     }
 
-    /// `count` reads of random accounts over 32 connections: answers per second and p99.
-    static func read(_ count: Int, accounts: Int, port: Int, rng: inout SystemRandomNumberGenerator) async throws -> (rate: Double, p99: Double) {
+    /// `count` reads of random accounts over 32 connections: answers per second and p99. The
+    /// CPU time the server's process (`serverCPU`) and this one spent while they were answered
+    /// (not while the requests were made) is added to `cpu`, which becomes nil when either
+    /// cannot be told.
+    static func read(_ count: Int, accounts: Int, port: Int, rng: inout SystemRandomNumberGenerator,
+                     serverCPU: () -> Double? = { nil }, cpu: inout (server: Double, client: Double)?) async throws -> (rate: Double, p99: Double) {
         let connections = 32, host = "127.0.0.1:\(port)"
         var work: [[(HTTPRequestHead, ByteBuffer)]] = Array(repeating: [], count: connections)
         for index in 0..<count {
             work[index % connections].append(RequestStream.get("/accounts/\(bulkAccount(Int.random(in: Self.senders..<accounts, using: &rng)).strKey)", host: host))
         }
+        let before = (serverCPU(), cpuSeconds(process: "self"))
         let run = try await RequestStream.measure(host: "127.0.0.1", port: port, work: work, group: MultiThreadedEventLoopGroup.singleton)
+        if let spent = cpu, let server = before.0, let client = before.1, let serverNow = serverCPU(), let clientNow = cpuSeconds(process: "self") {
+            cpu = (spent.server + serverNow - server, spent.client + clientNow - client)
+        } else {
+            cpu = nil
+        }
         guard run.statuses[200, default: 0] == count else { throw CommandFailure("GET /accounts/{id}: not every account answered: \(run.statuses)") }
         return (Double(count) / run.elapsedSeconds, run.percentile(0.99))
     }
@@ -690,6 +709,18 @@ struct ScaleBench: AsyncParsableCommand {
         let fields = statm.split(separator: " ").prefix(3).compactMap { Int($0) }
         guard fields.count == 3 else { return nil }
         return (fields[1] - fields[2]) * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// The CPU time, user and system, a process (`self`: this one) has spent so far (Linux,
+    /// `/proc/<pid>/stat`, in the kernel's clock ticks); nil elsewhere.
+    static func cpuSeconds(process: String) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+              let nameEnd = stat.lastIndex(of: ")") else { return nil }
+        // The fields after the command's name start at the third (state); utime and stime are
+        // the fourteenth and fifteenth.
+        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// The memory this process holds now (Linux, ``heldBytes(process:)``); elsewhere its peak resident.
@@ -946,6 +977,11 @@ struct ServerProcess {
             throw CommandFailure("tender serve did not start: \(banner.prefix(300))")
         }
         return ServerProcess(process: process, port: port, startSeconds: seconds)
+    }
+
+    /// The CPU time the server has spent so far (Linux, ``ScaleBench/cpuSeconds(process:)``).
+    func cpuSeconds() -> Double? {
+        ScaleBench.cpuSeconds(process: String(process.processIdentifier))
     }
 
     /// The memory the server holds now (Linux, ``ScaleBench/heldBytes(process:)``; 0 elsewhere).

@@ -182,9 +182,14 @@ struct CLITests {
         #expect(result.status == 0, "\(result.stderr)")
         // Each step's GET rounds printed, the row's rate their median.
         let printedRounds = result.stdout.split(separator: "\n").compactMap { line in
-            line.range(of: "GET rounds: ").map { line[$0.upperBound...].split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+            line.range(of: "GET rounds: ").map { line[$0.upperBound...].prefix { $0 != "|" }.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
         }
         #expect(printedRounds.map(\.count) == [3, 3], "\(result.stdout)")
+        // And the CPU time a GET took in the server's process and in the client's.
+        let printedCPU = result.stdout.split(separator: "\n").compactMap { line in
+            line.range(of: "CPU a GET: server ").map { line[$0.upperBound...].split(separator: " ").compactMap { Double($0) } }
+        }
+        #expect(printedCPU.count == 2 && printedCPU.allSatisfy { $0.count == 2 && $0.allSatisfy { $0 > 0 } }, "\(result.stdout)")
         let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
         #expect(rows.first?.first == "accounts" && rows.count == 3)
         // Each step at its size (every second bulk account with a trustline), a new process's
