@@ -186,7 +186,7 @@ final class AccountBytePath: ChannelInboundHandler, RemovableChannelHandler {
 /// is refilled in place, so a miss allocates nothing of its own; a copy is made only for an
 /// answer the cache keeps. At ten million accounts nearly every read is a miss, and the body
 /// allocated, copied and freed for each of them (too large for the allocator's per-thread
-/// cache) cost about a tenth of a miss's time in the server (perf, issue 30).
+/// cache) was about an eighth of what a miss cost the server beyond a hit (perf, issue 30).
 final class AccountAnswers {
     let cache: AccountCache
     let memory: AccountFastPath.Memory?
