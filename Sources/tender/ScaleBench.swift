@@ -539,7 +539,7 @@ struct ScaleBench: AsyncParsableCommand {
     /// (not while the requests were made) is added to `cpu`, which becomes nil when either
     /// cannot be told.
     static func read(_ count: Int, accounts: Int, port: Int, rng: inout SystemRandomNumberGenerator,
-                     serverCPU: () -> Double? = { nil }, cpu: inout (server: Double, client: Double)?) async throws -> (rate: Double, p99: Double) {
+                     serverCPU: () -> Double?, cpu: inout (server: Double, client: Double)?) async throws -> (rate: Double, p99: Double) {
         let connections = 32, host = "127.0.0.1:\(port)"
         var work: [[(HTTPRequestHead, ByteBuffer)]] = Array(repeating: [], count: connections)
         for index in 0..<count {
