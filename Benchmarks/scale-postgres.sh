@@ -5,7 +5,9 @@
 # start-up, POST /transactions, GET /accounts/{id}, an account's payments p99, the database's
 # size); beside each step a new network of 10,000 accounts and payments measured just before and
 # just after it (`--beside`: a database of its own in the same cluster, a fresh copy of it made by
-# PostgreSQL each time), and the step's rates as shares of its. Leaves the table on stdout and the
+# PostgreSQL each time), and the step's rates as shares of its, each step measured three times
+# (`--repeats 3`: each measure followed by a new network's, its shares the medians of each
+# measure's). Leaves the table on stdout and the
 # series in docs/scale-postgres.csv and docs/scale-postgres.svg.
 # Usage: Benchmarks/scale-postgres.sh [ACCOUNTS [PAYMENTS]]   (comma-separated steps)
 #   session 42's runs: Benchmarks/scale-postgres.sh 10000,10000000 10000,1000000
@@ -27,5 +29,5 @@ trap cleanup EXIT
 PG="$(TENDER_POSTGRES_TIMEOUT=14400 TENDER_POSTGRES_SHARED_BUFFERS="${TENDER_POSTGRES_SHARED_BUFFERS:-4GB}" \
   bash Scripts/postgres.sh start "$WORK/pg" | tail -1)"
 .build/release/tender bench scale --database "$PG" --accounts "$ACCOUNTS" --payments "$PAYMENTS" \
-  --transactions 20000 --requests 20000 --beside 10000 --directory "$WORK" \
+  --transactions 20000 --requests 20000 --beside 10000 --repeats 3 --directory "$WORK" \
   --csv docs/scale-postgres.csv --svg docs/scale-postgres.svg

@@ -6,7 +6,8 @@
 # GET /accounts/{id} over HTTP and its memory after, an account's payments p99, the database's
 # size; beside each step a new network of 10,000 accounts and payments measured just before and
 # just after it (`--beside`, a fresh copy each time), and the step's rates as shares of its
-# (the machine's speed drifts over a long series). Leaves the table on stdout and the series in
+# (the machine's speed drifts over a long series); each step measured three times, each measure
+# followed by a new network's (`--repeats 3`), its shares the medians of each measure's. Leaves the table on stdout and the series in
 # docs/scale.csv and docs/scale.svg.
 # Usage: Benchmarks/scale.sh [ACCOUNTS [PAYMENTS]]   (comma-separated steps)
 #   the documented series: Benchmarks/scale.sh 10000,100000,1000000,10000000 10000,100000,1000000,10000000
@@ -15,5 +16,5 @@ cd "$(dirname "$0")/.."
 ACCOUNTS="${1:-10000,100000,1000000}"
 PAYMENTS="${2:-10000,100000,1000000}"
 swift build -c release --product tender >/dev/null
-.build/release/tender bench scale --accounts "$ACCOUNTS" --payments "$PAYMENTS" --transactions 20000 --requests 20000 --beside 10000 \
+.build/release/tender bench scale --accounts "$ACCOUNTS" --payments "$PAYMENTS" --transactions 20000 --requests 20000 --beside 10000 --repeats 3 \
   --csv docs/scale.csv --svg docs/scale.svg

@@ -67,6 +67,9 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Also measure a new network of this many accounts (and as many payments) just before and just after each step, each time a fresh copy of it, and give the step's rates and p99s against theirs: the machine's speed drifts over a long series. With --database, the new network and its copies are databases of their own in the same cluster.")
     var beside: Int?
 
+    @Option(help: "Measure each step this many times, each measure followed by another fresh copy of the new network beside it (with --beside): each measure's rates are taken as shares of the two new-network measures around it, and the step's shares are the medians of those, as are its figures in the table and the CSV (one measure's shares moved by a fifth from one to the next on this machine).")
+    var repeats = 1
+
     @Option(help: "Write the series as CSV to this file.")
     var csv: String?
 
@@ -147,6 +150,7 @@ struct ScaleBench: AsyncParsableCommand {
         guard transactions > 0 else { throw CommandFailure("--transactions must be positive") }
         guard requests >= 0 else { throw CommandFailure("--requests must not be negative") }
         guard readRounds > 0 else { throw CommandFailure("--read-rounds must be positive") }
+        guard repeats > 0 else { throw CommandFailure("--repeats must be positive") }
         let cardSteps = try cards.map { try Self.steps($0, "--cards") }
         guard cardSteps == nil || (cardSteps!.count == accountSteps.count && requests > 0) else {
             throw CommandFailure("--cards needs one step per --accounts step, and --requests above 0")
@@ -202,30 +206,56 @@ struct ScaleBench: AsyncParsableCommand {
                 // copy of the same one: the step's rates against it are not the machine's drift.
                 var besideRows: [Row] = []
                 if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, rng: &rng)) }
-                var row = try await measure(location: location, dataDirectory: dataDirectory, accounts: grownAccounts, senders: senders, rng: &rng) { port, row in
-                    guard let cardSteps else { return }
-                    let step = rows.count
-                    if merchantKey == nil { merchantKey = try await Self.merchant(dataDirectory: dataDirectory, port: port) }
-                    // Grow the gateway's store through the server, then measure.
-                    if cardSteps[step] > filledCards {
-                        _ = try await Self.cardPayments(cardSteps[step] - filledCards, key: merchantKey!, port: port)
-                        filledCards = cardSteps[step]
+                var measures: [Row] = []
+                for _ in 0..<repeats {
+                    var measured = try await measure(location: location, dataDirectory: dataDirectory, accounts: grownAccounts, senders: senders, rng: &rng) { port, row in
+                        guard let cardSteps else { return }
+                        let step = rows.count
+                        if merchantKey == nil { merchantKey = try await Self.merchant(dataDirectory: dataDirectory, port: port) }
+                        // Grow the gateway's store through the server, then measure.
+                        if cardSteps[step] > filledCards {
+                            _ = try await Self.cardPayments(cardSteps[step] - filledCards, key: merchantKey!, port: port)
+                            filledCards = cardSteps[step]
+                        }
+                        let measured = try await Self.cardPayments(requests, key: merchantKey!, port: port)
+                        filledCards += requests
+                        (row.cards, row.cardRate, row.cardP99) = (filledCards, measured.rate, measured.p99)
                     }
-                    let measured = try await Self.cardPayments(requests, key: merchantKey!, port: port)
-                    filledCards += requests
-                    (row.cards, row.cardRate, row.cardP99) = (filledCards, measured.rate, measured.p99)
+                    (measured.accounts, measured.trustLines, measured.payments) = (grownAccounts, grownTrustLines, filledPayments)
+                    if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, rng: &rng)) }
+                    measures.append(measured)
                 }
-                (row.accounts, row.trustLines, row.payments) = (grownAccounts, grownTrustLines, filledPayments)
-                if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, rng: &rng)) }
+                var row = Self.median(of: measures)
                 row.beside = Beside(besideRows)
                 rows.append(row)
-                print(Self.line(row))
-                print("  " + row.commitNote)
-                for (which, beside) in zip(["before", "after"], besideRows) {
-                    print("  a new network beside it, \(which): " + Self.line(beside))
-                    print("    " + beside.commitNote)
+                if measures.count == 1 {
+                    print(Self.line(row))
+                    print("  " + row.commitNote)
+                    for (which, beside) in zip(["before", "after"], besideRows) {
+                        print("  a new network beside it, \(which): " + Self.line(beside))
+                        print("    " + beside.commitNote)
+                    }
+                    if let beside = row.beside { print("  " + Self.ratios(Against(row, beside), to: "the new network beside it")) }
+                } else {
+                    // Each measure with the new network's around it, then the medians.
+                    if let before = besideRows.first {
+                        print("  a new network beside it, before: " + Self.line(before))
+                        print("    " + before.commitNote)
+                    }
+                    for (index, measured) in measures.enumerated() {
+                        print("  measure \(index + 1) of \(measures.count): " + Self.line(measured))
+                        print("    " + measured.commitNote)
+                        guard besideRows.count > index + 1 else { continue }
+                        print("  a new network beside it, after measure \(index + 1): " + Self.line(besideRows[index + 1]))
+                        print("    " + besideRows[index + 1].commitNote)
+                        print("    " + Self.ratios(Against(measured, Beside(Array(besideRows[index...(index + 1)]))!), to: "the new network measured around it"))
+                    }
+                    print(Self.line(row) + " | the median of \(measures.count) measures")
+                    if besideRows.count == measures.count + 1 {
+                        let shares = measures.indices.map { Against(measures[$0], Beside(Array(besideRows[$0...($0 + 1)]))!) }
+                        print("  " + Self.ratios(Against(median: shares), to: "the new network beside it, the median of \(measures.count) measures' shares"))
+                    }
                 }
-                if let beside = row.beside { print("  " + Self.ratios(row, beside)) }
                 // The next step grows the state as the writer and the server left it.
                 if targetAccounts != accountSteps.last {
                     let reopened = try await Self.open(location)
@@ -406,20 +436,67 @@ struct ScaleBench: AsyncParsableCommand {
     }
 
     /// A step's rates as shares of the new network's beside it, and its p99s as multiples of
-    /// theirs, each marked when outside issue 30's bounds (rates within 20%, p99 within 2 times).
-    static func ratios(_ row: Row, _ beside: Beside) -> String {
-        func share(_ name: String, _ value: Double, _ new: Double) -> String {
-            guard new > 0 else { return "\(name) -" }
-            return "\(name) " + String(format: "%.0f%%", value / new * 100) + (value >= 0.8 * new ? "" : " (under 80%)")
+    /// theirs (nil where the new network's figure is 0: not measured).
+    struct Against {
+        var commits, post, get, commitP99, postP99, getP99, historyP99: Double?
+
+        init(_ row: Row, _ beside: Beside) {
+            func of(_ value: Double, _ new: Double) -> Double? { new > 0 ? value / new : nil }
+            commits = of(row.commitRate, beside.commitRate)
+            post = of(row.submitRate, beside.submitRate)
+            get = of(row.readRate, beside.readRate)
+            commitP99 = of(row.commitP99, beside.commitP99)
+            postP99 = of(row.submitP99, beside.submitP99)
+            getP99 = of(row.readP99, beside.readP99)
+            historyP99 = of(row.historyP99, beside.historyP99)
         }
-        func times(_ name: String, _ value: Double, _ new: Double) -> String {
-            guard new > 0 else { return "\(name) -" }
-            return "\(name) " + String(format: "%.2fx", value / new) + (value <= 2 * new ? "" : " (over 2x)")
+
+        /// Each figure's median over `list` (nil where any is nil).
+        init(median list: [Against]) {
+            func median(_ value: KeyPath<Against, Double?>) -> Double? {
+                let values = list.compactMap { $0[keyPath: value] }
+                return values.count == list.count && !values.isEmpty ? ScaleBench.median(values) : nil
+            }
+            (commits, post, get) = (median(\.commits), median(\.post), median(\.get))
+            (commitP99, postP99, getP99, historyP99) = (median(\.commitP99), median(\.postP99), median(\.getP99), median(\.historyP99))
         }
-        let rates = [share("commits", row.commitRate, beside.commitRate), share("POST", row.submitRate, beside.submitRate), share("GET", row.readRate, beside.readRate)]
-        let p99s = [times("commits", row.commitP99, beside.commitP99), times("POST", row.submitP99, beside.submitP99),
-                    times("GET", row.readP99, beside.readP99), times("history", row.historyP99, beside.historyP99)]
-        return "against the new network beside it: rates " + rates.joined(separator: ", ") + "; p99 " + p99s.joined(separator: ", ")
+    }
+
+    /// `against`'s shares and multiples, each marked when outside issue 30's bounds (rates
+    /// within 20%, p99 within 2 times).
+    static func ratios(_ against: Against, to what: String) -> String {
+        func share(_ name: String, _ value: Double?) -> String {
+            guard let value else { return "\(name) -" }
+            return "\(name) " + String(format: "%.0f%%", value * 100) + (value >= 0.8 ? "" : " (under 80%)")
+        }
+        func times(_ name: String, _ value: Double?) -> String {
+            guard let value else { return "\(name) -" }
+            return "\(name) " + String(format: "%.2fx", value) + (value <= 2 ? "" : " (over 2x)")
+        }
+        let rates = [share("commits", against.commits), share("POST", against.post), share("GET", against.get)]
+        let p99s = [times("commits", against.commitP99), times("POST", against.postP99), times("GET", against.getP99), times("history", against.historyP99)]
+        return "against \(what): rates " + rates.joined(separator: ", ") + "; p99 " + p99s.joined(separator: ", ")
+    }
+
+    /// The middle value (the mean of the middle two of an even count).
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    /// A step measured several times: each rate and p99 the median of the measures', the rest
+    /// (memory, sizes, the last measure's notes) the last measure's.
+    static func median(of measures: [Row]) -> Row {
+        var row = measures.last!
+        guard measures.count > 1 else { return row }
+        func median(_ value: KeyPath<Row, Double>) -> Double { Self.median(measures.map { $0[keyPath: value] }) }
+        (row.commitRate, row.commitP99, row.submitRate, row.submitP99) = (median(\.commitRate), median(\.commitP99), median(\.submitRate), median(\.submitP99))
+        (row.readRate, row.readP99, row.historyP99, row.serveSeconds) = (median(\.readRate), median(\.readP99), median(\.historyP99), median(\.serveSeconds))
+        (row.cardRate, row.cardP99, row.load.seconds) = (median(\.cardRate), median(\.cardP99), median(\.load.seconds))
+        row.readRoundRates = []
+        let cpu = measures.compactMap(\.readCPU)
+        row.readCPU = cpu.count == measures.count ? (Self.median(cpu.map(\.server)), Self.median(cpu.map(\.client))) : nil
+        return row
     }
 
     /// Waits for the kernel to write every dirty page to disk (`sync`), off Swift's cooperative
@@ -997,10 +1074,10 @@ struct ServerProcess {
 }
 
 extension ScaleBench.Beside {
-    /// The mean of `rows`; nil for no rows.
+    /// The median of `rows` (for two, their mean); nil for no rows.
     init?(_ rows: [ScaleBench.Row]) {
         guard !rows.isEmpty else { return nil }
-        func mean(_ value: KeyPath<ScaleBench.Row, Double>) -> Double { rows.reduce(0) { $0 + $1[keyPath: value] } / Double(rows.count) }
+        func mean(_ value: KeyPath<ScaleBench.Row, Double>) -> Double { ScaleBench.median(rows.map { $0[keyPath: value] }) }
         self.init(commitRate: mean(\.commitRate), commitP99: mean(\.commitP99), submitRate: mean(\.submitRate), submitP99: mean(\.submitP99),
                   readRate: mean(\.readRate), readP99: mean(\.readP99), historyP99: mean(\.historyP99))
     }

@@ -263,6 +263,30 @@ struct CLITests {
         let stepRate = Double(rows[1][rows[0].firstIndex(of: "commits_per_second")!])!
         let printedShare = ratios.components(separatedBy: "rates commits ").last.flatMap { Double($0.prefix { $0.isNumber }) } ?? -100
         #expect(abs(printedShare - stepRate / besideRate * 100) <= 1, "\(ratios) \(stepRate) \(besideRate)")
+        // Measured twice, each measure followed by a new network's: three new-network measures,
+        // each measure's shares of the two around it, and their medians (for two, the mean).
+        let repeatedCSV = temporary.file("repeated.csv")
+        let repeated = try await Tender.run([
+            "bench", "scale", "--resume", String(kept), "--accounts", "1300", "--payments", "400", "--transactions", "100", "--requests", "0",
+            "--csv", repeatedCSV, "--beside", "1050", "--repeats", "2", "--directory", temporary.path,
+        ], timeout: 600)
+        #expect(repeated.status == 0, "\(repeated.stderr)")
+        let lines = repeated.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.contains("a new network beside it, ") }.count == 3, "\(repeated.stdout)")
+        let measureRates = lines.filter { $0.contains("measure ") && $0.contains(" of 2: 1300 accounts") }.compactMap { line in
+            Double(line.split(separator: "|")[3].trimmingCharacters(in: .whitespaces).prefix { $0.isNumber })
+        }
+        #expect(measureRates.count == 2, "\(repeated.stdout)")
+        let shares = lines.filter { $0.contains("against the new network measured around it: rates commits ") }.compactMap { line in
+            line.components(separatedBy: "rates commits ").last.flatMap { Double($0.prefix { $0.isNumber }) }
+        }
+        let median = try #require(lines.first { $0.contains("the median of 2 measures' shares: rates commits ") })
+        let medianShare = median.components(separatedBy: "rates commits ").last.flatMap { Double($0.prefix { $0.isNumber }) } ?? -100
+        #expect(shares.count == 2 && abs(medianShare - (shares[0] + shares[1]) / 2) <= 1, "\(shares) \(median)")
+        let repeatedRows = try String(contentsOfFile: repeatedCSV, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let medianRate = Double(repeatedRows[1][repeatedRows[0].firstIndex(of: "commits_per_second")!]) ?? -1
+        #expect(measureRates.count == 2 && abs(medianRate - (measureRates[0] + measureRates[1]) / 2) <= 1, "\(measureRates) \(medianRate)")
+        #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--repeats", "0"]).stderr.contains("--repeats must be positive"))
         // Kept, not deleted, after a resumed run; a directory without a network is refused.
         #expect(FileManager.default.fileExists(atPath: String(kept) + "/ledger.sqlite"))
         let empty = try await Tender.run(["bench", "scale", "--resume", temporary.file("nothing"), "--accounts", "1300", "--payments", "1"])
