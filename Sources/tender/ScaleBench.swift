@@ -67,7 +67,7 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Also measure a new network of this many accounts (and as many payments) just before and just after each step, each time a fresh copy of it, and give the step's rates and p99s against theirs: the machine's speed drifts over a long series. With --database, the new network and its copies are databases of their own in the same cluster.")
     var beside: Int?
 
-    @Option(help: "Measure each step this many times, each measure followed by another fresh copy of the new network beside it (with --beside): each measure's rates are taken as shares of the two new-network measures around it, and the step's shares are the medians of those, as are its figures in the table and the CSV (one measure's shares moved by a fifth from one to the next on this machine).")
+    @Option(help: "Measure each step this many times, each measure followed by another fresh copy of the new network beside it (with --beside): each measure's rates are taken as shares of the two new-network measures around it, and the step's shares are the medians of those, as are its figures in the table and the CSV (one measure's shares moved by up to a third from one to the next on this machine).")
     var repeats = 1
 
     @Option(help: "Write the series as CSV to this file.")
@@ -238,6 +238,8 @@ struct ScaleBench: AsyncParsableCommand {
                     if let beside = row.beside { print("  " + Self.ratios(Against(row, beside), to: "the new network beside it")) }
                 } else {
                     // Each measure with the new network's around it, then the medians.
+                    let shares = besideRows.count == measures.count + 1
+                        ? measures.indices.map { Against(measures[$0], Beside(Array(besideRows[$0...($0 + 1)]))!) } : []
                     if let before = besideRows.first {
                         print("  a new network beside it, before: " + Self.line(before))
                         print("    " + before.commitNote)
@@ -245,14 +247,13 @@ struct ScaleBench: AsyncParsableCommand {
                     for (index, measured) in measures.enumerated() {
                         print("  measure \(index + 1) of \(measures.count): " + Self.line(measured))
                         print("    " + measured.commitNote)
-                        guard besideRows.count > index + 1 else { continue }
+                        guard !shares.isEmpty else { continue }
                         print("  a new network beside it, after measure \(index + 1): " + Self.line(besideRows[index + 1]))
                         print("    " + besideRows[index + 1].commitNote)
-                        print("    " + Self.ratios(Against(measured, Beside(Array(besideRows[index...(index + 1)]))!), to: "the new network measured around it"))
+                        print("    " + Self.ratios(shares[index], to: "the new network measured around it"))
                     }
                     print(Self.line(row) + " | the median of \(measures.count) measures")
-                    if besideRows.count == measures.count + 1 {
-                        let shares = measures.indices.map { Against(measures[$0], Beside(Array(besideRows[$0...($0 + 1)]))!) }
+                    if !shares.isEmpty {
                         print("  " + Self.ratios(Against(median: shares), to: "the new network beside it, the median of \(measures.count) measures' shares"))
                     }
                 }
@@ -1077,8 +1078,8 @@ extension ScaleBench.Beside {
     /// The median of `rows` (for two, their mean); nil for no rows.
     init?(_ rows: [ScaleBench.Row]) {
         guard !rows.isEmpty else { return nil }
-        func mean(_ value: KeyPath<ScaleBench.Row, Double>) -> Double { ScaleBench.median(rows.map { $0[keyPath: value] }) }
-        self.init(commitRate: mean(\.commitRate), commitP99: mean(\.commitP99), submitRate: mean(\.submitRate), submitP99: mean(\.submitP99),
-                  readRate: mean(\.readRate), readP99: mean(\.readP99), historyP99: mean(\.historyP99))
+        func median(_ value: KeyPath<ScaleBench.Row, Double>) -> Double { ScaleBench.median(rows.map { $0[keyPath: value] }) }
+        self.init(commitRate: median(\.commitRate), commitP99: median(\.commitP99), submitRate: median(\.submitRate), submitP99: median(\.submitP99),
+                  readRate: median(\.readRate), readP99: median(\.readP99), historyP99: median(\.historyP99))
     }
 }
