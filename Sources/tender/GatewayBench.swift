@@ -56,7 +56,7 @@ struct GatewayBench: AsyncParsableCommand {
         }
 
         let group = MultiThreadedEventLoopGroup.singleton
-        var work: [[(HTTPRequestHead, ByteBuffer)]] = Array(repeating: [], count: connections)
+        var work: [[ByteBuffer]] = Array(repeating: [], count: connections)
         for index in 0..<payments {
             work[index % connections].append(RequestStream.post(
                 "/v1/payment_intents", host: "\(host):\(port)",

@@ -564,7 +564,7 @@ struct ScaleBench: AsyncParsableCommand {
                        rng: inout SystemRandomNumberGenerator) async throws -> (rate: Double, p99: Double) {
         let connections = 256, host = "127.0.0.1:\(port)"
         var next = Dictionary(uniqueKeysWithValues: senders.map { ($0.accountID, sequences($0.accountID)) })
-        var work: [[(HTTPRequestHead, ByteBuffer)]] = Array(repeating: [], count: connections)
+        var work: [[ByteBuffer]] = Array(repeating: [], count: connections)
         for index in 0..<count {
             let sender = senders[index % senders.count]
             let sequence = next[sender.accountID]! + 1
@@ -601,7 +601,7 @@ struct ScaleBench: AsyncParsableCommand {
         let method = try await connection.send(.POST, "/v1/payment_methods", form: card, headers: [("Authorization", "Bearer \(key)")])
         await connection.close()
         guard method.status == 200, let id = SubmitBench.field(method.body, "id") else { throw CommandFailure("a payment method answered \(method.status)") }
-        var work: [[(HTTPRequestHead, ByteBuffer)]] = Array(repeating: [], count: min(connections, count))
+        var work: [[ByteBuffer]] = Array(repeating: [], count: min(connections, count))
         for index in 0..<count {
             work[index % work.count].append(RequestStream.post(
                 "/v1/payment_intents", host: host, form: "amount=\(1000 + index % 1000)&currency=eur&payment_method=\(id)&confirm=true",
@@ -619,7 +619,7 @@ struct ScaleBench: AsyncParsableCommand {
     static func read(_ count: Int, accounts: Int, port: Int, rng: inout SystemRandomNumberGenerator,
                      serverCPU: () -> Double?, cpu: inout (server: Double, client: Double)?) async throws -> (rate: Double, p99: Double) {
         let connections = 32, host = "127.0.0.1:\(port)"
-        var work: [[(HTTPRequestHead, ByteBuffer)]] = Array(repeating: [], count: connections)
+        var work: [[ByteBuffer]] = Array(repeating: [], count: connections)
         for index in 0..<count {
             work[index % connections].append(RequestStream.get("/accounts/\(bulkAccount(Int.random(in: Self.senders..<accounts, using: &rng)).strKey)", host: host))
         }
