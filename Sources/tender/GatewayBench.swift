@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import WalletKit
 #if canImport(FoundationNetworking)
