@@ -44,7 +44,7 @@ public final class PreparedTransaction: Sendable {
                 let check = SignatureCheck(index: index, key: key)
                 guard checked.insert(check).inserted, signatures[index].hint == key.lastFourBytes else { continue }
                 if own?.take(key: key, hash: hash, signature: signatures[index].signature) == true
-                    || KeyPair(accountID: AccountID(publicKey: key)).verify(signatures[index].signature, for: hash.bytes) {
+                    || Ed25519Verifier.shared.verify(signatures[index].signature, for: hash.bytes, key: key) {
                     verified.insert(check)
                 }
             }
@@ -129,7 +129,7 @@ struct SignatureChecker {
         if let known = lateChecks[check] { return known }
         let signature = signatures[index]
         let valid = signature.hint == key.lastFourBytes
-            && KeyPair(accountID: AccountID(publicKey: key)).verify(signature.signature, for: hash.bytes)
+            && Ed25519Verifier.shared.verify(signature.signature, for: hash.bytes, key: key)
         lateChecks[check] = valid
         return valid
     }
@@ -208,7 +208,7 @@ struct SignatureChecker {
             for byte in payload.suffix(4) { payloadTail = payloadTail << 8 | UInt32(byte) }
             payloadTail <<= UInt32(8 * (4 - min(4, payload.count)))
             guard signature.hint == key.lastFourBytes ^ payloadTail else { return false }
-            return KeyPair(accountID: AccountID(publicKey: key)).verify(signature.signature, for: payload)
+            return Ed25519Verifier.shared.verify(signature.signature, for: payload, key: key)
         }) { return true }
         return false
     }

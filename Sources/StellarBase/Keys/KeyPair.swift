@@ -68,7 +68,7 @@ public struct KeyPair: Sendable {
 
     /// Whether `signature` is this key's valid ed25519 signature of `message`.
     public func verify(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-        guard signature.count == 64, let publicKey else { return false }
-        return publicKey.isValidSignature(signature, for: message)
+        guard signature.count == 64, publicKey != nil else { return false }
+        return Ed25519Verifier.shared.verify(signature, for: message, key: accountID.publicKey)
     }
 }
