@@ -105,6 +105,9 @@ struct ScaleBench: AsyncParsableCommand {
         /// CPU time a GET took over all the rounds, in microseconds: the server's process and
         /// this one's (the client; both share the machine's cores). Nil where it cannot be told.
         var readCPU: (server: Double, client: Double)?
+        /// CPU time a POST /transactions took, in microseconds, the same way (the client's
+        /// excludes signing, done before the clock starts).
+        var submitCPU: (server: Double, client: Double)?
         var historyP99 = 0.0
         var databaseBytes = 0
         /// The share of the ledger's SQLite file in the kernel's page cache as the commits and
@@ -412,9 +415,12 @@ struct ScaleBench: AsyncParsableCommand {
             row.serveSeconds = server.startSeconds
             if let path { row.cachedAtPosts = await Self.cachedShare(path) }
             do {
+                var submitCPU: (server: Double, client: Double)? = (0, 0)
                 let submit = try await Self.submit(
-                    requests, from: senders, sequences: { sequences[$0]! }, accounts: accounts, port: server.port, rng: &rng)
+                    requests, from: senders, sequences: { sequences[$0]! }, accounts: accounts, port: server.port, rng: &rng,
+                    serverCPU: server.cpuSeconds, cpu: &submitCPU)
                 (row.submitRate, row.submitP99) = (submit.rate, submit.p99)
+                row.submitCPU = submitCPU.map { ($0.server * 1e6 / Double(requests), $0.client * 1e6 / Double(requests)) }
                 var rounds: [(rate: Double, p99: Double)] = []
                 var cpu: (server: Double, client: Double)? = (0, 0)
                 for _ in 0..<readRounds {
@@ -497,6 +503,8 @@ struct ScaleBench: AsyncParsableCommand {
         row.readRoundRates = []
         let cpu = measures.compactMap(\.readCPU)
         row.readCPU = cpu.count == measures.count ? (Self.median(cpu.map(\.server)), Self.median(cpu.map(\.client))) : nil
+        let submitCPU = measures.compactMap(\.submitCPU)
+        row.submitCPU = submitCPU.count == measures.count ? (Self.median(submitCPU.map(\.server)), Self.median(submitCPU.map(\.client))) : nil
         return row
     }
 
@@ -523,6 +531,7 @@ struct ScaleBench: AsyncParsableCommand {
     static func line(_ row: Row) -> String {
         let reads = (row.readRoundRates.count < 2 ? "" : " | GET rounds: " + row.readRoundRates.map { String(format: "%.0f", $0) }.joined(separator: ", "))
             + (row.readCPU.map { String(format: " | CPU a GET: server %.1f µs, client %.1f µs", $0.server, $0.client) } ?? "")
+            + (row.submitCPU.map { String(format: " | CPU a POST: server %.1f µs, client %.1f µs", $0.server, $0.client) } ?? "")
         let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
         let cached = [row.cachedAtCommits, row.cachedAtPosts].compactMap { $0 }.map { String(format: "%.0f%%", $0 * 100) }
         let cache = cached.isEmpty ? "" : " | ledger file in the page cache at commits, POSTs: " + cached.joined(separator: ", ")
@@ -560,8 +569,11 @@ struct ScaleBench: AsyncParsableCommand {
 
     /// `count` signed payments from the senders (each sender's in order on one connection) to
     /// random accounts, over 256 connections: applied per second and p99, as `bench submit`.
+    /// The CPU time the server's process and this one spent while they were answered is added
+    /// to `cpu`, as ``read(_:accounts:port:rng:serverCPU:cpu:)`` does.
     static func submit(_ count: Int, from senders: [KeyPair], sequences: (AccountID) -> Int64, accounts: Int, port: Int,
-                       rng: inout SystemRandomNumberGenerator) async throws -> (rate: Double, p99: Double) {
+                       rng: inout SystemRandomNumberGenerator,
+                       serverCPU: () -> Double?, cpu: inout (server: Double, client: Double)?) async throws -> (rate: Double, p99: Double) {
         let connections = 256, host = "127.0.0.1:\(port)"
         var next = Dictionary(uniqueKeysWithValues: senders.map { ($0.accountID, sequences($0.accountID)) })
         var work: [[ByteBuffer]] = Array(repeating: [], count: connections)
@@ -575,7 +587,9 @@ struct ScaleBench: AsyncParsableCommand {
                 operations: [Operation(.payment(PaymentOperation(destination: .ed25519(to), asset: .native, amount: 1)))]).signed(by: [sender], on: .standalone)
             work[(index % senders.count) % connections].append(RequestStream.post("/transactions", host: host, form: SubmitBench.form(envelope)))
         }
-        let run = try await RequestStream.measure(host: "127.0.0.1", port: port, work: work, group: MultiThreadedEventLoopGroup.singleton)
+        let run = try await Self.spending(serverCPU: serverCPU, cpu: &cpu) {
+            try await RequestStream.measure(host: "127.0.0.1", port: port, work: work, group: MultiThreadedEventLoopGroup.singleton)
+        }
         guard run.statuses[200, default: 0] == count else { throw CommandFailure("POST /transactions: not every payment applied: \(run.statuses)") }
         return (Double(count) / run.elapsedSeconds, run.percentile(0.99))
     }
@@ -623,15 +637,25 @@ struct ScaleBench: AsyncParsableCommand {
         for index in 0..<count {
             work[index % connections].append(RequestStream.get("/accounts/\(bulkAccount(Int.random(in: Self.senders..<accounts, using: &rng)).strKey)", host: host))
         }
+        let run = try await Self.spending(serverCPU: serverCPU, cpu: &cpu) {
+            try await RequestStream.measure(host: "127.0.0.1", port: port, work: work, group: MultiThreadedEventLoopGroup.singleton)
+        }
+        guard run.statuses[200, default: 0] == count else { throw CommandFailure("GET /accounts/{id}: not every account answered: \(run.statuses)") }
+        return (Double(count) / run.elapsedSeconds, run.percentile(0.99))
+    }
+
+    /// Runs `body`, adding the CPU time the server's process (`serverCPU`) and this one spent
+    /// meanwhile to `cpu`, which becomes nil when either cannot be told.
+    static func spending<T>(serverCPU: () -> Double?, cpu: inout (server: Double, client: Double)?,
+                            _ body: () async throws -> T) async throws -> T {
         let before = (serverCPU(), cpuSeconds(process: "self"))
-        let run = try await RequestStream.measure(host: "127.0.0.1", port: port, work: work, group: MultiThreadedEventLoopGroup.singleton)
+        let result = try await body()
         if let spent = cpu, let server = before.0, let client = before.1, let serverNow = serverCPU(), let clientNow = cpuSeconds(process: "self") {
             cpu = (spent.server + serverNow - server, spent.client + clientNow - client)
         } else {
             cpu = nil
         }
-        guard run.statuses[200, default: 0] == count else { throw CommandFailure("GET /accounts/{id}: not every account answered: \(run.statuses)") }
-        return (Double(count) / run.elapsedSeconds, run.percentile(0.99))
+        return result
     }
 
     /// What `tender bench load` reports.

@@ -187,9 +187,14 @@ struct CLITests {
         #expect(printedRounds.map(\.count) == [3, 3], "\(result.stdout)")
         // And the CPU time a GET took in the server's process and in the client's.
         let printedCPU = result.stdout.split(separator: "\n").compactMap { line in
-            line.range(of: "CPU a GET: server ").map { line[$0.upperBound...].split(separator: " ").compactMap { Double($0) } }
+            line.range(of: "CPU a GET: server ").map { line[$0.upperBound...].prefix { $0 != "|" }.split(separator: " ").compactMap { Double($0) } }
         }
         #expect(printedCPU.count == 2 && printedCPU.allSatisfy { $0.count == 2 && $0.allSatisfy { $0 > 0 } }, "\(result.stdout)")
+        // And a POST's (300 of them: the server's tens of milliseconds, the client's a few).
+        let printedPostCPU = result.stdout.split(separator: "\n").compactMap { line in
+            line.range(of: "CPU a POST: server ").map { line[$0.upperBound...].prefix { $0 != "|" }.split(separator: " ").compactMap { Double($0) } }
+        }
+        #expect(printedPostCPU.count == 2 && printedPostCPU.allSatisfy { $0.count == 2 && $0[0] > 0 && $0[1] >= 0 }, "\(result.stdout)")
         let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
         #expect(rows.first?.first == "accounts" && rows.count == 3)
         // Each step at its size (every second bulk account with a trustline), a new process's
