@@ -49,6 +49,9 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Rounds of --requests GET /accounts/{id} reads at each step; the rate is their median (a round lasts under a second, and single rounds on one network with one build differed by up to half).")
     var readRounds = 5
 
+    @Option(help: "Rounds of --requests POST /transactions at each step; the rate is their median (a new server's first round on a large network also fills the writer's page cache, memory the kernel hands out and zeroes page by page).")
+    var postRounds = 3
+
     @Option(help: "Card payments in the gateway's store at each step, ascending (comma-separated, one per step), made through the server (each settled on the ledger); with it, the card payment rate is measured at each step.")
     var cards: String?
 
@@ -102,6 +105,8 @@ struct ScaleBench: AsyncParsableCommand {
         var readP99 = 0.0
         /// Each round's GET rate, in the order measured (the row's rate is their median).
         var readRoundRates: [Double] = []
+        /// Each round's POST rate, in the order measured (the row's rate is their median).
+        var submitRoundRates: [Double] = []
         /// CPU time a GET took over all the rounds, in microseconds: the server's process and
         /// this one's (the client; both share the machine's cores). Nil where it cannot be told.
         var readCPU: (server: Double, client: Double)?
@@ -153,6 +158,7 @@ struct ScaleBench: AsyncParsableCommand {
         guard transactions > 0 else { throw CommandFailure("--transactions must be positive") }
         guard requests >= 0 else { throw CommandFailure("--requests must not be negative") }
         guard readRounds > 0 else { throw CommandFailure("--read-rounds must be positive") }
+        guard postRounds > 0 else { throw CommandFailure("--post-rounds must be positive") }
         guard repeats > 0 else { throw CommandFailure("--repeats must be positive") }
         let cardSteps = try cards.map { try Self.steps($0, "--cards") }
         guard cardSteps == nil || (cardSteps!.count == accountSteps.count && requests > 0) else {
@@ -416,11 +422,16 @@ struct ScaleBench: AsyncParsableCommand {
             if let path { row.cachedAtPosts = await Self.cachedShare(path) }
             do {
                 var submitCPU: (server: Double, client: Double)? = (0, 0)
-                let submit = try await Self.submit(
-                    requests, from: senders, sequences: { sequences[$0]! }, accounts: accounts, port: server.port, rng: &rng,
-                    serverCPU: server.cpuSeconds, cpu: &submitCPU)
+                var submitRounds: [(rate: Double, p99: Double)] = []
+                for _ in 0..<postRounds {
+                    submitRounds.append(try await Self.submit(
+                        requests, from: senders, sequences: &sequences, accounts: accounts, port: server.port, rng: &rng,
+                        serverCPU: server.cpuSeconds, cpu: &submitCPU))
+                }
+                let submit = Self.median(submitRounds)
                 (row.submitRate, row.submitP99) = (submit.rate, submit.p99)
-                row.submitCPU = submitCPU.map { ($0.server * 1e6 / Double(requests), $0.client * 1e6 / Double(requests)) }
+                row.submitRoundRates = submitRounds.map(\.rate)
+                row.submitCPU = submitCPU.map { ($0.server * 1e6 / Double(requests * postRounds), $0.client * 1e6 / Double(requests * postRounds)) }
                 var rounds: [(rate: Double, p99: Double)] = []
                 var cpu: (server: Double, client: Double)? = (0, 0)
                 for _ in 0..<readRounds {
@@ -501,6 +512,7 @@ struct ScaleBench: AsyncParsableCommand {
         (row.readRate, row.readP99, row.historyP99, row.serveSeconds) = (median(\.readRate), median(\.readP99), median(\.historyP99), median(\.serveSeconds))
         (row.cardRate, row.cardP99, row.load.seconds) = (median(\.cardRate), median(\.cardP99), median(\.load.seconds))
         row.readRoundRates = []
+        row.submitRoundRates = []
         let cpu = measures.compactMap(\.readCPU)
         row.readCPU = cpu.count == measures.count ? (Self.median(cpu.map(\.server)), Self.median(cpu.map(\.client))) : nil
         let submitCPU = measures.compactMap(\.submitCPU)
@@ -529,7 +541,8 @@ struct ScaleBench: AsyncParsableCommand {
     }
 
     static func line(_ row: Row) -> String {
-        let reads = (row.readRoundRates.count < 2 ? "" : " | GET rounds: " + row.readRoundRates.map { String(format: "%.0f", $0) }.joined(separator: ", "))
+        let reads = (row.submitRoundRates.count < 2 ? "" : " | POST rounds: " + row.submitRoundRates.map { String(format: "%.0f", $0) }.joined(separator: ", "))
+            + (row.readRoundRates.count < 2 ? "" : " | GET rounds: " + row.readRoundRates.map { String(format: "%.0f", $0) }.joined(separator: ", "))
             + (row.readCPU.map { String(format: " | CPU a GET: server %.1f µs, client %.1f µs", $0.server, $0.client) } ?? "")
             + (row.submitCPU.map { String(format: " | CPU a POST: server %.1f µs, client %.1f µs", $0.server, $0.client) } ?? "")
         let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
@@ -569,13 +582,13 @@ struct ScaleBench: AsyncParsableCommand {
 
     /// `count` signed payments from the senders (each sender's in order on one connection) to
     /// random accounts, over 256 connections: applied per second and p99, as `bench submit`.
+    /// `sequences` holds each sender's last sequence number and moves on with the payments made.
     /// The CPU time the server's process and this one spent while they were answered is added
     /// to `cpu`, as ``read(_:accounts:port:rng:serverCPU:cpu:)`` does.
-    static func submit(_ count: Int, from senders: [KeyPair], sequences: (AccountID) -> Int64, accounts: Int, port: Int,
+    static func submit(_ count: Int, from senders: [KeyPair], sequences next: inout [AccountID: Int64], accounts: Int, port: Int,
                        rng: inout SystemRandomNumberGenerator,
                        serverCPU: () -> Double?, cpu: inout (server: Double, client: Double)?) async throws -> (rate: Double, p99: Double) {
         let connections = 256, host = "127.0.0.1:\(port)"
-        var next = Dictionary(uniqueKeysWithValues: senders.map { ($0.accountID, sequences($0.accountID)) })
         var work: [[ByteBuffer]] = Array(repeating: [], count: connections)
         for index in 0..<count {
             let sender = senders[index % senders.count]

@@ -177,7 +177,7 @@ struct CLITests {
         let csv = temporary.file("scale.csv"), svg = temporary.file("scale.svg")
         let result = try await Tender.run([
             "bench", "scale", "--accounts", "1100,1500", "--payments", "200,300", "--transactions", "300", "--requests", "600",
-            "--read-rounds", "3", "--cards", "700,1400", "--directory", temporary.path, "--csv", csv, "--svg", svg,
+            "--read-rounds", "3", "--post-rounds", "2", "--cards", "700,1400", "--directory", temporary.path, "--csv", csv, "--svg", svg,
         ], timeout: 600)
         #expect(result.status == 0, "\(result.stderr)")
         // Each step's GET rounds printed, the row's rate their median.
@@ -185,6 +185,10 @@ struct CLITests {
             line.range(of: "GET rounds: ").map { line[$0.upperBound...].prefix { $0 != "|" }.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
         }
         #expect(printedRounds.map(\.count) == [3, 3], "\(result.stdout)")
+        let printedPostRounds = result.stdout.split(separator: "\n").compactMap { line in
+            line.range(of: "POST rounds: ").map { line[$0.upperBound...].prefix { $0 != "|" }.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
+        }
+        #expect(printedPostRounds.map(\.count) == [2, 2], "\(result.stdout)")
         // And the CPU time a GET took in the server's process and in the client's.
         let printedCPU = result.stdout.split(separator: "\n").compactMap { line in
             line.range(of: "CPU a GET: server ").map { line[$0.upperBound...].prefix { $0 != "|" }.split(separator: " ").compactMap { Double($0) } }
@@ -202,9 +206,11 @@ struct CLITests {
         #expect(rows.dropFirst().map { "\($0[0]),\($0[2])" } == ["1100,200", "1500,300"])
         #expect(rows.dropFirst().map { (Int($0[1]) ?? 0) >= (Int($0[0])! - 1000) / 2 } == [true, true])
         let header = rows[0].map(String.init)
-        for (row, rounds) in zip(rows.dropFirst(), printedRounds) {
+        for ((row, rounds), postRounds) in zip(zip(rows.dropFirst(), printedRounds), printedPostRounds) {
             let value = { (name: String) in Double(row[header.firstIndex(of: name)!]) ?? -1 }
             #expect(abs(value("gets_per_second") - rounds.sorted()[1]) <= 1, "\(row) \(rounds)")
+            // Two POST rounds: the lower one is the median.
+            #expect(abs(value("posts_per_second") - postRounds.sorted()[0]) <= 1, "\(row) \(postRounds)")
             #expect(value("load_seconds") >= 0 && value("resident_bytes") > 1_000_000 && value("bytes_per_account") > 0, "\(row)")
             #expect(value("bytes_per_trustline") > 0 && value("commits_per_second") > 0 && value("serve_start_seconds") > 0, "\(row)")
             #expect(value("posts_per_second") > 0 && value("gets_per_second") > 0 && value("serve_resident_bytes") > 1_000_000, "\(row)")
