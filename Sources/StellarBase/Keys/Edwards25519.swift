@@ -89,27 +89,22 @@ struct EdwardsPoint {
         return EdwardsPoint(x: e * f, y: h * g, z: g * f, t: e * h)
     }
 
-    /// P + Q for Q in affine Niels form.
+    /// P + Q, or P - Q when `negated`, for Q in affine Niels form (ref10's `ge_madd` and
+    /// `ge_msub`: -Q swaps y + x with y - x and negates 2d·x·y).
     @inline(__always)
-    func adding(_ q: AffinePoint) -> EdwardsPoint {
-        let a = (y + x) * q.yPlusX
-        let b = (y - x) * q.yMinusX
+    func adding(_ q: AffinePoint, negated: Bool = false) -> EdwardsPoint {
+        let a = (y + x) * (negated ? q.yMinusX : q.yPlusX)
+        let b = (y - x) * (negated ? q.yPlusX : q.yMinusX)
         let c = q.xy2d * t
         let dd = z + z
-        let e = a - b, h = a + b, g = dd + c, f = dd - c
+        let e = a - b, h = a + b
+        let (g, f) = negated ? (dd - c, dd + c) : (dd + c, dd - c)
         return EdwardsPoint(x: e * f, y: h * g, z: g * f, t: e * h)
     }
 
     /// P - Q for Q in affine Niels form.
     @inline(__always)
-    func subtracting(_ q: AffinePoint) -> EdwardsPoint {
-        let a = (y + x) * q.yMinusX
-        let b = (y - x) * q.yPlusX
-        let c = q.xy2d * t
-        let dd = z + z
-        let e = a - b, h = a + b, g = dd - c, f = dd + c
-        return EdwardsPoint(x: e * f, y: h * g, z: g * f, t: e * h)
-    }
+    func subtracting(_ q: AffinePoint) -> EdwardsPoint { adding(q, negated: true) }
 
     var cached: CachedPoint {
         CachedPoint(yPlusX: y + x, yMinusX: y - x, z: z, t2d: t * Self.d2)
