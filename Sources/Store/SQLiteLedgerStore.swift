@@ -166,6 +166,20 @@ public final class SQLiteLedgerStore: LedgerStore {
         return (row.flatMap { $0[1] as Int? } ?? 0, row.flatMap { $0[2] as Int? } ?? 0)
     }
 
+    /// Waits for the checkpoints asked for so far, then closes the store's connections: the last
+    /// one to close copies the WAL into the database file and removes the WAL and its index, so
+    /// the database is then one file, safe to copy. Until then a checkpoint scheduled by the
+    /// last commits keeps connections open and ends with that removal, which a copy made
+    /// meanwhile races (`bench scale` copies its new network before each measure). Nothing may
+    /// use the store after.
+    public func close() async throws {
+        _ = await checkpointsFinished()
+        try await offThePool { [checkpointer, database] in
+            try checkpointer.close()
+            try database.close()
+        }
+    }
+
     /// Returns when the checkpoints asked for so far have run, with the frames in the WAL then.
     func checkpointsFinished() async -> Int {
         await withCheckedContinuation { continuation in

@@ -327,6 +327,8 @@ struct ScaleBench: AsyncParsableCommand {
             try await opened.store.commit(first)
             var (grownAccounts, grownPayments) = (0, 0)
             try await Self.grow(opened.store, &state, senders: senders, accounts: &grownAccounts, payments: &grownPayments, to: (accounts, accounts), rng: &rng)
+            // Closed before its first copy: one file, with no checkpoint still to run on it.
+            if let sqlite = opened.store as? SQLiteLedgerStore { try await sqlite.close() }
             return BesideNetwork(root: root, postgres: postgres, accounts: grownAccounts, trustLines: state.trustLines.count, payments: grownPayments)
         } catch {
             await BesideNetwork(root: root, postgres: postgres, accounts: 0, trustLines: 0, payments: 0).remove()

@@ -40,6 +40,22 @@ struct SQLiteLedgerStoreTests {
         #expect(cache.reader == SQLiteLedgerStore.readerCacheMebibytes * 1024)
     }
 
+    /// A closed store's database file holds every commit (the WAL copied in): a copy of that
+    /// file alone opens on the same ledger.
+    @Test func aClosedStoreIsOneFileThatCopies() async throws {
+        let path = temporaryPath()
+        let store = try SQLiteLedgerStore(path: path)
+        let (_, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: 1_700_000_000)
+        try await store.commit(first)
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        try await store.close()
+        let copy = temporaryPath()
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let reopened = try SQLiteLedgerStore(path: copy)
+        #expect(try await reopened.latestLedgerSequence() == first.header.sequence)
+        #expect(try await reopened.loadState() != nil)
+    }
+
     @Test func committedLedgersReloadToTheSameState() async throws {
         let path = temporaryPath()
         let store = try SQLiteLedgerStore(path: path)
