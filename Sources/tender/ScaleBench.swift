@@ -49,7 +49,7 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Rounds of --requests GET /accounts/{id} reads at each step; the rate is their median (a round lasts under a second, and single rounds on one network with one build differed by up to half).")
     var readRounds = 5
 
-    @Option(help: "Rounds of --requests POST /transactions at each step; the rate is their median (a new server's first round on a large network also fills the writer's page cache, memory the kernel hands out and zeroes page by page).")
+    @Option(help: "Rounds of --requests POST /transactions at each step; the rate is their median (rounds on one server at ten million accounts differed by up to 11%, and the first was not always the slowest).")
     var postRounds = 3
 
     @Option(help: "Card payments in the gateway's store at each step, ascending (comma-separated, one per step), made through the server (each settled on the ledger); with it, the card payment rate is measured at each step.")

@@ -25,16 +25,37 @@ public final class Ed25519Verifier: Sendable {
     public let tableCapacity: Int
     public let seenCapacity: Int
 
-    private struct Caches {
-        var tables: [Bytes32: KeyTable] = [:]
-        var tableOrder: [Bytes32] = []
-        var nextTable = 0
-        var seen: Set<Bytes32> = []
-        var seenOrder: [Bytes32] = []
-        var nextSeen = 0
+    /// At most `capacity` keys with a value each; a key added past it displaces the oldest.
+    struct BoundedCache<Value> {
+        let capacity: Int
+        private(set) var values: [Bytes32: Value] = [:]
+        private var order: [Bytes32] = []
+        private var oldest = 0
+
+        init(capacity: Int) { self.capacity = capacity }
+
+        subscript(key: Bytes32) -> Value? { values[key] }
+
+        /// Adds `key` (a key already held keeps its value).
+        mutating func add(_ key: Bytes32, _ value: Value) {
+            guard values[key] == nil else { return }
+            if order.count < capacity {
+                order.append(key)
+            } else {
+                values[order[oldest]] = nil
+                order[oldest] = key
+                oldest = (oldest + 1) % capacity
+            }
+            values[key] = value
+        }
     }
 
-    private let caches = Mutex(Caches())
+    private struct Caches {
+        var tables: BoundedCache<KeyTable>
+        var seen: BoundedCache<Void>
+    }
+
+    private let caches: Mutex<Caches>
 
     /// A decoded key's table, or nil for a key that does not decode.
     final class KeyTable: Sendable {
@@ -50,6 +71,7 @@ public final class Ed25519Verifier: Sendable {
         precondition(tableCapacity > 0 && seenCapacity > 0)
         self.tableCapacity = tableCapacity
         self.seenCapacity = seenCapacity
+        caches = Mutex(Caches(tables: BoundedCache(capacity: tableCapacity), seen: BoundedCache(capacity: seenCapacity)))
     }
 
     /// Whether `signature` is `key`'s valid Ed25519 signature of `message`.
@@ -64,39 +86,27 @@ public final class Ed25519Verifier: Sendable {
         return publicKey.isValidSignature(signature, for: message)
     }
 
+    /// How often a key has been seen, as far as the caches remember.
+    private enum Sighting {
+        case first, second, known(KeyTable)
+    }
+
     /// The table for a key seen before (made now if this is the second time), or nil the first time.
     private func table(for key: Bytes32) -> KeyTable? {
-        let known: KeyTable?? = caches.withLock { caches in
-            if let table = caches.tables[key] { return .some(table) }
-            if caches.seen.contains(key) { return .some(nil) }
-            if caches.seenOrder.count < seenCapacity {
-                caches.seenOrder.append(key)
-            } else {
-                caches.seen.remove(caches.seenOrder[caches.nextSeen])
-                caches.seenOrder[caches.nextSeen] = key
-                caches.nextSeen = (caches.nextSeen + 1) % seenCapacity
-            }
-            caches.seen.insert(key)
-            return nil
+        let sighting: Sighting = caches.withLock { caches in
+            if let table = caches.tables[key] { return .known(table) }
+            if caches.seen[key] != nil { return .second }
+            caches.seen.add(key, ())
+            return .first
         }
-        switch known {
-        case .some(.some(let table)): return table
-        case .none: return nil
-        case .some(.none): break
+        switch sighting {
+        case .known(let table): return table
+        case .first: return nil
+        case .second:
+            let made = KeyTable(key)
+            caches.withLock { $0.tables.add(key, made) }
+            return made
         }
-        let made = KeyTable(key)
-        caches.withLock { caches in
-            guard caches.tables[key] == nil else { return }
-            if caches.tableOrder.count < tableCapacity {
-                caches.tableOrder.append(key)
-            } else {
-                caches.tables[caches.tableOrder[caches.nextTable]] = nil
-                caches.tableOrder[caches.nextTable] = key
-                caches.nextTable = (caches.nextTable + 1) % tableCapacity
-            }
-            caches.tables[key] = made
-        }
-        return made
     }
 
     /// Decodes `key` and makes its table, the work of a key's second sight, without keeping it
@@ -104,7 +114,7 @@ public final class Ed25519Verifier: Sendable {
     public static func makeTable(for key: Bytes32) -> Bool { KeyTable(key).table != nil }
 
     /// How many keys have a table now (for tests and figures).
-    public var tableCount: Int { caches.withLock { $0.tables.count } }
+    public var tableCount: Int { caches.withLock { $0.tables.values.count } }
 
     /// BoringSSL's `ED25519_verify`, with [s]B - [h]A summed from the two tables.
     static func verify(_ signature: [UInt8], _ message: [UInt8], key: Bytes32, table: KeyTable) -> Bool {
