@@ -113,6 +113,10 @@ struct ScaleBench: AsyncParsableCommand {
         /// CPU time a POST /transactions took, in microseconds, the same way (the client's
         /// excludes signing, done before the clock starts).
         var submitCPU: (server: Double, client: Double)?
+        /// On PostgreSQL on this machine, CPU time a POST took in the cluster's processes (its
+        /// backends, writers and autovacuum), in microseconds: work the server's own figure
+        /// leaves out. Nil on SQLite or where it cannot be told.
+        var submitDatabaseCPU: Double?
         var historyP99 = 0.0
         var databaseBytes = 0
         /// The share of the ledger's SQLite file in the kernel's page cache as the commits and
@@ -425,6 +429,8 @@ struct ScaleBench: AsyncParsableCommand {
             do {
                 var submitCPU: (server: Double, client: Double)? = (0, 0)
                 var submitRounds: [(rate: Double, p99: Double)] = []
+                let postmaster = await Self.postmaster(location)
+                let clusterBefore = postmaster.flatMap(Self.clusterCPUSeconds)
                 for _ in 0..<postRounds {
                     submitRounds.append(try await Self.submit(
                         requests, from: senders, sequences: &sequences, accounts: accounts, port: server.port, rng: &rng,
@@ -434,6 +440,9 @@ struct ScaleBench: AsyncParsableCommand {
                 (row.submitRate, row.submitP99) = (submit.rate, submit.p99)
                 row.submitRoundRates = submitRounds.map(\.rate)
                 row.submitCPU = submitCPU.map { ($0.server * 1e6 / Double(requests * postRounds), $0.client * 1e6 / Double(requests * postRounds)) }
+                if let before = clusterBefore, let after = postmaster.flatMap(Self.clusterCPUSeconds) {
+                    row.submitDatabaseCPU = (after - before) * 1e6 / Double(requests * postRounds)
+                }
                 var rounds: [(rate: Double, p99: Double)] = []
                 var cpu: (server: Double, client: Double)? = (0, 0)
                 for _ in 0..<readRounds {
@@ -519,6 +528,8 @@ struct ScaleBench: AsyncParsableCommand {
         row.readCPU = cpu.count == measures.count ? (Self.median(cpu.map(\.server)), Self.median(cpu.map(\.client))) : nil
         let submitCPU = measures.compactMap(\.submitCPU)
         row.submitCPU = submitCPU.count == measures.count ? (Self.median(submitCPU.map(\.server)), Self.median(submitCPU.map(\.client))) : nil
+        let databaseCPU = measures.compactMap(\.submitDatabaseCPU)
+        row.submitDatabaseCPU = databaseCPU.count == measures.count ? Self.median(databaseCPU) : nil
         return row
     }
 
@@ -547,6 +558,7 @@ struct ScaleBench: AsyncParsableCommand {
             + (row.readRoundRates.count < 2 ? "" : " | GET rounds: " + row.readRoundRates.map { String(format: "%.0f", $0) }.joined(separator: ", "))
             + (row.readCPU.map { String(format: " | CPU a GET: server %.1f µs, client %.1f µs", $0.server, $0.client) } ?? "")
             + (row.submitCPU.map { String(format: " | CPU a POST: server %.1f µs, client %.1f µs", $0.server, $0.client) } ?? "")
+            + (row.submitDatabaseCPU.map { String(format: ", PostgreSQL %.1f µs", $0) } ?? "")
         let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
         let cached = [row.cachedAtCommits, row.cachedAtPosts].compactMap { $0 }.map { String(format: "%.0f%%", $0 * 100) }
         let cache = cached.isEmpty ? "" : " | ledger file in the page cache at commits, POSTs: " + cached.joined(separator: ", ")
@@ -831,13 +843,47 @@ struct ScaleBench: AsyncParsableCommand {
     /// The CPU time, user and system, a process (`self`: this one) has spent so far (Linux,
     /// `/proc/<pid>/stat`, in the kernel's clock ticks); nil elsewhere.
     static func cpuSeconds(process: String) -> Double? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
-              let nameEnd = stat.lastIndex(of: ")") else { return nil }
         // The fields after the command's name start at the third (state); utime and stime are
         // the fourteenth and fifteenth.
-        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        guard let fields = statFields(process), fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The postmaster of the PostgreSQL cluster at `location` when it runs on this machine (the
+    /// parent of a backend's process, from /proc), or nil (SQLite, another machine, not Linux).
+    static func postmaster(_ location: String) async -> Int32? {
+        guard location.hasPrefix("postgres"),
+              let database = try? PostgresStore.PostgresDatabase(url: location, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
+        else { return nil }
+        defer { database.shutdown() }
+        guard let backend = try? await database.rows("SELECT pg_backend_pid()", { try $0.decode(Int32.self) }).first,
+              let fields = statFields(String(backend)), fields.count > 1 else { return nil }
+        return Int32(fields[1])
+    }
+
+    /// The CPU time, user and system, a postmaster and its children have spent so far: its own,
+    /// that of its children still running (every process whose parent it is) and that of those
+    /// it has reaped (its `cutime` and `cstime`), so a backend or autovacuum worker ending
+    /// between two readings moves its time from one sum to the other. Nil if it is not running.
+    static func clusterCPUSeconds(_ postmaster: Int32) -> Double? {
+        // After the command's name: state, ppid, ..., utime and stime (12th and 13th), cutime
+        // and cstime (14th and 15th).
+        guard let own = statFields(String(postmaster)), own.count > 14 else { return nil }
+        var ticks = own[11...14].reduce(0.0) { $0 + (Double($1) ?? 0) }
+        let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for pid in processes where pid.first?.isNumber == true {
+            guard let fields = statFields(pid), fields.count > 12, fields[1] == Substring(String(postmaster)) else { continue }
+            ticks += (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
+        }
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The fields of `/proc/<process>/stat` after the command's name (which may hold spaces),
+    /// from its state on.
+    static func statFields(_ process: String) -> [Substring]? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+              let nameEnd = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: nameEnd)...].split(separator: " ")
     }
 
     /// The memory this process holds now (Linux, ``heldBytes(process:)``); elsewhere its peak resident.

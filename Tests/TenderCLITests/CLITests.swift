@@ -199,6 +199,8 @@ struct CLITests {
             line.range(of: "CPU a POST: server ").map { line[$0.upperBound...].prefix { $0 != "|" }.split(separator: " ").compactMap { Double($0) } }
         }
         #expect(printedPostCPU.count == 2 && printedPostCPU.allSatisfy { $0.count == 2 && $0[0] > 0 && $0[1] >= 0 }, "\(result.stdout)")
+        // No cluster's CPU on SQLite.
+        #expect(!result.stdout.contains(", PostgreSQL "), "\(result.stdout)")
         let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
         #expect(rows.first?.first == "accounts" && rows.count == 3)
         // Each step at its size (every second bulk account with a trustline), a new process's
@@ -384,6 +386,12 @@ struct CLITests {
         }
         #expect(left.isEmpty, "\(left)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("tender-scale-") }.isEmpty)
+        // The cluster's CPU a POST beside the server's, for the step and both new networks (in
+        // clock ticks, so a few hundred POSTs may read 0).
+        let clusterCPU = result.stdout.split(separator: "\n").compactMap { line in
+            line.range(of: ", PostgreSQL ").flatMap { Double(line[$0.upperBound...].prefix { $0 != " " }) }
+        }
+        #expect(clusterCPU.count == 3 && clusterCPU.allSatisfy { $0 >= 0 }, "\(result.stdout)")
     }
 
     @Test func serveRefusesABadPort() async throws {
