@@ -871,8 +871,9 @@ struct ScaleBench: AsyncParsableCommand {
         guard let own = statFields(String(postmaster)), own.count > 14 else { return nil }
         var ticks = own[11...14].reduce(0.0) { $0 + (Double($1) ?? 0) }
         let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        let parent = Substring(String(postmaster))
         for pid in processes where pid.first?.isNumber == true {
-            guard let fields = statFields(pid), fields.count > 12, fields[1] == Substring(String(postmaster)) else { continue }
+            guard let fields = statFields(pid), fields.count > 12, fields[1] == parent else { continue }
             ticks += (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
         }
         return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
