@@ -124,7 +124,7 @@ public final class SQLiteLedgerStore: LedgerStore {
     let walRestartFrames: Int
     /// The bytes the WAL file is cut back to after a rewind (`PRAGMA journal_size_limit`; -1: none).
     let walSizeLimit: Int
-    /// The most frames left for a RESTART checkpoint to copy while commits wait.
+    /// The most frames a RESTART checkpoint may be left to copy and sync while commits wait.
     static let restartBacklog = 2_048
 
     /// Copies committed WAL frames into the database file, in the background, every 32 commits.
@@ -138,7 +138,8 @@ public final class SQLiteLedgerStore: LedgerStore {
     /// growing it). Run from the checkpointing connection instead, the RESTART polled for the
     /// write lock and lost it to commits coming back to back: the WAL then went unrewound for
     /// hundreds of frames past the threshold, and once it held the lock a commit could wait past
-    /// its busy timeout.
+    /// its busy timeout. Before it, the checkpointing connection syncs the database file
+    /// (``WALRewind``), so the RESTART's own sync is short.
     private func checkpointSoon() {
         guard commitsSinceCheckpoint.increment() % 32 == 0 else { return }
         checkpointQueue.async { [checkpointer, database, walRestartFrames] in
@@ -146,17 +147,41 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    private static func checkpoint(checkpointer: DatabaseQueue, writer: DatabasePool, restartingPast threshold: Int) throws {
-        var (frames, copied) = try checkpointer.inDatabase { try passiveCheckpoint($0) }
-        guard frames > threshold else { return }
-        // The RESTART holds commits back while it copies what is left, so first catch up with
-        // the writer (copying is faster than committing) until little is left.
-        var passes = 1
-        while frames - copied > restartBacklog, passes < 8 {
-            (frames, copied) = try checkpointer.inDatabase { try passiveCheckpoint($0) }
-            passes += 1
+    /// Runs a checkpoint now, after those asked for so far, rewinding the WAL past `threshold` frames.
+    func checkpoint(restartingPast threshold: Int) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            checkpointQueue.async { [checkpointer, database] in
+                continuation.resume(with: Result { try Self.checkpoint(checkpointer: checkpointer, writer: database, restartingPast: threshold) })
+            }
         }
-        try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(RESTART)") }
+    }
+
+    private static func checkpoint(checkpointer: DatabaseQueue, writer: DatabasePool, restartingPast threshold: Int) throws {
+        var rewind = WALRewind(threshold: threshold, backlog: restartBacklog, maxPasses: 8)
+        while true {
+            let (frames, copied) = try checkpointer.inDatabase { try passiveCheckpoint($0) }
+            switch rewind.next(frames: frames, backfilled: copied) {
+            case .stop:
+                return
+            case .syncThenCopy:
+                try checkpointer.inDatabase { try syncDatabaseFile($0) }
+            case .restart:
+                try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(RESTART)") }
+                return
+            }
+        }
+    }
+
+    /// Writes the database file's dirty pages to disk through its VFS, as a checkpoint's own
+    /// sync does (and timed with them while a benchmark records syncs).
+    private static func syncDatabaseFile(_ db: Database) throws {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        let found = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_FILE_POINTER, &file)
+        guard found == SQLITE_OK, let file, let sync = file.pointee.pMethods?.pointee.xSync else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: found), message: "no database file to sync")
+        }
+        let synced = sync(file, SQLITE_SYNC_NORMAL)
+        guard synced == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: synced), message: "syncing the database file") }
     }
 
     /// Copies what it can without waiting; answers the frames in the WAL and those copied.

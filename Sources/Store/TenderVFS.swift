@@ -72,6 +72,8 @@ public enum TenderVFS {
         var mappedReads = 0
         /// Reads that went to the file (a main database file).
         var fileReads = 0
+        /// Syncs (a main database file), counted as each ends, not at close.
+        var syncs = 0
     }
 
     /// The files whose statistics are kept (by path), and what their closed connections added
@@ -81,7 +83,7 @@ public enum TenderVFS {
     /// Keeps the statistics of the file at `path` from now on (its connections opened after).
     static func watch(_ path: String) { watched.withLock { $0[path] = $0[path] ?? Statistics() } }
 
-    /// What the connections of a watched file did, counted as each closed.
+    /// What the connections of a watched file did, counted as each closed (its syncs as they end).
     static func statistics(_ path: String) -> Statistics? { watched.withLock { $0[path] } }
 
     /// How long each sync took, in nanoseconds, while recorded: a WAL file's (a commit's, with
@@ -334,8 +336,10 @@ public enum TenderVFS {
     }
 
     private static let mappedSync: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, Int32) -> Int32 = { file, flags in
-        let base = state(file).pointee.base
-        return timed(.mainDatabase) { base.pointee.xSync(file, flags) }
+        let state = state(file)
+        let code = timed(.mainDatabase) { state.pointee.base.pointee.xSync(file, flags) }
+        if let path = state.pointee.watchedPath { watched.withLock { $0[path]?.syncs += 1 } }
+        return code
     }
 
     /// Reads past the new end go to the file before it is cut.

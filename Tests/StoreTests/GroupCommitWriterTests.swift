@@ -109,6 +109,31 @@ struct CheckpointTests {
     /// writer's connection between two commits (33-35 frames left, 71 once with both cores
     /// busy elsewhere; run from the checkpointing connection it lost the write lock to the
     /// commits, and 1 run in 3 ended with 277-693).
+    /// Past the threshold the checkpointing connection syncs the database file before the
+    /// RESTART, so the RESTART (commits waiting) syncs only what the last pass left: here, with
+    /// the writer idle and everything copied before, the one sync is the checkpointer's own.
+    @Test func theDatabaseFileIsSyncedBeforeTheRewind() async throws {
+        let path = temporary.file("\(UUID().uuidString).sqlite")
+        TenderVFS.watch(path)
+        let store = try SQLiteLedgerStore(path: path, walRestartFrames: .max)
+        var state = LedgerState.genesis(network: .standalone, closeTime: 1_700_000_000)
+        for _ in 0..<100 { try await store.commit(try state.closeLedger([], closeTime: state.header.closeTime + 1)) }
+        let frames = await store.checkpointsFinished()
+        #expect(frames > 64, "\(frames) frames in the WAL")
+        let before = try #require(TenderVFS.statistics(path)).syncs
+        try await store.checkpoint(restartingPast: 64)
+        #expect(try #require(TenderVFS.statistics(path)).syncs == before + 1)
+        // Rewound: the next commit writes the WAL from its start.
+        try await store.commit(try state.closeLedger([], closeTime: state.header.closeTime + 1))
+        let after = await store.checkpointsFinished()
+        #expect(after < 8, "\(after) frames after the rewind and one commit")
+        // Within the threshold, with nothing new to copy, a checkpoint adds no sync of its own.
+        let settled = try #require(TenderVFS.statistics(path)).syncs
+        try await store.checkpoint(restartingPast: .max)
+        #expect(try #require(TenderVFS.statistics(path)).syncs == settled)
+        try await store.close()
+    }
+
     @Test func theWALIsRewoundOncePastItsThreshold() async throws {
         let unbounded = try await walFrames(after: 640, restartingPast: .max)
         let bounded = try await walFrames(after: 640, restartingPast: 64)
