@@ -10,7 +10,7 @@
 /// Instead, past the threshold, the checkpointing connection syncs the file itself (commits go
 /// on), copies what was committed meanwhile, and syncs again, until a pass has copied little;
 /// the RESTART then copies and syncs only what the last pass left.
-struct WALRewind: Equatable {
+struct WALRewind {
     /// What the checkpoint does after a passive pass.
     enum Step: Equatable {
         /// Nothing more: the WAL is within its threshold.

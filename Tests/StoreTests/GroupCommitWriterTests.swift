@@ -103,12 +103,6 @@ struct CheckpointTests {
         #expect(cut <= store.walSizeLimit, "\(cut) bytes of WAL after the rewind, limit \(store.walSizeLimit)")
     }
 
-    /// Passive checkpoints alone rewind the WAL only when one catches up with the writer between
-    /// two commits, which steady commits never allow (622-843 frames after 640 ledgers). Past
-    /// the threshold a RESTART checkpoint rewinds it, however busy the writer: it runs on the
-    /// writer's connection between two commits (33-35 frames left, 71 once with both cores
-    /// busy elsewhere; run from the checkpointing connection it lost the write lock to the
-    /// commits, and 1 run in 3 ended with 277-693).
     /// Past the threshold the checkpointing connection syncs the database file before the
     /// RESTART, so the RESTART (commits waiting) syncs only what the last pass left: here, with
     /// the writer idle and everything copied before, the one sync is the checkpointer's own.
@@ -134,6 +128,12 @@ struct CheckpointTests {
         try await store.close()
     }
 
+    /// Passive checkpoints alone rewind the WAL only when one catches up with the writer between
+    /// two commits, which steady commits never allow (622-843 frames after 640 ledgers). Past
+    /// the threshold a RESTART checkpoint rewinds it, however busy the writer: it runs on the
+    /// writer's connection between two commits (33-35 frames left, 71 once with both cores
+    /// busy elsewhere; run from the checkpointing connection it lost the write lock to the
+    /// commits, and 1 run in 3 ended with 277-693).
     @Test func theWALIsRewoundOncePastItsThreshold() async throws {
         let unbounded = try await walFrames(after: 640, restartingPast: .max)
         let bounded = try await walFrames(after: 640, restartingPast: 64)
