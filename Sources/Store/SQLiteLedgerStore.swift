@@ -469,6 +469,17 @@ public final class SQLiteLedgerStore: LedgerStore {
     /// `store_counts` keeps the number of entry rows (the size the loaded state is reserved to).
     static let entryRow = Int64.max
 
+    /// Writes an account's entry over its entry row (two parameters: the entry's XDR, the
+    /// account's key), changing 1 row or, for an account with no entry row yet, none.
+    ///
+    /// The `toid` is matched by a range only the entry row meets (no `toid` is above
+    /// ``entryRow``), not by `=`: on the whole key SQLite plans a one-row update, whose write
+    /// searches the B-tree again for the row its search just found (`IdxInsert` without the
+    /// saved position); on a range it plans a one-pass update of several rows, which writes at
+    /// the cursor (`OPFLAG_SAVEPOSITION`). One search of the tree, not two: at a million
+    /// accounts, 8.2 pages fetched a statement instead of 14.8 (SQLite's shell, `.stats on`).
+    static let updateEntrySQL = "UPDATE account_rows SET entry = ? WHERE account_id = ? AND toid >= \(entryRow)"
+
     /// Replaces the signing keys of each account whose keys changed.
     static func writeSigners(_ changes: [AccountID: Set<AccountID>], _ db: Database) throws {
         guard !changes.isEmpty else { return }
@@ -594,7 +605,7 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     private static func writeChanges(_ changes: LedgerChanges, _ db: Database) throws {
         // The rows every payment writes go through SQLite's API directly (``DirectStatement``).
-        var updateAccount = try DirectStatement(db, sql: "UPDATE account_rows SET entry = ? WHERE account_id = ? AND toid = \(entryRow)")
+        var updateAccount = try DirectStatement(db, sql: updateEntrySQL)
         var insertAccount = try DirectStatement(
             db, sql: "INSERT INTO account_rows (account_id, toid, is_payment, entry) VALUES (?, \(entryRow), 0, ?)")
         var deleteAccount = try DirectStatement(db, sql: "DELETE FROM account_rows WHERE account_id = ? AND toid = \(entryRow)")
