@@ -480,6 +480,15 @@ public final class SQLiteLedgerStore: LedgerStore {
     /// accounts, 8.2 pages fetched a statement instead of 14.8 (SQLite's shell, `.stats on`).
     static let updateEntrySQL = "UPDATE account_rows SET entry = ? WHERE account_id = ? AND toid >= \(entryRow)"
 
+    /// Writes a trustline's entry over its row (four parameters: the entry's XDR, the account's
+    /// key, the asset's XDR twice), changing 1 row or, for a new trustline, none.
+    ///
+    /// The asset is matched by a range of one value, for the one search ``updateEntrySQL`` makes;
+    /// and an update leaves `trust_lines_by_asset` alone, where `INSERT OR REPLACE` deleted the
+    /// row and its index entry and inserted both again: 9.3 pages fetched a statement instead
+    /// of 28.9 (SQLite's shell, `.stats on`, 300 trustlines of a million-account network).
+    static let updateTrustLineSQL = "UPDATE trust_lines SET entry = ? WHERE account_id = ? AND asset >= ? AND asset <= ?"
+
     /// Replaces the signing keys of each account whose keys changed.
     static func writeSigners(_ changes: [AccountID: Set<AccountID>], _ db: Database) throws {
         guard !changes.isEmpty else { return }
@@ -628,14 +637,22 @@ public final class SQLiteLedgerStore: LedgerStore {
             }
         }
         if made != 0 { try db.execute(sql: "UPDATE store_counts SET n = n + ? WHERE name = 'accounts'", arguments: [made]) }
-        var upsertLine = try DirectStatement(db, sql: "INSERT OR REPLACE INTO trust_lines (account_id, asset, entry) VALUES (?, ?, ?)")
+        var updateLine = try DirectStatement(db, sql: updateTrustLineSQL)
+        var insertLine = try DirectStatement(db, sql: "INSERT INTO trust_lines (account_id, asset, entry) VALUES (?, ?, ?)")
         var deleteLine = try DirectStatement(db, sql: "DELETE FROM trust_lines WHERE account_id = ? AND asset = ?")
         for (key, entry) in changes.trustLines {
             if let entry {
-                upsertLine.blob(key.accountID)
-                upsertLine.blob(key.asset.xdrBytes)
-                upsertLine.blob(entry.xdrBytes)
-                try upsertLine.run()
+                let asset = key.asset.xdrBytes, bytes = entry.xdrBytes
+                updateLine.blob(bytes)
+                updateLine.blob(key.accountID)
+                updateLine.blob(asset)
+                updateLine.blob(asset)
+                if try updateLine.run() == 0 {
+                    insertLine.blob(key.accountID)
+                    insertLine.blob(asset)
+                    insertLine.blob(bytes)
+                    try insertLine.run()
+                }
             } else {
                 deleteLine.blob(key.accountID)
                 deleteLine.blob(key.asset.xdrBytes)
