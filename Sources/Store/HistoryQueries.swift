@@ -185,8 +185,10 @@ extension SQLiteLedgerStore: LedgerReader {
                 arguments.append(memo)
             }
             if let hash = filter.transactionHash {
-                conditions.append("t.hash = ?")
-                arguments.append(Data(hash.bytes))
+                guard let transaction = try Self.transactionID(hash: hash, db) else { return [] }
+                // Its operations' IDs follow its own (a TOID's low 12 bits number them).
+                conditions.append("t.id = ? AND \(id) BETWEEN ? AND ?")
+                arguments += [transaction, transaction + 1, transaction | 4095]
             }
             if filter.paymentsOnly { conditions.append("\(isPayment) = 1") }
             if let types = filter.types { conditions.append("o.type IN (\(types.sorted().map(String.init).joined(separator: ", ")))") }

@@ -19,16 +19,18 @@ public final class SQLiteLedgerStore: LedgerStore {
         try database.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") ?? -1 }
     }
 
-    /// ``init(path:walRestartFrames:writerCacheMebibytes:willUpgrade:)`` on a thread of its own
+    /// ``init(path:walRestartFrames:writerCacheMebibytes:hashGenerationSize:willUpgrade:)`` on a thread of its own
     /// (GCD's), the caller suspending meanwhile: opening reads the schema and may migrate it,
     /// minutes on a large network, which must not hold a thread of Swift's cooperative pool.
     public static func opening(
         path: String, walRestartFrames: Int = SQLiteLedgerStore.defaultWALRestartFrames,
-        writerCacheMebibytes: Int = SQLiteLedgerStore.defaultWriterCacheMebibytes,
+        writerCacheMebibytes: Int = SQLiteLedgerStore.defaultWriterCacheMebibytes, hashGenerationSize: Int = SQLiteLedgerStore.defaultHashGenerationSize,
         willUpgrade: @escaping @Sendable ([String]) -> Void = { _ in }
     ) async throws -> SQLiteLedgerStore {
         try await offThePool {
-            try SQLiteLedgerStore(path: path, walRestartFrames: walRestartFrames, writerCacheMebibytes: writerCacheMebibytes, willUpgrade: willUpgrade)
+            try SQLiteLedgerStore(
+                path: path, walRestartFrames: walRestartFrames, writerCacheMebibytes: writerCacheMebibytes, hashGenerationSize: hashGenerationSize,
+                willUpgrade: willUpgrade)
         }
     }
 
@@ -39,14 +41,18 @@ public final class SQLiteLedgerStore: LedgerStore {
     ///     (``defaultWALRestartFrames``); its file is cut back to twice that after a rewind.
     ///   - writerCacheMebibytes: the most page cache the writer's connection keeps (readers keep
     ///     ``readerCacheMebibytes`` each). SQLite fills it only as the database grows.
+    ///   - hashGenerationSize: the most transaction hashes a generation of `transaction_hashes`
+    ///     holds (``HashGenerations``; ``defaultHashGenerationSize``).
     ///   - willUpgrade: told the migrations an existing database is about to run, before they
     ///     run (some rewrite tables: minutes on a large network); not called for a new database
     ///     or one already up to date.
     public init(
         path: String, walRestartFrames: Int = SQLiteLedgerStore.defaultWALRestartFrames, writerCacheMebibytes: Int = SQLiteLedgerStore.defaultWriterCacheMebibytes,
-        willUpgrade: ([String]) -> Void = { _ in }
+        hashGenerationSize: Int = SQLiteLedgerStore.defaultHashGenerationSize, willUpgrade: ([String]) -> Void = { _ in }
     ) throws {
         precondition(writerCacheMebibytes > 0, "the writer's page cache is at least 1 MiB")
+        precondition(hashGenerationSize > 0, "a generation of transaction hashes holds at least one")
+        self.hashGenerationSize = hashGenerationSize
         // Each commit's WAL frames reach the file in a few large writes, not two calls a page.
         TenderVFS.install()
         self.walRestartFrames = walRestartFrames
@@ -122,6 +128,8 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     /// WAL frames (pages) past which a checkpoint also rewinds the WAL.
     let walRestartFrames: Int
+    /// The most hashes a generation of `transaction_hashes` holds.
+    let hashGenerationSize: Int
     /// The bytes the WAL file is cut back to after a rewind (`PRAGMA journal_size_limit`; -1: none).
     let walSizeLimit: Int
     /// The most frames a RESTART checkpoint may be left to copy and sync while commits wait.
@@ -454,6 +462,37 @@ public final class SQLiteLedgerStore: LedgerStore {
                 END;
                 """)
         }
+        migrator.registerMigration("ledger-v14-transaction-hashes") { db in
+            // The hashes leave `transactions` for a table keyed by generation first
+            // (``HashGenerations``). An older database's are generation 0, copied in hash order
+            // (appended, not inserted at random), and `transactions` is made again without its
+            // `UNIQUE` (SQLite drops a constraint's index only with its table).
+            let held = try Int.fetchOne(db, sql: "SELECT count(*) FROM transactions") ?? 0
+            try db.execute(sql: """
+                CREATE TABLE transaction_hashes (
+                    generation INTEGER NOT NULL, hash BLOB NOT NULL, id INTEGER NOT NULL,
+                    PRIMARY KEY (generation, hash)
+                ) WITHOUT ROWID;
+                INSERT INTO transaction_hashes (generation, hash, id) SELECT 0, hash, id FROM transactions ORDER BY hash;
+                CREATE TABLE transactions_v14 (
+                    id INTEGER PRIMARY KEY,
+                    hash BLOB NOT NULL,
+                    ledger INTEGER NOT NULL,
+                    application_order INTEGER NOT NULL,
+                    source_account BLOB NOT NULL,
+                    successful INTEGER NOT NULL,
+                    fee_charged INTEGER NOT NULL,
+                    operation_count INTEGER NOT NULL,
+                    close_time INTEGER NOT NULL,
+                    envelope BLOB NOT NULL,
+                    result BLOB NOT NULL
+                );
+                INSERT INTO transactions_v14 SELECT * FROM transactions;
+                DROP TABLE transactions;
+                ALTER TABLE transactions_v14 RENAME TO transactions;
+                """)
+            try db.execute(sql: "INSERT INTO store_counts (name, n) VALUES ('hash_generation', 0), ('hashes_in_generation', ?)", arguments: [held])
+        }
         return migrator
     }
 
@@ -592,7 +631,7 @@ public final class SQLiteLedgerStore: LedgerStore {
         // cancelled (a graceful shutdown cancels the writer's service), and a ledger already
         // answered to nobody but applied in memory must still reach the disk.
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            database.asyncWrite({ db in
+            database.asyncWrite({ [hashGenerationSize] db in
                 let history = LedgerHistory(ledger)
                 try db.execute(
                     sql: "INSERT INTO ledger_headers (sequence, close_time, header, transaction_count, successful_transaction_count, operation_count) VALUES (?, ?, ?, ?, ?, ?)",
@@ -604,7 +643,7 @@ public final class SQLiteLedgerStore: LedgerStore {
                 try Self.writeAssetTallies(ledger.changes.assets, db)
                 try Self.writeSigners(ledger.changes.signers, db)
                 try Self.writeSponsorships(ledger.changes.sponsorships, db)
-                try Self.writeHistory(history, db)
+                try Self.writeHistory(history, hashGenerationSize: hashGenerationSize, db)
             }, completion: { _, result in
                 continuation.resume(with: result)
             })
@@ -721,12 +760,14 @@ public final class SQLiteLedgerStore: LedgerStore {
         }
     }
 
-    private static func writeHistory(_ history: LedgerHistory, _ db: Database) throws {
+    private static func writeHistory(_ history: LedgerHistory, hashGenerationSize: Int, _ db: Database) throws {
         // The rows every payment writes go through SQLite's API directly (``DirectStatement``).
         var insertTransaction = try DirectStatement(db, sql: """
             INSERT INTO transactions (id, hash, ledger, application_order, source_account, successful, fee_charged, operation_count, close_time, envelope, result)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        var insertHash = try DirectStatement(db, sql: "INSERT INTO transaction_hashes (generation, hash, id) VALUES (?, ?, ?)")
+        var generations = try hashGenerations(size: hashGenerationSize, db)
         var insertOperation = try DirectStatement(db, sql: """
             INSERT INTO operations (id, transaction_id, ledger, source_account, type, is_payment, successful) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
@@ -746,7 +787,12 @@ public final class SQLiteLedgerStore: LedgerStore {
             insertTransaction.blob(row.envelope)
             insertTransaction.blob(row.result)
             try insertTransaction.run()
+            insertHash.integer(generations.place())
+            insertHash.blob(row.hash)
+            insertHash.integer(row.id)
+            try insertHash.run()
         }
+        if !history.transactions.isEmpty { try save(generations, db) }
         for row in history.operations {
             insertOperation.integer(row.id)
             insertOperation.integer(row.transactionID)
@@ -815,9 +861,9 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     public func transaction(hash: Bytes32) async throws -> StoredTransaction? {
         try await database.read { db in
-            guard let row = try db.cachedRow(sql: "SELECT ledger, application_order, close_time, envelope, result FROM transactions WHERE hash = ?", arguments: [Data(hash.bytes)]) else {
-                return nil
-            }
+            guard let id = try Self.transactionID(hash: hash, db),
+                  let row = try db.cachedRow(sql: "SELECT ledger, application_order, close_time, envelope, result FROM transactions WHERE id = ?", arguments: [id])
+            else { return nil }
             let envelope: Data = row["envelope"]
             let result: Data = row["result"]
             return StoredTransaction(

@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+import StellarBase
+
+/// Where each new transaction's hash goes in `transaction_hashes`: generations of at most
+/// ``size`` hashes, numbered from 0, the next one begun when the newest is full.
+///
+/// A transaction's hash is random, so one index of every hash takes each new one at a random
+/// leaf: on a grown network (a leaf per 15 hashes, 700,000 leaves at ten million transactions)
+/// every payment read a cold page, dirtied it, and the checkpoint wrote it back alone, a
+/// whole page of the kernel's for a kilobyte of SQLite's. Keyed by generation first, the
+/// hashes of the newest generation share a small part of the B-tree (about 18 MB at the
+/// default size), which stays in the writer's cache, and a checkpoint finds its pages dirtied
+/// many times over. The older generations are only read. A hash is looked up in each
+/// generation, newest first (``SQLiteLedgerStore/transactionID(hash:_:)``): at ten million
+/// transactions, 40 searches for a hash no transaction has.
+///
+/// The table's key refuses a hash twice within a generation only (`transactions` once refused
+/// it outright); a transaction is applied once by the ledger's rules, its source's sequence
+/// number consumed, and a submission already applied is answered from this lookup.
+struct HashGenerations: Equatable, Sendable {
+    /// The most hashes a generation holds.
+    let size: Int64
+    /// The generation new hashes go to.
+    private(set) var newest: Int64
+    /// The hashes in it.
+    private(set) var held: Int64
+
+    init(size: Int64, newest: Int64, held: Int64) {
+        precondition(size > 0, "a generation holds at least one hash")
+        self.size = size
+        self.newest = newest
+        self.held = held
+    }
+
+    /// The generation for one more hash.
+    mutating func place() -> Int64 {
+        if held >= size {
+            newest += 1
+            held = 0
+        }
+        held += 1
+        return newest
+    }
+}
+
+extension SQLiteLedgerStore {
+    /// `tender serve`'s hashes a generation of `transaction_hashes` (``HashGenerations``).
+    public static let defaultHashGenerationSize = 1 << 18
+
+    /// The generation new hashes go to and the hashes it holds, in `store_counts`.
+    static func hashGenerations(size: Int, _ db: Database) throws -> HashGenerations {
+        let counts = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT name, n FROM store_counts WHERE name IN ('hash_generation', 'hashes_in_generation')"))
+        var newest: Int64 = 0, held: Int64 = 0
+        for row in counts {
+            if (row[0] as String) == "hash_generation" { newest = row[1] } else { held = row[1] }
+        }
+        return HashGenerations(size: Int64(size), newest: newest, held: held)
+    }
+
+    /// Writes where the next hash goes back to `store_counts`.
+    static func save(_ generations: HashGenerations, _ db: Database) throws {
+        let update = try db.cachedStatement(sql: "UPDATE store_counts SET n = ? WHERE name = ?")
+        try update.execute(arguments: [generations.newest, "hash_generation"])
+        try update.execute(arguments: [generations.held, "hashes_in_generation"])
+    }
+
+    /// The ID of the transaction with `hash`, searched for in each generation of
+    /// `transaction_hashes`, newest first: a transaction just applied is found in the first.
+    static func transactionID(hash: Bytes32, _ db: Database) throws -> Int64? {
+        let key = Data(hash.bytes)
+        let newest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT n FROM store_counts WHERE name = 'hash_generation'")) ?? 0
+        let find = try db.cachedStatement(sql: "SELECT id FROM transaction_hashes WHERE generation = ? AND hash = ?")
+        for generation in stride(from: newest, through: 0, by: -1) {
+            if let id = try Int64.fetchOne(find, arguments: [generation, key]) { return id }
+        }
+        return nil
+    }
+}
