@@ -66,15 +66,22 @@ extension SQLiteLedgerStore {
         try update.execute(arguments: [generations.held, "hashes_in_generation"])
     }
 
-    /// The ID of the transaction with `hash`, searched for in each generation of
-    /// `transaction_hashes`, newest first: a transaction just applied is found in the first.
+    /// The ID of the transaction with `hash`: searched for in the newest generation of
+    /// `transaction_hashes` (a transaction just applied is there), then in the older ones in
+    /// one statement, SQLite searching each (generation, hash) in turn: 40 searches at ten
+    /// million transactions for a hash no transaction has, without a statement's overhead each.
     static func transactionID(hash: Bytes32, _ db: Database) throws -> Int64? {
         let key = Data(hash.bytes)
         let newest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT n FROM store_counts WHERE name = 'hash_generation'")) ?? 0
-        let find = try db.cachedStatement(sql: "SELECT id FROM transaction_hashes WHERE generation = ? AND hash = ?")
-        for generation in stride(from: newest, through: 0, by: -1) {
-            if let id = try Int64.fetchOne(find, arguments: [generation, key]) { return id }
-        }
-        return nil
+        let inNewest = try db.cachedStatement(sql: "SELECT id FROM transaction_hashes WHERE generation = ? AND hash = ?")
+        if let id = try Int64.fetchOne(inNewest, arguments: [newest, key]) { return id }
+        guard newest > 0 else { return nil }
+        let inOlder = try db.cachedStatement(sql: """
+            SELECT id FROM transaction_hashes WHERE hash = ?1 AND generation IN (
+                WITH RECURSIVE older(generation) AS (SELECT ?2 UNION ALL SELECT generation - 1 FROM older WHERE generation > 0)
+                SELECT generation FROM older
+            ) LIMIT 1
+            """)
+        return try Int64.fetchOne(inOlder, arguments: [key, newest - 1])
     }
 }
