@@ -6,14 +6,14 @@ import StellarBase
 /// ``size`` hashes, numbered from 0, the next one begun when the newest is full.
 ///
 /// A transaction's hash is random, so one index of every hash takes each new one at a random
-/// leaf: on a grown network (a leaf per 15 hashes, 700,000 leaves at ten million transactions)
-/// every payment read a cold page, dirtied it, and the checkpoint wrote it back alone, a
-/// whole page of the kernel's for a kilobyte of SQLite's. Keyed by generation first, the
-/// hashes of the newest generation share a small part of the B-tree (about 18 MB at the
+/// leaf: on a grown network (about 20 hashes a leaf, half a million leaves at ten million
+/// transactions) every payment read a cold page, dirtied it, and the checkpoint wrote it back
+/// alone, a whole page of the kernel's for a kilobyte of SQLite's. Keyed by generation first,
+/// the hashes of the newest generation share a small part of the B-tree (under 20 MB at the
 /// default size), which stays in the writer's cache, and a checkpoint finds its pages dirtied
-/// many times over. The older generations are only read. A hash is looked up in each
-/// generation, newest first (``SQLiteLedgerStore/transactionID(hash:_:)``): at ten million
-/// transactions, 40 searches for a hash no transaction has.
+/// many times over. The older generations are only read. A hash is looked up in the newest
+/// generation, then in the older ones (``SQLiteLedgerStore/transactionID(hash:_:)``): at ten
+/// million transactions, 40 searches for a hash no transaction has.
 ///
 /// The table's key refuses a hash twice within a generation only (`transactions` once refused
 /// it outright); a transaction is applied once by the ledger's rules, its source's sequence
