@@ -47,7 +47,7 @@ public enum StoreValue: Equatable, Sendable {
 /// The tables of the two stores, the same in both: what a migration copies and compares.
 public enum StoreTables {
     public static let ledger = [
-        "ledger_headers", "accounts", "trust_lines", "offers", "account_data", "transactions", "operations", "account_history",
+        "ledger_headers", "accounts", "trust_lines", "offers", "account_data", "transactions", "transaction_hashes", "operations", "account_history",
         "asset_stats", "account_signers", "effects", "trades",
         "claimable_balances", "claimable_balance_claimants", "claimable_balance_operations", "transaction_memos", "payment_assets",
         "account_sponsors", "liquidity_pools", "pool_share_lines", "liquidity_pool_operations", "pool_amounts",

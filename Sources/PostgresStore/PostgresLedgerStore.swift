@@ -15,10 +15,20 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     /// leads with its epoch (nil: no check, for a store nothing else writes).
     let fence: LeaderFence?
 
-    /// - Parameter migrate: false for a read-only hot standby (its primary is migrated).
-    public init(_ database: PostgresDatabase, fence: LeaderFence? = nil, migrate: Bool = true) async throws {
+    /// The most transaction hashes a generation of `transaction_hashes` holds (``HashGenerations``).
+    let hashGenerationSize: Int
+
+    /// - Parameters:
+    ///   - migrate: false for a read-only hot standby (its primary is migrated).
+    ///   - hashGenerationSize: the most transaction hashes a generation of `transaction_hashes`
+    ///     holds (``HashGenerations``; ``HashGenerations/defaultSize``).
+    public init(
+        _ database: PostgresDatabase, fence: LeaderFence? = nil, migrate: Bool = true, hashGenerationSize: Int = HashGenerations.defaultSize
+    ) async throws {
+        precondition(hashGenerationSize > 0, "a generation of transaction hashes holds at least one")
         self.database = database
         self.fence = fence
+        self.hashGenerationSize = hashGenerationSize
         if migrate {
             try await PostgresMigrations.migrate(database, Self.migrations)
             try await PostgresCluster.migrate(database)
@@ -191,6 +201,18 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             "ALTER TABLE accounts SET (fillfactor = \(entryFillFactor))",
             "ALTER TABLE trust_lines SET (fillfactor = \(entryFillFactor))",
         ]),
+        // The hashes' index leaves `transactions` for a table keyed by generation first
+        // (``HashGenerations``): one index of every hash took each payment's at a random leaf,
+        // logged whole after each checkpoint; the newest generation's leaves are few and hot.
+        // An older database's hashes are generation 0, copied in hash order; PostgreSQL drops the
+        // `UNIQUE` constraint's index without rewriting the table.
+        .init(number: 114, name: "transaction hashes by generation", statements: [
+            "CREATE TABLE transaction_hashes (generation BIGINT NOT NULL, hash BYTEA NOT NULL, id BIGINT NOT NULL, PRIMARY KEY (generation, hash))",
+            "INSERT INTO transaction_hashes (generation, hash, id) SELECT 0, hash, id FROM transactions ORDER BY hash",
+            "CREATE TABLE store_counts (name TEXT PRIMARY KEY, n BIGINT NOT NULL)",
+            "INSERT INTO store_counts (name, n) VALUES ('hash_generation', 0), ('hashes_in_generation', (SELECT COUNT(*) FROM transactions))",
+            "ALTER TABLE transactions DROP CONSTRAINT transactions_hash_key",
+        ]),
     ]
 
     /// How full (percent) PostgreSQL fills the pages of the tables of entries rewritten in place.
@@ -310,7 +332,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     public func commit(_ ledger: ClosedLedger) async throws {
         let history = LedgerHistory(ledger)
         let header = ledger.header
-        let fence = self.fence
+        let (fence, hashGenerationSize) = (self.fence, self.hashGenerationSize)
         if let fence, fence.isLost { throw LeadershipLost(reason: "its lock's session ended") }
         try await database.transaction { transaction in
             if let fence {
@@ -331,7 +353,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             try await Self.writeAssetTallies(ledger.changes.assets, transaction)
             try await Self.writeSigners(ledger.changes.signers, transaction)
             try await Self.writeSponsorships(ledger.changes.sponsorships, transaction)
-            try await Self.writeHistory(history, transaction)
+            try await Self.writeHistory(history, hashGenerationSize: hashGenerationSize, transaction)
             // Delivered to the followers when the transaction commits, never before.
             try await transaction.execute("SELECT pg_notify(\(PostgresCluster.ledgerChannel), \(String(header.sequence)))")
         }
@@ -425,7 +447,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     }
 
     /// The ledger's history rows, each table's in one statement (or a few).
-    private static func writeHistory(_ history: LedgerHistory, _ transaction: PostgresDatabase.Transaction) async throws {
+    private static func writeHistory(_ history: LedgerHistory, hashGenerationSize: Int, _ transaction: PostgresDatabase.Transaction) async throws {
         let ledger = Int64(history.ledger)
         var transactions = Batch(
             "INSERT INTO transactions (id, hash, ledger, application_order, source_account, successful, fee_charged, operation_count, close_time, envelope, result)",
@@ -438,6 +460,18 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             }
         }
         try await transactions.execute(transaction)
+        if !history.transactions.isEmpty {
+            var generations = try await hashGenerations(size: hashGenerationSize, transaction)
+            var hashes = Batch("INSERT INTO transaction_hashes (generation, hash, id)", width: 3, "")
+            for row in history.transactions {
+                hashes.row { $0.append(generations.place()); $0.append(ByteBuffer(bytes: row.hash.bytes)); $0.append(row.id) }
+            }
+            try await hashes.execute(transaction)
+            try await transaction.execute("""
+                UPDATE store_counts SET n = CASE name WHEN 'hash_generation' THEN \(generations.newest) ELSE \(generations.held) END
+                WHERE name IN ('hash_generation', 'hashes_in_generation')
+                """)
+        }
         var operations = Batch("INSERT INTO operations (id, transaction_id, ledger, source_account, type, is_payment, successful)", width: 7, "")
         for row in history.operations {
             operations.row {
@@ -569,9 +603,42 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
 
     public func transaction(hash: Bytes32) async throws -> StoredTransaction? {
         try await database.rows(
-            "SELECT \(unescaped: Self.transactionColumns) FROM transactions t WHERE t.hash = \(ByteBuffer(bytes: hash.bytes))", Self.storedTransaction
+            PostgresQuery(
+                unsafeSQL: "SELECT \(Self.transactionColumns) FROM transactions t WHERE t.id = (\(Self.transactionIDByHash))", binds: Self.hashBinding(hash)),
+            Self.storedTransaction
         ).first
     }
+
+    /// The ID of the transaction with `hash` (``transactionIDByHash``).
+    private func transactionID(hash: Bytes32) async throws -> Int64? {
+        try await database.rows(PostgresQuery(unsafeSQL: Self.transactionIDByHash, binds: Self.hashBinding(hash))) { try $0.decode(Int64.self) }.first
+    }
+
+    private static func hashBinding(_ hash: Bytes32) -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(ByteBuffer(bytes: hash.bytes))
+        return bindings
+    }
+
+    /// The generation new hashes go to and the hashes it holds, from `store_counts`.
+    private static func hashGenerations(size: Int, _ transaction: PostgresDatabase.Transaction) async throws -> HashGenerations {
+        var newest: Int64 = 0, held: Int64 = 0
+        for (name, n) in try await transaction.rows(
+            "SELECT name, n FROM store_counts WHERE name IN ('hash_generation', 'hashes_in_generation')", { try $0.decode((String, Int64).self) }) {
+            if name == "hash_generation" { newest = n } else { held = n }
+        }
+        return HashGenerations(size: Int64(size), newest: newest, held: held)
+    }
+
+    /// A statement's subquery for the ID of the transaction whose hash is its parameter `$1`:
+    /// one descent of `transaction_hashes`' key a generation, newest first (a transaction just
+    /// applied is there), stopping at the first found; the newest generation's number read in
+    /// the same snapshot.
+    static let transactionIDByHash = """
+        SELECT h.id FROM transaction_hashes h WHERE h.hash = $1 AND h.generation = ANY(ARRAY(
+            SELECT generate_series(n, 0, -1) FROM store_counts WHERE name = 'hash_generation'
+        )) ORDER BY h.generation DESC LIMIT 1
+        """
 
     public func latestLedgerSequence() async throws -> UInt32? {
         try await database.rows("SELECT MAX(sequence) FROM ledger_headers") { try $0.decode(Int64?.self) }.first.flatMap { $0 }.map(UInt32.init)
@@ -728,8 +795,12 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             conditions.append("EXISTS (SELECT 1 FROM transaction_memos m WHERE m.memo = $\(bindings.count) AND m.transaction_id = o.transaction_id)")
         }
         if let hash = filter.transactionHash {
-            try bindings.append(ByteBuffer(bytes: hash.bytes))
-            conditions.append("t.hash = $\(bindings.count)")
+            guard let transaction = try await transactionID(hash: hash) else { return [] }
+            // Its operations' IDs follow its own (a TOID's low 12 bits number them).
+            bindings.append(transaction)
+            bindings.append(transaction + 1)
+            bindings.append(transaction | 4095)
+            conditions.append("t.id = $\(bindings.count - 2) AND o.id BETWEEN $\(bindings.count - 1) AND $\(bindings.count)")
         }
         if filter.paymentsOnly { conditions.append("o.is_payment") }
         if let types = filter.types { conditions.append("o.type IN (\(types.sorted().map(String.init).joined(separator: ", ")))") }

@@ -125,6 +125,7 @@ struct NetworkMigration {
                 }
             }
             try await PostgresTables.continueObjectSequence(transaction)
+            try await PostgresTables.continueHashGenerations(transaction)
             return (planned.count, rows)
         }
     }
