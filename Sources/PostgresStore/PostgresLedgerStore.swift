@@ -5,6 +5,7 @@ import Store
 import NIOCore
 import PostgresNIO
 import StellarBase
+import Synchronization
 
 /// The ledger's entries, headers and history in PostgreSQL: the same tables and answers as
 /// ``SQLiteLedgerStore`` (the same checks run on both). Each ledger commits in one PostgreSQL
@@ -17,6 +18,11 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
 
     /// The most transaction hashes a generation of `transaction_hashes` holds (``HashGenerations``).
     let hashGenerationSize: Int
+    /// Where the next hash goes, as this store's last commit left it: read from the table at the
+    /// first commit with transactions (its newest generation and that generation's count), then
+    /// kept here, so a commit sends no statement for it but the hashes' own. Only this store
+    /// writes while it lives: a cluster's leader makes a store of its own for each term, fenced.
+    private let placement = Mutex<HashGenerations?>(nil)
 
     /// - Parameters:
     ///   - migrate: false for a read-only hot standby (its primary is migrated).
@@ -209,8 +215,6 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         .init(number: 114, name: "transaction hashes by generation", statements: [
             "CREATE TABLE transaction_hashes (generation BIGINT NOT NULL, hash BYTEA NOT NULL, id BIGINT NOT NULL, PRIMARY KEY (generation, hash))",
             "INSERT INTO transaction_hashes (generation, hash, id) SELECT 0, hash, id FROM transactions ORDER BY hash",
-            "CREATE TABLE store_counts (name TEXT PRIMARY KEY, n BIGINT NOT NULL)",
-            "INSERT INTO store_counts (name, n) VALUES ('hash_generation', 0), ('hashes_in_generation', (SELECT COUNT(*) FROM transactions))",
             "ALTER TABLE transactions DROP CONSTRAINT transactions_hash_key",
         ]),
     ]
@@ -334,7 +338,8 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         let header = ledger.header
         let (fence, hashGenerationSize) = (self.fence, self.hashGenerationSize)
         if let fence, fence.isLost { throw LeadershipLost(reason: "its lock's session ended") }
-        try await database.transaction { transaction in
+        let known = placement.withLock { $0 }
+        let placed = try await database.transaction { transaction -> HashGenerations? in
             if let fence {
                 // Shares the row that a new leader updates when it takes over: that update waits
                 // for this commit, and a commit after it sees the new epoch and stops.
@@ -353,10 +358,17 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             try await Self.writeAssetTallies(ledger.changes.assets, transaction)
             try await Self.writeSigners(ledger.changes.signers, transaction)
             try await Self.writeSponsorships(ledger.changes.sponsorships, transaction)
-            try await Self.writeHistory(history, hashGenerationSize: hashGenerationSize, transaction)
+            var generations = known
+            if generations == nil, !history.transactions.isEmpty {
+                generations = try await Self.hashGenerations(size: hashGenerationSize, transaction)
+            }
+            try await Self.writeHistory(history, generations: &generations, transaction)
             // Delivered to the followers when the transaction commits, never before.
             try await transaction.execute("SELECT pg_notify(\(PostgresCluster.ledgerChannel), \(String(header.sequence)))")
+            return generations
         }
+        // Committed: the next commit places its hashes after these (a failed one left them).
+        placement.withLock { $0 = placed }
     }
 
     /// Every changed entry: the upserts of each kind in one statement (a few, for thousands of
@@ -447,7 +459,11 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     }
 
     /// The ledger's history rows, each table's in one statement (or a few).
-    private static func writeHistory(_ history: LedgerHistory, hashGenerationSize: Int, _ transaction: PostgresDatabase.Transaction) async throws {
+    /// - Parameter generations: where the ledger's transaction hashes go (read before when the
+    ///   ledger has transactions), left where the next go.
+    private static func writeHistory(
+        _ history: LedgerHistory, generations: inout HashGenerations?, _ transaction: PostgresDatabase.Transaction
+    ) async throws {
         let ledger = Int64(history.ledger)
         var transactions = Batch(
             "INSERT INTO transactions (id, hash, ledger, application_order, source_account, successful, fee_charged, operation_count, close_time, envelope, result)",
@@ -460,17 +476,13 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             }
         }
         try await transactions.execute(transaction)
-        if !history.transactions.isEmpty {
-            var generations = try await hashGenerations(size: hashGenerationSize, transaction)
+        if var placing = generations, !history.transactions.isEmpty {
             var hashes = Batch("INSERT INTO transaction_hashes (generation, hash, id)", width: 3, "")
             for row in history.transactions {
-                hashes.row { $0.append(generations.place()); $0.append(ByteBuffer(bytes: row.hash.bytes)); $0.append(row.id) }
+                hashes.row { $0.append(placing.place()); $0.append(ByteBuffer(bytes: row.hash.bytes)); $0.append(row.id) }
             }
             try await hashes.execute(transaction)
-            try await transaction.execute("""
-                UPDATE store_counts SET n = CASE name WHEN 'hash_generation' THEN \(generations.newest) ELSE \(generations.held) END
-                WHERE name IN ('hash_generation', 'hashes_in_generation')
-                """)
+            generations = placing
         }
         var operations = Batch("INSERT INTO operations (id, transaction_id, ledger, source_account, type, is_payment, successful)", width: 7, "")
         for row in history.operations {
@@ -620,23 +632,22 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         return bindings
     }
 
-    /// The generation new hashes go to and the hashes it holds, from `store_counts`.
-    private static func hashGenerations(size: Int, _ transaction: PostgresDatabase.Transaction) async throws -> HashGenerations {
-        var newest: Int64 = 0, held: Int64 = 0
-        for (name, n) in try await transaction.rows(
-            "SELECT name, n FROM store_counts WHERE name IN ('hash_generation', 'hashes_in_generation')", { try $0.decode((String, Int64).self) }) {
-            if name == "hash_generation" { newest = n } else { held = n }
-        }
-        return HashGenerations(size: Int64(size), newest: newest, held: held)
+    /// The newest generation of `transaction_hashes` and the hashes it holds (generation 0,
+    /// empty, when the table is).
+    static func hashGenerations(size: Int, _ transaction: PostgresDatabase.Transaction) async throws -> HashGenerations {
+        let newest = try await transaction.rows("""
+            SELECT generation, COUNT(*) FROM transaction_hashes WHERE generation = (SELECT MAX(generation) FROM transaction_hashes) GROUP BY generation
+            """) { try $0.decode((Int64, Int64).self) }.first
+        return HashGenerations(size: Int64(size), newest: newest?.0 ?? 0, held: newest?.1 ?? 0)
     }
 
     /// A statement's subquery for the ID of the transaction whose hash is its parameter `$1`:
     /// one descent of `transaction_hashes`' key a generation, newest first (a transaction just
-    /// applied is there), stopping at the first found; the newest generation's number read in
-    /// the same snapshot.
+    /// applied is there), stopping at the first found; the newest generation's number (the
+    /// key's last) read in the same snapshot.
     static let transactionIDByHash = """
         SELECT h.id FROM transaction_hashes h WHERE h.hash = $1 AND h.generation = ANY(ARRAY(
-            SELECT generate_series(n, 0, -1) FROM store_counts WHERE name = 'hash_generation'
+            SELECT generate_series((SELECT MAX(generation) FROM transaction_hashes), 0, -1)
         )) ORDER BY h.generation DESC LIMIT 1
         """
 

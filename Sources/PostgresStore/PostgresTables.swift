@@ -80,18 +80,6 @@ public struct PostgresTables: Sendable {
         try await transaction.execute("SELECT setval(pg_get_serial_sequence('object', 'seq'), GREATEST((SELECT MAX(seq) FROM object), 1))")
     }
 
-    /// After a copy: new transaction hashes go on in the copied newest generation of
-    /// `transaction_hashes` (``HashGenerations``), which `store_counts` names with its count.
-    public static func continueHashGenerations(_ transaction: PostgresDatabase.Transaction) async throws {
-        try await transaction.execute("""
-            WITH newest AS (SELECT COALESCE(MAX(generation), 0) AS generation FROM transaction_hashes)
-            UPDATE store_counts SET n = CASE name
-                WHEN 'hash_generation' THEN (SELECT generation FROM newest)
-                ELSE (SELECT COUNT(*) FROM transaction_hashes WHERE generation = (SELECT generation FROM newest)) END
-            WHERE name IN ('hash_generation', 'hashes_in_generation')
-            """)
-    }
-
     /// A table's row count and the digest of its row hashes, the `columns` named.
     public func digest(_ table: String, columns: [String]) async throws -> (rows: Int, digest: [UInt8]) {
         let list = columns.joined(separator: ", ")

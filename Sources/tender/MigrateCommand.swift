@@ -125,7 +125,6 @@ struct NetworkMigration {
                 }
             }
             try await PostgresTables.continueObjectSequence(transaction)
-            try await PostgresTables.continueHashGenerations(transaction)
             return (planned.count, rows)
         }
     }

@@ -81,6 +81,21 @@ struct MigrateTests {
                 #expect((response as? HTTPURLResponse)?.statusCode == 200)
                 let merchants = try await Tender.run(["gateway", "merchants", "list", "--data", data, "--url", served.url])
                 #expect(merchants.stdout.contains("Coffee shop"), "\(merchants.stdout) \(merchants.stderr)")
+                // Every transaction found by its hash, the copied ones and carol's, placed after them.
+                let (listed, _) = try await URLSession.shared.data(from: URL(string: served.url + "/transactions?limit=200")!)
+                let records = try #require((try JSONSerialization.jsonObject(with: listed) as? [String: Any]).flatMap {
+                    ($0["_embedded"] as? [String: Any])?["records"] as? [[String: Any]]
+                })
+                let hashes = records.compactMap { $0["hash"] as? String }
+                #expect(hashes.count == records.count && hashes.count > 3)
+                for hash in hashes {
+                    let (_, found) = try await URLSession.shared.data(from: URL(string: served.url + "/transactions/\(hash)")!)
+                    #expect((found as? HTTPURLResponse)?.statusCode == 200, "\(hash)")
+                }
+                let counts = try await database.rows("SELECT (SELECT COUNT(*) FROM transactions), (SELECT COUNT(*) FROM transaction_hashes)") {
+                    try $0.decode((Int64, Int64).self)
+                }
+                #expect(counts.first.map { $0.0 == $0.1 && $0.0 == Int64(hashes.count) } == true, "\(counts)")
             }
 
         }
