@@ -23,6 +23,9 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     /// kept here, so a commit sends no statement for it but the hashes' own. Only this store
     /// writes while it lives: a cluster's leader makes a store of its own for each term, fenced.
     private let placement = Mutex<HashGenerations?>(nil)
+    /// Filters of the frozen generations of `transaction_hashes`, built when a lookup first
+    /// needs them.
+    let hashFilters = HashFilters()
 
     /// - Parameters:
     ///   - migrate: false for a read-only hot standby (its primary is migrated).
@@ -614,27 +617,75 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     }
 
     public func transaction(hash: Bytes32) async throws -> StoredTransaction? {
-        try await database.rows(
-            PostgresQuery(
-                unsafeSQL: "SELECT \(Self.transactionColumns) FROM transactions t WHERE t.id = (\(Self.transactionIDByHash))", binds: Self.hashBinding(hash)),
-            Self.storedTransaction
-        ).first
+        // One row always: the newest generation, and the transaction's columns (null when no
+        // transaction has the hash).
+        let rows = try await database.rows(
+            PostgresQuery(unsafeSQL: """
+                SELECT m.newest, \(Self.transactionColumns) FROM (SELECT MAX(generation) AS newest FROM transaction_hashes) m
+                LEFT JOIN transactions t ON t.id = (\(Self.transactionIDByHash))
+                """, binds: hashBindings(hash))
+        ) { row -> (Int64?, TransactionColumns?) in
+            let (newest, hash, ledger, order, closeTime, envelope, result) = try row.decode(
+                (Int64?, ByteBuffer?, Int64?, Int64?, Int64?, ByteBuffer?, ByteBuffer?).self)
+            guard let hash, let ledger, let order, let closeTime, let envelope, let result else { return (newest, nil) }
+            return (newest, (hash, ledger, order, closeTime, envelope, result))
+        }
+        guard let (newest, columns) = rows.first else { return nil }
+        buildHashFiltersIfNeeded(newest: newest)
+        return try columns.map { try Self.storedTransaction($0) }
     }
 
     /// The ID of the transaction with `hash` (``transactionIDByHash``).
     private func transactionID(hash: Bytes32) async throws -> Int64? {
-        try await database.rows(PostgresQuery(unsafeSQL: Self.transactionIDByHash, binds: Self.hashBinding(hash))) { try $0.decode(Int64.self) }.first
+        let rows = try await database.rows(
+            PostgresQuery(unsafeSQL: "SELECT (SELECT MAX(generation) FROM transaction_hashes), (\(Self.transactionIDByHash))", binds: hashBindings(hash))
+        ) { try $0.decode((Int64?, Int64?).self) }
+        guard let (newest, id) = rows.first else { return nil }
+        buildHashFiltersIfNeeded(newest: newest)
+        return id
     }
 
-    private static func hashBinding(_ hash: Bytes32) -> PostgresBindings {
+    /// `transactionIDByHash`'s parameters: the hash, and the generations whose filter refuses it.
+    private func hashBindings(_ hash: Bytes32) -> PostgresBindings {
         var bindings = PostgresBindings()
         bindings.append(ByteBuffer(bytes: hash.bytes))
+        bindings.append(hashFilters.generations(refusing: hash))
         return bindings
+    }
+
+    /// Begins building, in the background, a filter for each generation below `newest` that has
+    /// none (``HashFilters``).
+    private func buildHashFiltersIfNeeded(newest: Int64?) {
+        guard let newest, newest > 0 else { return }
+        hashFilters.beginBuilding(below: newest, filter: generationFilter)
+    }
+
+    /// Builds a filter for each frozen generation of `transaction_hashes` that has none, or waits
+    /// for the build under way (a lookup begins one in the background when it first needs them).
+    public func buildHashFilters() async throws {
+        let newest = try await database.rows("SELECT MAX(generation) FROM transaction_hashes") { try $0.decode(Int64?.self) }.first ?? nil
+        try await hashFilters.build(below: newest ?? 0, filter: generationFilter)
+    }
+
+    /// Reads generation `generation`'s hashes into a filter.
+    private var generationFilter: @Sendable (Int64) async throws -> GenerationFilter {
+        let database = self.database
+        return { generation in
+            let count = try await database.rows("SELECT COUNT(*) FROM transaction_hashes WHERE generation = \(generation)") {
+                try $0.decode(Int64.self)
+            }.first ?? 0
+            var filter = GenerationFilter(capacity: Int(count))
+            let hashes = try await database.rows("SELECT hash FROM transaction_hashes WHERE generation = \(generation)") {
+                Bytes32(Array(buffer: try $0.decode(ByteBuffer.self)))
+            }
+            for hash in hashes { filter.insert(hash) }
+            return filter
+        }
     }
 
     /// The newest generation of `transaction_hashes` and the hashes it holds (generation 0,
     /// empty, when the table is).
-    static func hashGenerations(size: Int, _ transaction: PostgresDatabase.Transaction) async throws -> HashGenerations {
+    private static func hashGenerations(size: Int, _ transaction: PostgresDatabase.Transaction) async throws -> HashGenerations {
         let newest = try await transaction.rows("""
             SELECT generation, COUNT(*) FROM transaction_hashes WHERE generation = (SELECT MAX(generation) FROM transaction_hashes) GROUP BY generation
             """) { try $0.decode((Int64, Int64).self) }.first
@@ -643,11 +694,12 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
 
     /// A statement's subquery for the ID of the transaction whose hash is its parameter `$1`:
     /// one descent of `transaction_hashes`' key a generation, newest first (a transaction just
-    /// applied is there), stopping at the first found; the newest generation's number (the
+    /// applied is there), stopping at the first found, but for the generations in `$2` (those
+    /// whose filter refuses the hash, ``HashFilters``); the newest generation's number (the
     /// key's last) read in the same snapshot.
     static let transactionIDByHash = """
         SELECT h.id FROM transaction_hashes h WHERE h.hash = $1 AND h.generation = ANY(ARRAY(
-            SELECT generate_series((SELECT MAX(generation) FROM transaction_hashes), 0, -1)
+            SELECT g FROM generate_series((SELECT MAX(generation) FROM transaction_hashes), 0, -1) g WHERE g <> ALL($2::bigint[])
         )) ORDER BY h.generation DESC LIMIT 1
         """
 

@@ -185,7 +185,7 @@ extension SQLiteLedgerStore: LedgerReader {
                 arguments.append(memo)
             }
             if let hash = filter.transactionHash {
-                guard let transaction = try Self.transactionID(hash: hash, db) else { return [] }
+                guard let transaction = try self.transactionID(hash: hash, db) else { return [] }
                 // Its operations' IDs follow its own (a TOID's low 12 bits number them).
                 conditions.append("t.id = ? AND \(id) BETWEEN ? AND ?")
                 arguments += [transaction, transaction + 1, transaction | 4095]

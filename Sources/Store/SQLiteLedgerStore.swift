@@ -130,6 +130,8 @@ public final class SQLiteLedgerStore: LedgerStore {
     let walRestartFrames: Int
     /// The most hashes a generation of `transaction_hashes` holds.
     let hashGenerationSize: Int
+    /// Filters of the frozen generations of `transaction_hashes`, built when first needed.
+    let hashFilters = HashFilters()
     /// The bytes the WAL file is cut back to after a rewind (`PRAGMA journal_size_limit`; -1: none).
     let walSizeLimit: Int
     /// The most frames a RESTART checkpoint may be left to copy and sync while commits wait.
@@ -861,7 +863,7 @@ public final class SQLiteLedgerStore: LedgerStore {
 
     public func transaction(hash: Bytes32) async throws -> StoredTransaction? {
         try await database.read { db in
-            guard let id = try Self.transactionID(hash: hash, db),
+            guard let id = try self.transactionID(hash: hash, db),
                   let row = try db.cachedRow(sql: "SELECT ledger, application_order, close_time, envelope, result FROM transactions WHERE id = ?", arguments: [id])
             else { return nil }
             let envelope: Data = row["envelope"]

@@ -8,12 +8,17 @@ import StellarBase
 /// A transaction's hash is random, so one index of every hash takes each new one at a random
 /// leaf: on a grown network (about 20 hashes a leaf, half a million leaves at ten million
 /// transactions) every payment read a cold page, dirtied it, and the checkpoint wrote it back
-/// alone, a whole page of the kernel's for a kilobyte of SQLite's. Keyed by generation first,
-/// the hashes of the newest generation share a small part of the B-tree (under 20 MB at the
-/// default size), which stays in the writer's cache, and a checkpoint finds its pages dirtied
-/// many times over. The older generations are only read. A hash is looked up in the newest
-/// generation, then in the older ones (``SQLiteLedgerStore/transactionID(hash:_:)``): at ten
-/// million transactions, 40 searches for a hash no transaction has.
+/// alone, a whole page of the kernel's for a kilobyte of SQLite's (on PostgreSQL, a full-page
+/// image in the WAL after each checkpoint). Keyed by generation first, the hashes of the newest
+/// generation share a small part of the B-tree (under 20 MB at the default size), which stays
+/// in the writer's cache (PostgreSQL's shared buffers), and a checkpoint finds its pages
+/// dirtied many times over. The older generations are only read. A hash is looked up in the
+/// newest generation, then in the older ones whose filter may hold it (``HashFilters``;
+/// ``SQLiteLedgerStore/transactionID(hash:_:)``, `PostgresLedgerStore.transactionIDByHash`).
+///
+/// Both stores use it: SQLite keeps where the next hash goes in `store_counts`, read and
+/// written by each commit; PostgreSQL reads it from the table at a store's first commit and
+/// keeps it in the store.
 ///
 /// The table's key refuses a hash twice within a generation only (`transactions` once refused
 /// it outright); a transaction is applied once by the ledger's rules, its source's sequence
@@ -71,21 +76,58 @@ extension SQLiteLedgerStore {
     }
 
     /// The ID of the transaction with `hash`: searched for in the newest generation of
-    /// `transaction_hashes` (a transaction just applied is there), then in the older ones in
-    /// one statement, SQLite searching each (generation, hash) in turn: 40 searches at ten
-    /// million transactions for a hash no transaction has, without a statement's overhead each.
-    static func transactionID(hash: Bytes32, _ db: Database) throws -> Int64? {
+    /// `transaction_hashes` (a transaction just applied is there), then in each older one whose
+    /// filter may hold it (``HashFilters``: for most hashes no transaction has, none). Without
+    /// filters yet (a build is begun here, in the background), the older generations are
+    /// searched in one statement, SQLite searching each (generation, hash) in turn: 40 searches
+    /// at ten million transactions, without a statement's overhead each.
+    func transactionID(hash: Bytes32, _ db: Database) throws -> Int64? {
         let key = Data(hash.bytes)
-        let newest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT n FROM store_counts WHERE name = 'hash_generation'")) ?? 0
-        let inNewest = try db.cachedStatement(sql: "SELECT id FROM transaction_hashes WHERE generation = ? AND hash = ?")
-        if let id = try Int64.fetchOne(inNewest, arguments: [newest, key]) { return id }
+        let newest = try Self.newestHashGeneration(db)
+        let inGeneration = try db.cachedStatement(sql: "SELECT id FROM transaction_hashes WHERE generation = ? AND hash = ?")
+        if let id = try Int64.fetchOne(inGeneration, arguments: [newest, key]) { return id }
         guard newest > 0 else { return nil }
-        let inOlder = try db.cachedStatement(sql: """
-            SELECT id FROM transaction_hashes WHERE hash = ?1 AND generation IN (
-                WITH RECURSIVE older(generation) AS (SELECT ?2 UNION ALL SELECT generation - 1 FROM older WHERE generation > 0)
-                SELECT generation FROM older
-            ) LIMIT 1
-            """)
-        return try Int64.fetchOne(inOlder, arguments: [key, newest - 1])
+        hashFilters.beginBuilding(below: newest, filter: generationFilter)
+        let older = hashFilters.generations(toSearchFor: hash, below: newest)
+        guard older.count < newest else {
+            let inOlder = try db.cachedStatement(sql: """
+                SELECT id FROM transaction_hashes WHERE hash = ?1 AND generation IN (
+                    WITH RECURSIVE older(generation) AS (SELECT ?2 UNION ALL SELECT generation - 1 FROM older WHERE generation > 0)
+                    SELECT generation FROM older
+                ) LIMIT 1
+                """)
+            return try Int64.fetchOne(inOlder, arguments: [key, newest - 1])
+        }
+        for generation in older {
+            if let id = try Int64.fetchOne(inGeneration, arguments: [generation, key]) { return id }
+        }
+        return nil
+    }
+
+    /// Builds a filter for each frozen generation of `transaction_hashes` that has none, or waits
+    /// for the build under way (a lookup begins one in the background when it first needs them).
+    public func buildHashFilters() async throws {
+        let newest = try await database.read { db in try Self.newestHashGeneration(db) }
+        try await hashFilters.build(below: newest, filter: generationFilter)
+    }
+
+    /// Reads a generation's hashes into a filter.
+    private var generationFilter: @Sendable (Int64) async throws -> GenerationFilter {
+        let database = self.database
+        return { generation in try await database.read { db in try Self.hashFilter(generation: generation, db) } }
+    }
+
+    /// The generation new hashes go to.
+    static func newestHashGeneration(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT n FROM store_counts WHERE name = 'hash_generation'")) ?? 0
+    }
+
+    /// A filter of the hashes generation `generation` holds.
+    static func hashFilter(generation: Int64, _ db: Database) throws -> GenerationFilter {
+        let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM transaction_hashes WHERE generation = ?", arguments: [generation]) ?? 0
+        var filter = GenerationFilter(capacity: count)
+        let hashes = try Data.fetchCursor(db, sql: "SELECT hash FROM transaction_hashes WHERE generation = ?", arguments: [generation])
+        while let hash = try hashes.next() { filter.insert(Bytes32(hash)) }
+        return filter
     }
 }

@@ -97,6 +97,34 @@ struct PostgresTransactionHashTests {
         }
     }
 
+    /// With its filters built, a store searches a frozen generation only when its filter may
+    /// hold the hash: a hash put into one behind the store's back is not found by it, and is by
+    /// a store without filters, which begins building them.
+    @Test func aFrozenGenerationIsSearchedOnlyWhenItsFilterMayHoldTheHash() async throws {
+        let ledgers = try LedgerStoreContractTests.ledgers().ledgers
+        try await Self.withDatabase { database in
+            let store = try await PostgresLedgerStore(database, hashGenerationSize: 3)
+            for ledger in ledgers { try await store.commit(ledger) }
+            #expect(try await Self.layout(database).generations == [3, 3, 3, 3, 3, 1])
+            #expect(store.hashFilters.filtered.isEmpty)
+            try await store.buildHashFilters()
+            #expect(store.hashFilters.filtered == [0, 1, 2, 3, 4])
+            try await Self.expectEachFound(store, ledgers)
+            let hidden = Bytes32(w0: 5, w1: 6, w2: 7, w3: 8)
+            try await database.execute(
+                "INSERT INTO transaction_hashes SELECT 1, \(ByteBuffer(bytes: hidden.bytes)), id FROM transaction_hashes WHERE generation = 1 LIMIT 1")
+            #expect(try await store.transaction(hash: hidden) == nil)
+            #expect(try await store.operations(PageRequest(limit: 10), filter: OperationFilter(transactionHash: hidden, includeFailed: true)).isEmpty)
+            let fresh = try await PostgresLedgerStore(database, hashGenerationSize: 3)
+            #expect(try await fresh.transaction(hash: hidden) != nil)
+            try await fresh.buildHashFilters()
+            #expect(fresh.hashFilters.filtered == [0, 1, 2, 3, 4])
+            #expect(try await fresh.transaction(hash: hidden) != nil)
+            #expect(try await fresh.operations(PageRequest(limit: 10), filter: OperationFilter(transactionHash: hidden, includeFailed: true)).isEmpty == false)
+            try await Self.expectEachFound(fresh, ledgers)
+        }
+    }
+
     /// The lookup descends `transaction_hashes`' key once a generation, newest first, and
     /// stops at the first found: no scan of the table or its key.
     @Test func aHashIsLookedUpThroughTheKey() async throws {
@@ -108,6 +136,7 @@ struct PostgresTransactionHashTests {
             let bindings = {
                 var bindings = PostgresBindings()
                 bindings.append(ByteBuffer(bytes: ledgers[1].transactions[0].prepared.hash.bytes))
+                bindings.append([Int64(0), 3])  // generations whose filter refuses it
                 return bindings
             }()
             // A table of 16 rows is read whole unless told otherwise; a large one is not.

@@ -27,6 +27,95 @@ struct TransactionHashTests {
         #expect((0..<3).map { _ in one.place() } == [5, 6, 7])
     }
 
+    /// A frozen generation's filter answers "maybe" for every hash it was given and refuses
+    /// about 99% of the others (about 10 bits a hash).
+    @Test func aFilterNeverRefusesAHashItHoldsAndRefusesMostOthers() {
+        var random = SplitMix64(seed: 30)
+        func hash() -> Bytes32 { Bytes32(w0: random.next(), w1: random.next(), w2: random.next(), w3: random.next()) }
+        let held = (0..<HashGenerations.defaultSize).map { _ in hash() }
+        var filter = GenerationFilter(capacity: held.count)
+        for hash in held { filter.insert(hash) }
+        #expect(held.allSatisfy(filter.mayContain))
+        let passed = (0..<100_000).map { _ in hash() }.filter(filter.mayContain).count
+        #expect(passed > 0 && passed < 2_000, "\(passed) of 100,000 hashes not held passed the filter")
+        #expect(filter.byteCount == HashGenerations.defaultSize * 10 / 8)
+        // The smallest filter is one block.
+        var tiny = GenerationFilter(capacity: 0)
+        tiny.insert(held[0])
+        #expect(tiny.mayContain(held[0]) && tiny.byteCount == 64)
+    }
+
+    @Test func filtersLeaveTheGenerationsThatMayHoldAHash() async throws {
+        var random = SplitMix64(seed: 31)
+        let hashes = (0..<5).map { _ in Bytes32(w0: random.next(), w1: random.next(), w2: random.next(), w3: random.next()) }
+        /// Generation `g` holds `hashes[g]`.
+        let holding: @Sendable (Int64) async throws -> GenerationFilter = { generation in
+            var filter = GenerationFilter(capacity: 1)
+            filter.insert(hashes[Int(generation)])
+            return filter
+        }
+        let filters = HashFilters()
+        // Without filters every older generation is searched, newest first.
+        #expect(filters.generations(toSearchFor: hashes[0], below: 3) == [2, 1, 0])
+        #expect(filters.generations(toSearchFor: hashes[0], below: 0) == [])
+        #expect(filters.beginBuilding(below: 0, filter: holding) == nil)
+        try await filters.build(below: 3, filter: holding)
+        #expect(filters.filtered == [0, 1, 2] && filters.byteCount == 3 * 64)
+        #expect(filters.generations(toSearchFor: hashes[1], below: 3) == [1])
+        #expect(filters.generations(toSearchFor: hashes[4], below: 3) == [])
+        #expect(filters.generations(refusing: hashes[1]) == [0, 2])
+        // The build covers them: none is begun again.
+        #expect(filters.beginBuilding(below: 3, filter: { _ in Issue.record("built twice"); return GenerationFilter(capacity: 1) }) != nil)
+        // A generation frozen since is searched until its filter is built, then only where it may hold the hash.
+        #expect(filters.generations(toSearchFor: hashes[3], below: 4) == [3])
+        #expect(filters.generations(toSearchFor: hashes[4], below: 4) == [3])
+        try await filters.build(below: 4, filter: { generation in
+            #expect(generation == 3)
+            return try await holding(generation)
+        })
+        #expect(filters.generations(toSearchFor: hashes[3], below: 4) == [3])
+        #expect(filters.generations(toSearchFor: hashes[4], below: 4) == [])
+    }
+
+    @Test func aFailedBuildKeepsWhatItFinishedAndTheNextGoesOn() async throws {
+        struct Unreadable: Error {}
+        let filters = HashFilters()
+        await #expect(throws: Unreadable.self) {
+            try await filters.build(below: 3) { generation in
+                guard generation == 2 else { throw Unreadable() }
+                return GenerationFilter(capacity: 1)
+            }
+        }
+        #expect(filters.filtered == [2])
+        try await filters.build(below: 3) { generation in
+            #expect(generation != 2)
+            return GenerationFilter(capacity: 1)
+        }
+        #expect(filters.filtered == [0, 1, 2])
+    }
+
+    /// A build asked for while one is under way waits for it rather than reading the
+    /// generations again.
+    @Test func aBuildUnderWayIsJoined() async throws {
+        let filters = HashFilters()
+        let (started, starting) = AsyncStream<Void>.makeStream()
+        let (gate, opening) = AsyncStream<Void>.makeStream()
+        final class Reads: Sendable { let count = Mutex(0) }
+        let reads = Reads()
+        let first = filters.beginBuilding(below: 1) { _ in
+            reads.count.withLock { $0 += 1 }
+            starting.yield()
+            for await _ in gate { break }
+            return GenerationFilter(capacity: 1)
+        }
+        for await _ in started { break }
+        let joined = Task { try await filters.build(below: 1) { _ in reads.count.withLock { $0 += 1 }; return GenerationFilter(capacity: 1) } }
+        opening.yield()
+        try await first?.value
+        try await joined.value
+        #expect(reads.count.withLock { $0 } == 1 && filters.filtered == [0])
+    }
+
     /// `ledgers` ledgers of `perLedger` transactions from root, each creating an account, and
     /// a failed one in each (a payment to an account that does not exist): its hash is kept too.
     static func ledgers(_ count: Int, perLedger: Int) throws -> [ClosedLedger] {
@@ -95,6 +184,34 @@ struct TransactionHashTests {
         try await Self.expectEachFound(reopened, ledgers)
         try await reopened.close()
         #expect(try await Self.layout(path) == ([5, 5, 5, 5, 4], []))
+    }
+
+    /// With its filters built, a store searches a frozen generation only when its filter may
+    /// hold the hash: a hash put into one behind the store's back is not found by it, and is by
+    /// a store without filters, which begins building them.
+    @Test func aFrozenGenerationIsSearchedOnlyWhenItsFilterMayHoldTheHash() async throws {
+        let path = temporary.file("\(UUID().uuidString).sqlite")
+        let ledgers = try Self.ledgers(6, perLedger: 3)
+        let store = try SQLiteLedgerStore(path: path, hashGenerationSize: 5)
+        for ledger in ledgers { try await store.commit(ledger) }
+        #expect(store.hashFilters.filtered.isEmpty)
+        try await store.buildHashFilters()
+        #expect(store.hashFilters.filtered == [0, 1, 2, 3])
+        try await Self.expectEachFound(store, ledgers)
+        let hidden = Bytes32(w0: 5, w1: 6, w2: 7, w3: 8)
+        try await store.database.write { db in
+            try db.execute(sql: "INSERT INTO transaction_hashes SELECT 1, ?, id FROM transaction_hashes WHERE generation = 1 LIMIT 1", arguments: [Data(hidden.bytes)])
+        }
+        #expect(try await store.transaction(hash: hidden) == nil)
+        #expect(try await store.operations(PageRequest(limit: 10), filter: OperationFilter(transactionHash: hidden, includeFailed: true)).isEmpty)
+        try await store.close()
+        let reopened = try SQLiteLedgerStore(path: path, hashGenerationSize: 5)
+        #expect(try await reopened.transaction(hash: hidden) != nil)
+        try await reopened.buildHashFilters()
+        #expect(reopened.hashFilters.filtered == [0, 1, 2, 3])
+        #expect(try await reopened.transaction(hash: hidden) != nil)
+        try await Self.expectEachFound(reopened, ledgers)
+        try await reopened.close()
     }
 
     /// A database from before `transaction_hashes`: its hashes become generation 0, in hash
