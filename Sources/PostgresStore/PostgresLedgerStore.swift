@@ -675,10 +675,15 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
                 try $0.decode(Int64.self)
             }.first ?? 0
             var filter = GenerationFilter(capacity: Int(count))
-            let hashes = try await database.rows("SELECT hash FROM transaction_hashes WHERE generation = \(generation)") {
-                Bytes32(Array(buffer: try $0.decode(ByteBuffer.self)))
+            // Each hash's first two words, read from its bytes (no Bytes32 a row).
+            let words = try await database.rows("SELECT hash FROM transaction_hashes WHERE generation = \(generation)") { row -> (UInt64, UInt64) in
+                let hash = try row.decode(ByteBuffer.self)
+                guard hash.readableBytes == 32, let w0 = hash.getInteger(at: hash.readerIndex, as: UInt64.self),
+                      let w1 = hash.getInteger(at: hash.readerIndex + 8, as: UInt64.self)
+                else { throw BadStoredValue(description: "transaction_hashes holds a hash of \(hash.readableBytes) bytes") }
+                return (w0, w1)
             }
-            for hash in hashes { filter.insert(hash) }
+            for (w0, w1) in words { filter.insert(w0: w0, w1: w1) }
             return filter
         }
     }

@@ -25,8 +25,20 @@ public struct GenerationFilter: Sendable, Equatable {
     }
 
     public mutating func insert(_ hash: Bytes32) {
-        let base = Int(hash.w0 % blocks) * 8
-        var field = hash.w1
+        insert(w0: hash.w0, w1: hash.w1)
+    }
+
+    /// Inserts the hash whose first 16 bytes are `bytes`' first 16 (a row's blob, read in place).
+    public mutating func insert(firstBytesOf bytes: UnsafeRawBufferPointer) {
+        precondition(bytes.count >= 16, "a transaction hash has 32 bytes")
+        insert(w0: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+               w1: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+    }
+
+    /// Inserts the hash whose first two words (``Bytes32/w0``, ``Bytes32/w1``) these are.
+    public mutating func insert(w0: UInt64, w1: UInt64) {
+        let base = Int(w0 % blocks) * 8
+        var field = w1
         for _ in 0..<Self.probes {
             let bit = Int(field & 511)
             words[base + bit >> 6] |= 1 << UInt64(bit & 63)

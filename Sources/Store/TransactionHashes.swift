@@ -126,8 +126,14 @@ extension SQLiteLedgerStore {
     static func hashFilter(generation: Int64, _ db: Database) throws -> GenerationFilter {
         let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM transaction_hashes WHERE generation = ?", arguments: [generation]) ?? 0
         var filter = GenerationFilter(capacity: count)
-        let hashes = try Data.fetchCursor(db, sql: "SELECT hash FROM transaction_hashes WHERE generation = ?", arguments: [generation])
-        while let hash = try hashes.next() { filter.insert(Bytes32(hash)) }
+        let rows = try Row.fetchCursor(db, sql: "SELECT hash FROM transaction_hashes WHERE generation = ?", arguments: [generation])
+        while let row = try rows.next() {
+            // The blob read in place: no copy, no Bytes32 a row (10 million rows took 33 s so).
+            try row.withUnsafeData(atIndex: 0) { hash in
+                guard let hash, hash.count == 32 else { throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "transaction_hashes holds a hash of \(hash?.count ?? 0) bytes") }
+                hash.withUnsafeBytes { filter.insert(firstBytesOf: $0) }
+            }
+        }
         return filter
     }
 }

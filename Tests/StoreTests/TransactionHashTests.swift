@@ -39,6 +39,10 @@ struct TransactionHashTests {
         let passed = (0..<100_000).map { _ in hash() }.filter(filter.mayContain).count
         #expect(passed > 0 && passed < 2_000, "\(passed) of 100,000 hashes not held passed the filter")
         #expect(filter.byteCount == HashGenerations.defaultSize * 10 / 8)
+        // A stored hash's bytes, read in place, place it as its Bytes32 does.
+        var fromBytes = GenerationFilter(capacity: held.count)
+        for hash in held { hash.bytes.withUnsafeBytes { fromBytes.insert(firstBytesOf: $0) } }
+        #expect(fromBytes == filter)
         // The smallest filter is one block.
         var tiny = GenerationFilter(capacity: 0)
         tiny.insert(held[0])
