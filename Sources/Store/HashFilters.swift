@@ -65,8 +65,8 @@ public struct GenerationFilter: Sendable, Equatable {
 /// A store's filters of the frozen generations of `transaction_hashes`, so that looking up a
 /// hash searches only the newest generation and the older ones whose filter may hold it: at ten
 /// million transactions a hash no transaction has (`POST /transactions_async`'s check for a
-/// duplicate, `GET /transactions/{hash}` of an unknown one) took 40 searches, each reading a
-/// leaf of its own.
+/// duplicate, `GET /transactions/{hash}` of an unknown one) took about 40 searches, each
+/// reading a leaf of its own.
 ///
 /// A generation below the newest never changes, so its filter, once built from its rows, holds
 /// for as long as the store's database does. The filters live in memory only (about 1.25 bytes
@@ -107,9 +107,10 @@ public final class HashFilters: Sendable {
 
     /// Begins building, in the background, a filter for each generation below `newest` that has
     /// none, newest first, one at a time (`filter` reads a generation's hashes into one), after
-    /// any build begun before; nil when a build begun for `newest` or a newer generation (under
-    /// way or done) or the filters already cover them. A build that throws keeps the filters
-    /// it finished, and the next call begins another.
+    /// any build begun before, and returns it; returns the build begun for `newest` or a newer
+    /// generation instead (under way or done) when there is one, and nil when the filters cover
+    /// every generation below `newest`. A build that throws keeps the filters it finished, and
+    /// the next call begins another.
     @discardableResult
     public func beginBuilding(
         below newest: Int64, filter: @escaping @Sendable (Int64) async throws -> GenerationFilter
