@@ -11,7 +11,9 @@
 # series in docs/scale-postgres.csv and docs/scale-postgres.svg.
 # Usage: Benchmarks/scale-postgres.sh [ACCOUNTS [PAYMENTS]]   (comma-separated steps)
 #   session 42's runs: Benchmarks/scale-postgres.sh 10000,10000000 10000,1000000
-# TENDER_POSTGRES_SHARED_BUFFERS sets the cluster's shared_buffers (4GB when unset here).
+# TENDER_POSTGRES_SHARED_BUFFERS sets the cluster's shared_buffers (8GB when unset here: what a
+# payment touches at random at ten million accounts and payments, the accounts' rows and key and
+# the history's key, is about 5 GB; docs/operations.md, sizing PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ACCOUNTS="${1:-10000,100000,1000000}"
@@ -26,7 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT
 # Growing ten million accounts takes most of an hour on two cores: the cluster may live four.
-PG="$(TENDER_POSTGRES_TIMEOUT=14400 TENDER_POSTGRES_SHARED_BUFFERS="${TENDER_POSTGRES_SHARED_BUFFERS:-4GB}" \
+PG="$(TENDER_POSTGRES_TIMEOUT=14400 TENDER_POSTGRES_SHARED_BUFFERS="${TENDER_POSTGRES_SHARED_BUFFERS:-8GB}" \
   bash Scripts/postgres.sh start "$WORK/pg" | tail -1)"
 .build/release/tender bench scale --database "$PG" --accounts "$ACCOUNTS" --payments "$PAYMENTS" \
   --transactions 20000 --requests 20000 --beside 10000 --repeats 3 --directory "$WORK" \
