@@ -13,7 +13,13 @@
 #   session 42's runs: Benchmarks/scale-postgres.sh 10000,10000000 10000,1000000
 # TENDER_POSTGRES_SHARED_BUFFERS sets the cluster's shared_buffers (8GB when unset here: what a
 # payment touches at random at ten million accounts and payments, the accounts' rows and key and
-# the history's key, is about 5 GB; docs/operations.md, sizing PostgreSQL).
+# the history's key, is about 5 GB; docs/operations.md, sizing PostgreSQL), and
+# TENDER_POSTGRES_SETTINGS its other settings (checkpoint_timeout=1h max_wal_size=24GB when unset:
+# a page's first change after a checkpoint is written whole to the WAL, and at ten million
+# accounts that is nearly every change for the first few hundred thousand payments after one).
+# WARM_UP payments are committed to each step's network before it is measured (0 when unset;
+# session 54's ten-million runs: 1000000), so that the measures fall inside a checkpoint interval
+# rather than at its start (`tender bench scale --help`, --warm-up).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ACCOUNTS="${1:-10000,100000,1000000}"
@@ -29,7 +35,8 @@ cleanup() {
 trap cleanup EXIT
 # Growing ten million accounts takes most of an hour on two cores: the cluster may live four.
 PG="$(TENDER_POSTGRES_TIMEOUT=14400 TENDER_POSTGRES_SHARED_BUFFERS="${TENDER_POSTGRES_SHARED_BUFFERS:-8GB}" \
+  TENDER_POSTGRES_SETTINGS="${TENDER_POSTGRES_SETTINGS:-checkpoint_timeout=1h max_wal_size=24GB}" \
   bash Scripts/postgres.sh start "$WORK/pg" | tail -1)"
 .build/release/tender bench scale --database "$PG" --accounts "$ACCOUNTS" --payments "$PAYMENTS" \
-  --transactions 20000 --requests 20000 --beside 10000 --repeats 3 --directory "$WORK" \
+  --transactions 20000 --requests 20000 --beside 10000 --repeats 3 --warm-up "${WARM_UP:-0}" --directory "$WORK" \
   --csv docs/scale-postgres.csv --svg docs/scale-postgres.svg

@@ -12,7 +12,8 @@
 #   Scripts/postgres.sh stop DIR    stops it (fast shutdown) and removes DIR
 # The server runs under `timeout` (TENDER_POSTGRES_TIMEOUT seconds, default 3600), so one whose
 # test died without stopping it still ends by itself. TENDER_POSTGRES_SHARED_BUFFERS (say 4GB)
-# sets its `shared_buffers` (Debian's default, 128MB, when unset).
+# sets its `shared_buffers` (Debian's default, 128MB, when unset); TENDER_POSTGRES_SETTINGS, more
+# settings as space-separated name=value pairs (say "checkpoint_timeout=1h max_wal_size=24GB").
 set -euo pipefail
 command="${1:?usage: postgres.sh start|standby|stop DIR}"
 dir="${2:?usage: postgres.sh start|standby|stop DIR}"
@@ -38,9 +39,11 @@ launch() {
       [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
     done
     if [ "$(id -u)" -eq 0 ]; then launch=(runuser -u postgres --); else launch=(); fi
+    settings=()
+    for setting in ${TENDER_POSTGRES_SETTINGS:-}; do settings+=(-c "$setting"); done
     exec "${launch[@]}" setsid timeout "${TENDER_POSTGRES_TIMEOUT:-3600}" "$bin/postgres" -D "$dir/data" -p "$port" \
       -c listen_addresses=127.0.0.1 -c unix_socket_directories="$dir" -c fsync=on -c synchronous_commit=on \
-      ${TENDER_POSTGRES_SHARED_BUFFERS:+-c shared_buffers="$TENDER_POSTGRES_SHARED_BUFFERS"}
+      ${TENDER_POSTGRES_SHARED_BUFFERS:+-c shared_buffers="$TENDER_POSTGRES_SHARED_BUFFERS"} "${settings[@]}"
   ) >"$dir/postgres.log" 2>&1 </dev/null &
   for _ in $(seq 1 200); do
     "$bin/pg_isready" -q -U tender -d postgres -h 127.0.0.1 -p "$port" && break

@@ -73,6 +73,9 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Measure each step this many times, each measure followed by another fresh copy of the new network beside it (with --beside): each measure's rates are taken as shares of the two new-network measures around it, and the step's shares are the medians of those, as are its figures in the table and the CSV (one measure's shares moved by up to a third from one to the next on this machine).")
     var repeats = 1
 
+    @Option(help: "Payments committed to each step's network (counted in its history) after it reaches the step and before it is measured. On PostgreSQL a page's first change after a checkpoint writes the whole page to the WAL, and at ten million accounts nearly every page a payment changes is a first change for hundreds of thousands of payments after one: with a long checkpoint interval, a warm-up puts the measures where a running network spends most of its time. (Either way the copies of the new network beside a step are dropped after the step, not after each measure: `DROP DATABASE` forces a checkpoint.)")
+    var warmUp = 0
+
     @Option(help: "Write the series as CSV to this file.")
     var csv: String?
 
@@ -164,6 +167,7 @@ struct ScaleBench: AsyncParsableCommand {
         guard readRounds > 0 else { throw CommandFailure("--read-rounds must be positive") }
         guard postRounds > 0 else { throw CommandFailure("--post-rounds must be positive") }
         guard repeats > 0 else { throw CommandFailure("--repeats must be positive") }
+        guard warmUp >= 0 else { throw CommandFailure("--warm-up must not be negative") }
         let cardSteps = try cards.map { try Self.steps($0, "--cards") }
         guard cardSteps == nil || (cardSteps!.count == accountSteps.count && requests > 0) else {
             throw CommandFailure("--cards needs one step per --accounts step, and --requests above 0")
@@ -203,6 +207,9 @@ struct ScaleBench: AsyncParsableCommand {
         var rng = SystemRandomNumberGenerator()
         var rows: [Row] = []
         var pristine: BesideNetwork?
+        // The copies of the new network measured beside a step, removed once the step's measures
+        // are done (not between them: on PostgreSQL dropping a database forces a checkpoint).
+        var copies: [BesideCopy] = []
         if let beside {
             pristine = try await Self.besideNetwork(accounts: beside, in: directory, database: database, senders: senders, rng: &rng)
         }
@@ -211,6 +218,10 @@ struct ScaleBench: AsyncParsableCommand {
             for (targetAccounts, targetPayments) in zip(accountSteps, paymentSteps) {
                 try await Self.grow(store!.store, &state, senders: senders, accounts: &filledAccounts, payments: &filledPayments,
                                     to: (targetAccounts, targetPayments), rng: &rng)
+                if warmUp > 0 {
+                    try await Self.grow(store!.store, &state, senders: senders, accounts: &filledAccounts, payments: &filledPayments,
+                                        to: (targetAccounts, filledPayments + warmUp), rng: &rng)
+                }
                 let (grownAccounts, grownTrustLines) = (filledAccounts, state.trustLines.count)
                 state = LedgerState(header: state.header)
                 store?.close()
@@ -218,7 +229,7 @@ struct ScaleBench: AsyncParsableCommand {
                 // A new network measured just before and just after the step, each time a fresh
                 // copy of the same one: the step's rates against it are not the machine's drift.
                 var besideRows: [Row] = []
-                if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, rng: &rng)) }
+                if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, copies: &copies, rng: &rng)) }
                 var measures: [Row] = []
                 for _ in 0..<repeats {
                     var measured = try await measure(location: location, dataDirectory: dataDirectory, accounts: grownAccounts, senders: senders, rng: &rng) { port, row in
@@ -235,7 +246,7 @@ struct ScaleBench: AsyncParsableCommand {
                         (row.cards, row.cardRate, row.cardP99) = (filledCards, measured.rate, measured.p99)
                     }
                     (measured.accounts, measured.trustLines, measured.payments) = (grownAccounts, grownTrustLines, filledPayments)
-                    if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, rng: &rng)) }
+                    if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, copies: &copies, rng: &rng)) }
                     measures.append(measured)
                 }
                 var row = Self.median(of: measures)
@@ -270,6 +281,8 @@ struct ScaleBench: AsyncParsableCommand {
                         print("  " + Self.ratios(Against(median: shares), to: "the new network beside it, the median of \(measures.count) measures' shares"))
                     }
                 }
+                for copy in copies { await copy.remove() }
+                copies = []
                 // The next step grows the state as the writer and the server left it.
                 if targetAccounts != accountSteps.last {
                     let reopened = try await Self.open(location)
@@ -278,6 +291,7 @@ struct ScaleBench: AsyncParsableCommand {
                 }
             }
         } catch {
+            for copy in copies { await copy.remove() }
             await pristine?.remove()
             throw error
         }
@@ -340,31 +354,37 @@ struct ScaleBench: AsyncParsableCommand {
         }
     }
 
+    /// A copy of the new network measured beside a step: its data directory, and on PostgreSQL
+    /// its database.
+    struct BesideCopy {
+        let directory: String
+        let database: (cluster: String, name: PostgresStore.PostgresDatabase.DatabaseName)?
+
+        /// Drops its database (on PostgreSQL) and deletes its directory.
+        func remove() async {
+            if let database { try? await ScaleBench.administer(database.cluster) { try await $0.dropDatabase(database.name) } }
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
     /// Measures a fresh copy of the new network `pristine` as a step is measured (cards aside),
-    /// and deletes the copy: its ledger file copied with its data directory, or on PostgreSQL its
-    /// database copied by PostgreSQL (`CREATE DATABASE ... TEMPLATE`) with an empty data directory.
-    func besideMeasure(_ pristine: BesideNetwork, senders: [KeyPair], rng: inout SystemRandomNumberGenerator) async throws -> Row {
-        let copy = pristine.root + "/copy-\(UUID().uuidString)"
-        var location = copy + "/ledger.sqlite"
-        var copiedDatabase: PostgresStore.PostgresDatabase.DatabaseName?
+    /// and adds the copy to `copies`, to be removed after the step: its ledger file copied with
+    /// its data directory, or on PostgreSQL its database copied by PostgreSQL
+    /// (`CREATE DATABASE ... TEMPLATE`) with an empty data directory.
+    func besideMeasure(_ pristine: BesideNetwork, senders: [KeyPair], copies: inout [BesideCopy], rng: inout SystemRandomNumberGenerator) async throws -> Row {
+        let directory = pristine.root + "/copy-\(UUID().uuidString)"
+        var location = directory + "/ledger.sqlite"
         if let postgres = pristine.postgres {
-            try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
-            let name = try PostgresStore.PostgresDatabase.DatabaseName(postgres.name.text + "_copy")
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let name = try PostgresStore.PostgresDatabase.DatabaseName(postgres.name.text + "_copy\(copies.count + 1)")
+            copies.append(BesideCopy(directory: directory, database: (postgres.cluster, name)))
             try await Self.administer(postgres.cluster) { try await $0.createDatabase(name, template: postgres.name) }
-            copiedDatabase = name
             location = try PostgresStore.PostgresDatabase.url(postgres.cluster, naming: name)
         } else {
-            try FileManager.default.copyItem(atPath: pristine.root + "/pristine", toPath: copy)
+            copies.append(BesideCopy(directory: directory, database: nil))
+            try FileManager.default.copyItem(atPath: pristine.root + "/pristine", toPath: directory)
         }
-        let measured: Result<Row, any Error>
-        do {
-            measured = .success(try await measure(location: location, dataDirectory: copy, accounts: pristine.accounts, senders: senders, rng: &rng) { _, _ in })
-        } catch {
-            measured = .failure(error)
-        }
-        if let copiedDatabase, let cluster = pristine.postgres?.cluster { try? await Self.administer(cluster) { try await $0.dropDatabase(copiedDatabase) } }
-        try? FileManager.default.removeItem(atPath: copy)
-        var row = try measured.get()
+        var row = try await measure(location: location, dataDirectory: directory, accounts: pristine.accounts, senders: senders, rng: &rng) { _, _ in }
         (row.accounts, row.trustLines, row.payments) = (pristine.accounts, pristine.trustLines, pristine.payments)
         return row
     }

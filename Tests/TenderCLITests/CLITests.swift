@@ -239,6 +239,7 @@ struct CLITests {
         #expect(try await Tender.run(["bench", "scale", "--accounts", "1000", "--payments", "1"]).stderr.contains("more than 1000 accounts"))
         #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--read-rounds", "0"]).stderr.contains("--read-rounds must be positive"))
         #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--beside", "900"]).stderr.contains("--beside needs more than 1000"))
+        #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--warm-up=-1"]).stderr.contains("--warm-up must not be negative"))
         #expect(try await Tender.run(["bench", "load", "--database", temporary.file("none.sqlite")]).status != 0)
     }
 
@@ -356,7 +357,7 @@ struct CLITests {
         let csv = temporary.file("scale.csv")
         let result = try await Tender.run([
             "bench", "scale", "--accounts", "1100", "--payments", "200", "--transactions", "300", "--requests", "300",
-            "--beside", "1050", "--directory", temporary.path, "--database", postgres.url, "--csv", csv,
+            "--beside", "1050", "--warm-up", "150", "--directory", temporary.path, "--database", postgres.url, "--csv", csv,
         ], timeout: 600)
         // A database that already holds a ledger is refused.
         let again = try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--directory", temporary.path, "--database", postgres.url])
@@ -373,6 +374,8 @@ struct CLITests {
         let header = rows[0], row = rows[1]
         let value = { (name: String) in Double(row[header.firstIndex(of: name)!]) ?? -1 }
         #expect(value("accounts") == 1100 && value("trustlines") >= 50 && value("posts_per_second") > 0 && value("gets_per_second") > 0, "\(row)")
+        // The step's 200 payments and the warm-up's 150 after them, before it was measured.
+        #expect(value("payments") == 350, "\(row)")
         // PostgreSQL's own size of the database, well above an empty one's few megabytes.
         #expect(value("database_bytes") > 5_000_000 && value("resident_bytes") > 1_000_000, "\(row)")
         #expect(again.status != 0 && again.stderr.contains("already holds a ledger"))
