@@ -146,10 +146,9 @@ struct ScaleBench: AsyncParsableCommand {
         let postgres: (cluster: String, name: PostgresStore.PostgresDatabase.DatabaseName)?
         let accounts, trustLines, payments: Int
 
-        /// Drops its database (on PostgreSQL) and deletes its directory.
+        /// Drops its database (on PostgreSQL) and deletes its directory, as a copy's are.
         func remove() async {
-            if let postgres { try? await ScaleBench.administer(postgres.cluster) { try await $0.dropDatabase(postgres.name) } }
-            try? FileManager.default.removeItem(atPath: root)
+            await BesideCopy(directory: root, database: postgres).remove()
         }
     }
 
