@@ -52,7 +52,7 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Rounds of --requests POST /transactions at each step; the rate is their median (rounds on one server at ten million accounts differed by up to 11%, and the first was not always the slowest).")
     var postRounds = 3
 
-    @Option(help: "Card payments in the gateway's store at each step, ascending (comma-separated, one per step), made through the server (each settled on the ledger); with it, the card payment rate is measured at each step.")
+    @Option(help: "Card payments in the gateway's store at each step, ascending (comma-separated, one per step), made through the server (each settled on the ledger); with it, the card payment rate is measured at each step (and with --beside on each new-network copy's empty gateway store, the step's rate printed as a share of it).")
     var cards: String?
 
     @Option(help: "An empty PostgreSQL database to grow instead of a SQLite file (postgres://user@host:port/database); the server then runs on it.")
@@ -135,6 +135,8 @@ struct ScaleBench: AsyncParsableCommand {
     /// The mean of a new network's rates and p99s measured just before and just after a step.
     struct Beside {
         var commitRate, commitP99, submitRate, submitP99, readRate, readP99, historyP99: Double
+        /// Card payments on the new network's empty gateway store (`--cards`); 0 without.
+        var cardRate = 0.0, cardP99 = 0.0
     }
 
     /// The new network measured beside each step, copied before each measure, and what it was
@@ -228,7 +230,8 @@ struct ScaleBench: AsyncParsableCommand {
                 // A new network measured just before and just after the step, each time a fresh
                 // copy of the same one: the step's rates against it are not the machine's drift.
                 var besideRows: [Row] = []
-                if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, copies: &copies, rng: &rng)) }
+                let cardsBeside = cardSteps != nil
+                if let pristine { besideRows.append(try await besideMeasure(pristine, cards: cardsBeside, senders: senders, copies: &copies, rng: &rng)) }
                 var measures: [Row] = []
                 for _ in 0..<repeats {
                     var measured = try await measure(location: location, dataDirectory: dataDirectory, accounts: grownAccounts, senders: senders, rng: &rng) { port, row in
@@ -245,7 +248,7 @@ struct ScaleBench: AsyncParsableCommand {
                         (row.cards, row.cardRate, row.cardP99) = (filledCards, measured.rate, measured.p99)
                     }
                     (measured.accounts, measured.trustLines, measured.payments) = (grownAccounts, grownTrustLines, filledPayments)
-                    if let pristine { besideRows.append(try await besideMeasure(pristine, senders: senders, copies: &copies, rng: &rng)) }
+                    if let pristine { besideRows.append(try await besideMeasure(pristine, cards: cardsBeside, senders: senders, copies: &copies, rng: &rng)) }
                     measures.append(measured)
                 }
                 var row = Self.median(of: measures)
@@ -366,11 +369,14 @@ struct ScaleBench: AsyncParsableCommand {
         }
     }
 
-    /// Measures a fresh copy of the new network `pristine` as a step is measured (cards aside),
-    /// and adds the copy to `copies`, to be removed after the step: its ledger file copied with
-    /// its data directory, or on PostgreSQL its database copied by PostgreSQL
-    /// (`CREATE DATABASE ... TEMPLATE`) with an empty data directory.
-    func besideMeasure(_ pristine: BesideNetwork, senders: [KeyPair], copies: inout [BesideCopy], rng: inout SystemRandomNumberGenerator) async throws -> Row {
+    /// Measures a fresh copy of the new network `pristine` as a step is measured, and adds the
+    /// copy to `copies`, to be removed after the step: its ledger file copied with its data
+    /// directory, or on PostgreSQL its database copied by PostgreSQL (`CREATE DATABASE ...
+    /// TEMPLATE`) with an empty data directory. With `cards`, `--requests` card payments are
+    /// measured on the copy's gateway store, which starts empty: the rate on a new database that
+    /// a step's card rate is held to.
+    func besideMeasure(_ pristine: BesideNetwork, cards: Bool, senders: [KeyPair], copies: inout [BesideCopy],
+                       rng: inout SystemRandomNumberGenerator) async throws -> Row {
         let directory = pristine.root + "/copy-\(UUID().uuidString)"
         var location = directory + "/ledger.sqlite"
         if let postgres = pristine.postgres {
@@ -383,7 +389,12 @@ struct ScaleBench: AsyncParsableCommand {
             copies.append(BesideCopy(directory: directory, database: nil))
             try FileManager.default.copyItem(atPath: pristine.root + "/pristine", toPath: directory)
         }
-        var row = try await measure(location: location, dataDirectory: directory, accounts: pristine.accounts, senders: senders, rng: &rng) { _, _ in }
+        let requests = requests
+        var row = try await measure(location: location, dataDirectory: directory, accounts: pristine.accounts, senders: senders, rng: &rng) { port, row in
+            guard cards else { return }
+            let measured = try await Self.cardPayments(requests, key: try await Self.merchant(dataDirectory: directory, port: port), port: port)
+            (row.cards, row.cardRate, row.cardP99) = (requests, measured.rate, measured.p99)
+        }
         (row.accounts, row.trustLines, row.payments) = (pristine.accounts, pristine.trustLines, pristine.payments)
         return row
     }
@@ -487,6 +498,8 @@ struct ScaleBench: AsyncParsableCommand {
     /// theirs (nil where the new network's figure is 0: not measured).
     struct Against {
         var commits, post, get, commitP99, postP99, getP99, historyP99: Double?
+        /// Card payments against the new network's (nil when either was not measured).
+        var cards, cardP99: Double?
 
         init(_ row: Row, _ beside: Beside) {
             func of(_ value: Double, _ new: Double) -> Double? { new > 0 ? value / new : nil }
@@ -497,6 +510,7 @@ struct ScaleBench: AsyncParsableCommand {
             postP99 = of(row.submitP99, beside.submitP99)
             getP99 = of(row.readP99, beside.readP99)
             historyP99 = of(row.historyP99, beside.historyP99)
+            (cards, cardP99) = row.cards > 0 ? (of(row.cardRate, beside.cardRate), of(row.cardP99, beside.cardP99)) : (nil, nil)
         }
 
         /// Each figure's median over `list` (nil where any is nil).
@@ -507,6 +521,7 @@ struct ScaleBench: AsyncParsableCommand {
             }
             (commits, post, get) = (median(\.commits), median(\.post), median(\.get))
             (commitP99, postP99, getP99, historyP99) = (median(\.commitP99), median(\.postP99), median(\.getP99), median(\.historyP99))
+            (cards, cardP99) = (median(\.cards), median(\.cardP99))
         }
     }
 
@@ -521,8 +536,11 @@ struct ScaleBench: AsyncParsableCommand {
             guard let value else { return "\(name) -" }
             return "\(name) " + String(format: "%.2fx", value) + (value <= 2 ? "" : " (over 2x)")
         }
+        // Card payments only where both were measured (`--cards`).
         let rates = [share("commits", against.commits), share("POST", against.post), share("GET", against.get)]
+            + (against.cards == nil ? [] : [share("cards", against.cards)])
         let p99s = [times("commits", against.commitP99), times("POST", against.postP99), times("GET", against.getP99), times("history", against.historyP99)]
+            + (against.cardP99 == nil ? [] : [times("cards", against.cardP99)])
         return "against \(what): rates " + rates.joined(separator: ", ") + "; p99 " + p99s.joined(separator: ", ")
     }
 
@@ -922,7 +940,8 @@ struct ScaleBench: AsyncParsableCommand {
     static func csv(_ rows: [Row]) -> String {
         let header = "accounts,trustlines,payments,load_seconds,resident_bytes,bytes_per_account,bytes_per_trustline,commits_per_second,commit_p99_ms,"
             + "serve_start_seconds,posts_per_second,post_p99_ms,gets_per_second,get_p99_ms,serve_resident_bytes,history_p99_ms,database_bytes,"
-            + "card_payments,card_payments_per_second,card_p99_ms,cached_at_commits,cached_at_posts," + Self.besideColumns.joined(separator: ",")
+            + "card_payments,card_payments_per_second,card_p99_ms,cached_at_commits,cached_at_posts,"
+            + (Self.besideColumns + Self.besideCardColumns).joined(separator: ",")
         let lines = rows.map { row -> String in
             let fields: [String] = [
                 String(row.accounts), String(row.trustLines), String(row.payments), String(format: "%.3f", row.load.seconds), String(row.load.residentBytes),
@@ -933,7 +952,8 @@ struct ScaleBench: AsyncParsableCommand {
                 String(row.databaseBytes), String(row.cards), String(format: "%.0f", row.cardRate), String(format: "%.2f", row.cardP99),
                 row.cachedAtCommits.map { String(format: "%.3f", $0) } ?? "", row.cachedAtPosts.map { String(format: "%.3f", $0) } ?? "",
             ]
-            return (fields + Self.besideFields(row.beside)).joined(separator: ",")
+            let besideCards = row.beside.flatMap { $0.cardRate > 0 ? [String(format: "%.0f", $0.cardRate), String(format: "%.2f", $0.cardP99)] : nil }
+            return (fields + Self.besideFields(row.beside) + (besideCards ?? ["", ""])).joined(separator: ",")
         }
         return ([header] + lines).joined(separator: "\n") + "\n"
     }
@@ -941,6 +961,8 @@ struct ScaleBench: AsyncParsableCommand {
     /// The columns of the new network measured beside a step (empty without `--beside`).
     static let besideColumns = ["beside_commits_per_second", "beside_commit_p99_ms", "beside_posts_per_second", "beside_post_p99_ms",
                                 "beside_gets_per_second", "beside_get_p99_ms", "beside_history_p99_ms"]
+    /// The new network's card payments (`--cards` with `--beside`), empty otherwise.
+    static let besideCardColumns = ["beside_card_payments_per_second", "beside_card_p99_ms"]
 
     static func besideFields(_ beside: Beside?) -> [String] {
         guard let b = beside else { return Array(repeating: "", count: besideColumns.count) }
@@ -978,7 +1000,8 @@ struct ScaleBench: AsyncParsableCommand {
             let beside = Self.besideColumns.map(optional)
             if beside.allSatisfy({ $0 != nil }) {
                 let b = beside.map { $0! }
-                row.beside = Beside(commitRate: b[0], commitP99: b[1], submitRate: b[2], submitP99: b[3], readRate: b[4], readP99: b[5], historyP99: b[6])
+                row.beside = Beside(commitRate: b[0], commitP99: b[1], submitRate: b[2], submitP99: b[3], readRate: b[4], readP99: b[5], historyP99: b[6],
+                                    cardRate: optional("beside_card_payments_per_second") ?? 0, cardP99: optional("beside_card_p99_ms") ?? 0)
             }
             return row
         }
@@ -1185,6 +1208,7 @@ extension ScaleBench.Beside {
         guard !rows.isEmpty else { return nil }
         func median(_ value: KeyPath<ScaleBench.Row, Double>) -> Double { ScaleBench.median(rows.map { $0[keyPath: value] }) }
         self.init(commitRate: median(\.commitRate), commitP99: median(\.commitP99), submitRate: median(\.submitRate), submitP99: median(\.submitP99),
-                  readRate: median(\.readRate), readP99: median(\.readP99), historyP99: median(\.historyP99))
+                  readRate: median(\.readRate), readP99: median(\.readP99), historyP99: median(\.historyP99),
+                  cardRate: median(\.cardRate), cardP99: median(\.cardP99))
     }
 }

@@ -320,6 +320,42 @@ struct CLITests {
         #expect(notGrown.status != 0 && notGrown.stderr.contains("no database"))
     }
 
+    /// With `--cards` and `--beside`, the new network's card payments are measured too, on its
+    /// copy's own gateway store (which starts empty: the rate on a new database), and the step's
+    /// card rate and p99 are printed against theirs and written to the CSV.
+    @Test func theScaleBenchmarkMeasuresCardPaymentsBesideAStep() async throws {
+        let temporary = TemporaryDirectory("scale-bench-cards-beside")
+        defer { temporary.remove() }
+        let csv = temporary.file("cards.csv")
+        let result = try await Tender.run([
+            "bench", "scale", "--accounts", "1100", "--payments", "200", "--transactions", "100", "--requests", "200",
+            "--read-rounds", "1", "--post-rounds", "1", "--cards", "300", "--beside", "1050", "--directory", temporary.path, "--csv", csv,
+        ], timeout: 600)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        // Each copy's line names its 200 card payments; the step grew 300 and measured 200 more.
+        let besideLines = lines.filter { $0.contains("a new network beside it, ") }
+        #expect(besideLines.count == 2 && besideLines.allSatisfy { $0.contains("| 200 card payments: ") }, "\(result.stdout)")
+        #expect(lines.contains { $0.hasPrefix("1100 accounts") && $0.contains("| 500 card payments: ") }, "\(result.stdout)")
+        let ratios = try #require(lines.first { $0.contains("against the new network beside it: rates commits ") })
+        func printed(_ after: String) -> Double {
+            ratios.components(separatedBy: after).dropFirst().first.flatMap { Double($0.prefix { $0.isNumber || $0 == "." }) } ?? -100
+        }
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        func value(_ name: String) -> Double { rows[0].firstIndex(of: name).flatMap { Double(rows[1][$0]) } ?? -1 }
+        let (stepRate, besideRate) = (value("card_payments_per_second"), value("beside_card_payments_per_second"))
+        let (stepP99, besideP99) = (value("card_p99_ms"), value("beside_card_p99_ms"))
+        #expect(stepRate > 0 && besideRate > 0 && stepP99 > 0 && besideP99 > 0, "\(rows)")
+        // The share and the multiple are the CSV's figures over the new network's, within what
+        // rounding them in the CSV (rates to whole numbers, p99s to hundredths) and in print moves them.
+        let rounding = 100 * 0.5 / (besideRate - 0.5) * (1 + (stepRate + 0.5) / besideRate) + 0.5
+        #expect(abs(printed(", cards ") - stepRate / besideRate * 100) <= rounding, "\(ratios) \(stepRate) \(besideRate)")
+        let p99Rounding = 0.005 / (besideP99 - 0.005) * (1 + (stepP99 + 0.005) / besideP99) + 0.005
+        let p99Part = try #require(ratios.components(separatedBy: "; p99 ").last)
+        let printedP99 = p99Part.components(separatedBy: ", cards ").dropFirst().first.flatMap { Double($0.prefix { $0.isNumber || $0 == "." }) } ?? -100
+        #expect(abs(printedP99 - stepP99 / besideP99) <= p99Rounding, "\(ratios) \(stepP99) \(besideP99)")
+    }
+
     /// `--sqlite-cache` outside 1-65536 MiB is refused before anything opens.
     @Test func serveRefusesAnSQLiteCacheOutOfRange() async throws {
         let temporary = TemporaryDirectory("cli-cache")
