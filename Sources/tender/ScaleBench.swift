@@ -121,6 +121,8 @@ struct ScaleBench: AsyncParsableCommand {
         /// leaves out. Nil on SQLite or where it cannot be told.
         var submitDatabaseCPU: Double?
         var historyP99 = 0.0
+        /// The payments an account's history query found, on average (printed, not in the CSV).
+        var historyFound = 0.0
         var databaseBytes = 0
         /// The share of the ledger's SQLite file in the kernel's page cache as the commits and
         /// the POSTs start (nil on PostgreSQL).
@@ -162,7 +164,10 @@ struct ScaleBench: AsyncParsableCommand {
         }
         let accountSteps = try Self.steps(accounts, "--accounts"), paymentSteps = try Self.steps(payments, "--payments")
         guard accountSteps.count == paymentSteps.count else { throw CommandFailure("--accounts and --payments need as many steps") }
-        guard accountSteps.first! > Self.senders else { throw CommandFailure("the first step needs more than \(Self.senders) accounts (the senders, and some to pay)") }
+        // Two bulk accounts at least: one the history queries read, one the POSTs pay.
+        guard accountSteps.first! > Self.senders + 1 else {
+            throw CommandFailure("the first step needs more than \(Self.senders + 1) accounts (the senders, one to query and one to pay)")
+        }
         guard transactions > 0 else { throw CommandFailure("--transactions must be positive") }
         guard requests >= 0 else { throw CommandFailure("--requests must not be negative") }
         guard readRounds > 0 else { throw CommandFailure("--read-rounds must be positive") }
@@ -174,7 +179,7 @@ struct ScaleBench: AsyncParsableCommand {
             throw CommandFailure("--cards needs one step per --accounts step, and --requests above 0")
         }
         if let beside {
-            guard beside > Self.senders else { throw CommandFailure("--beside needs more than \(Self.senders) accounts (the senders, and some to pay)") }
+            guard beside > Self.senders + 1 else { throw CommandFailure("--beside needs more than \(Self.senders + 1) accounts (the senders, one to query and one to pay)") }
         }
         var filledCards = 0
         var merchantKey: String?
@@ -440,8 +445,9 @@ struct ScaleBench: AsyncParsableCommand {
             row.commitP99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
             row.commitNote = "commits: the slowest 1% by tenth of the run " + measured.slowestByTenth.map(String.init).joined(separator: " ")
                 + "; " + timings.summary() + measured.writtenNote + atStart
-            let queries = try await Self.historyQueries(3_000, store: reopened, accounts: accounts, rng: &rng).milliseconds
-            row.historyP99 = queries[min(queries.count - 1, queries.count * 99 / 100)]
+            let history = try await Self.historyQueries(3_000, store: reopened, rng: &rng) { Self.bulkIndex(of: accounts, paid: false, using: &$0) }
+            row.historyP99 = history.milliseconds[min(history.milliseconds.count - 1, history.milliseconds.count * 99 / 100)]
+            row.historyFound = Double(history.payments) / Double(history.milliseconds.count)
         }
         // The server on the grown database: its start, the two HTTP rates, its memory.
         if requests > 0 {
@@ -596,13 +602,14 @@ struct ScaleBench: AsyncParsableCommand {
             + (row.readCPU.map { String(format: " | CPU a GET: server %.1f µs, client %.1f µs", $0.server, $0.client) } ?? "")
             + (row.submitCPU.map { String(format: " | CPU a POST: server %.1f µs, client %.1f µs", $0.server, $0.client) } ?? "")
             + (row.submitDatabaseCPU.map { String(format: ", PostgreSQL %.1f µs", $0) } ?? "")
+        let found = String(format: " | history: %.2f payments a query", row.historyFound)
         let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
         let cached = [row.cachedAtCommits, row.cachedAtPosts].compactMap { $0 }.map { String(format: "%.0f%%", $0 * 100) }
         let cache = cached.isEmpty ? "" : " | ledger file in the page cache at commits, POSTs: " + cached.joined(separator: ", ")
         return "\(row.accounts) accounts, \(row.trustLines) trustlines, \(row.payments) payments" + String(format: " | %.2f | %.0f (%.0f, %.0f) | %.0f (%.1f) | %.2f | %.0f (%.1f) | %.0f (%.1f) | %.0f | %.2f | %.0f",
                row.load.seconds, Double(row.load.residentBytes) / 1_048_576, row.load.accountBytes,
                row.load.trustLineBytes, row.commitRate, row.commitP99, row.serveSeconds, row.submitRate, row.submitP99, row.readRate, row.readP99,
-               Double(row.serveResidentBytes) / 1_048_576, row.historyP99, Double(row.databaseBytes) / 1_048_576) + cards + cache + reads
+               Double(row.serveResidentBytes) / 1_048_576, row.historyP99, Double(row.databaseBytes) / 1_048_576) + cards + cache + found + reads
     }
 
     /// `count` history payments from the senders in turn to random accounts, signed on every
@@ -632,7 +639,7 @@ struct ScaleBench: AsyncParsableCommand {
     }
 
     /// `count` signed payments from the senders (each sender's in order on one connection) to
-    /// random accounts, over 256 connections: applied per second and p99, as `bench submit`.
+    /// random accounts of those a step's history queries do not read (``bulkIndex(of:paid:using:)``), over 256 connections: applied per second and p99, as `bench submit`.
     /// `sequences` holds each sender's last sequence number and moves on with the payments made.
     /// The CPU time the server's process and this one spent while they were answered is added
     /// to `cpu`, as ``read(_:accounts:port:rng:serverCPU:cpu:)`` does.
@@ -645,7 +652,7 @@ struct ScaleBench: AsyncParsableCommand {
             let sender = senders[index % senders.count]
             let sequence = next[sender.accountID]! + 1
             next[sender.accountID] = sequence
-            let to = bulkAccount(Int.random(in: Self.senders..<accounts, using: &rng))
+            let to = bulkAccount(Self.bulkIndex(of: accounts, paid: true, using: &rng))
             let envelope = Transaction(
                 sourceAccount: .ed25519(sender.accountID), fee: 100, sequenceNumber: sequence,
                 operations: [Operation(.payment(PaymentOperation(destination: .ed25519(to), asset: .native, amount: 1)))]).signed(by: [sender], on: .standalone)
@@ -792,21 +799,36 @@ struct ScaleBench: AsyncParsableCommand {
         try! KeyPair(seed: withUnsafeBytes(of: UInt64(index + 1).bigEndian) { Array(repeating: 9, count: 24) + Array($0) })
     }
 
-    /// `count` reads of a random bulk account's newest payments, as
-    /// `/accounts/{id}/payments?order=desc&limit=10` reads them: their times in milliseconds,
-    /// sorted, and the payments they found.
+    /// `count` reads of the newest payments of a random bulk account (of those `pick` picks from
+    /// a random number generator), as `/accounts/{id}/payments?order=desc&limit=10` reads them:
+    /// their times in milliseconds, sorted, and the payments they found.
     static func historyQueries(
-        _ count: Int, store: any LedgerReader, accounts: Int, rng: inout SystemRandomNumberGenerator
+        _ count: Int, store: any LedgerReader, rng: inout SystemRandomNumberGenerator, pick: (inout SystemRandomNumberGenerator) -> Int
     ) async throws -> (milliseconds: [Double], payments: Int) {
         let clock = ContinuousClock()
         var (queries, payments) = ([Double](), 0)
         for _ in 0..<count {
-            let account = Self.bulkAccount(Int.random(in: Self.senders..<accounts, using: &rng))
+            let account = Self.bulkAccount(pick(&rng))
             let before = clock.now
             payments += try await store.operations(PageRequest(limit: 10, descending: true), filter: OperationFilter(account: account, paymentsOnly: true)).count
             queries.append(CommitBench.milliseconds(clock.now - before))
         }
         return (queries.sorted(), payments)
+    }
+
+    /// A random bulk account of a network of `accounts` that a step's history queries read
+    /// (`paid` false: the even ones, counted from the first bulk account) or that its POSTs pay
+    /// (`paid`: the odd ones). History is grown over every bulk account; the payments a step's
+    /// own measures POST (60,000 a measure) land only on the odd ones, so the accounts queried
+    /// hold the history the network was grown to, in every measure and every later step. Before,
+    /// they landed anywhere: by its third measure the 10,000 step held about 190,000 payments,
+    /// about 13 an account, so its queries read a full page of ten where the new network beside
+    /// it, a fresh copy each time, read one or two (an account's payments p99 2.47 and 2.59
+    /// times there, against a network of the same size).
+    static func bulkIndex(of accounts: Int, paid: Bool, using rng: inout SystemRandomNumberGenerator) -> Int {
+        let bulk = accounts - senders
+        let choices = paid ? bulk / 2 : (bulk + 1) / 2
+        return senders + 2 * Int.random(in: 0..<max(choices, 1), using: &rng) + (paid ? 1 : 0)
     }
 
     /// How many accounts a network this command grew holds: the bulk accounts are made in order
@@ -1091,7 +1113,7 @@ struct HistoryBench: AsyncParsableCommand {
         let accounts = try await ScaleBench.grownAccounts(upTo: 1_000_000_000) { try await store.account(ScaleBench.bulkAccount($0)) != nil }
         guard accounts > ScaleBench.senders else { throw CommandFailure("\(database) is not a network grown by tender bench scale") }
         var rng = SystemRandomNumberGenerator()
-        let (times, payments) = try await ScaleBench.historyQueries(queries, store: store, accounts: accounts, rng: &rng)
+        let (times, payments) = try await ScaleBench.historyQueries(queries, store: store, rng: &rng) { Int.random(in: ScaleBench.senders..<accounts, using: &$0) }
         func percentile(_ p: Int) -> Double { times[min(times.count - 1, times.count * p / 100)] }
         print(String(format: "%d queries over %d accounts, %.2f payments each: p50 %.3f ms, p90 %.3f, p99 %.3f, max %.3f, mean %.3f",
                      queries, accounts, Double(payments) / Double(queries), percentile(50), percentile(90), percentile(99), times.last!,
