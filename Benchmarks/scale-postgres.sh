@@ -20,6 +20,7 @@
 # WARM_UP payments are committed to each step's network before it is measured (0 when unset;
 # session 54's ten-million runs: 1000000), so that the measures fall inside a checkpoint interval
 # rather than at its start (`tender bench scale --help`, --warm-up).
+# CARDS, as for Benchmarks/scale.sh: card payments in the gateway's store at each step, measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ACCOUNTS="${1:-10000,100000,1000000}"
@@ -39,4 +40,4 @@ PG="$(TENDER_POSTGRES_TIMEOUT=14400 TENDER_POSTGRES_SHARED_BUFFERS="${TENDER_POS
   bash Scripts/postgres.sh start "$WORK/pg" | tail -1)"
 .build/release/tender bench scale --database "$PG" --accounts "$ACCOUNTS" --payments "$PAYMENTS" \
   --transactions 20000 --requests 20000 --beside 10000 --repeats 3 --warm-up "${WARM_UP:-0}" --directory "$WORK" \
-  --csv docs/scale-postgres.csv --svg docs/scale-postgres.svg
+  ${CARDS:+--cards "$CARDS"} --csv docs/scale-postgres.csv --svg docs/scale-postgres.svg

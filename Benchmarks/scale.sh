@@ -10,6 +10,9 @@
 # followed by a new network's (`--repeats 3`), its shares the medians of each measure's. Leaves the table on stdout and the series in
 # docs/scale.csv and docs/scale.svg.
 # Usage: Benchmarks/scale.sh [ACCOUNTS [PAYMENTS]]   (comma-separated steps)
+# With CARDS (comma-separated, one per step, e.g. 10000,100000,1000000), the gateway's store is
+# grown through the server to each step and card payments measured there and on each new-network
+# copy (`--cards`).
 #   the documented series: Benchmarks/scale.sh 10000,100000,1000000,10000000 10000,100000,1000000,10000000
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,4 +20,4 @@ ACCOUNTS="${1:-10000,100000,1000000}"
 PAYMENTS="${2:-10000,100000,1000000}"
 swift build -c release --product tender >/dev/null
 .build/release/tender bench scale --accounts "$ACCOUNTS" --payments "$PAYMENTS" --transactions 20000 --requests 20000 --beside 10000 --repeats 3 \
-  --csv docs/scale.csv --svg docs/scale.svg
+  ${CARDS:+--cards "$CARDS"} --csv docs/scale.csv --svg docs/scale.svg
