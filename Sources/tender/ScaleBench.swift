@@ -639,7 +639,9 @@ struct ScaleBench: AsyncParsableCommand {
     }
 
     /// `count` signed payments from the senders (each sender's in order on one connection) to
-    /// random accounts of those a step's history queries do not read (``bulkIndex(of:paid:using:)``), over 256 connections: applied per second and p99, as `bench submit`.
+    /// random accounts of those a step's history queries do not read
+    /// (``bulkIndex(of:paid:using:)``), over 256 connections: applied per second and p99, as
+    /// `bench submit`.
     /// `sequences` holds each sender's last sequence number and moves on with the payments made.
     /// The CPU time the server's process and this one spent while they were answered is added
     /// to `cpu`, as ``read(_:accounts:port:rng:serverCPU:cpu:)`` does.
