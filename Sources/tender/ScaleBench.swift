@@ -394,7 +394,6 @@ struct ScaleBench: AsyncParsableCommand {
             copies.append(BesideCopy(directory: directory, database: nil))
             try FileManager.default.copyItem(atPath: pristine.root + "/pristine", toPath: directory)
         }
-        let requests = requests
         var row = try await measure(location: location, dataDirectory: directory, accounts: pristine.accounts, senders: senders, rng: &rng) { port, row in
             guard cards else { return }
             let measured = try await Self.cardPayments(requests, key: try await Self.merchant(dataDirectory: directory, port: port), port: port)
@@ -976,8 +975,7 @@ struct ScaleBench: AsyncParsableCommand {
                 String(row.databaseBytes), String(row.cards), String(format: "%.0f", row.cardRate), String(format: "%.2f", row.cardP99),
                 row.cachedAtCommits.map { String(format: "%.3f", $0) } ?? "", row.cachedAtPosts.map { String(format: "%.3f", $0) } ?? "",
             ]
-            let besideCards = row.beside.flatMap { $0.cardRate > 0 ? [String(format: "%.0f", $0.cardRate), String(format: "%.2f", $0.cardP99)] : nil }
-            return (fields + Self.besideFields(row.beside) + (besideCards ?? ["", ""])).joined(separator: ",")
+            return (fields + Self.besideFields(row.beside)).joined(separator: ",")
         }
         return ([header] + lines).joined(separator: "\n") + "\n"
     }
@@ -988,10 +986,13 @@ struct ScaleBench: AsyncParsableCommand {
     /// The new network's card payments (`--cards` with `--beside`), empty otherwise.
     static let besideCardColumns = ["beside_card_payments_per_second", "beside_card_p99_ms"]
 
+    /// The new network's fields under ``besideColumns`` and ``besideCardColumns`` (the card
+    /// ones empty where no card payments were measured).
     static func besideFields(_ beside: Beside?) -> [String] {
-        guard let b = beside else { return Array(repeating: "", count: besideColumns.count) }
+        guard let b = beside else { return Array(repeating: "", count: besideColumns.count + besideCardColumns.count) }
         return [String(format: "%.0f", b.commitRate), String(format: "%.2f", b.commitP99), String(format: "%.0f", b.submitRate), String(format: "%.2f", b.submitP99),
                 String(format: "%.0f", b.readRate), String(format: "%.2f", b.readP99), String(format: "%.3f", b.historyP99)]
+            + (b.cardRate > 0 ? [String(format: "%.0f", b.cardRate), String(format: "%.2f", b.cardP99)] : ["", ""])
     }
 
     /// The rows of a series written by ``csv(_:)``.
