@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import GRDB
 import Ledger
 import LedgerService
 import Logging
@@ -61,7 +62,7 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Directory for the network's data directory.")
     var directory = NSTemporaryDirectory()
 
-    @Option(help: "Go on from a data directory an earlier run kept (--keep) instead of a new network: its accounts and payments count toward the steps.")
+    @Option(help: "Go on from a data directory an earlier run kept (--keep) instead of a new network: its accounts, payments and (with --cards) its gateway store's card payments count toward the steps.")
     var resume: String?
 
     @Flag(help: "Keep the grown data directory (a `tender serve --data` directory) instead of deleting it.")
@@ -201,7 +202,10 @@ struct ScaleBench: AsyncParsableCommand {
                 throw CommandFailure("\(dataDirectory) is not a network grown by tender bench scale")
             }
             filledPayments = try await store!.payments()
-            print("going on from \(filledAccounts) accounts and \(filledPayments) payments in \(dataDirectory)")
+            // Its gateway's card payments count toward --cards' steps, whichever merchant made them.
+            if cardSteps != nil { filledCards = try await Self.storedCardPayments(location, dataDirectory: dataDirectory) }
+            print("going on from \(filledAccounts) accounts and \(filledPayments) payments in \(dataDirectory)"
+                + (cardSteps == nil ? "" : ", its gateway's store holding \(filledCards) card payments"))
         } else {
             let (genesis, first) = try LedgerState.genesisLedger(network: .standalone, closeTime: Self.now())
             state = genesis
@@ -753,6 +757,20 @@ struct ScaleBench: AsyncParsableCommand {
         let database = try PostgresStore.PostgresDatabase(url: location, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
         let store = try await PostgresLedgerStore(database)
         return Opened(store: store, payments: { try await store.paymentCount() }, close: { database.shutdown() })
+    }
+
+    /// The card payments (payment intents, any merchant's) a kept network's gateway store holds:
+    /// the SQLite file beside the ledger's, or the `object` table in the PostgreSQL database.
+    static func storedCardPayments(_ location: String, dataDirectory: String) async throws -> Int {
+        guard location.hasPrefix("postgres") else {
+            let path = dataDirectory + "/gateway.sqlite"
+            guard FileManager.default.fileExists(atPath: path) else { return 0 }
+            return try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM object WHERE kind = 'payment_intent'") ?? 0 }
+        }
+        let database = try PostgresStore.PostgresDatabase(url: location, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
+        defer { database.shutdown() }
+        guard try await database.rows("SELECT to_regclass('object') IS NOT NULL") { try $0.decode(Bool.self) }.first == true else { return 0 }
+        return try await database.rows("SELECT COUNT(*) FROM object WHERE kind = 'payment_intent'") { Int(try $0.decode(Int64.self)) }.first ?? 0
     }
 
     /// The database's size: the SQLite file and its WAL, or PostgreSQL's own count.

@@ -2,7 +2,9 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Gateway
 import PostgresStore
+import Store
 import TenderTesting
 import Testing
 
@@ -337,7 +339,7 @@ struct CLITests {
         let csv = temporary.file("cards.csv")
         let result = try await Tender.run([
             "bench", "scale", "--accounts", "1100", "--payments", "200", "--transactions", "100", "--requests", "200",
-            "--read-rounds", "1", "--post-rounds", "1", "--cards", "300", "--beside", "1050", "--directory", temporary.path, "--csv", csv,
+            "--read-rounds", "1", "--post-rounds", "1", "--cards", "300", "--beside", "1050", "--directory", temporary.path, "--csv", csv, "--keep",
         ], timeout: 600)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
@@ -362,6 +364,36 @@ struct CLITests {
         let p99Part = try #require(ratios.components(separatedBy: "; p99 ").last)
         let printedP99 = p99Part.components(separatedBy: ", cards ").dropFirst().first.flatMap { Double($0.prefix { $0.isNumber || $0 == "." }) } ?? -100
         #expect(abs(printedP99 - stepP99 / besideP99) <= p99Rounding, "\(ratios) \(stepP99) \(besideP99)")
+
+        // Going on from the kept network, its store's 500 card payments count toward the step:
+        // 100 more reach 600, then 200 are measured (by another merchant, made by this run).
+        let kept = try #require(lines.first { $0.hasPrefix("data directory kept: ") }).dropFirst("data directory kept: ".count)
+        let resumed = try await Tender.run([
+            "bench", "scale", "--resume", String(kept), "--accounts", "1100", "--payments", "200", "--transactions", "100", "--requests", "200",
+            "--read-rounds", "1", "--post-rounds", "1", "--cards", "600",
+        ], timeout: 600)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.contains(", its gateway's store holding 500 card payments"), "\(resumed.stdout)")
+        #expect(resumed.stdout.split(separator: "\n").contains { $0.hasPrefix("1100 accounts") && $0.contains("| 800 card payments: ") }, "\(resumed.stdout)")
+        // The store holds them: 500 of the first run's merchant, 300 of the second's.
+        let held = try await Self.cardPaymentsByMerchant(try SQLiteGatewayStore(path: String(kept) + "/gateway.sqlite"))
+        #expect(held == [500, 300], "\(held)")
+    }
+
+    /// Each merchant's payment intents in `store`, the oldest merchant's first, paged through.
+    static func cardPaymentsByMerchant(_ store: any GatewayStore) async throws -> [Int] {
+        var held: [Int] = []
+        for merchant in try await store.merchants() {
+            var (count, after): (Int, String?) = (0, nil)
+            while true {
+                let page = try await store.list(kind: "payment_intent", merchant: merchant.id, ListRequest(limit: 100, startingAfter: after))
+                count += page.objects.count
+                after = page.objects.last?.id
+                if !page.hasMore { break }
+            }
+            held.append(count)
+        }
+        return held
     }
 
     /// `--sqlite-cache` outside 1-65536 MiB is refused before anything opens.
@@ -439,6 +471,36 @@ struct CLITests {
             line.range(of: ", PostgreSQL ").flatMap { Double(line[$0.upperBound...].prefix { $0 != " " }) }
         }
         #expect(clusterCPU.count == 3 && clusterCPU.allSatisfy { $0 >= 0 }, "\(result.stdout)")
+    }
+
+    /// A kept PostgreSQL network's card payments, in its database's gateway tables, count
+    /// toward a resumed run's steps as a SQLite network's do.
+    @Test func theScaleBenchmarkGoesOnFromAKeptPostgreSQLNetworksCardPayments() async throws {
+        let postgres = try await TemporaryPostgres.start()
+        let temporary = TemporaryDirectory("scale-bench-postgres-cards")
+        defer { temporary.remove() }
+        let measure = ["--transactions", "100", "--requests", "100", "--read-rounds", "1", "--post-rounds", "1", "--database", postgres.url]
+        let first = try await Tender.run(
+            ["bench", "scale", "--accounts", "1100", "--payments", "200", "--cards", "100", "--directory", temporary.path, "--keep"] + measure, timeout: 600)
+        let kept = first.stdout.split(separator: "\n").first { $0.hasPrefix("data directory kept: ") }?.dropFirst("data directory kept: ".count) ?? ""
+        // 200 held: 50 more reach 250, then 100 are measured.
+        let resumed = try await Tender.run(
+            ["bench", "scale", "--resume", String(kept), "--accounts", "1100", "--payments", "200", "--cards", "250"] + measure, timeout: 600)
+        let held: [Int]
+        do {
+            let database = try PostgresStore.PostgresDatabase(url: postgres.url)
+            defer { database.shutdown() }
+            held = try await Self.cardPaymentsByMerchant(try await PostgresGatewayStore(database))
+        } catch {
+            await postgres.stop()
+            throw error
+        }
+        await postgres.stop()
+        #expect(first.status == 0 && !kept.isEmpty, "\(first.stderr)")
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.contains(", its gateway's store holding 200 card payments"), "\(resumed.stdout)")
+        #expect(resumed.stdout.split(separator: "\n").contains { $0.hasPrefix("1100 accounts") && $0.contains("| 350 card payments: ") }, "\(resumed.stdout)")
+        #expect(held == [200, 150], "\(held)")
     }
 
     @Test func serveRefusesABadPort() async throws {
