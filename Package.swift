@@ -304,7 +304,8 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "Ledger", "Gateway", "TenderTesting", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Store", "Ledger", "Gateway", "TenderTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "LedgerServiceTests",

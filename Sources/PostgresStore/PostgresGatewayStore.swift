@@ -3,6 +3,7 @@ import Gateway
 import Logging
 import NIOCore
 import PostgresNIO
+import Store
 
 /// The gateway's merchants, objects, idempotency keys and webhook deliveries in PostgreSQL,
 /// through postgres-nio: the same behaviour as ``SQLiteGatewayStore`` (the same contract tests
@@ -96,15 +97,15 @@ public final class PostgresGatewayStore: GatewayStore {
     private typealias ObjectRow = (String, String, String, String?, Int64, Int64, ByteBuffer, Int64?)
     private static let objectColumns = "id, merchant, kind, customer, created, version, body, attention_at"
 
-    private static func object(_ row: ObjectRow) -> StoredObject {
-        StoredObject(id: row.0, merchant: row.1, kind: row.2, customer: row.3, created: row.4, version: row.5, body: Array(buffer: row.6), attentionAt: row.7)
+    private static func object(_ row: ObjectRow) throws -> StoredObject {
+        StoredObject(id: row.0, merchant: row.1, kind: row.2, customer: row.3, created: row.4, version: row.5, body: try PackedBody.unpack(Array(buffer: row.6), kind: row.2), attentionAt: row.7)
     }
 
     private static func insertQuery(_ object: StoredObject) -> PostgresQuery {
         """
         INSERT INTO object (id, merchant, kind, customer, created, version, body, attention_at)
         VALUES (\(object.id), \(object.merchant), \(object.kind), \(object.customer), \(object.created), \(object.version),
-                \(ByteBuffer(bytes: object.body)), \(object.attentionAt))
+                \(ByteBuffer(bytes: PackedBody.pack(object.body, kind: object.kind))), \(object.attentionAt))
         """
     }
 
@@ -124,7 +125,7 @@ public final class PostgresGatewayStore: GatewayStore {
     /// Replaces `object` if still at its version; answers a row when it did.
     static func updateQuery(_ object: StoredObject) -> PostgresQuery {
         """
-        UPDATE object SET customer = \(object.customer), version = version + 1, body = \(ByteBuffer(bytes: object.body)), attention_at = \(object.attentionAt)
+        UPDATE object SET customer = \(object.customer), version = version + 1, body = \(ByteBuffer(bytes: PackedBody.pack(object.body, kind: object.kind))), attention_at = \(object.attentionAt)
         WHERE id = \(object.id) AND (merchant = \(object.merchant) AND version = \(object.version)) IS TRUE RETURNING version
         """
     }
@@ -168,7 +169,7 @@ public final class PostgresGatewayStore: GatewayStore {
         let insert: PostgresQuery = event.deliveries.isEmpty ? """
             INSERT INTO object (id, merchant, kind, customer, created, version, body, attention_at)
             VALUES (\(object.id), \(object.merchant), \(object.kind), \(object.customer), \(object.created), \(object.version),
-                    \(ByteBuffer(bytes: object.body)), \(object.attentionAt))
+                    \(ByteBuffer(bytes: PackedBody.pack(object.body, kind: object.kind))), \(object.attentionAt))
             ON CONFLICT (id) DO NOTHING
             """ : insertQuery(object)
         return [insert] + event.deliveries.map { delivery in

@@ -105,8 +105,8 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
-    private static func object(_ row: Row) -> StoredObject {
-        StoredObject(id: row["id"], merchant: row["merchant"], kind: row["kind"], customer: row["customer"], created: row["created"], version: row["version"], body: Array(row["body"] as Data), attentionAt: row["attention_at"])
+    private static func object(_ row: Row) throws -> StoredObject {
+        StoredObject(id: row["id"], merchant: row["merchant"], kind: row["kind"], customer: row["customer"], created: row["created"], version: row["version"], body: try PackedBody.unpack(Array(row["body"] as Data), kind: row["kind"]), attentionAt: row["attention_at"])
     }
 
     public func insert(_ object: StoredObject) async throws {
@@ -115,13 +115,13 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     private static func insert(_ object: StoredObject, _ db: Database) throws {
         try db.cachedStatement(sql: "INSERT INTO object (id, merchant, kind, customer, created, version, body, attention_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").execute(
-            arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(object.body), object.attentionAt])
+            arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(PackedBody.pack(object.body, kind: object.kind)), object.attentionAt])
     }
 
     /// Replaces `object` if still at its version; `db.changesCount` tells whether it was.
     private static func update(_ object: StoredObject, _ db: Database) throws {
         try db.cachedStatement(sql: "UPDATE object SET customer = ?, version = version + 1, body = ?, attention_at = ? WHERE id = ? AND merchant = ? AND version = ?").execute(
-            arguments: [object.customer, Data(object.body), object.attentionAt, object.id, object.merchant, object.version])
+            arguments: [object.customer, Data(PackedBody.pack(object.body, kind: object.kind)), object.attentionAt, object.id, object.merchant, object.version])
     }
 
     public func object(id: String, kind: String, merchant: String) async throws -> StoredObject? {
@@ -237,7 +237,7 @@ public final class SQLiteGatewayStore: GatewayStore {
         // it: written again by a recovery that finds its change already done, it is the same record.
         let verb = event.deliveries.isEmpty ? "INSERT OR IGNORE" : "INSERT"
         try db.cachedStatement(sql: "\(verb) INTO object (id, merchant, kind, customer, created, version, body) VALUES (?, ?, ?, ?, ?, ?, ?)").execute(
-            arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(object.body)])
+            arguments: [object.id, object.merchant, object.kind, object.customer, object.created, object.version, Data(PackedBody.pack(object.body, kind: object.kind))])
         for delivery in event.deliveries {
             try db.cachedStatement(sql: "INSERT INTO delivery (id, merchant, event, endpoint, attempts, next_attempt_at, status, last_status_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").execute(
                 arguments: [delivery.id, delivery.merchant, delivery.event, delivery.endpoint, delivery.attempts, delivery.nextAttemptAt, delivery.status.rawValue, delivery.lastStatusCode])
