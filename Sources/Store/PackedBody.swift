@@ -7,9 +7,10 @@
 /// The packing is LZ77 against the dictionary (copies of earlier bytes, the dictionary's or the
 /// event's own, between runs of literal bytes), without an entropy stage: an event is nearly
 /// all copies of the dictionary, and what is left (ids, amounts, times) is random enough that
-/// Huffman codes gain little. On the machine of docs/benchmarks.md zlib's deflate with the same
-/// dictionary made events of 158 bytes on average at 26-38 µs each; this makes 163 bytes at a
-/// few µs, which matters at three events a payment.
+/// Huffman codes gain little. On the machine of docs/benchmarks.md, over 3,000 events of a
+/// benchmark's card payments, zlib's deflate with the same dictionary made 158 bytes an event at
+/// 26-38 µs each (C, any level); this makes 163-176 bytes at about 6 µs (perf in a card-payment
+/// run), which matters at three events a payment.
 public enum PackedBody {
     /// The first byte of a body packed against ``dictionary1``: followed by the JSON's length
     /// (LEB128), then literal runs and copies, each run's length and each copy's distance and
