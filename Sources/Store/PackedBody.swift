@@ -72,6 +72,7 @@ struct DictionaryPacking: Sendable {
     static let minimumMatch = 4
     static let chainLimit = 16
     static let goodEnough = 32
+    static let largestBody = 1 << 26
 
     init(dictionary: [UInt8]) {
         self.dictionary = dictionary
@@ -181,7 +182,8 @@ struct DictionaryPacking: Sendable {
             }
         }
         let total = try number()
-        guard total > 0 else { throw .malformed }
+        // No body the gateway writes comes near 64 MiB; a damaged length must not ask for more.
+        guard total > 0, total <= Self.largestBody else { throw .malformed }
         let base = dictionary.count
         var out: [UInt8] = []
         out.reserveCapacity(total)
