@@ -1,3 +1,5 @@
+import Gateway
+
 /// How the gateway's store keeps an object's body on disk. Most objects are kept as their JSON;
 /// events, written three to a card payment, kept for good and seldom read, are kept packed
 /// against a fixed dictionary of events as Tender writes them: an event of 1.6 KB takes about a
@@ -19,7 +21,7 @@ public enum PackedBody {
 
     /// The kinds whose bodies are packed: events (and test events) only. An intent is read and
     /// rewritten at every step of its payment; unpacking it each time is not worth its bytes.
-    public static let packedKinds: Set<String> = ["event", "test_event"]
+    public static let packedKinds: Set<String> = [ObjectKind.event.rawValue, ObjectKind.testEvent.rawValue]
 
     /// What a body of `kind` is kept as: packed for ``packedKinds`` (unless that would not make
     /// it smaller), as is otherwise.
