@@ -19,7 +19,8 @@
 # accounts that is nearly every change for the first few hundred thousand payments after one).
 # WARM_UP payments are committed to each step's network before it is measured (0 when unset;
 # session 54's ten-million runs: 1000000), so that the measures fall inside a checkpoint interval
-# rather than at its start (`tender bench scale --help`, --warm-up).
+# rather than at its start (`tender bench scale --help`, --warm-up): one count for every step, or
+# one for each step (session 58's series: WARM_UP=0,0,0,1000000, the last step's only).
 # CARDS, as for Benchmarks/scale.sh: card payments in the gateway's store at each step, measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -74,8 +74,8 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Measure each step this many times, each measure followed by another fresh copy of the new network beside it (with --beside): each measure's rates are taken as shares of the two new-network measures around it, and the step's shares are the medians of those, as are its figures in the table and the CSV (one measure's shares moved by up to a third from one to the next on this machine).")
     var repeats = 1
 
-    @Option(help: "Payments committed to each step's network (counted in its history) after it reaches the step and before it is measured. On PostgreSQL a page's first change after a checkpoint writes the whole page to the WAL, and at ten million accounts nearly every page a payment changes is a first change for hundreds of thousands of payments after one: with a long checkpoint interval, a warm-up puts the measures where a running network spends most of its time. (Either way the copies of the new network beside a step are dropped after the step, not after each measure: `DROP DATABASE` forces a checkpoint.)")
-    var warmUp = 0
+    @Option(help: "Payments committed to each step's network (counted in its history) after it reaches the step and before it is measured: one number for every step, or a comma-separated list with one for each step (say 0,0,0,1000000 to warm up the last step only). On PostgreSQL a page's first change after a checkpoint writes the whole page to the WAL, and at ten million accounts nearly every page a payment changes is a first change for hundreds of thousands of payments after one: with a long checkpoint interval, a warm-up puts the measures where a running network spends most of its time. (Either way the copies of the new network beside a step are dropped after the step, not after each measure: `DROP DATABASE` forces a checkpoint.)")
+    var warmUp = "0"
 
     @Option(help: "Write the series as CSV to this file.")
     var csv: String?
@@ -174,7 +174,7 @@ struct ScaleBench: AsyncParsableCommand {
         guard readRounds > 0 else { throw CommandFailure("--read-rounds must be positive") }
         guard postRounds > 0 else { throw CommandFailure("--post-rounds must be positive") }
         guard repeats > 0 else { throw CommandFailure("--repeats must be positive") }
-        guard warmUp >= 0 else { throw CommandFailure("--warm-up must not be negative") }
+        let warmUps = try Self.warmUps(warmUp, steps: accountSteps.count)
         let cardSteps = try cards.map { try Self.steps($0, "--cards") }
         guard cardSteps == nil || (cardSteps!.count == accountSteps.count && requests > 0) else {
             throw CommandFailure("--cards needs one step per --accounts step, and --requests above 0")
@@ -225,7 +225,8 @@ struct ScaleBench: AsyncParsableCommand {
         }
         do {
             print("size step | load s | resident MB (per account, trustline B) | commits/s (p99 ms) | serve start s | POST/s (p99 ms) | GET/s (p99 ms) | serve MB | history p99 ms | database MB")
-            for (targetAccounts, targetPayments) in zip(accountSteps, paymentSteps) {
+            for (step, (targetAccounts, targetPayments)) in zip(accountSteps, paymentSteps).enumerated() {
+                let warmUp = warmUps[step]
                 try await Self.grow(store!.store, &state, senders: senders, accounts: &filledAccounts, payments: &filledPayments,
                                     to: (targetAccounts, targetPayments), rng: &rng)
                 if warmUp > 0 {
@@ -809,6 +810,17 @@ struct ScaleBench: AsyncParsableCommand {
             throw CommandFailure("\(option) is a comma-separated list of positive, ascending numbers")
         }
         return steps
+    }
+
+    /// `--warm-up`: one count for every step, or one for each of `steps` steps; none negative.
+    static func warmUps(_ text: String, steps: Int) throws -> [Int] {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !parts.contains(nil), parts.count == 1 || parts.count == steps else {
+            throw CommandFailure("--warm-up is one number of payments, or a comma-separated list with one for each step (\(steps) here)")
+        }
+        let counts = parts.map { $0! }
+        guard counts.allSatisfy({ $0 >= 0 }) else { throw CommandFailure("--warm-up must not be negative") }
+        return counts.count == 1 ? Array(repeating: counts[0], count: steps) : counts
     }
 
     static func now() -> UInt64 { UInt64(Date().timeIntervalSince1970) }

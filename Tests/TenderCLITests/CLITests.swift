@@ -179,7 +179,7 @@ struct CLITests {
         let csv = temporary.file("scale.csv"), svg = temporary.file("scale.svg")
         let result = try await Tender.run([
             "bench", "scale", "--accounts", "1100,1500", "--payments", "200,300", "--transactions", "300", "--requests", "600",
-            "--read-rounds", "3", "--post-rounds", "2", "--cards", "700,1400", "--directory", temporary.path, "--csv", csv, "--svg", svg,
+            "--read-rounds", "3", "--post-rounds", "2", "--cards", "700,1400", "--warm-up", "0,50", "--directory", temporary.path, "--csv", csv, "--svg", svg,
         ], timeout: 600)
         #expect(result.status == 0, "\(result.stderr)")
         // Each step's GET rounds printed, the row's rate their median.
@@ -206,7 +206,7 @@ struct CLITests {
         let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
         #expect(rows.first?.first == "accounts" && rows.count == 3)
         // The payments an account's history query found: about two at the first step (200 over
-        // its 100 bulk accounts), about 0.6 at the second (300 over 500, most on the first 100):
+        // its 100 bulk accounts), about 0.7 at the second (350 over 500, most on the first 100):
         // the first step's 1,200 POSTed payments went to accounts the queries do not read (had
         // they gone anywhere, about 2.2 at the second, a query finding at most ten).
         let found = result.stdout.split(separator: "\n").compactMap { line in
@@ -214,8 +214,9 @@ struct CLITests {
         }
         #expect(found.count == 2 && found[0] > 1 && found[0] < 3 && found[1] > 0.2 && found[1] < 1.2, "\(found) \(result.stdout)")
         // Each step at its size (every second bulk account with a trustline), a new process's
-        // load and memory measured, commits made, a server started and loaded over HTTP.
-        #expect(rows.dropFirst().map { "\($0[0]),\($0[2])" } == ["1100,200", "1500,300"])
+        // load and memory measured, commits made, a server started and loaded over HTTP; the
+        // second step's 50 warm-up payments after its 300 (the first's warm-up 0).
+        #expect(rows.dropFirst().map { "\($0[0]),\($0[2])" } == ["1100,200", "1500,350"])
         #expect(rows.dropFirst().map { (Int($0[1]) ?? 0) >= (Int($0[0])! - 1000) / 2 } == [true, true])
         let header = rows[0].map(String.init)
         for ((row, rounds), postRounds) in zip(zip(rows.dropFirst(), printedRounds), printedPostRounds) {
@@ -250,6 +251,9 @@ struct CLITests {
         #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--read-rounds", "0"]).stderr.contains("--read-rounds must be positive"))
         #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--beside", "1001"]).stderr.contains("--beside needs more than 1001"))
         #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--warm-up=-1"]).stderr.contains("--warm-up must not be negative"))
+        #expect(try await Tender.run(["bench", "scale", "--accounts", "1100,1200", "--payments", "1,2", "--warm-up", "0,-1"]).stderr.contains("--warm-up must not be negative"))
+        #expect(try await Tender.run(["bench", "scale", "--accounts", "1100,1200", "--payments", "1,2", "--warm-up", "0,1,2"]).stderr.contains("one for each step (2 here)"))
+        #expect(try await Tender.run(["bench", "scale", "--accounts", "1100", "--payments", "1", "--warm-up", "ten"]).stderr.contains("one for each step (1 here)"))
         #expect(try await Tender.run(["bench", "load", "--database", temporary.file("none.sqlite")]).status != 0)
     }
 
