@@ -116,6 +116,13 @@ public struct PaymentIntentRecord: Sendable, Codable, Equatable {
     public var settlement: SettlementState?
     /// The hash of the ledger transaction that settled it (hex).
     public var settlementTransaction: String?
+    /// While its settlement is pending: the amount it settles (all that was received, or a
+    /// multicapture's last part) and the charge's event that reports it once settled
+    /// (`charge.succeeded`, or `charge.captured` for an authorisation captured), so that whoever
+    /// completes it (the request, the janitor finding it on the ledger, the start-up recovery)
+    /// settles and reports the same. Nil once settled, and in intents stored before.
+    public var settlementAmount: Int64?
+    public var settlementChargeEvent: GatewayEventType?
     /// Paylike's `custom` data given with the payment, as the client sent it (compact JSON).
     public var custom: String?
     /// What the merchant did to the authorisation through Paylike's merchant API, in order.

@@ -136,8 +136,12 @@ public protocol GatewayStore: Sendable {
     func claimIdempotencyKey(_ key: String, merchant: String, requestHash: [UInt8], now: Int64, expiresBefore: Int64) async throws -> IdempotencyClaim
     /// Records the answer of the request that claimed `key`.
     func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws
-    /// Frees a key whose request ended without an answer to keep (the server is shutting down).
-    func releaseIdempotencyKey(_ key: String, merchant: String) async throws
+    /// Marks a key whose request ended without an answer to keep (an internal failure, the
+    /// server shutting down) as interrupted, as a stop would leave it: the next request with it
+    /// resumes under the key's first claim time (``IdempotencyClaim/claimed(created:resumed:)``),
+    /// so it finds what this one made (an intent whose money may have moved, a refund, a
+    /// payout) instead of making another. A key answered already is left as it is.
+    func interruptIdempotencyKey(_ key: String, merchant: String) async throws
     /// At start-up: every key still claimed was running when the server stopped; the next
     /// request with it resumes (``IdempotencyClaim/claimed(created:resumed:)``).
     func markInterruptedIdempotencyKeys() async throws

@@ -198,8 +198,8 @@ public final class CachingGatewayStore: GatewayStore {
         try await base.recordIdempotentAnswer(key, merchant: merchant, status: status, body: body)
     }
 
-    public func releaseIdempotencyKey(_ key: String, merchant: String) async throws {
-        try await base.releaseIdempotencyKey(key, merchant: merchant)
+    public func interruptIdempotencyKey(_ key: String, merchant: String) async throws {
+        try await base.interruptIdempotencyKey(key, merchant: merchant)
     }
 
     public func markInterruptedIdempotencyKeys() async throws {

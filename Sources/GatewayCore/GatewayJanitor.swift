@@ -1,5 +1,6 @@
 import Foundation
 import Gateway
+import Ledger
 import Logging
 import ServiceLifecycle
 
@@ -10,14 +11,17 @@ import ServiceLifecycle
 /// at what is due every `interval`.
 package struct GatewayJanitor: Service {
     package let service: GatewayService
+    /// The committed ledgers, where a settlement left pending is looked for.
+    package let reader: any LedgerReader
     /// The server's URL, for the test-page links in the events it emits.
     package let base: String
     package let clock: any Clock<Duration>
     package let interval: Duration
     package let logger: Logger
 
-    package init(service: GatewayService, base: String, clock: any Clock<Duration>, interval: Duration, logger: Logger) {
+    package init(service: GatewayService, reader: any LedgerReader, base: String, clock: any Clock<Duration>, interval: Duration, logger: Logger) {
         self.service = service
+        self.reader = reader
         self.base = base
         self.clock = clock
         self.interval = interval
@@ -65,9 +69,13 @@ package struct GatewayJanitor: Service {
             case .requiresCapture:
                 action = try intent.machine.cancel(.automatic)
             case .requiresPaymentMethod, .requiresConfirmation, .succeeded, .canceled:
-                // A pending settlement belongs to the request making it, or after a stop to the
-                // start-up recovery; the janitor leaves it alone.
-                if intent.settlement != .pending { _ = try await service.save(intent, over: stored, attentionAt: .some(nil)) }
+                // A settlement still pending a minute after its request wrote it: completed if
+                // it is on the ledger (the request's last write failed), else looked at later.
+                if intent.settlement == .pending {
+                    _ = try await service.completeSettlementFound(intent, over: stored, merchant: merchant, reader: reader, base: base)
+                } else {
+                    _ = try await service.save(intent, over: stored, attentionAt: .some(nil))
+                }
                 return
             }
             _ = try await service.perform(action, on: intent, over: stored, merchant, base: base)

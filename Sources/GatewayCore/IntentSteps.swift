@@ -30,7 +30,7 @@ extension GatewayService {
         if intent.machine.status == .requiresCapture, intent.authorizedAt == nil { intent.authorizedAt = now }
         if intent.machine.status == .processing, intent.reconcileAt == nil { intent.reconcileAt = now + 1 }
         if intent.machine.status == .canceled, intent.canceledAt == nil { intent.canceledAt = now }
-        if case .settle = action { intent.settlement = .pending }
+        if case .settle(let amount) = action { (intent.settlement, intent.settlementAmount) = (.pending, amount) }
         let json = { (intent: PaymentIntentRecord) in GatewayObjects.paymentIntent(intent, base: base) }
         // The event that reports this step is written with it (a settlement's, once settled).
         var reported: GatewayEventType?
@@ -44,6 +44,7 @@ extension GatewayService {
         // The charge this step makes or moves, reported with it (a settlement's once settled,
         // with the intent's).
         let chargeEvent = intent.recordCharge(for: action, now: now)?.event
+        if case .settle = action { intent.settlementChargeEvent = chargeEvent?.type }
         var events = events
         if let reported { events.append(try await event(reported, json(intent), merchant: merchant)) }
         let settles = if case .settle = action { true } else { false }
@@ -53,19 +54,29 @@ extension GatewayService {
         }
         // Paid, and asked to: the method is saved for the intent's customer for later payments.
         if settles || authorizes { try await saveForLater(intent, merchant: merchant) }
-        // A pending settlement is due for the start-up recovery (a running server never picks
-        // it up: the request that made it finishes it).
+        // A pending settlement is the request's to finish; if it is still pending a minute on,
+        // the janitor looks for it on the ledger (``completeSettlementFound(_:over:merchant:reader:base:)``).
         let saved = try await save(
-            intent, over: stored, attentionAt: .some(intent.settlement == .pending ? now + 86_400 : attentionTime(intent)), isNew: isNew, events: events)
+            intent, over: stored, attentionAt: .some(intent.settlement == .pending ? now + Self.pendingSettlementGrace : attentionTime(intent)),
+            isNew: isNew, events: events)
         switch action {
         case .settle(let amount):
+            let pending = intent
             intent.settlementTransaction = try await settle(intent, amount: amount, merchant: merchant)
-            intent.settlement = .settled
-            var settled = [try await event(.paymentIntentSucceeded, json(intent), merchant: merchant)]
-            settled += try settlementTransaction(intent, amount: amount, source: Self.settlementSource(intent), merchant: merchant)
-            settled += try await sessionCompleted(intent, merchant: merchant, base: base)
-            if let (type, charge) = chargeEvent { settled.append(try await event(type, GatewayObjects.charge(charge, of: intent), merchant: merchant)) }
-            _ = try await save(intent, over: saved, attentionAt: .some(nil), events: settled)
+            (intent.settlement, intent.settlementAmount, intent.settlementChargeEvent) = (.settled, nil, nil)
+            let settled = try await settledEvents(intent, amount: amount, merchant: merchant, base: base, charge: chargeEvent)
+            do {
+                _ = try await save(intent, over: saved, attentionAt: .some(nil), events: settled)
+            } catch let failure as GatewayFailure where failure.category == .conflict {
+                // Changed since the pending write, so this write came over a minute late: the
+                // janitor looked for the settlement on the ledger. Found, it completed it, and
+                // its record is the answer; not found yet, it only put its next look off, and
+                // this write goes over that. Anything else that changed it is still a conflict.
+                let (current, currentStored) = try await load(PaymentIntentRecord.self, id: intent.id, merchant: merchant)
+                if current.settlement == .settled, current.settlementTransaction == intent.settlementTransaction { return current }
+                guard current == pending else { throw failure }
+                _ = try await save(intent, over: currentStored, attentionAt: .some(nil), events: settled)
+            }
         case .failed(let failure):
             throw GatewayFailure(
                 .card, code: GatewayFailure.Code(rawValue: failure.code), message: failure.message, declineCode: failure.declineCode, paymentIntent: intent)
@@ -73,6 +84,19 @@ extension GatewayService {
             break
         }
         return intent
+    }
+
+    /// What reports a settlement once its ledger committed, in this order: `payment_intent.succeeded`,
+    /// the balance transaction, the checkout session's completion (if the intent has one), and
+    /// the charge's event.
+    func settledEvents(
+        _ intent: PaymentIntentRecord, amount: Int64, merchant: MerchantRecord, base: String, charge: (type: GatewayEventType, charge: ChargeAttempt)?
+    ) async throws -> [StoredEvent] {
+        var settled = [try await event(.paymentIntentSucceeded, GatewayObjects.paymentIntent(intent, base: base), merchant: merchant)]
+        settled += try settlementTransaction(intent, amount: amount, source: Self.settlementSource(intent), merchant: merchant)
+        settled += try await sessionCompleted(intent, merchant: merchant, base: base)
+        if let (type, charge) = charge { settled.append(try await event(type, GatewayObjects.charge(charge, of: intent), merchant: merchant)) }
+        return settled
     }
 
     /// A paid intent's method saved for its customer (Stripe's `setup_future_usage`), marked set

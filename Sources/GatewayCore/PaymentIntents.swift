@@ -384,8 +384,11 @@ extension GatewayService {
         try await failing { try await store.recordIdempotentAnswer(idempotency.key, merchant: idempotency.merchant, status: status, body: body) }
     }
 
-    /// Frees a key whose request did not run to an answer worth keeping, so a retry runs again.
-    package func releaseIdempotencyKey(_ idempotency: Idempotency) async {
-        try? await store.releaseIdempotencyKey(idempotency.key, merchant: idempotency.merchant)
+    /// Leaves a key whose request did not run to an answer worth keeping interrupted, so a retry
+    /// runs again as a resumed request (under the key's first claim time, so with the ids this one
+    /// derived): it finds the intent, refund or payout this one made, money moved or not, instead
+    /// of making another.
+    package func interruptIdempotencyKey(_ idempotency: Idempotency) async {
+        try? await store.interruptIdempotencyKey(idempotency.key, merchant: idempotency.merchant)
     }
 }

@@ -22,7 +22,8 @@ extension GatewayService {
             var intent = try records.decode(PaymentIntentRecord.self, stored)
             guard intent.settlement == .pending, let merchant = try await store.merchant(id: stored.merchant),
                   let method = intent.machine.paymentMethodType else { continue }
-            let amount = intent.machine.amountReceived
+            // What the step settles (a multicapture's last part is less than all received).
+            let amount = intent.settlementAmount ?? intent.machine.amountReceived
             let paid = try settlementAccount(intent, amount: amount, method: method, merchant: merchant)
             let found = try await findOnLedger(memo: "tender settlement \(intent.id)", account: paid, reader: reader)
             if let found {
@@ -30,7 +31,7 @@ extension GatewayService {
             } else {
                 intent.settlementTransaction = try await settle(intent, amount: amount, merchant: merchant, beforeServing: true)
             }
-            intent.settlement = .settled
+            (intent.settlement, intent.settlementAmount, intent.settlementChargeEvent) = (.settled, nil, nil)
             _ = try await save(
                 intent, over: stored, attentionAt: .some(nil),
                 events: try settlementTransaction(intent, amount: amount, source: Self.settlementSource(intent), merchant: merchant))
@@ -74,6 +75,42 @@ extension GatewayService {
                 events: try settlementTransaction(intent, amount: capture.amount, source: capture.id.rawValue, merchant: merchant))
             logger.notice("gateway capture recovered", metadata: ["capture.id": "\(capture.id)", "payment.intent.id": "\(intent.id)"])
         }
+    }
+
+    /// How long a settlement may stay pending before the janitor looks for it on the ledger: the
+    /// request that made it finishes it within seconds, so one still pending a minute on most
+    /// likely lost its last write (the store failed after the ledger committed).
+    package static let pendingSettlementGrace: Int64 = 60
+    /// How long the janitor waits to look again for a pending settlement it did not find.
+    package static let pendingSettlementRecheck: Int64 = 3_600
+
+    /// For the janitor: a settlement still pending ``pendingSettlementGrace`` after its request
+    /// wrote it. Found on the ledger by its memo, it is completed as its request would have
+    /// completed it (the transaction recorded, `payment_intent.succeeded`, the balance
+    /// transaction and the charge's event written; nothing paid again), and the intent is
+    /// returned. Not found, it is looked at again an hour on, and the next start-up's recovery
+    /// pays it if it is still not on the ledger: paying it from a running server could pay twice
+    /// while its request still waits for its ledger. Returns nil then.
+    /// - Throws: ``GatewayFailure`` `lock_timeout` when the request finished it meanwhile.
+    package func completeSettlementFound(
+        _ intent: PaymentIntentRecord, over stored: StoredObject, merchant: MerchantRecord, reader: any LedgerReader, base: String
+    ) async throws -> PaymentIntentRecord? {
+        guard intent.settlement == .pending, let method = intent.machine.paymentMethodType else { return nil }
+        let amount = intent.settlementAmount ?? intent.machine.amountReceived
+        let paid = try settlementAccount(intent, amount: amount, method: method, merchant: merchant)
+        guard let found = try await findOnLedger(memo: "tender settlement \(intent.id)", account: paid, reader: reader) else {
+            _ = try await save(intent, over: stored, attentionAt: .some(now() + Self.pendingSettlementRecheck))
+            logger.warning("gateway settlement still pending, not on the ledger", metadata: ["payment.intent.id": "\(intent.id)"])
+            return nil
+        }
+        var settled = intent
+        settled.settlementTransaction = found.hash.hex
+        (settled.settlement, settled.settlementAmount, settled.settlementChargeEvent) = (.settled, nil, nil)
+        let charge = intent.settlementChargeEvent.flatMap { type in intent.succeededCharge.map { (type: type, charge: $0) } }
+        _ = try await save(
+            settled, over: stored, attentionAt: .some(nil), events: try await settledEvents(settled, amount: amount, merchant: merchant, base: base, charge: charge))
+        logger.notice("gateway settlement completed from the ledger", metadata: ["payment.intent.id": "\(intent.id)", "ledger.transaction": "\(found.hash.hex)"])
+        return settled
     }
 
     /// The transaction with this memo among the latest 10,000 of `account`, if any.

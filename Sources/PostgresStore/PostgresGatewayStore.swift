@@ -265,9 +265,9 @@ public final class PostgresGatewayStore: GatewayStore {
         try await database.execute("UPDATE idempotency SET status = \(Int64(status)), body = \(ByteBuffer(bytes: body)) WHERE merchant = \(merchant) AND key = \(key)")
     }
 
-    public func releaseIdempotencyKey(_ key: String, merchant: String) async throws {
+    public func interruptIdempotencyKey(_ key: String, merchant: String) async throws {
         try fence?.check()
-        try await database.execute("DELETE FROM idempotency WHERE merchant = \(merchant) AND key = \(key) AND status IS NULL")
+        try await database.execute("UPDATE idempotency SET interrupted = true WHERE merchant = \(merchant) AND key = \(key) AND status IS NULL")
     }
 
     public func markInterruptedIdempotencyKeys() async throws {

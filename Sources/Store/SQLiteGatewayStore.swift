@@ -208,9 +208,9 @@ public final class SQLiteGatewayStore: GatewayStore {
         try await writer.write { db in try db.execute(sql: "UPDATE idempotency SET interrupted = 1 WHERE status IS NULL") }
     }
 
-    public func releaseIdempotencyKey(_ key: String, merchant: String) async throws {
+    public func interruptIdempotencyKey(_ key: String, merchant: String) async throws {
         try await writer.write { db in
-            try db.cachedStatement(sql: "DELETE FROM idempotency WHERE merchant = ? AND key = ? AND status IS NULL").execute(arguments: [merchant, key])
+            try db.cachedStatement(sql: "UPDATE idempotency SET interrupted = 1 WHERE merchant = ? AND key = ? AND status IS NULL").execute(arguments: [merchant, key])
         }
     }
 

@@ -346,7 +346,7 @@ struct LeaderParts {
                 routes: transactions, resources: horizon.resources(authority:), metrics: metrics, logger: logger)),
             services: [
                 LedgerWriterService(writer: writer),
-                GatewayJanitor(service: gateway, base: base, clock: clock, interval: .seconds(1), logger: logger),
+                GatewayJanitor(service: gateway, reader: store, base: base, clock: clock, interval: .seconds(1), logger: logger),
                 CheckoutJanitor(service: checkout, reader: store, refunder: checkout.refunder, base: base, clock: clock, interval: .seconds(1), logger: logger),
                 AnchorJanitor(transfers: transfers, clock: clock, interval: .seconds(1), logger: logger),
                 WebhookDeliverer(

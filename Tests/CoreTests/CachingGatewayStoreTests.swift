@@ -48,7 +48,7 @@ final class HeldReadsStore: GatewayStore {
         try await base.claimIdempotencyKey(key, merchant: merchant, requestHash: requestHash, now: now, expiresBefore: expiresBefore)
     }
     func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws { try await base.recordIdempotentAnswer(key, merchant: merchant, status: status, body: body) }
-    func releaseIdempotencyKey(_ key: String, merchant: String) async throws { try await base.releaseIdempotencyKey(key, merchant: merchant) }
+    func interruptIdempotencyKey(_ key: String, merchant: String) async throws { try await base.interruptIdempotencyKey(key, merchant: merchant) }
     func markInterruptedIdempotencyKeys() async throws { try await base.markInterruptedIdempotencyKeys() }
     func dueObjects(kind: String, now: Int64, limit: Int) async throws -> [StoredObject] { try await base.dueObjects(kind: kind, now: now, limit: limit) }
     func write(_ object: StoredObject, isNew: Bool, events: [StoredEvent]) async throws -> Bool { try await base.write(object, isNew: isNew, events: events) }

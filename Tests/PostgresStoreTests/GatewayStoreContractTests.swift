@@ -101,7 +101,8 @@ enum GatewayStoreContract {
         #expect(try await store.dueObjects(kind: "payment_intent", now: 4, limit: 10).isEmpty)
         #expect(try await store.dueObjects(kind: "payment_intent", now: 5, limit: 10).map(\.id) == ["pi_2"])
 
-        // Idempotency keys: claim, in progress, replay, mismatch, expiry, interruption, release.
+        // Idempotency keys: claim, in progress, replay, mismatch, expiry, interruption (all at
+        // start-up, or one whose request failed), resumption.
         #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [1], now: 1_000, expiresBefore: 0) == .claimed(created: 1_000, resumed: false))
         #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [1], now: 1_001, expiresBefore: 0) == .inProgress)
         #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [2], now: 1_001, expiresBefore: 0) == .mismatch)
@@ -112,8 +113,15 @@ enum GatewayStoreContract {
         try await store.markInterruptedIdempotencyKeys()
         #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [3], now: 90_001, expiresBefore: 2_000) == .claimed(created: 90_000, resumed: true))
         #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [3], now: 90_002, expiresBefore: 2_000) == .inProgress)
-        try await store.releaseIdempotencyKey("k1", merchant: "acct_1")
-        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [4], now: 90_003, expiresBefore: 2_000) == .claimed(created: 90_003, resumed: false))
+        // A failed request's key: resumed under its first claim time, with its own parameters only.
+        try await store.interruptIdempotencyKey("k1", merchant: "acct_1")
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [4], now: 90_003, expiresBefore: 2_000) == .mismatch)
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [3], now: 90_003, expiresBefore: 2_000) == .claimed(created: 90_000, resumed: true))
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [3], now: 90_004, expiresBefore: 2_000) == .inProgress)
+        // An answered key is not touched by it.
+        try await store.recordIdempotentAnswer("k1", merchant: "acct_1", status: 200, body: Array("{}".utf8))
+        try await store.interruptIdempotencyKey("k1", merchant: "acct_1")
+        #expect(try await store.claimIdempotencyKey("k1", merchant: "acct_1", requestHash: [3], now: 90_005, expiresBefore: 2_000) == .replay(status: 200, body: Array("{}".utf8)))
 
         // Concurrent claims of one key: exactly one wins.
         let claims = try await withThrowingTaskGroup(of: IdempotencyClaim.self) { group in

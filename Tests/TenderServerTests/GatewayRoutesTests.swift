@@ -38,15 +38,40 @@ struct StripeFormTests {
 }
 
 /// Counts the writes that reach the gateway's store, to show that a refused request changed
-/// nothing.
+/// nothing; told to, runs something before one write, or fails it as a full disk would.
 final class CountingGatewayStore: GatewayStore, @unchecked Sendable {
     let base: SQLiteGatewayStore
     private let lock = NSLock()
     private var count = 0
+    private var intercept: (match: @Sendable (StoredObject) -> Bool, action: @Sendable () async throws -> Void)?
+    private var follow: (match: @Sendable (StoredObject) -> Bool, action: @Sendable () async -> Void)?
     var writes: Int { lock.withLock { count } }
+
+    struct InjectedFailure: Error {}
 
     init(path: String) throws { base = try SQLiteGatewayStore(path: path) }
     private func counted() { lock.withLock { count += 1 } }
+
+    /// The next `write` of an object `match` picks runs `action` first (once); if it throws,
+    /// the write throws that and writes nothing.
+    func beforeNextWrite(where match: @escaping @Sendable (StoredObject) -> Bool, _ action: @escaping @Sendable () async throws -> Void) {
+        lock.withLock { intercept = (match, action) }
+    }
+
+    /// The next `write` of an object `match` picks runs `action` once it has written (once).
+    func afterNextWrite(where match: @escaping @Sendable (StoredObject) -> Bool, _ action: @escaping @Sendable () async -> Void) {
+        lock.withLock { follow = (match, action) }
+    }
+
+    /// The intent's first write in a settlement: pending, before the ledger is asked.
+    static func pendingIntent(_ object: StoredObject) -> Bool {
+        object.kind == "payment_intent" && String(decoding: object.body, as: UTF8.self).contains(#""settlement":"pending""#)
+    }
+
+    /// The intent's last write in a settlement: the one that records its ledger transaction.
+    static func settledIntent(_ object: StoredObject) -> Bool {
+        object.kind == "payment_intent" && String(decoding: object.body, as: UTF8.self).contains("settlementTransaction")
+    }
 
     func insertMerchant(_ merchant: MerchantRecord) async throws { try await base.insertMerchant(merchant); counted() }
     func merchant(keyHash: [UInt8]) async throws -> (MerchantRecord, KeyKind)? { try await base.merchant(keyHash: keyHash) }
@@ -56,8 +81,20 @@ final class CountingGatewayStore: GatewayStore, @unchecked Sendable {
     func object(id: String, kind: String, merchant: String) async throws -> StoredObject? { try await base.object(id: id, kind: kind, merchant: merchant) }
     func object(id: String, kind: String) async throws -> StoredObject? { try await base.object(id: id, kind: kind) }
     func write(_ object: StoredObject, isNew: Bool, events: [StoredEvent]) async throws -> Bool {
+        let action = lock.withLock { () -> (@Sendable () async throws -> Void)? in
+            guard let intercept, intercept.match(object) else { return nil }
+            self.intercept = nil
+            return intercept.action
+        }
+        try await action?()
         let written = try await base.write(object, isNew: isNew, events: events)
         if written { counted() }
+        let then = lock.withLock { () -> (@Sendable () async -> Void)? in
+            guard written, let follow, follow.match(object) else { return nil }
+            self.follow = nil
+            return follow.action
+        }
+        await then?()
         return written
     }
     func retire(_ object: StoredObject, as kind: String) async throws -> Bool {
@@ -81,7 +118,7 @@ final class CountingGatewayStore: GatewayStore, @unchecked Sendable {
         try await base.claimIdempotencyKey(key, merchant: merchant, requestHash: requestHash, now: now, expiresBefore: expiresBefore)
     }
     func recordIdempotentAnswer(_ key: String, merchant: String, status: Int, body: [UInt8]) async throws { try await base.recordIdempotentAnswer(key, merchant: merchant, status: status, body: body) }
-    func releaseIdempotencyKey(_ key: String, merchant: String) async throws { try await base.releaseIdempotencyKey(key, merchant: merchant) }
+    func interruptIdempotencyKey(_ key: String, merchant: String) async throws { try await base.interruptIdempotencyKey(key, merchant: merchant) }
     func markInterruptedIdempotencyKeys() async throws { try await base.markInterruptedIdempotencyKeys() }
     func insertEvent(_ event: StoredObject, deliveries: [WebhookDelivery]) async throws { try await base.insertEvent(event, deliveries: deliveries); counted() }
     func dueObjects(kind: String, now: Int64, limit: Int) async throws -> [StoredObject] { try await base.dueObjects(kind: kind, now: now, limit: limit) }
@@ -331,6 +368,129 @@ struct GatewayRoutesTests {
             #expect(try await post("amount=1000&currency=eur", idempotencyKey: String(repeating: "k", count: 255)).0 == .ok)
             let list = try await Self.call(client, .get, "/v1/payment_intents?limit=100", key: key).json["data"] as? [Any]
             #expect(list?.count == 2)
+        }
+    }
+
+    /// A merchant, a card and what a test of a settlement's last write asks of the server.
+    struct SettlementScene {
+        let client: any TestClientProtocol
+        let key: String
+        let method: String
+
+        static func make(_ client: some TestClientProtocol, directory: String) async throws -> SettlementScene {
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let key = try #require(try await GatewayRoutesTests.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=A").json["secret_key"] as? String)
+            let card = "type=card&card[number]=4242424242424242&card[exp_month]=12&card[exp_year]=2034&card[cvc]=123"
+            let method = try #require(try await GatewayRoutesTests.call(client, .post, "/v1/payment_methods", key: key, body: card).json["id"] as? String)
+            return SettlementScene(client: client, key: key, method: method)
+        }
+
+        /// 20.00 EUR paid at once under the key `order-7`.
+        func pay() async throws -> (status: HTTPResponse.Status, json: [String: Any], replayed: Bool) {
+            var headers = HTTPFields()
+            headers[.authorization] = "Bearer \(key)"
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            headers[HTTPFields.headerName("Idempotency-Key")] = "order-7"
+            return try await client.execute(
+                uri: "/v1/payment_intents", method: .post, headers: headers,
+                body: ByteBuffer(string: "amount=2000&currency=eur&confirm=true&payment_method=\(method)")
+            ) { response in
+                let json = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body))) as? [String: Any]
+                return (response.status, json ?? [:], response.headers[HTTPFields.headerName("Idempotent-Replayed")] == "true")
+            }
+        }
+
+        /// The merchant's euros on the ledger, in cents.
+        func euros() async throws -> Int? {
+            let balance = try await GatewayRoutesTests.call(client, .get, "/v1/balance", key: key).json
+            return ((balance["available"] as? [[String: Any]])?.first { $0["currency"] as? String == "eur" })?["amount"] as? Int
+        }
+
+        func list(_ path: String) async throws -> [[String: Any]] {
+            try #require(try await GatewayRoutesTests.call(client, .get, path, key: key).json["data"] as? [[String: Any]])
+        }
+
+        /// The bookkeeping of the one payment: its intents, balance transactions (amount, fee,
+        /// net) and its events' types.
+        func books() async throws -> (intents: [String], balance: [[Int]], events: [String]) {
+            let intents = try await list("/v1/payment_intents?limit=100").compactMap { $0["id"] as? String }
+            let balance = try await list("/v1/balance_transactions?limit=100").map { [$0["amount"] as? Int ?? -1, $0["fee"] as? Int ?? -1, $0["net"] as? Int ?? -1] }
+            let events = try await list("/v1/events?limit=100").compactMap { $0["type"] as? String }
+            return (intents, balance, events)
+        }
+    }
+
+    /// A server on manual time over a store that can fail or hold a write, with a merchant and
+    /// a card: the scene of a settlement's last write.
+    func withSettlementScene(_ name: String, _ body: @Sendable (SettlementScene, CountingGatewayStore, ManualTime) async throws -> Void) async throws {
+        let directory = temporary.file(name)
+        let configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let store = try CountingGatewayStore(path: directory + "/gateway.sqlite")
+        let time = ManualTime.forServer()
+        let app = try await buildApplication(
+            configuration, store: try SQLiteLedgerStore(path: configuration.databasePath), gatewayStore: store, environment: time.environment)
+        try await app.test(.router) { client in
+            try await body(try await SettlementScene.make(client, directory: directory), store, time)
+        }
+    }
+
+    /// The store fails the last write of a payment the ledger has settled (a full disk, say):
+    /// the answer is a 500; the retry Stripe's libraries send with the same key, seconds later,
+    /// answers the intent, succeeded, and charges nothing again (the key is left interrupted:
+    /// when it was freed, the retry's new claim time derived a new intent's id and paid a second
+    /// time). A minute on, the janitor finds the settlement on the ledger and writes what the
+    /// request could not (its balance transaction and events), once.
+    @Test func aRetryAfterAFailedLastWriteAnswersThePaymentAndTheJanitorCompletesIt() async throws {
+        try await withSettlementScene("failed-last-write") { scene, store, time in
+            store.beforeNextWrite(where: CountingGatewayStore.settledIntent) { throw CountingGatewayStore.InjectedFailure() }
+            let failed = try await scene.pay()
+            #expect(failed.status == .internalServerError && (failed.json["error"] as? [String: Any])?["type"] as? String == "api_error", "\(failed)")
+            // Settled on the ledger all the same: 20.00 less 1.5% + 0.25.
+            #expect(try await scene.euros() == 2_000 - 55)
+            await time.advance(seconds: 3)
+            let retried = try await scene.pay()
+            #expect(retried.status == .ok && retried.json["status"] as? String == "succeeded" && !retried.replayed, "\(retried)")
+            let id = try #require(retried.json["id"] as? String)
+            var books = try await scene.books()
+            #expect(books.intents == [id] && books.balance.isEmpty && !books.events.contains("payment_intent.succeeded"), "\(books)")
+            #expect(try await scene.euros() == 2_000 - 55, "paid once")
+            // A minute after its pending write: completed from the ledger, exactly once.
+            await time.advance(seconds: 60)
+            books = try await scene.books()
+            #expect(books.balance == [[2_000, 55, 1_945]], "\(books)")
+            #expect(books.events.filter { $0 == "payment_intent.succeeded" }.count == 1 && books.events.filter { $0 == "charge.succeeded" }.count == 1, "\(books)")
+            await time.advance(seconds: 3_600)
+            let later = try await scene.books()
+            #expect(later.balance == books.balance && later.events == books.events && later.intents == [id], "\(later)")
+            #expect(try await scene.euros() == 2_000 - 55)
+            let replayed = try await scene.pay()
+            #expect(replayed.status == .ok && replayed.replayed && replayed.json["id"] as? String == id)
+        }
+    }
+
+    /// A settlement's last write later than the janitor's minute: whether the janitor found the
+    /// settlement on the ledger and completed it first (the request then answers the intent as
+    /// the janitor left it), or looked before the ledger had it and put its next look off (the
+    /// request's write then goes over that), the answer is the intent, succeeded, not a
+    /// conflict, and everything is written once.
+    @Test func aLastWriteLaterThanTheJanitorsLookAnswersThePayment() async throws {
+        for janitorFindsIt in [true, false] {
+            try await withSettlementScene("late-last-write-\(janitorFindsIt)") { scene, store, time in
+                if janitorFindsIt {
+                    store.beforeNextWrite(where: CountingGatewayStore.settledIntent) { await time.advance(seconds: 61) }
+                } else {
+                    store.afterNextWrite(where: CountingGatewayStore.pendingIntent) { await time.advance(seconds: 61) }
+                }
+                let paid = try await scene.pay()
+                #expect(paid.status == .ok && paid.json["status"] as? String == "succeeded", "\(janitorFindsIt): \(paid)")
+                let id = try #require(paid.json["id"] as? String)
+                await time.advance(seconds: 3_600)
+                let books = try await scene.books()
+                #expect(books.intents == [id] && books.balance == [[2_000, 55, 1_945]], "\(janitorFindsIt): \(books)")
+                #expect(books.events.filter { $0 == "payment_intent.succeeded" }.count == 1 && books.events.filter { $0 == "charge.succeeded" }.count == 1, "\(books)")
+                #expect(try await scene.euros() == 2_000 - 55)
+            }
         }
     }
 

@@ -550,7 +550,7 @@ struct ConsoleRoutes: Sendable {
                         done = "canceled"
                     }
                 } catch {
-                    await service.releaseIdempotencyKey(idempotency)
+                    await service.interruptIdempotencyKey(idempotency)
                     throw error
                 }
                 try await service.recordIdempotentAnswer(idempotency, status: 303, body: Array(done.utf8))

@@ -538,8 +538,10 @@ struct GatewayRoutes: Sendable {
             answer = error.json
             status = error.status
         } catch {
-            // Not executed to an answer worth keeping: free the key so a retry runs again.
-            await service.releaseIdempotencyKey(idempotency)
+            // Not executed to an answer worth keeping (the store failed, say, after the ledger
+            // settled the payment): the key is left interrupted, as a stop leaves it, so a retry
+            // runs again under its first claim and finds what this one made instead of paying again.
+            await service.interruptIdempotencyKey(idempotency)
             throw error
         }
         try await service.recordIdempotentAnswer(idempotency, status: status.code, body: answer.compactBytes())
