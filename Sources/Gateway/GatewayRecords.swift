@@ -123,6 +123,12 @@ public struct PaymentIntentRecord: Sendable, Codable, Equatable {
     /// settles and reports the same. Nil once settled, and in intents stored before.
     public var settlementAmount: Int64?
     public var settlementChargeEvent: GatewayEventType?
+
+    /// Records the settlement as done by the ledger transaction `hash` (hex): settled, with
+    /// what was kept while it was pending cleared.
+    public mutating func recordSettlement(_ hash: String) {
+        (settlement, settlementTransaction, settlementAmount, settlementChargeEvent) = (.settled, hash, nil, nil)
+    }
     /// Paylike's `custom` data given with the payment, as the client sent it (compact JSON).
     public var custom: String?
     /// What the merchant did to the authorisation through Paylike's merchant API, in order.

@@ -62,8 +62,7 @@ extension GatewayService {
         switch action {
         case .settle(let amount):
             let pending = intent
-            intent.settlementTransaction = try await settle(intent, amount: amount, merchant: merchant)
-            (intent.settlement, intent.settlementAmount, intent.settlementChargeEvent) = (.settled, nil, nil)
+            intent.recordSettlement(try await settle(intent, amount: amount, merchant: merchant))
             let settled = try await settledEvents(intent, amount: amount, merchant: merchant, base: base, charge: chargeEvent)
             do {
                 _ = try await save(intent, over: saved, attentionAt: .some(nil), events: settled)

@@ -21,17 +21,12 @@ extension GatewayService {
         for stored in try await store.dueObjects(kind: .paymentIntent, now: .max, limit: 10_000) {
             var intent = try records.decode(PaymentIntentRecord.self, stored)
             guard intent.settlement == .pending, let merchant = try await store.merchant(id: stored.merchant),
-                  let method = intent.machine.paymentMethodType else { continue }
-            // What the step settles (a multicapture's last part is less than all received).
-            let amount = intent.settlementAmount ?? intent.machine.amountReceived
-            let paid = try settlementAccount(intent, amount: amount, method: method, merchant: merchant)
-            let found = try await findOnLedger(memo: "tender settlement \(intent.id)", account: paid, reader: reader)
+                  let (amount, found) = try await findSettlement(of: intent, merchant: merchant, reader: reader) else { continue }
             if let found {
-                intent.settlementTransaction = found.hash.hex
+                intent.recordSettlement(found.hash.hex)
             } else {
-                intent.settlementTransaction = try await settle(intent, amount: amount, merchant: merchant, beforeServing: true)
+                intent.recordSettlement(try await settle(intent, amount: amount, merchant: merchant, beforeServing: true))
             }
-            (intent.settlement, intent.settlementAmount, intent.settlementChargeEvent) = (.settled, nil, nil)
             _ = try await save(
                 intent, over: stored, attentionAt: .some(nil),
                 events: try settlementTransaction(intent, amount: amount, source: Self.settlementSource(intent), merchant: merchant))
@@ -95,22 +90,29 @@ extension GatewayService {
     package func completeSettlementFound(
         _ intent: PaymentIntentRecord, over stored: StoredObject, merchant: MerchantRecord, reader: any LedgerReader, base: String
     ) async throws -> PaymentIntentRecord? {
-        guard intent.settlement == .pending, let method = intent.machine.paymentMethodType else { return nil }
-        let amount = intent.settlementAmount ?? intent.machine.amountReceived
-        let paid = try settlementAccount(intent, amount: amount, method: method, merchant: merchant)
-        guard let found = try await findOnLedger(memo: "tender settlement \(intent.id)", account: paid, reader: reader) else {
+        guard intent.settlement == .pending, let (amount, found) = try await findSettlement(of: intent, merchant: merchant, reader: reader) else { return nil }
+        guard let found else {
             _ = try await save(intent, over: stored, attentionAt: .some(now() + Self.pendingSettlementRecheck))
             logger.warning("gateway settlement still pending, not on the ledger", metadata: ["payment.intent.id": "\(intent.id)"])
             return nil
         }
         var settled = intent
-        settled.settlementTransaction = found.hash.hex
-        (settled.settlement, settled.settlementAmount, settled.settlementChargeEvent) = (.settled, nil, nil)
+        settled.recordSettlement(found.hash.hex)
         let charge = intent.settlementChargeEvent.flatMap { type in intent.succeededCharge.map { (type: type, charge: $0) } }
         _ = try await save(
             settled, over: stored, attentionAt: .some(nil), events: try await settledEvents(settled, amount: amount, merchant: merchant, base: base, charge: charge))
         logger.notice("gateway settlement completed from the ledger", metadata: ["payment.intent.id": "\(intent.id)", "ledger.transaction": "\(found.hash.hex)"])
         return settled
+    }
+
+    /// What a pending settlement of `intent` settles (a multicapture's last part is less than all
+    /// received), and its transaction if the ledger has it (found by the memo ``settle(_:amount:merchant:memo:beforeServing:)``
+    /// gives it, in the account its money went to); nil for an intent without a payment method.
+    func findSettlement(of intent: PaymentIntentRecord, merchant: MerchantRecord, reader: any LedgerReader) async throws -> (amount: Int64, found: StoredTransaction?)? {
+        guard let method = intent.machine.paymentMethodType else { return nil }
+        let amount = intent.settlementAmount ?? intent.machine.amountReceived
+        let paid = try settlementAccount(intent, amount: amount, method: method, merchant: merchant)
+        return (amount, try await findOnLedger(memo: "tender settlement \(intent.id)", account: paid, reader: reader))
     }
 
     /// The transaction with this memo among the latest 10,000 of `account`, if any.
