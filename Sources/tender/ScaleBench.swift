@@ -122,6 +122,9 @@ struct ScaleBench: AsyncParsableCommand {
         /// leaves out. Nil on SQLite or where it cannot be told.
         var submitDatabaseCPU: Double?
         var historyP99 = 0.0
+        /// On PostgreSQL, the checkpoints started and the buffers checkpoints wrote from the
+        /// measure's start to its end (printed, not in the CSV); nil on SQLite.
+        var checkpointsDuring: Checkpoints?
         /// The payments an account's history query found, on average (printed, not in the CSV).
         var historyFound = 0.0
         var databaseBytes = 0
@@ -229,7 +232,36 @@ struct ScaleBench: AsyncParsableCommand {
                 let warmUp = warmUps[step]
                 try await Self.grow(store!.store, &state, senders: senders, accounts: &filledAccounts, payments: &filledPayments,
                                     to: (targetAccounts, targetPayments), rng: &rng)
+                // The step's card payments, through the server, before its warm-up: their writes
+                // (on PostgreSQL, their WAL) come before the warm-up's, not among the measures.
+                if let cardSteps, cardSteps[step] > filledCards {
+                    state = LedgerState(header: state.header)
+                    store?.close()
+                    store = nil
+                    await Self.settle()
+                    let server = try await ServerProcess.start(dataDirectory: dataDirectory, database: database)
+                    do {
+                        if merchantKey == nil { merchantKey = try await Self.merchant(dataDirectory: dataDirectory, port: server.port) }
+                        let filled = try await Self.cardPayments(cardSteps[step] - filledCards, key: merchantKey!, port: server.port)
+                        print(String(format: "  %d card payments through the server, before the step's warm-up and measures: %.0f/s", cardSteps[step] - filledCards, filled.rate))
+                    } catch {
+                        server.stop()
+                        throw error
+                    }
+                    server.stop()
+                    filledCards = cardSteps[step]
+                    // The server's payments moved money in the ledger: grow on from its state.
+                    let reopened = try await Self.open(location)
+                    state = try await reopened.store.loadState()!
+                    store = reopened
+                }
                 if warmUp > 0 {
+                    // On PostgreSQL, a checkpoint first: the warm-up's WAL then holds the first
+                    // change of each page after it, and the measures come after those, inside
+                    // the same checkpoint interval (with a warm-up and measures that write less
+                    // WAL than starts the next one; each measure tells the checkpoints it met).
+                    try await Self.checkpoint(location)
+                    print("  warm-up: \(warmUp) payments" + (database == nil ? "" : " after a checkpoint"))
                     try await Self.grow(store!.store, &state, senders: senders, accounts: &filledAccounts, payments: &filledPayments,
                                         to: (targetAccounts, filledPayments + warmUp), rng: &rng)
                 }
@@ -245,14 +277,8 @@ struct ScaleBench: AsyncParsableCommand {
                 var measures: [Row] = []
                 for _ in 0..<repeats {
                     var measured = try await measure(location: location, dataDirectory: dataDirectory, accounts: grownAccounts, senders: senders, rng: &rng) { port, row in
-                        guard let cardSteps else { return }
-                        let step = rows.count
+                        guard cardSteps != nil else { return }
                         if merchantKey == nil { merchantKey = try await Self.merchant(dataDirectory: dataDirectory, port: port) }
-                        // Grow the gateway's store through the server, then measure.
-                        if cardSteps[step] > filledCards {
-                            _ = try await Self.cardPayments(cardSteps[step] - filledCards, key: merchantKey!, port: port)
-                            filledCards = cardSteps[step]
-                        }
                         let measured = try await Self.cardPayments(requests, key: merchantKey!, port: port)
                         filledCards += requests
                         (row.cards, row.cardRate, row.cardP99) = (filledCards, measured.rate, measured.p99)
@@ -408,6 +434,31 @@ struct ScaleBench: AsyncParsableCommand {
         return row
     }
 
+    /// Counts from PostgreSQL's `pg_stat_bgwriter`, or their difference over a measure.
+    struct Checkpoints {
+        var started: Int
+        var buffersWritten: Int
+    }
+
+    /// On PostgreSQL, a checkpoint now (`CHECKPOINT`, which waits for its writes); nothing on SQLite.
+    static func checkpoint(_ location: String) async throws {
+        guard location.hasPrefix("postgres") else { return }
+        try await administer(location) { try await $0.execute("CHECKPOINT") }
+    }
+
+    /// On PostgreSQL, the checkpoints started so far and the buffers checkpoints have written
+    /// (`pg_stat_bgwriter`); nil on SQLite.
+    static func checkpoints(_ location: String) async throws -> Checkpoints? {
+        guard location.hasPrefix("postgres") else { return nil }
+        var counted: Checkpoints?
+        try await administer(location) { database in
+            counted = try await database.rows(
+                "SELECT checkpoints_timed + checkpoints_req, buffers_checkpoint FROM pg_stat_bgwriter",
+                { let (started, written) = try $0.decode((Int64, Int64).self); return Checkpoints(started: Int(started), buffersWritten: Int(written)) }).first
+        }
+        return counted
+    }
+
     /// Runs `body` on a client of the PostgreSQL database at `url` (making and dropping the
     /// databases beside it), then shuts the client.
     static func administer(_ url: String, _ body: (PostgresStore.PostgresDatabase) async throws -> Void) async throws {
@@ -425,6 +476,7 @@ struct ScaleBench: AsyncParsableCommand {
         var row = Row()
         // A SQLite ledger file's path; nil for a PostgreSQL URL.
         let path = location.hasPrefix("postgres") ? nil : location
+        let checkpointsBefore = try await Self.checkpoints(location)
         // What `tender serve` does first, in a new process: open the database and load the state.
         await Self.settle()
         row.load = try Self.loadInAnotherProcess(location)
@@ -499,6 +551,9 @@ struct ScaleBench: AsyncParsableCommand {
                 throw error
             }
             server.stop()
+        }
+        if let before = checkpointsBefore, let after = try await Self.checkpoints(location) {
+            row.checkpointsDuring = Checkpoints(started: after.started - before.started, buffersWritten: after.buffersWritten - before.buffersWritten)
         }
         row.databaseBytes = try await Self.databaseBytes(location)
         return row
@@ -577,6 +632,10 @@ struct ScaleBench: AsyncParsableCommand {
         row.submitCPU = submitCPU.count == measures.count ? (Self.median(submitCPU.map(\.server)), Self.median(submitCPU.map(\.client))) : nil
         let databaseCPU = measures.compactMap(\.submitDatabaseCPU)
         row.submitDatabaseCPU = databaseCPU.count == measures.count ? Self.median(databaseCPU) : nil
+        // The checkpoints of all the measures together.
+        let checkpoints = measures.compactMap(\.checkpointsDuring)
+        row.checkpointsDuring = checkpoints.count == measures.count
+            ? Checkpoints(started: checkpoints.map(\.started).reduce(0, +), buffersWritten: checkpoints.map(\.buffersWritten).reduce(0, +)) : nil
         return row
     }
 
@@ -607,6 +666,7 @@ struct ScaleBench: AsyncParsableCommand {
             + (row.submitCPU.map { String(format: " | CPU a POST: server %.1f µs, client %.1f µs", $0.server, $0.client) } ?? "")
             + (row.submitDatabaseCPU.map { String(format: ", PostgreSQL %.1f µs", $0) } ?? "")
         let found = String(format: " | history: %.2f payments a query", row.historyFound)
+            + (row.checkpointsDuring.map { " | checkpoints while measured: \($0.started) started, \($0.buffersWritten) buffers written" } ?? "")
         let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
         let cached = [row.cachedAtCommits, row.cachedAtPosts].compactMap { $0 }.map { String(format: "%.0f%%", $0 * 100) }
         let cache = cached.isEmpty ? "" : " | ledger file in the page cache at commits, POSTs: " + cached.joined(separator: ", ")

@@ -351,6 +351,9 @@ struct CLITests {
         let besideLines = lines.filter { $0.contains("a new network beside it, ") }
         #expect(besideLines.count == 2 && besideLines.allSatisfy { $0.contains("| 200 card payments: ") }, "\(result.stdout)")
         #expect(lines.contains { $0.hasPrefix("1100 accounts") && $0.contains("| 500 card payments: ") }, "\(result.stdout)")
+        // The step's 300, through the server before the step's measures (with no checkpoint on SQLite).
+        #expect(lines.contains { $0.hasPrefix("  300 card payments through the server, before the step's warm-up and measures: ") }, "\(result.stdout)")
+        #expect(!result.stdout.contains("checkpoints while measured"), "\(result.stdout)")
         let ratios = try #require(lines.first { $0.contains("against the new network beside it: rates commits ") })
         func printed(_ after: String) -> Double {
             ratios.components(separatedBy: after).dropFirst().first.flatMap { Double($0.prefix { $0.isNumber || $0 == "." }) } ?? -100
@@ -484,23 +487,48 @@ struct CLITests {
         let temporary = TemporaryDirectory("scale-bench-postgres-cards")
         defer { temporary.remove() }
         let measure = ["--transactions", "100", "--requests", "100", "--read-rounds", "1", "--post-rounds", "1", "--database", postgres.url]
+        let requested = { (database: PostgresStore.PostgresDatabase) in
+            try await database.rows("SELECT checkpoints_req FROM pg_stat_bgwriter") { try $0.decode(Int64.self) }.first ?? -1
+        }
+        let requestedBefore: Int64
+        do {
+            let database = try PostgresStore.PostgresDatabase(url: postgres.url)
+            defer { database.shutdown() }
+            requestedBefore = try await requested(database)
+        }
         let first = try await Tender.run(
-            ["bench", "scale", "--accounts", "1100", "--payments", "200", "--cards", "100", "--directory", temporary.path, "--keep"] + measure, timeout: 600)
+            ["bench", "scale", "--accounts", "1100", "--payments", "200", "--cards", "100", "--warm-up", "50", "--directory", temporary.path, "--keep"] + measure,
+            timeout: 600)
         let kept = first.stdout.split(separator: "\n").first { $0.hasPrefix("data directory kept: ") }?.dropFirst("data directory kept: ".count) ?? ""
         // 200 held: 50 more reach 250, then 100 are measured.
         let resumed = try await Tender.run(
             ["bench", "scale", "--resume", String(kept), "--accounts", "1100", "--payments", "200", "--cards", "250"] + measure, timeout: 600)
         let held: [Int]
+        let requestedAfter: Int64
         do {
             let database = try PostgresStore.PostgresDatabase(url: postgres.url)
             defer { database.shutdown() }
             held = try await Self.cardPaymentsByMerchant(try await PostgresGatewayStore(database))
+            requestedAfter = try await requested(database)
         } catch {
             await postgres.stop()
             throw error
         }
         await postgres.stop()
         #expect(first.status == 0 && !kept.isEmpty, "\(first.stderr)")
+        // The step's card payments through the server, then a checkpoint and the warm-up, then
+        // the measure, which tells the checkpoints it met: the card payments' writes are not
+        // among the measures', and the warm-up's first changes after the checkpoint come first.
+        let lines = first.stdout.split(separator: "\n")
+        let order = [
+            lines.firstIndex { $0.hasPrefix("  100 card payments through the server, before the step's warm-up and measures: ") },
+            lines.firstIndex { $0 == "  warm-up: 50 payments after a checkpoint" },
+            lines.firstIndex { $0.hasPrefix("1100 accounts") && $0.contains("| 200 card payments: ") && $0.contains(" | checkpoints while measured: ") },
+        ]
+        #expect(order.allSatisfy { $0 != nil } && order == order.sorted { $0! < $1! }, "\(first.stdout)")
+        #expect(first.stdout.contains("250 payments"), "\(first.stdout)")
+        // The bench's CHECKPOINT, the only one asked for (no database beside it to drop).
+        #expect(requestedAfter > requestedBefore, "\(requestedBefore) \(requestedAfter)")
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stdout.contains(", its gateway's store holding 200 card payments"), "\(resumed.stdout)")
         #expect(resumed.stdout.split(separator: "\n").contains { $0.hasPrefix("1100 accounts") && $0.contains("| 350 card payments: ") }, "\(resumed.stdout)")
