@@ -261,9 +261,11 @@ struct ScaleBench: AsyncParsableCommand {
                     // the same checkpoint interval (with a warm-up and measures that write less
                     // WAL than starts the next one; each measure tells the checkpoints it met).
                     try await Self.checkpoint(location)
-                    print("  warm-up: \(warmUp) payments" + (database == nil ? "" : " after a checkpoint"))
+                    let before = try await Self.checkpoints(location)
                     try await Self.grow(store!.store, &state, senders: senders, accounts: &filledAccounts, payments: &filledPayments,
                                         to: (targetAccounts, filledPayments + warmUp), rng: &rng)
+                    let wrote = try await Self.checkpoints(location).flatMap { after in before.map { after - $0 } }
+                    print("  warm-up: \(warmUp) payments" + (wrote.map { " after a checkpoint; " + Self.walNote($0) + ", \($0.started) checkpoints started" } ?? ""))
                 }
                 let (grownAccounts, grownTrustLines) = (filledAccounts, state.trustLines.count)
                 state = LedgerState(header: state.header)
@@ -438,6 +440,17 @@ struct ScaleBench: AsyncParsableCommand {
     struct Checkpoints {
         var started: Int
         var buffersWritten: Int
+        /// The WAL's position in bytes (`pg_current_wal_lsn()`), or the bytes written.
+        var walBytes: Int
+
+        static func - (after: Checkpoints, before: Checkpoints) -> Checkpoints {
+            Checkpoints(started: after.started - before.started, buffersWritten: after.buffersWritten - before.buffersWritten,
+                        walBytes: after.walBytes - before.walBytes)
+        }
+    }
+
+    static func walNote(_ counted: Checkpoints) -> String {
+        String(format: "%.0f MB of WAL", Double(counted.walBytes) / 1_048_576)
     }
 
     /// On PostgreSQL, a checkpoint now (`CHECKPOINT`, which waits for its writes); nothing on SQLite.
@@ -453,8 +466,9 @@ struct ScaleBench: AsyncParsableCommand {
         var counted: Checkpoints?
         try await administer(location) { database in
             counted = try await database.rows(
-                "SELECT checkpoints_timed + checkpoints_req, buffers_checkpoint FROM pg_stat_bgwriter",
-                { let (started, written) = try $0.decode((Int64, Int64).self); return Checkpoints(started: Int(started), buffersWritten: Int(written)) }).first
+                "SELECT checkpoints_timed + checkpoints_req, buffers_checkpoint, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::int8 FROM pg_stat_bgwriter",
+                { let (started, written, wal) = try $0.decode((Int64, Int64, Int64).self)
+                  return Checkpoints(started: Int(started), buffersWritten: Int(written), walBytes: Int(wal)) }).first
         }
         return counted
     }
@@ -553,7 +567,7 @@ struct ScaleBench: AsyncParsableCommand {
             server.stop()
         }
         if let before = checkpointsBefore, let after = try await Self.checkpoints(location) {
-            row.checkpointsDuring = Checkpoints(started: after.started - before.started, buffersWritten: after.buffersWritten - before.buffersWritten)
+            row.checkpointsDuring = after - before
         }
         row.databaseBytes = try await Self.databaseBytes(location)
         return row
@@ -635,7 +649,8 @@ struct ScaleBench: AsyncParsableCommand {
         // The checkpoints of all the measures together.
         let checkpoints = measures.compactMap(\.checkpointsDuring)
         row.checkpointsDuring = checkpoints.count == measures.count
-            ? Checkpoints(started: checkpoints.map(\.started).reduce(0, +), buffersWritten: checkpoints.map(\.buffersWritten).reduce(0, +)) : nil
+            ? Checkpoints(started: checkpoints.map(\.started).reduce(0, +), buffersWritten: checkpoints.map(\.buffersWritten).reduce(0, +),
+                          walBytes: checkpoints.map(\.walBytes).reduce(0, +)) : nil
         return row
     }
 
@@ -666,7 +681,7 @@ struct ScaleBench: AsyncParsableCommand {
             + (row.submitCPU.map { String(format: " | CPU a POST: server %.1f µs, client %.1f µs", $0.server, $0.client) } ?? "")
             + (row.submitDatabaseCPU.map { String(format: ", PostgreSQL %.1f µs", $0) } ?? "")
         let found = String(format: " | history: %.2f payments a query", row.historyFound)
-            + (row.checkpointsDuring.map { " | checkpoints while measured: \($0.started) started, \($0.buffersWritten) buffers written" } ?? "")
+            + (row.checkpointsDuring.map { " | checkpoints while measured: \($0.started) started, \($0.buffersWritten) buffers written; " + Self.walNote($0) } ?? "")
         let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
         let cached = [row.cachedAtCommits, row.cachedAtPosts].compactMap { $0 }.map { String(format: "%.0f%%", $0 * 100) }
         let cache = cached.isEmpty ? "" : " | ledger file in the page cache at commits, POSTs: " + cached.joined(separator: ", ")

@@ -522,8 +522,8 @@ struct CLITests {
         let lines = first.stdout.split(separator: "\n")
         let order = [
             lines.firstIndex { $0.hasPrefix("  100 card payments through the server, before the step's warm-up and measures: ") },
-            lines.firstIndex { $0 == "  warm-up: 50 payments after a checkpoint" },
-            lines.firstIndex { $0.hasPrefix("1100 accounts") && $0.contains("| 200 card payments: ") && $0.contains(" | checkpoints while measured: ") },
+            lines.firstIndex { $0.hasPrefix("  warm-up: 50 payments after a checkpoint; ") && $0.contains(" MB of WAL, 0 checkpoints started") },
+            lines.firstIndex { $0.hasPrefix("1100 accounts") && $0.contains("| 200 card payments: ") && $0.contains(" | checkpoints while measured: ") && $0.contains(" MB of WAL") },
         ]
         #expect(order.allSatisfy { $0 != nil } && order == order.sorted { $0! < $1! }, "\(first.stdout)")
         #expect(first.stdout.contains("250 payments"), "\(first.stdout)")
