@@ -841,8 +841,10 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     public func operations(_ page: PageRequest, filter: OperationFilter) async throws -> [OperationRecord] {
         var bindings = PostgresBindings()
         var conditions: [String] = []
-        // `id`: the operation's id column; `isPayment` its payment flag.
-        var from: String, id = "o.id", isPayment = "o.is_payment"
+        // The operation's id, its payment flag, its transaction's id and its success: the
+        // operations table's columns, or those an account's history rows give.
+        var from: String
+        var (id, isPayment, transactionOfIt, successful) = ("o.id", "o.is_payment", "o.transaction_id", "o.successful")
         if let account = filter.account {
             // The account's rows of operations (a transaction's row has index 0).
             from = "account_history a"
@@ -851,7 +853,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
                 // (the low 12 bits of a TOID) cleared, and its success is the transaction's, so an
                 // account's operations need not read the operations table: its key's leaf and its
                 // row's page, two random pages fewer a row on a grown network.
-                (id, isPayment) = ("a.toid", "a.is_payment")
+                (id, isPayment, transactionOfIt, successful) = ("a.toid", "a.is_payment", "a.toid - (a.toid & 4095)", "t.successful")
             } else {
                 from += " JOIN operations o ON o.id = a.toid"
             }
@@ -891,13 +893,12 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         }
         if filter.paymentsOnly { conditions.append(isPayment) }
         if let types = filter.types { conditions.append("o.type IN (\(types.sorted().map(String.init).joined(separator: ", ")))") }
-        if !filter.includeFailed { conditions.append(id == "o.id" ? "o.successful" : "t.successful") }
+        if !filter.includeFailed { conditions.append(successful) }
         let (condition, order) = try Self.clauses(page, id, &bindings)
         conditions.append(condition)
-        let transactionID = id == "o.id" ? "o.transaction_id" : "\(id) - (\(id) & 4095)"
         let sql = """
             SELECT \(id), \(Self.transactionColumns), pa2.asset_a, pa2.asset_b, pa2.reserve_a, pa2.reserve_b, pa2.shares
-            FROM \(from) JOIN transactions t ON t.id = \(transactionID) LEFT JOIN pool_amounts pa2 ON pa2.operation_id = \(id)
+            FROM \(from) JOIN transactions t ON t.id = \(transactionOfIt) LEFT JOIN pool_amounts pa2 ON pa2.operation_id = \(id)
             WHERE \(conditions.joined(separator: " AND ")) \(order)
             """
         return try await database.rows(PostgresQuery(unsafeSQL: sql, binds: bindings)) { row in
