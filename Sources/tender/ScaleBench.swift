@@ -53,7 +53,7 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Rounds of --requests POST /transactions at each step; the rate is their median (rounds on one server at ten million accounts differed by up to 11%, and the first was not always the slowest).")
     var postRounds = 3
 
-    @Option(help: "Card payments in the gateway's store at each step, ascending (comma-separated, one per step), made through the server (each settled on the ledger); with it, the card payment rate is measured at each step (and with --beside on each new-network copy's empty gateway store, the step's rate printed as a share of it).")
+    @Option(help: "Card payments in the gateway's store at each step, ascending (comma-separated, one per step), made through the server (each settled on the ledger) once the step's accounts and payments are grown, before its warm-up; with it, the card payment rate is measured at each step (and with --beside on each new-network copy's empty gateway store, the step's rate printed as a share of it).")
     var cards: String?
 
     @Option(help: "An empty PostgreSQL database to grow instead of a SQLite file (postgres://user@host:port/database); the server then runs on it.")
@@ -74,7 +74,7 @@ struct ScaleBench: AsyncParsableCommand {
     @Option(help: "Measure each step this many times, each measure followed by another fresh copy of the new network beside it (with --beside): each measure's rates are taken as shares of the two new-network measures around it, and the step's shares are the medians of those, as are its figures in the table and the CSV (one measure's shares moved by up to a third from one to the next on this machine).")
     var repeats = 1
 
-    @Option(help: "Payments committed to each step's network (counted in its history) after it reaches the step and before it is measured: one number for every step, or a comma-separated list with one for each step (say 0,0,0,1000000 to warm up the last step only). On PostgreSQL a page's first change after a checkpoint writes the whole page to the WAL, and at ten million accounts nearly every page a payment changes is a first change for hundreds of thousands of payments after one: with a long checkpoint interval, a warm-up puts the measures where a running network spends most of its time. (Either way the copies of the new network beside a step are dropped after the step, not after each measure: `DROP DATABASE` forces a checkpoint.)")
+    @Option(help: "Payments committed to each step's network (counted in its history) after it reaches the step and before it is measured: one number for every step, or a comma-separated list with one for each step (say 0,0,0,1000000 to warm up the last step only). On PostgreSQL a page's first change after a checkpoint writes the whole page to the WAL, and at ten million accounts nearly every page a payment changes is a first change for hundreds of thousands of payments after one: with a long checkpoint interval, a warm-up puts the measures where a running network spends most of its time. On PostgreSQL it begins with a CHECKPOINT, and it and each measure print the WAL they wrote and the checkpoints they met. (Either way the copies of the new network beside a step are dropped after the step, not after each measure: `DROP DATABASE` forces a checkpoint.)")
     var warmUp = "0"
 
     @Option(help: "Write the series as CSV to this file.")
@@ -122,8 +122,8 @@ struct ScaleBench: AsyncParsableCommand {
         /// leaves out. Nil on SQLite or where it cannot be told.
         var submitDatabaseCPU: Double?
         var historyP99 = 0.0
-        /// On PostgreSQL, the checkpoints started and the buffers checkpoints wrote from the
-        /// measure's start to its end (printed, not in the CSV); nil on SQLite.
+        /// On PostgreSQL, the checkpoints started, the buffers checkpoints wrote and the WAL
+        /// written from the measure's start to its end (printed, not in the CSV); nil on SQLite.
         var checkpointsDuring: Checkpoints?
         /// The payments an account's history query found, on average (printed, not in the CSV).
         var historyFound = 0.0
@@ -449,6 +449,7 @@ struct ScaleBench: AsyncParsableCommand {
         }
     }
 
+    /// The WAL `counted` wrote, in MB.
     static func walNote(_ counted: Checkpoints) -> String {
         String(format: "%.0f MB of WAL", Double(counted.walBytes) / 1_048_576)
     }
@@ -459,8 +460,8 @@ struct ScaleBench: AsyncParsableCommand {
         try await administer(location) { try await $0.execute("CHECKPOINT") }
     }
 
-    /// On PostgreSQL, the checkpoints started so far and the buffers checkpoints have written
-    /// (`pg_stat_bgwriter`); nil on SQLite.
+    /// On PostgreSQL, the checkpoints started so far, the buffers checkpoints have written
+    /// (`pg_stat_bgwriter`) and the WAL's position; nil on SQLite.
     static func checkpoints(_ location: String) async throws -> Checkpoints? {
         guard location.hasPrefix("postgres") else { return nil }
         var counted: Checkpoints?
