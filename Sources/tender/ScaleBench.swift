@@ -239,16 +239,13 @@ struct ScaleBench: AsyncParsableCommand {
                     store?.close()
                     store = nil
                     await Self.settle()
-                    let server = try await ServerProcess.start(dataDirectory: dataDirectory, database: database)
                     do {
+                        let server = try await ServerProcess.start(dataDirectory: dataDirectory, database: database)
+                        defer { server.stop() }
                         if merchantKey == nil { merchantKey = try await Self.merchant(dataDirectory: dataDirectory, port: server.port) }
                         let filled = try await Self.cardPayments(cardSteps[step] - filledCards, key: merchantKey!, port: server.port)
                         print(String(format: "  %d card payments through the server, before the step's warm-up and measures: %.0f/s", cardSteps[step] - filledCards, filled.rate))
-                    } catch {
-                        server.stop()
-                        throw error
                     }
-                    server.stop()
                     filledCards = cardSteps[step]
                     // The server's payments moved money in the ledger: grow on from its state.
                     let reopened = try await Self.open(location)
@@ -260,8 +257,7 @@ struct ScaleBench: AsyncParsableCommand {
                     // change of each page after it, and the measures come after those, inside
                     // the same checkpoint interval (with a warm-up and measures that write less
                     // WAL than starts the next one; each measure tells the checkpoints it met).
-                    try await Self.checkpoint(location)
-                    let before = try await Self.checkpoints(location)
+                    let before = try await Self.checkpoint(location)
                     try await Self.grow(store!.store, &state, senders: senders, accounts: &filledAccounts, payments: &filledPayments,
                                         to: (targetAccounts, filledPayments + warmUp), rng: &rng)
                     let wrote = try await Self.checkpoints(location).flatMap { after in before.map { after - $0 } }
@@ -454,18 +450,20 @@ struct ScaleBench: AsyncParsableCommand {
         String(format: "%.0f MB of WAL", Double(counted.walBytes) / 1_048_576)
     }
 
-    /// On PostgreSQL, a checkpoint now (`CHECKPOINT`, which waits for its writes); nothing on SQLite.
-    static func checkpoint(_ location: String) async throws {
-        guard location.hasPrefix("postgres") else { return }
-        try await administer(location) { try await $0.execute("CHECKPOINT") }
+    /// On PostgreSQL, a checkpoint now (`CHECKPOINT`, which waits for its writes), then the
+    /// counts after it (``checkpoints(_:checkpointFirst:)``); nothing and nil on SQLite.
+    static func checkpoint(_ location: String) async throws -> Checkpoints? {
+        try await checkpoints(location, checkpointFirst: true)
     }
 
     /// On PostgreSQL, the checkpoints started so far, the buffers checkpoints have written
-    /// (`pg_stat_bgwriter`) and the WAL's position; nil on SQLite.
-    static func checkpoints(_ location: String) async throws -> Checkpoints? {
+    /// (`pg_stat_bgwriter`) and the WAL's position, read on one connection (after a
+    /// `CHECKPOINT` with `checkpointFirst`); nil on SQLite.
+    static func checkpoints(_ location: String, checkpointFirst: Bool = false) async throws -> Checkpoints? {
         guard location.hasPrefix("postgres") else { return nil }
         var counted: Checkpoints?
         try await administer(location) { database in
+            if checkpointFirst { try await database.execute("CHECKPOINT") }
             counted = try await database.rows(
                 "SELECT checkpoints_timed + checkpoints_req, buffers_checkpoint, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::int8 FROM pg_stat_bgwriter",
                 { let (started, written, wal) = try $0.decode((Int64, Int64, Int64).self)
@@ -531,41 +529,36 @@ struct ScaleBench: AsyncParsableCommand {
             }
             await Self.settle()
             let server = try await ServerProcess.start(dataDirectory: dataDirectory, database: path == nil ? location : nil)
+            defer { server.stop() }
             row.serveSeconds = server.startSeconds
             if let path { row.cachedAtPosts = await Self.cachedShare(path) }
-            do {
-                var submitCPU: (server: Double, client: Double)? = (0, 0)
-                var submitRounds: [(rate: Double, p99: Double)] = []
-                let postmaster = await Self.postmaster(location)
-                let clusterBefore = postmaster.flatMap(Self.clusterCPUSeconds)
-                for _ in 0..<postRounds {
-                    submitRounds.append(try await Self.submit(
-                        requests, from: senders, sequences: &sequences, accounts: accounts, port: server.port, rng: &rng,
-                        serverCPU: server.cpuSeconds, cpu: &submitCPU))
-                }
-                let submit = Self.median(submitRounds)
-                (row.submitRate, row.submitP99) = (submit.rate, submit.p99)
-                row.submitRoundRates = submitRounds.map(\.rate)
-                row.submitCPU = submitCPU.map { ($0.server * 1e6 / Double(requests * postRounds), $0.client * 1e6 / Double(requests * postRounds)) }
-                if let before = clusterBefore, let after = postmaster.flatMap(Self.clusterCPUSeconds) {
-                    row.submitDatabaseCPU = (after - before) * 1e6 / Double(requests * postRounds)
-                }
-                var rounds: [(rate: Double, p99: Double)] = []
-                var cpu: (server: Double, client: Double)? = (0, 0)
-                for _ in 0..<readRounds {
-                    rounds.append(try await Self.read(requests, accounts: accounts, port: server.port, rng: &rng, serverCPU: server.cpuSeconds, cpu: &cpu))
-                }
-                row.readCPU = cpu.map { ($0.server * 1e6 / Double(requests * readRounds), $0.client * 1e6 / Double(requests * readRounds)) }
-                let median = Self.median(rounds)
-                (row.readRate, row.readP99) = (median.rate, median.p99)
-                row.readRoundRates = rounds.map(\.rate)
-                try await atServer(server.port, &row)
-                row.serveResidentBytes = server.residentBytes()
-            } catch {
-                server.stop()
-                throw error
+            var submitCPU: (server: Double, client: Double)? = (0, 0)
+            var submitRounds: [(rate: Double, p99: Double)] = []
+            let postmaster = await Self.postmaster(location)
+            let clusterBefore = postmaster.flatMap(Self.clusterCPUSeconds)
+            for _ in 0..<postRounds {
+                submitRounds.append(try await Self.submit(
+                    requests, from: senders, sequences: &sequences, accounts: accounts, port: server.port, rng: &rng,
+                    serverCPU: server.cpuSeconds, cpu: &submitCPU))
             }
-            server.stop()
+            let submit = Self.median(submitRounds)
+            (row.submitRate, row.submitP99) = (submit.rate, submit.p99)
+            row.submitRoundRates = submitRounds.map(\.rate)
+            row.submitCPU = submitCPU.map { ($0.server * 1e6 / Double(requests * postRounds), $0.client * 1e6 / Double(requests * postRounds)) }
+            if let before = clusterBefore, let after = postmaster.flatMap(Self.clusterCPUSeconds) {
+                row.submitDatabaseCPU = (after - before) * 1e6 / Double(requests * postRounds)
+            }
+            var rounds: [(rate: Double, p99: Double)] = []
+            var cpu: (server: Double, client: Double)? = (0, 0)
+            for _ in 0..<readRounds {
+                rounds.append(try await Self.read(requests, accounts: accounts, port: server.port, rng: &rng, serverCPU: server.cpuSeconds, cpu: &cpu))
+            }
+            row.readCPU = cpu.map { ($0.server * 1e6 / Double(requests * readRounds), $0.client * 1e6 / Double(requests * readRounds)) }
+            let median = Self.median(rounds)
+            (row.readRate, row.readP99) = (median.rate, median.p99)
+            row.readRoundRates = rounds.map(\.rate)
+            try await atServer(server.port, &row)
+            row.serveResidentBytes = server.residentBytes()
         }
         if let before = checkpointsBefore, let after = try await Self.checkpoints(location) {
             row.checkpointsDuring = after - before
