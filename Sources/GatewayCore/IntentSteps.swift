@@ -181,9 +181,15 @@ extension GatewayService {
         _ = try await save(
             capture, over: storedCapture, attentionAt: .some(nil),
             events: try settlementTransaction(intent, amount: amount, source: capture.id.rawValue, merchant: merchant))
+        await announceCapture(of: intent, merchant: merchant, base: base)
+        return intent
+    }
+
+    /// The events of a capture settled on the ledger: the intent's (succeeded once its last
+    /// part is captured, its capturable amount changed before) and `charge.captured`.
+    func announceCapture(of intent: PaymentIntentRecord, merchant: MerchantRecord, base: String) async {
         let json = GatewayObjects.paymentIntent(intent, base: base)
         await emit(intent.machine.status == .succeeded ? .paymentIntentSucceeded : .paymentIntentAmountCapturableUpdated, json, merchant: merchant)
         if let charge = intent.succeededCharge { await emit(.chargeCaptured, GatewayObjects.charge(charge, of: intent), merchant: merchant) }
-        return intent
     }
 }

@@ -15,21 +15,18 @@ extension GatewayService {
     /// At start-up, before serving: every settlement a stopped server left pending is found on
     /// the ledger (by its memo, in the latest transactions of the account it paid) or made now,
     /// so each captured payment is settled exactly once; keys of requests that were running are
-    /// marked so their retries finish them.
-    package func recover(reader: any LedgerReader) async throws {
+    /// marked so their retries finish them. Each is written with what its request would have
+    /// written: a settlement's `payment_intent.succeeded`, balance transaction, checkout
+    /// session's completion and charge's event; a capture's balance transaction, the intent's
+    /// event and `charge.captured`. `base` is the server's URL (for the links in the events).
+    package func recover(reader: any LedgerReader, base: String) async throws {
         try await store.markInterruptedIdempotencyKeys()
         for stored in try await store.dueObjects(kind: .paymentIntent, now: .max, limit: 10_000) {
-            var intent = try records.decode(PaymentIntentRecord.self, stored)
+            let intent = try records.decode(PaymentIntentRecord.self, stored)
             guard intent.settlement == .pending, let merchant = try await store.merchant(id: stored.merchant),
                   let (amount, found) = try await findSettlement(of: intent, merchant: merchant, reader: reader) else { continue }
-            if let found {
-                intent.recordSettlement(found.hash.hex)
-            } else {
-                intent.recordSettlement(try await settle(intent, amount: amount, merchant: merchant, beforeServing: true))
-            }
-            _ = try await save(
-                intent, over: stored, attentionAt: .some(nil),
-                events: try settlementTransaction(intent, amount: amount, source: Self.settlementSource(intent), merchant: merchant))
+            let hash = if let found { found.hash.hex } else { try await settle(intent, amount: amount, merchant: merchant, beforeServing: true) }
+            _ = try await finishSettlement(intent, hash: hash, amount: amount, over: stored, merchant: merchant, base: base)
             logger.notice("gateway settlement recovered", metadata: ["payment.intent.id": "\(intent.id)", "found.on.ledger": "\(found != nil)"])
         }
         for stored in try await store.dueObjects(kind: .refund, now: .max, limit: 10_000) {
@@ -68,6 +65,7 @@ extension GatewayService {
             _ = try await save(
                 capture, over: stored, attentionAt: .some(nil),
                 events: try settlementTransaction(intent, amount: capture.amount, source: capture.id.rawValue, merchant: merchant))
+            await announceCapture(of: intent, merchant: merchant, base: base)
             logger.notice("gateway capture recovered", metadata: ["capture.id": "\(capture.id)", "payment.intent.id": "\(intent.id)"])
         }
     }
@@ -96,12 +94,23 @@ extension GatewayService {
             logger.warning("gateway settlement still pending, not on the ledger", metadata: ["payment.intent.id": "\(intent.id)"])
             return nil
         }
-        var settled = intent
-        settled.recordSettlement(found.hash.hex)
+        let settled = try await finishSettlement(intent, hash: found.hash.hex, amount: amount, over: stored, merchant: merchant, base: base)
+        logger.notice("gateway settlement completed from the ledger", metadata: ["payment.intent.id": "\(intent.id)", "ledger.transaction": "\(found.hash.hex)"])
+        return settled
+    }
+
+    /// `intent`'s pending settlement recorded as done by the ledger transaction `hash`, written
+    /// over `stored` with what its request writes once the ledger committed (``settledEvents(_:amount:merchant:base:charge:)``,
+    /// the charge's event the one kept with the pending settlement). Returns the intent settled.
+    /// - Throws: ``GatewayFailure`` `lock_timeout` when the intent changed since `stored`.
+    func finishSettlement(
+        _ intent: PaymentIntentRecord, hash: String, amount: Int64, over stored: StoredObject, merchant: MerchantRecord, base: String
+    ) async throws -> PaymentIntentRecord {
         let charge = intent.settlementChargeEvent.flatMap { type in intent.succeededCharge.map { (type: type, charge: $0) } }
+        var settled = intent
+        settled.recordSettlement(hash)
         _ = try await save(
             settled, over: stored, attentionAt: .some(nil), events: try await settledEvents(settled, amount: amount, merchant: merchant, base: base, charge: charge))
-        logger.notice("gateway settlement completed from the ledger", metadata: ["payment.intent.id": "\(intent.id)", "ledger.transaction": "\(found.hash.hex)"])
         return settled
     }
 

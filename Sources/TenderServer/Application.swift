@@ -318,7 +318,10 @@ struct LeaderParts {
             rootDesk: local.friendbot, issuerDesks: local.anchorDesks, feeAccount: feeAccount,
             desks: LedgerDesks(writer: writer, secrets: secrets, maxPending: configuration.fundingQueueLimit), webhookWakeup: webhookWakeup,
             now: now, random: environment.random, logger: logger)
-        try await gateway.recover(reader: store)
+        // Links the recovery and the janitors hand out point at this server (in a cluster, the
+        // address it advertises).
+        let base = advertised ?? "http://\(configuration.host):\(configuration.port)"
+        try await gateway.recover(reader: store, base: base)
         let gatewayRoutes = GatewayRoutes(service: gateway, adminKey: try GatewayService.loadAdminKey(directory: configuration.dataDirectory), logger: logger)
         gatewayRoutes.register(on: router)
         PaylikeRoutes(service: gateway, routes: gatewayRoutes, logger: logger).register(on: router)
@@ -338,8 +341,6 @@ struct LeaderParts {
         let transfers = TransferService(gateway: gateway, reader: store, logger: logger)
         TransferRoutes(transfers: transfers, quotes: QuoteService(transfers: transfers), customers: customers, anchor: anchorRoutes, key: secrets.anchorKeyBytes, logger: logger)
             .register(on: router)
-        // Links the janitors hand out point at this server (in a cluster, the address it advertises).
-        let base = advertised ?? "http://\(configuration.host):\(configuration.port)"
         return LeaderParts(
             responder: reads.responder(),
             channelHandlers: reads.channelHandlers(configuration, submission: TransactionFastPath.Submission(

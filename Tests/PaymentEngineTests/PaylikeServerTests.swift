@@ -311,7 +311,15 @@ struct PaylikeServerTests {
             request.setValue("Basic " + Data(":\(merchant.secretKey)".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
             return (try await URLSession.shared.data(for: request).1 as! HTTPURLResponse).statusCode
         }
-        final class Made: @unchecked Sendable { var value: (LiveMerchant, String)? }
+        /// The merchant's `charge.captured` events.
+        @Sendable func capturedEvents(_ merchant: LiveMerchant) async throws -> Int {
+            var request = URLRequest(url: URL(string: merchant.base.absoluteString + "/v1/events?limit=100")!)
+            request.setValue("Bearer \(merchant.secretKey)", forHTTPHeaderField: "Authorization")
+            let (data, _) = try await URLSession.shared.data(for: request)
+            let events = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["data"] as? [[String: Any]])
+            return events.filter { $0["type"] as? String == "charge.captured" }.count
+        }
+        final class Made: @unchecked Sendable { var value: (LiveMerchant, String, Int)? }
         let made = Made()
         try await buildApplication(configuration).test(.live) { client in
             var merchant = try await LiveMerchant.create(port: client.port!, dataDirectory: temporary.path)
@@ -319,9 +327,10 @@ struct PaylikeServerTests {
             let (_, id) = try await pay(merchant, test: PaymentTest())
             #expect(try await capture(merchant, id ?? "", 300) == 201)
             #expect(try await euros(merchant) == "2.7000000", "300 less the fee of 30")
-            made.value = (merchant, id ?? "")
+            made.value = (merchant, id ?? "", try await capturedEvents(merchant))
         }
-        let (merchant, id) = try #require(made.value)
+        let (merchant, id, capturedBefore) = try #require(made.value)
+        #expect(capturedBefore == 1, "the first capture's")
         // As a stop would leave them: the settled capture still marked pending, and a second
         // capture recorded with the intent but not settled.
         let store = try SQLiteGatewayStore(path: configuration.gatewayDatabasePath)
@@ -348,6 +357,8 @@ struct PaylikeServerTests {
             // 270 + (200 less 28): the first not paid twice, the second paid once.
             let balance = try await euros(restarted)
             #expect(balance == "4.4200000")
+            // Each capture recovered is announced as its request announces it.
+            #expect(try await capturedEvents(restarted) == capturedBefore + 2)
         }
         let captures = try await store.list(kind: "capture", merchant: merchant.id, ListRequest(limit: 10)).objects
             .map { try JSONDecoder().decode(CaptureRecord.self, from: Data($0.body)) }

@@ -469,6 +469,41 @@ struct GatewayRoutesTests {
         }
     }
 
+    /// The store fails a settlement's last write and the server stops before the janitor's
+    /// minute: the next start finds the settlement on the ledger and writes what its request
+    /// could not, as the janitor would have: its balance transaction, `payment_intent.succeeded`
+    /// and `charge.succeeded`, once (it wrote the balance transaction alone before).
+    @Test func aSettlementLeftPendingByAStopIsCompletedAtStartUpWithItsEvents() async throws {
+        let directory = temporary.file("pending-at-stop")
+        let configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let store = try CountingGatewayStore(path: directory + "/gateway.sqlite")
+        let first = try await buildApplication(
+            configuration, store: try SQLiteLedgerStore(path: configuration.databasePath), gatewayStore: store, environment: ManualTime.forServer().environment)
+        let (key, method) = try await first.test(.router) { client in
+            let scene = try await SettlementScene.make(client, directory: directory)
+            store.beforeNextWrite(where: CountingGatewayStore.settledIntent) { throw CountingGatewayStore.InjectedFailure() }
+            #expect(try await scene.pay().status == .internalServerError)
+            let books = try await scene.books()
+            #expect(books.intents.count == 1 && books.balance.isEmpty && !books.events.contains("payment_intent.succeeded"), "\(books)")
+            #expect(try await scene.euros() == 2_000 - 55, "settled on the ledger all the same")
+            return (scene.key, scene.method)
+        }
+        let second = try await buildApplication(configuration, environment: ManualTime.forServer().environment)
+        try await second.test(.router) { client in
+            let scene = SettlementScene(client: client, key: key, method: method)
+            let books = try await scene.books()
+            #expect(books.intents.count == 1 && books.balance == [[2_000, 55, 1_945]], "\(books)")
+            for type in ["payment_intent.succeeded", "charge.succeeded"] {
+                #expect(books.events.filter { $0 == type }.count == 1, "\(type): \(books.events)")
+            }
+            #expect(try await scene.euros() == 2_000 - 55, "paid once")
+            let paid = try await scene.pay()
+            #expect(paid.status == .ok && paid.json["status"] as? String == "succeeded" && paid.json["id"] as? String == books.intents.first, "\(paid)")
+            #expect(try await scene.euros() == 2_000 - 55, "a retry pays nothing again")
+        }
+    }
+
     /// A settlement's last write later than the janitor's minute: whether the janitor found the
     /// settlement on the ledger and completed it first (the request then answers the intent as
     /// the janitor left it), or looked before the ledger had it and put its next look off (the
