@@ -3,6 +3,7 @@ import Gateway
 import GatewayCore
 import Hummingbird
 import HummingbirdTesting
+import Store
 import TenderTesting
 import Testing
 @testable import TenderServer
@@ -317,6 +318,49 @@ struct ConsoleRoutesTests {
             #expect(try await payerBrowser.go(client, .get, "/console/explorer?q=nothing-here").status == .notFound)
             #expect(try await payerBrowser.go(client, .get, "/console/explorer/ledgers/99999").status == .notFound)
             #expect(try await payerBrowser.go(client, .get, "/console/explorer/transactions/\(String(repeating: "0", count: 64))").status == .notFound)
+        }
+    }
+
+    /// A capture whose last write the store fails after the ledger settled it: the page says
+    /// it was not finished (500), and the same form sent again says it was done once, with the
+    /// money moved once (it said the payment could not be captured before). A refused refund
+    /// sent twice is refused twice with the same words, and nothing moves.
+    @Test func aFormSentAgainAfterAFailedLastWriteSaysItWasDoneOnce() async throws {
+        let directory = temporary.file("failed-write")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let configuration = TenderConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, closeInterval: .zero)
+        let store = try CountingGatewayStore(path: directory + "/gateway.sqlite")
+        let app = try await buildApplication(
+            configuration, store: try SQLiteLedgerStore(path: configuration.databasePath), gatewayStore: store, environment: ManualTime.forServer().environment)
+        try await app.test(.router) { client in
+            let admin = try String(contentsOfFile: directory + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            let key = try #require(try await GatewayRoutesTests.call(client, .post, "/v1/admin/merchants", key: admin, body: "name=A").json["secret_key"] as? String)
+            let held = try await GatewayRoutesTests.call(client, .post, "/v1/payment_intents", key: key,
+                body: "amount=2000&currency=eur&payment_method=pm_card_visa&confirm=true&capture_method=manual").json
+            #expect(held["status"] as? String == "requires_capture")
+            let id = try #require(held["id"] as? String)
+            let browser = Browser()
+            #expect(try await browser.signIn(client, key: key).location == "/console")
+            let page = try await browser.go(client, .get, "/console/payments/\(id)")
+            let capture = [("csrf", try #require(page.hidden("csrf"))), ("idempotency", try #require(page.hidden("idempotency")))]
+
+            store.beforeNextWrite(where: CountingGatewayStore.settledIntent) { throw CountingGatewayStore.InjectedFailure() }
+            let failed = try await browser.go(client, .post, "/console/payments/\(id)/capture", form: capture)
+            #expect(failed.status == .internalServerError && failed.body.contains("Send the form again"), "\(failed.status)")
+            #expect(try await GatewayRoutesTests.euroBalance(client, key) == 2_000 - 55, "settled on the ledger all the same")
+            let again = try await browser.go(client, .post, "/console/payments/\(id)/capture", form: capture)
+            #expect(again.status == .seeOther && again.location == "/console/payments/\(id)?notice=repeated", "\(again.status) \(again.body.prefix(300))")
+            #expect(try await GatewayRoutesTests.euroBalance(client, key) == 2_000 - 55, "captured once")
+            let captured = try await GatewayRoutesTests.call(client, .get, "/v1/payment_intents/\(id)", key: key).json
+            #expect(captured["status"] as? String == "succeeded" && captured["amount_received"] as? Int == 2_000)
+
+            let tooMuch = [("csrf", capture[0].1), ("idempotency", "too-much"), ("amount", "100.00")]
+            let refused = try await browser.go(client, .post, "/console/payments/\(id)/refund", form: tooMuch)
+            let refusedAgain = try await browser.go(client, .post, "/console/payments/\(id)/refund", form: tooMuch)
+            #expect(refused.status == .badRequest && refusedAgain.status == .badRequest && refusedAgain.body.contains("notice error"))
+            let words = { (page: Page) in page.body.range(of: "notice error").map { String(page.body[$0.upperBound...].prefix(200)) } }
+            #expect(words(refused) != nil && words(refused) == words(refusedAgain) && !refusedAgain.body.contains("done once"))
+            #expect(try await GatewayRoutesTests.euroBalance(client, key) == 2_000 - 55, "nothing refunded")
         }
     }
 

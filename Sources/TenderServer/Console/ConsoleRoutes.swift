@@ -534,7 +534,11 @@ struct ConsoleRoutes: Sendable {
         let done: String
         do {
             switch try await service.claimIdempotencyKey(key, merchant: merchant, requestHash: hash) {
-            case .replay:
+            case .replay(let status, let answer):
+                // A refusal is refused again, with its words; anything else was done once.
+                guard status == 303 else {
+                    return try await payment(scope, id: id, notice: nil, error: String(decoding: answer, as: UTF8.self), status: .badRequest)
+                }
                 return Self.redirect("/console/payments/\(Self.queryEscaped(id))\(scope.query)\(scope.query.isEmpty ? "?" : "&")notice=repeated")
             case .run(let idempotency):
                 do {
@@ -549,18 +553,36 @@ struct ConsoleRoutes: Sendable {
                         _ = try await service.cancelPaymentIntent(intent.id, reason: .requestedByCustomer, merchant: merchant, base: request.baseURL)
                         done = "canceled"
                     }
+                } catch let failure as GatewayFailure
+                    where idempotency.resumed && failure.code?.rawValue == PaymentIntentStateError.Code.unexpectedState.rawValue && failure.paymentIntent != nil {
+                    // The post this one repeats had moved the payment past this step before its
+                    // last write failed or the server stopped: done once, as its answer would say.
+                    done = "repeated"
+                } catch let failure as GatewayFailure where failure.category != .internal {
+                    // Refused: the refusal is the key's answer, so the same form sent again is
+                    // refused with it and runs nothing again (as Stripe keeps a 400).
+                    try await service.recordIdempotentAnswer(idempotency, status: 400, body: Array(failure.message.utf8))
+                    throw failure
                 } catch {
+                    // Not finished (the store failed, say, after the ledger moved the money): the
+                    // key is left interrupted, so the same form sent again finishes the work
+                    // under its first claim instead of doing it twice.
                     await service.interruptIdempotencyKey(idempotency)
                     throw error
                 }
                 try await service.recordIdempotentAnswer(idempotency, status: 303, body: Array(done.utf8))
             }
+        } catch let failure as GatewayFailure where failure.category == .internal {
+            return try await payment(scope, id: id, notice: nil, error: Self.unfinished, status: .internalServerError)
         } catch let failure as GatewayFailure {
             return try await payment(scope, id: id, notice: nil, error: failure.message, status: .badRequest)
         }
         logger.info("console action", metadata: ["console.action": "\(action)", "payment.intent.id": "\(intent.id)", "merchant.id": "\(merchant.id)"])
         return Self.redirect("/console/payments/\(Self.queryEscaped(id))\(scope.query)\(scope.query.isEmpty ? "?" : "&")notice=\(Self.queryEscaped(done))")
     }
+
+    /// What a payment's page says when an action could not be finished.
+    static let unfinished = "Tender could not finish this. Send the form again: it finishes what was begun and does nothing twice."
 
     /// The line a payment's page shows after an action, from the code the action's redirect
     /// carries (never text from the address itself).

@@ -85,6 +85,8 @@ struct ConsoleText: Sendable {
         "no endpoint asked for it": "geen eindpunt vroeg erom", "delivered to {n} of {m} endpoints": "bezorgd bij {n} van {m} eindpunten",
         ", {n} failed": ", {n} mislukt", ", retrying": ", wordt opnieuw geprobeerd",
         "The payment was canceled.": "De betaling is geannuleerd.", "This form was already sent; it was done once, not again.": "Dit formulier was al verstuurd; het is één keer uitgevoerd, niet nog eens.",
+        "Tender could not finish this. Send the form again: it finishes what was begun and does nothing twice.":
+            "Tender kon dit niet afmaken. Verstuur het formulier opnieuw: het maakt af wat begonnen is en doet niets twee keer.",
         "A refund of {amount} was made.": "Er is {amount} terugbetaald.", "Captured: {amount} received in all.": "Geïnd: in totaal {amount} ontvangen.",
         "Unknown reason.": "Onbekende reden.", "Not found": "Niet gevonden", "There is nothing here, or it is not yours to see.": "Hier is niets, of het is niet voor jou.",
         "Refused": "Geweigerd", "This form has expired. Open the page again and repeat.": "Dit formulier is verlopen. Open de pagina opnieuw en probeer het nog eens.",
@@ -221,6 +223,8 @@ struct ConsoleText: Sendable {
         "no endpoint asked for it": "kein Endpunkt wollte es", "delivered to {n} of {m} endpoints": "an {n} von {m} Endpunkten zugestellt",
         ", {n} failed": ", {n} fehlgeschlagen", ", retrying": ", wird erneut versucht",
         "The payment was canceled.": "Die Zahlung wurde storniert.", "This form was already sent; it was done once, not again.": "Dieses Formular wurde bereits gesendet; es wurde einmal ausgeführt, nicht erneut.",
+        "Tender could not finish this. Send the form again: it finishes what was begun and does nothing twice.":
+            "Tender konnte das nicht abschließen. Senden Sie das Formular erneut: Es schließt ab, was begonnen wurde, und tut nichts zweimal.",
         "A refund of {amount} was made.": "Es wurden {amount} erstattet.", "Captured: {amount} received in all.": "Eingezogen: insgesamt {amount} erhalten.",
         "Unknown reason.": "Unbekannter Grund.", "Not found": "Nicht gefunden", "There is nothing here, or it is not yours to see.": "Hier ist nichts, oder es ist nicht für Sie bestimmt.",
         "Refused": "Abgelehnt", "This form has expired. Open the page again and repeat.": "Dieses Formular ist abgelaufen. Öffnen Sie die Seite erneut und wiederholen Sie es.",
