@@ -293,6 +293,66 @@ struct PaylikeServerTests {
         }
     }
 
+    /// Paylike's partial captures, then Stripe's capture of the same authorisation: Stripe's
+    /// view counts what Paylike captured, its capture takes only what is left (more is refused
+    /// with nothing moved), each part is settled once less its own fee, and Paylike's view and
+    /// the balance transactions agree with the ledger afterwards.
+    @Test func aStripeCaptureAfterPaylikesPartialCapturesTakesWhatIsLeft() async throws {
+        try await withServer { merchant in
+            let (state, authorized) = try await pay(merchant, test: PaymentTest())
+            #expect(state == .success)
+            let id = try #require(authorized)
+            func call(_ method: String, _ url: String, _ body: String?, authorization: String) async throws -> (Int, [String: Any]) {
+                var request = URLRequest(url: URL(string: merchant.base.absoluteString + url)!)
+                request.httpMethod = method
+                request.setValue(authorization, forHTTPHeaderField: "Authorization")
+                if let body {
+                    request.httpBody = Data(body.utf8)
+                    request.setValue(body.hasPrefix("{") ? "application/json" : "application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+                }
+                let (data, response) = try await URLSession.shared.data(for: request)
+                return ((response as! HTTPURLResponse).statusCode, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:])
+            }
+            let paylike = "Basic " + Data(":\(merchant.secretKey)".utf8).base64EncodedString()
+            let stripe = "Bearer \(merchant.secretKey)"
+            func euros() async throws -> String? {
+                let (data, _) = try await URLSession.shared.data(from: merchant.base.appendingPathComponent("accounts/\(merchant.settlementAccount)"))
+                let balances = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["balances"] as? [[String: Any]]
+                return balances?.first { $0["asset_code"] as? String == "EUR" }?["balance"] as? String
+            }
+
+            // Two of Paylike's partial captures: 3.00 and 1.00 of the 10.00 authorised.
+            #expect(try await call("POST", "/paylike/api/transactions/\(id)/captures", #"{"amount":300}"#, authorization: paylike).0 == 201)
+            #expect(try await call("POST", "/paylike/api/transactions/\(id)/captures", #"{"amount":100}"#, authorization: paylike).0 == 201)
+            let (_, held) = try await call("GET", "/v1/payment_intents/\(id)", nil, authorization: stripe)
+            #expect(held["status"] as? String == "requires_capture" && held["amount_received"] as? Int == 400 && held["amount_capturable"] as? Int == 600, "\(held)")
+            // 300 less 30 and 100 less 27 (1.5% + 0.25, rounded half up).
+            #expect(try await euros() == "3.4300000")
+
+            // Stripe may not capture more than is left; nothing moves.
+            let (tooMuchStatus, tooMuch) = try await call("POST", "/v1/payment_intents/\(id)/capture", "amount_to_capture=601", authorization: stripe)
+            #expect(tooMuchStatus == 400 && (tooMuch["error"] as? [String: Any])?["type"] as? String == "invalid_request_error", "\(tooMuch)")
+            #expect(try await euros() == "3.4300000")
+            // Captured without an amount: what is left, 600, less 34.
+            let (capturedStatus, captured) = try await call("POST", "/v1/payment_intents/\(id)/capture", "", authorization: stripe)
+            #expect(capturedStatus == 200 && captured["status"] as? String == "succeeded", "\(captured)")
+            #expect(captured["amount_received"] as? Int == 1_000 && captured["amount_capturable"] as? Int == 0, "\(captured)")
+            #expect(try await euros() == "9.0900000")
+            // Once succeeded, neither API captures again.
+            #expect(try await call("POST", "/v1/payment_intents/\(id)/capture", "", authorization: stripe).0 == 400)
+            #expect(try await call("POST", "/paylike/api/transactions/\(id)/captures", #"{"amount":1}"#, authorization: paylike).0 == 400)
+            #expect(try await euros() == "9.0900000")
+
+            // Paylike's view: all captured, nothing pending; the balance transactions sum to the ledger's.
+            let (_, transaction) = try await call("GET", "/paylike/api/transactions/\(id)", nil, authorization: paylike)
+            let amounts = (transaction["transaction"] as? [String: Any]) ?? transaction
+            #expect(amounts["capturedAmount"] as? Int == 1_000 && amounts["pendingAmount"] as? Int == 0, "\(transaction)")
+            let (_, movements) = try await call("GET", "/v1/balance_transactions?limit=100", nil, authorization: stripe)
+            let nets = ((movements["data"] as? [[String: Any]]) ?? []).compactMap { $0["net"] as? Int }
+            #expect(nets.sorted() == [73, 270, 566] && nets.reduce(0, +) == 909, "\(movements)")
+        }
+    }
+
     /// A stop between recording a capture and settling it, or between settling it and marking
     /// it: the start-up recovery settles the first once and finds the second on the ledger.
     @Test func capturesInterruptedByAStopAreSettledExactlyOnce() async throws {
