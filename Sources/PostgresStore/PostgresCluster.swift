@@ -145,26 +145,37 @@ public final class LeaderSession: Sendable {
             try await Task.sleep(for: interval)
             if fence.isLost { throw LeadershipLost(reason: "the connection holding the leader's lock closed") }
             let connection = self.connection, logger = self.logger
-            let answer = await withTaskGroup(of: String?.self) { group in
-                group.addTask {
-                    do {
-                        try await connection.execute("SELECT 1", logger: logger)
-                        return nil
-                    } catch {
-                        return "the connection holding the leader's lock failed: \(error)"
-                    }
-                }
-                group.addTask {
-                    try? await Task.sleep(for: timeout)
-                    return Task.isCancelled ? nil : "the connection holding the leader's lock did not answer within \(timeout)"
-                }
-                defer { group.cancelAll() }
-                return await group.next() ?? nil
-            }
+            let answer = await Self.failure(within: timeout) { try await connection.execute("SELECT 1", logger: logger) }
             if let answer {
                 fence.lose()
                 throw LeadershipLost(reason: answer)
             }
+        }
+    }
+
+    /// Why `probe` failed, or that it did not end within `timeout`; nil when it succeeded in
+    /// time. The answer does not wait for a probe that ignores its cancellation: a query on a
+    /// connection whose peer went away while it stopped reading may never end, and a task group
+    /// waits for every child, so a group's timeout never answered there (a terminated leader's
+    /// watch hung in CI beside a busy machine, in session 61).
+    static func failure(within timeout: Duration, of probe: @escaping @Sendable () async throws -> Void) async -> String? {
+        let answer = FirstAnswer()
+        return await withCheckedContinuation { continuation in
+            answer.wait(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                answer.give("the connection holding the leader's lock did not answer within \(timeout)")
+            }
+            let running = Task {
+                do {
+                    try await probe()
+                    answer.give(nil)
+                } catch {
+                    answer.give("the connection holding the leader's lock failed: \(error)")
+                }
+                timer.cancel()
+            }
+            answer.onAnswer { running.cancel() }
         }
     }
 
@@ -290,5 +301,42 @@ public final class PostgresLedgerFollower: Sendable {
             }
             group.cancelAll()
         }
+    }
+}
+
+/// The first of several answers to one wait, given once: later ones are dropped.
+private final class FirstAnswer: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<String?, Never>?
+        var answered = false
+        var whenAnswered: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
+
+    func wait(_ continuation: CheckedContinuation<String?, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    /// Runs `action` once an answer is given (at once if one was).
+    func onAnswer(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.answered { return true }
+            state.whenAnswered = action
+            return false
+        }
+        if now { action() }
+    }
+
+    func give(_ answer: String?) {
+        let taken = state.withLock { state -> (CheckedContinuation<String?, Never>, (@Sendable () -> Void)?)? in
+            guard !state.answered, let continuation = state.continuation else { return nil }
+            state.answered = true
+            state.continuation = nil
+            defer { state.whenAnswered = nil }
+            return (continuation, state.whenAnswered)
+        }
+        guard let (continuation, action) = taken else { return }
+        continuation.resume(returning: answer)
+        action?()
     }
 }

@@ -82,6 +82,21 @@ struct LeaderFenceTests {
         #expect(try await database.rows("SELECT COUNT(*) FROM ledger_headers") { try $0.decode(Int64.self) }.first == 4)
     }
 
+    /// The watch's probe answered within its timeout whatever the probe does: one that never
+    /// ends and ignores its cancellation (a query on a connection that stopped reading) is
+    /// answered by the timeout; one that ends, by its own answer. Before session 61 the probe
+    /// and its timer were a task group's children, and the group waited for the probe.
+    @Test(.timeLimit(.minutes(1))) func aProbeThatNeverEndsIsAnsweredByTheTimeout() async throws {
+        let gate = Gate()
+        let stuck = await LeaderSession.failure(within: .milliseconds(50)) { await gate.wait() }
+        #expect(stuck?.contains("did not answer within") == true, "\(stuck ?? "nil")")
+        gate.open()
+        #expect(await LeaderSession.failure(within: .seconds(30)) {} == nil)
+        struct Refused: Error {}
+        let failed = await LeaderSession.failure(within: .seconds(30)) { throw Refused() }
+        #expect(failed?.contains("failed: Refused") == true, "\(failed ?? "nil")")
+    }
+
     @Test func aLeaderWhoseSessionIsTerminatedStopsAtOnce() async throws {
         try await TestDatabase.postgres.with { url in
             let url = try #require(url)
@@ -139,5 +154,32 @@ final class Heard: @unchecked Sendable {
             }
             if heard { continuation.resume() }
         }
+    }
+}
+
+/// A wait that ignores cancellation, until opened.
+final class Gate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isOpen = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let now = lock.withLock { () -> Bool in
+                if isOpen { return true }
+                waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let ready = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            isOpen = true
+            defer { waiting = [] }
+            return waiting
+        }
+        for continuation in ready { continuation.resume() }
     }
 }
