@@ -228,7 +228,33 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         .init(number: 115, name: "payment flag in the account history's key", statements: [
             "ALTER TABLE account_history DROP CONSTRAINT account_history_pkey, ADD PRIMARY KEY (account_id, toid) INCLUDE (is_payment)",
         ]),
+        // Each history row keeps where its transaction's row was written (`tx`, the row's
+        // `ctid`, in the key's index with the payment flag), so a payment found reads the
+        // transaction's page straight away, not first a leaf of the transactions' key: on a grown
+        // network two random pages a payment became one. The place is a hint, checked against
+        // the transaction's id when read; where it is unknown or no longer holds (a row copied
+        // by `tender migrate` before its places are set, a table rewritten by `VACUUM FULL`) the
+        // key finds the row as before (``historyTransaction``). The table is written anew with
+        // its rows' places (an `UPDATE` would leave a dead version of every row and key).
+        .init(number: 116, name: "a history row's transaction found by its place", statements: [
+            "CREATE TABLE account_history_placed (account_id BYTEA NOT NULL, toid BIGINT NOT NULL, is_payment BOOLEAN NOT NULL, tx TID)",
+            """
+            INSERT INTO account_history_placed (account_id, toid, is_payment, tx)
+            SELECT a.account_id, a.toid, a.is_payment, t.ctid FROM account_history a LEFT JOIN transactions t ON t.id = a.toid - (a.toid & 4095)
+            """,
+            "DROP TABLE account_history",
+            "ALTER TABLE account_history_placed RENAME TO account_history",
+            "ALTER TABLE account_history ADD CONSTRAINT account_history_pkey PRIMARY KEY (account_id, toid) INCLUDE (is_payment, tx)",
+        ]),
     ]
+
+    /// Keeps with each history row that has none the place of its transaction's row (rows
+    /// copied by `tender migrate`, whose source has no places); see migration 116.
+    public static func placeHistoryRows(_ transaction: PostgresDatabase.Transaction) async throws {
+        try await transaction.execute("""
+            UPDATE account_history a SET tx = t.ctid FROM transactions t WHERE a.tx IS NULL AND t.id = a.toid - (a.toid & 4095)
+            """)
+    }
 
     /// How full (percent) PostgreSQL fills the pages of the tables of entries rewritten in place.
     static let entryFillFactor = 85
@@ -478,7 +504,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         let ledger = Int64(history.ledger)
         var transactions = Batch(
             "INSERT INTO transactions (id, hash, ledger, application_order, source_account, successful, fee_charged, operation_count, close_time, envelope, result)",
-            width: 11, "")
+            width: 11, "RETURNING id, ctid")
         for row in history.transactions {
             transactions.row {
                 $0.append(row.id); $0.append(ByteBuffer(bytes: row.hash.bytes)); $0.append(ledger); $0.append(Int64(row.order))
@@ -486,7 +512,10 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
                 $0.append(Int64(history.closeTime)); $0.append(ByteBuffer(bytes: row.envelope)); $0.append(ByteBuffer(bytes: row.result))
             }
         }
-        try await transactions.execute(transaction)
+        // Where each transaction's row went, kept with its accounts' history rows.
+        var places: [Int64: RowPlace] = [:]
+        places.reserveCapacity(history.transactions.count)
+        for (id, place) in try await transactions.rows(transaction, { try $0.decode((Int64, RowPlace).self) }) { places[id] = place }
         if var placing = generations, !history.transactions.isEmpty {
             var hashes = Batch("INSERT INTO transaction_hashes (generation, hash, id)", width: 3, "")
             for row in history.transactions {
@@ -503,9 +532,11 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             }
         }
         try await operations.execute(transaction)
-        var participations = Batch("INSERT INTO account_history (account_id, toid, is_payment)", width: 3, "ON CONFLICT DO NOTHING")
+        var participations = Batch("INSERT INTO account_history (account_id, toid, is_payment, tx)", width: 4, "ON CONFLICT DO NOTHING")
         for row in history.participations {
-            participations.row { $0.append(row.account.storageKey); $0.append(row.id); $0.append(row.isPayment) }
+            participations.row {
+                $0.append(row.account.storageKey); $0.append(row.id); $0.append(row.isPayment); $0.append(places[row.id - (row.id & 0xFFF)])
+            }
         }
         try await participations.execute(transaction)
         var effects = Batch("INSERT INTO effects (operation_id, effect_order, account_id, muxed_id, type, details, close_time)", width: 7, "")
@@ -602,11 +633,33 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
             for statement in statements { try await transaction.execute(statement) }
             statements = []
         }
+
+        /// ``execute(_:)``, with the rows its statements answer (its tail's `RETURNING`), each
+        /// made into a `T`.
+        mutating func rows<T: Sendable>(
+            _ transaction: PostgresDatabase.Transaction, _ transform: @escaping @Sendable (PostgresRow) throws -> T
+        ) async throws -> [T] {
+            flush()
+            var rows: [T] = []
+            for statement in statements { rows += try await transaction.rows(statement, transform) }
+            statements = []
+            return rows
+        }
     }
 
     // MARK: The read side (Horizon's queries)
 
     private static let transactionColumns = "t.hash, t.ledger, t.application_order, t.close_time, t.envelope, t.result"
+
+    /// The transaction (`t`) of an account's history row (`a`): first at the place the row
+    /// keeps, which must hold the transaction's id (one page, PostgreSQL's `Tid Scan`), and only
+    /// when it does not (no place kept, or the table rewritten since) through the transactions'
+    /// key. `UNION ALL` under `LIMIT 1` runs its second branch only when the first found nothing.
+    static let historyTransaction = """
+        JOIN LATERAL (
+            SELECT * FROM transactions x WHERE x.ctid = a.tx AND x.id = a.toid - (a.toid & 4095)
+            UNION ALL SELECT * FROM transactions x WHERE x.id = a.toid - (a.toid & 4095) LIMIT 1) t ON TRUE
+        """
 
     private static func storedTransaction(_ row: PostgresRow) throws -> StoredTransaction {
         try storedTransaction(row.decode((ByteBuffer, Int64, Int64, Int64, ByteBuffer, ByteBuffer).self))
@@ -802,7 +855,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         if let account = filter.account {
             // An account's rows in `account_history`, a transaction's together; the pager takes
             // each transaction once.
-            (from, idColumn) = ("account_history a JOIN transactions t ON t.id = a.toid - (a.toid & 4095)", "a.toid")
+            (from, idColumn) = ("account_history a \(Self.historyTransaction)", "a.toid")
             bindings.append(account.storageKey)
             conditions.append("a.account_id = $\(bindings.count)")
         } else if let memo = filter.memo {
@@ -845,9 +898,12 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         // operations table's columns, or those an account's history rows give.
         var from: String
         var (id, isPayment, transactionOfIt, successful) = ("o.id", "o.is_payment", "o.transaction_id", "o.successful")
+        // How the operation's transaction is found (an account's history row keeps its place).
+        var transactionJoin: String?
         if let account = filter.account {
             // The account's rows of operations (a transaction's row has index 0).
             from = "account_history a"
+            transactionJoin = Self.historyTransaction
             if filter.types == nil {
                 // As SQLite's: an operation's transaction is its id with the operation's index
                 // (the low 12 bits of a TOID) cleared, and its success is the transaction's, so an
@@ -898,7 +954,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         conditions.append(condition)
         let sql = """
             SELECT \(id), \(Self.transactionColumns), pa2.asset_a, pa2.asset_b, pa2.reserve_a, pa2.reserve_b, pa2.shares
-            FROM \(from) JOIN transactions t ON t.id = \(transactionOfIt) LEFT JOIN pool_amounts pa2 ON pa2.operation_id = \(id)
+            FROM \(from) \(transactionJoin ?? "JOIN transactions t ON t.id = \(transactionOfIt)") LEFT JOIN pool_amounts pa2 ON pa2.operation_id = \(id)
             WHERE \(conditions.joined(separator: " AND ")) \(order)
             """
         return try await database.rows(PostgresQuery(unsafeSQL: sql, binds: bindings)) { row in

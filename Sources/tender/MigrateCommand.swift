@@ -125,6 +125,7 @@ struct NetworkMigration {
                 }
             }
             try await PostgresTables.continueObjectSequence(transaction)
+            try await PostgresLedgerStore.placeHistoryRows(transaction)
             return (planned.count, rows)
         }
     }

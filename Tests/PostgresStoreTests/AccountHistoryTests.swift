@@ -179,7 +179,7 @@ struct AccountHistoryTests {
                 "DELETE FROM grdb_migrations WHERE identifier IN ('ledger-v11-account-history', 'ledger-v13-account-rows')",
             ] : [
                 "DROP TABLE account_history",
-                "DELETE FROM tender_migration WHERE number = 111",
+                "DELETE FROM tender_migration WHERE number IN (111, 115, 116)",
             ])
             try await Self.execute(older, postgres, path)
             // The server is told before the migration runs (a notice in PostgreSQL's log; SQLite's
@@ -190,7 +190,13 @@ struct AccountHistoryTests {
             defer { logged?.shutdown() }
             if let logged {
                 migrated = try await PostgresLedgerStore(logged)
-                #expect(notices.upgrades == ["upgrading the database (on a large network this can take minutes) migration=111 account history"])
+                #expect(notices.upgrades == [
+                    "upgrading the database (on a large network this can take minutes) migration=111 account history",
+                    "upgrading the database (on a large network this can take minutes) migration=115 payment flag in the account history's key",
+                    "upgrading the database (on a large network this can take minutes) migration=116 a history row's transaction found by its place",
+                ])
+                // Migration 116 kept each row's transaction's place.
+                #expect(try await Self.placed(logged) == (rows, rows))
             } else {
                 // Opened as `tender serve` does, off the cooperative pool.
                 let told = Mutex<[[String]]>([])
@@ -203,6 +209,70 @@ struct AccountHistoryTests {
             for account in accounts { migratedEntries.append(try await migrated.account(account)?.account) }
             #expect(migratedEntries == entries)
         }
+    }
+
+    /// On PostgreSQL each history row keeps its transaction's place, and an account's history
+    /// reads the transaction there without the transactions' key; a place that no longer holds
+    /// it (none kept, another row's, a page past the table's end) is passed over for the key, and
+    /// every answer stays the same.
+    @Test(.enabled(if: !TestSpeed.fastOnly)) func aHistoryRowsTransactionIsReadAtItsPlace() async throws {
+        let (ledgers, accounts) = try Self.ledgers()
+        let rows = ledgers.map { LedgerHistory($0).participations.count }.reduce(0, +)
+        let server = try await TemporaryPostgres.start()
+        do {
+            let database = try PostgresDatabase(url: server.url)
+            defer { database.shutdown() }
+            let store = try await PostgresLedgerStore(database)
+            for ledger in ledgers { try await store.commit(ledger) }
+            #expect(try await Self.placed(database) == (rows, rows))
+            // Alice's rows (every one's transaction is in the table): each transaction read at its
+            // place, the key's branch never run.
+            let alice = accounts[1]
+            var plan = try await Self.historyPlan(database, alice)
+            #expect(plan.contains { $0.contains("Tid Scan on transactions") && !$0.contains("never executed") }, "\(plan)")
+            #expect(plan.contains { $0.contains("Index Scan using transactions_pkey") && $0.contains("never executed") }, "\(plan)")
+            #expect(try await Self.check(store, ledgers, accounts) > 500)
+
+            // Places that do not hold the row's transaction: none, the first row of the table
+            // (another transaction's but one), and a page the table does not have.
+            try await database.execute("""
+                UPDATE account_history SET tx = CASE toid % 3 WHEN 0 THEN NULL WHEN 1 THEN '(0,1)'::tid ELSE '(4000000,1)'::tid END
+                """)
+            #expect(try await Self.placed(database).holding < rows / 2)
+            plan = try await Self.historyPlan(database, alice)
+            #expect(plan.contains { $0.contains("Index Scan using transactions_pkey") && !$0.contains("never executed") }, "\(plan)")
+            #expect(try await Self.check(store, ledgers, accounts) > 500)
+            // Set again, as `tender migrate` does after its copy.
+            try await database.execute("UPDATE account_history SET tx = NULL")
+            try await database.transaction { try await PostgresLedgerStore.placeHistoryRows($0) }
+            #expect(try await Self.placed(database) == (rows, rows))
+            #expect(try await Self.check(store, ledgers, accounts) > 500)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    /// How many history rows keep a place, and how many of those hold their transaction.
+    static func placed(_ database: PostgresDatabase) async throws -> (kept: Int, holding: Int) {
+        try await database.rows("""
+            SELECT count(a.tx), count(t.id) FROM account_history a
+            LEFT JOIN transactions t ON t.ctid = a.tx AND t.id = a.toid - (a.toid & 4095)
+            """) { row in
+            let (kept, holding) = try row.decode((Int64, Int64).self)
+            return (Int(kept), Int(holding))
+        }.first ?? (-1, -1)
+    }
+
+    /// The plan PostgreSQL ran for an account's history rows and their transactions, read as
+    /// the store reads them, line by line.
+    static func historyPlan(_ database: PostgresDatabase, _ account: AccountID) async throws -> [String] {
+        try await database.rows("""
+            EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+            SELECT a.toid, t.hash FROM account_history a \(unescaped: PostgresLedgerStore.historyTransaction)
+            WHERE a.account_id = \(account.storageKey) ORDER BY a.toid DESC
+            """) { try $0.decode(String.self) }
     }
 
     static func execute(_ statements: [String], _ postgres: PostgresDatabase?, _ path: String) async throws {

@@ -62,6 +62,12 @@ struct MigrateTests {
             #expect(checked.status == 0, "\(checked.stderr)")
             let database = try PostgresDatabase(url: url, logger: Logger(label: "test"))
             defer { database.shutdown() }
+            // Each copied history row keeps where its transaction's row went (migration 116's
+            // place, which SQLite's rows do not have).
+            let placed = try await database.rows("""
+                SELECT count(*), count(t.id) FROM account_history a LEFT JOIN transactions t ON t.ctid = a.tx AND t.id = a.toid - (a.toid & 4095)
+                """) { try $0.decode((Int64, Int64).self) }
+            #expect(placed.first.map { $0.0 > 3 && $0.0 == $0.1 } == true, "\(placed)")
             try await database.execute("UPDATE transactions SET fee_charged = fee_charged + 1 WHERE id = (SELECT MAX(id) FROM transactions)")
             let tampered = try await Tender.run(["migrate", "--from", data, "--to", url, "--check"])
             #expect(tampered.status != 0)
