@@ -894,12 +894,12 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
     public func operations(_ page: PageRequest, filter: OperationFilter) async throws -> [OperationRecord] {
         var bindings = PostgresBindings()
         var conditions: [String] = []
-        // The operation's id, its payment flag, its transaction's id and its success: the
-        // operations table's columns, or those an account's history rows give.
+        // The operation's id, its payment flag and its success: the operations table's columns,
+        // or those an account's history rows give; and how its transaction is found (an
+        // account's history row keeps its place).
         var from: String
-        var (id, isPayment, transactionOfIt, successful) = ("o.id", "o.is_payment", "o.transaction_id", "o.successful")
-        // How the operation's transaction is found (an account's history row keeps its place).
-        var transactionJoin: String?
+        var (id, isPayment, successful) = ("o.id", "o.is_payment", "o.successful")
+        var transactionJoin = "JOIN transactions t ON t.id = o.transaction_id"
         if let account = filter.account {
             // The account's rows of operations (a transaction's row has index 0).
             from = "account_history a"
@@ -909,7 +909,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
                 // (the low 12 bits of a TOID) cleared, and its success is the transaction's, so an
                 // account's operations need not read the operations table: its key's leaf and its
                 // row's page, two random pages fewer a row on a grown network.
-                (id, isPayment, transactionOfIt, successful) = ("a.toid", "a.is_payment", "a.toid - (a.toid & 4095)", "t.successful")
+                (id, isPayment, successful) = ("a.toid", "a.is_payment", "t.successful")
             } else {
                 from += " JOIN operations o ON o.id = a.toid"
             }
@@ -954,7 +954,7 @@ public final class PostgresLedgerStore: LedgerStore, LedgerReader {
         conditions.append(condition)
         let sql = """
             SELECT \(id), \(Self.transactionColumns), pa2.asset_a, pa2.asset_b, pa2.reserve_a, pa2.reserve_b, pa2.shares
-            FROM \(from) \(transactionJoin ?? "JOIN transactions t ON t.id = \(transactionOfIt)") LEFT JOIN pool_amounts pa2 ON pa2.operation_id = \(id)
+            FROM \(from) \(transactionJoin) LEFT JOIN pool_amounts pa2 ON pa2.operation_id = \(id)
             WHERE \(conditions.joined(separator: " AND ")) \(order)
             """
         return try await database.rows(PostgresQuery(unsafeSQL: sql, binds: bindings)) { row in
