@@ -12,8 +12,9 @@
 # Usage: Benchmarks/scale-postgres.sh [ACCOUNTS [PAYMENTS]]   (comma-separated steps)
 #   session 42's runs: Benchmarks/scale-postgres.sh 10000,10000000 10000,1000000
 # TENDER_POSTGRES_SHARED_BUFFERS sets the cluster's shared_buffers (8GB when unset here: what a
-# payment touches at random at ten million accounts and payments, the accounts' rows and key and
-# the history's key, is about 5 GB; docs/operations.md, sizing PostgreSQL), and
+# payment touches at random at ten million accounts and payments, the accounts' rows and key, the
+# history's key and the hashes' key, is about 7 GB; docs/operations.md, sizing PostgreSQL; 12GB
+# measured no better in session 63), and
 # TENDER_POSTGRES_SETTINGS its other settings (checkpoint_timeout=1h max_wal_size=24GB when unset:
 # a page's first change after a checkpoint is written whole to the WAL, and at ten million
 # accounts that is nearly every change for the first few hundred thousand payments after one).
