@@ -127,6 +127,9 @@ struct ScaleBench: AsyncParsableCommand {
         var checkpointsDuring: Checkpoints?
         /// The payments an account's history query found, on average (printed, not in the CSV).
         var historyFound = 0.0
+        /// How many of the history queries at or over their p99 were asked in each tenth of them
+        /// (printed, not in the CSV; empty for a row read back from a CSV or a median's row).
+        var historySlowestByTenth: [Int] = []
         var databaseBytes = 0
         /// The share of the ledger's SQLite file in the kernel's page cache as the commits and
         /// the POSTs start (nil on PostgreSQL).
@@ -517,6 +520,7 @@ struct ScaleBench: AsyncParsableCommand {
             let history = try await Self.historyQueries(3_000, store: reopened, rng: &rng) { Self.bulkIndex(of: accounts, paid: false, using: &$0) }
             row.historyP99 = history.milliseconds[min(history.milliseconds.count - 1, history.milliseconds.count * 99 / 100)]
             row.historyFound = Double(history.payments) / Double(history.milliseconds.count)
+            row.historySlowestByTenth = history.slowestByTenth
         }
         // The server on the grown database: its start, the two HTTP rates, its memory.
         if requests > 0 {
@@ -634,6 +638,7 @@ struct ScaleBench: AsyncParsableCommand {
         (row.cardRate, row.cardP99, row.load.seconds) = (median(\.cardRate), median(\.cardP99), median(\.load.seconds))
         row.readRoundRates = []
         row.submitRoundRates = []
+        row.historySlowestByTenth = []
         let cpu = measures.compactMap(\.readCPU)
         row.readCPU = cpu.count == measures.count ? (Self.median(cpu.map(\.server)), Self.median(cpu.map(\.client))) : nil
         let submitCPU = measures.compactMap(\.submitCPU)
@@ -675,6 +680,7 @@ struct ScaleBench: AsyncParsableCommand {
             + (row.submitCPU.map { String(format: " | CPU a POST: server %.1f µs, client %.1f µs", $0.server, $0.client) } ?? "")
             + (row.submitDatabaseCPU.map { String(format: ", PostgreSQL %.1f µs", $0) } ?? "")
         let found = String(format: " | history: %.2f payments a query", row.historyFound)
+            + (row.historySlowestByTenth.isEmpty ? "" : ", the slowest 1% by tenth of the queries " + row.historySlowestByTenth.map(String.init).joined(separator: " "))
             + (row.checkpointsDuring.map { " | checkpoints while measured: \($0.started) started, \($0.buffersWritten) buffers written; " + Self.walNote($0) } ?? "")
         let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
         let cached = [row.cachedAtCommits, row.cachedAtPosts].compactMap { $0 }.map { String(format: "%.0f%%", $0 * 100) }
@@ -901,10 +907,12 @@ struct ScaleBench: AsyncParsableCommand {
 
     /// `count` reads of the newest payments of a random bulk account (of those `pick` picks from
     /// a random number generator), as `/accounts/{id}/payments?order=desc&limit=10` reads them:
-    /// their times in milliseconds, sorted, and the payments they found.
+    /// their times in milliseconds, sorted, the payments they found, and how many of the slowest
+    /// 1% (those at or over the p99) were asked in each tenth of the queries, in the order asked
+    /// (slow queries bunched in one tenth are a passing stall, spread over all a cost of each).
     static func historyQueries(
         _ count: Int, store: any LedgerReader, rng: inout SystemRandomNumberGenerator, pick: (inout SystemRandomNumberGenerator) -> Int
-    ) async throws -> (milliseconds: [Double], payments: Int) {
+    ) async throws -> (milliseconds: [Double], payments: Int, slowestByTenth: [Int]) {
         let clock = ContinuousClock()
         var (queries, payments) = ([Double](), 0)
         for _ in 0..<count {
@@ -913,7 +921,12 @@ struct ScaleBench: AsyncParsableCommand {
             payments += try await store.operations(PageRequest(limit: 10, descending: true), filter: OperationFilter(account: account, paymentsOnly: true)).count
             queries.append(CommitBench.milliseconds(clock.now - before))
         }
-        return (queries.sorted(), payments)
+        let sorted = queries.sorted()
+        var slowest = Array(repeating: 0, count: 10)
+        if let p99 = sorted.isEmpty ? nil : sorted[min(sorted.count - 1, sorted.count * 99 / 100)] {
+            for (asked, milliseconds) in queries.enumerated() where milliseconds >= p99 { slowest[asked * 10 / queries.count] += 1 }
+        }
+        return (sorted, payments, slowest)
     }
 
     /// A random bulk account of a network of `accounts` that a step's history queries read
@@ -1215,11 +1228,12 @@ struct HistoryBench: AsyncParsableCommand {
         let accounts = try await ScaleBench.grownAccounts(upTo: 1_000_000_000) { try await store.account(ScaleBench.bulkAccount($0)) != nil }
         guard accounts > ScaleBench.senders else { throw CommandFailure("\(database) is not a network grown by tender bench scale") }
         var rng = SystemRandomNumberGenerator()
-        let (times, payments) = try await ScaleBench.historyQueries(queries, store: store, rng: &rng) { Int.random(in: ScaleBench.senders..<accounts, using: &$0) }
+        let (times, payments, slowest) = try await ScaleBench.historyQueries(queries, store: store, rng: &rng) { Int.random(in: ScaleBench.senders..<accounts, using: &$0) }
         func percentile(_ p: Int) -> Double { times[min(times.count - 1, times.count * p / 100)] }
         print(String(format: "%d queries over %d accounts, %.2f payments each: p50 %.3f ms, p90 %.3f, p99 %.3f, max %.3f, mean %.3f",
                      queries, accounts, Double(payments) / Double(queries), percentile(50), percentile(90), percentile(99), times.last!,
                      times.reduce(0, +) / Double(times.count)))
+        print("the slowest 1% by the tenth of the queries they were asked in: " + slowest.map(String.init).joined(separator: " "))
     }
 }
 

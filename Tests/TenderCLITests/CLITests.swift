@@ -213,6 +213,12 @@ struct CLITests {
             line.range(of: "| history: ").flatMap { Double(line[$0.upperBound...].prefix { $0 != " " }) }
         }
         #expect(found.count == 2 && found[0] > 1 && found[0] < 3 && found[1] > 0.2 && found[1] < 1.2, "\(found) \(result.stdout)")
+        // And where in each step's 3,000 queries the slowest 1% fell: ten tenths, at least the
+        // 30 at or over the p99 (more where times tie).
+        let slowest = result.stdout.split(separator: "\n").compactMap { line in
+            line.range(of: "the slowest 1% by tenth of the queries ").map { line[$0.upperBound...].prefix { $0 != "|" }.split(separator: " ").compactMap { Int($0) } }
+        }
+        #expect(slowest.count == 2 && slowest.allSatisfy { $0.count == 10 && $0.reduce(0, +) >= 30 }, "\(slowest) \(result.stdout)")
         // Each step at its size (every second bulk account with a trustline), a new process's
         // load and memory measured, commits made, a server started and loaded over HTTP; the
         // second step's 50 warm-up payments after its 300 (the first's warm-up 0).
@@ -325,8 +331,12 @@ struct CLITests {
         // on the 300 bulk accounts, so some queries find some.
         let history = try await Tender.run(["bench", "history", "--database", String(kept) + "/ledger.sqlite", "--queries", "200"])
         #expect(history.status == 0, "\(history.stderr)")
-        let line = history.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let historyLines = history.stdout.split(separator: "\n").map(String.init)
+        let line = historyLines.first ?? ""
         #expect(line.hasPrefix("200 queries over 1300 accounts, "), "\(line)")
+        // Where the slowest 1% (at least two of 200) were asked, by tenth of the queries.
+        let byTenth = historyLines.dropFirst().first.flatMap { $0.split(separator: ": ").last }.map { $0.split(separator: " ").compactMap { Int($0) } } ?? []
+        #expect(byTenth.count == 10 && byTenth.reduce(0, +) >= 2, "\(history.stdout)")
         let found = line.split(separator: " ").dropFirst(5).first.flatMap { Double($0) } ?? 0
         #expect(found > 0 && found <= 10, "\(line)")
         #expect(line.contains(" p50 ") && line.contains(" p99 "), "\(line)")
