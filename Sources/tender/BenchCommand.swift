@@ -8,7 +8,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure Tender's throughput and latency.",
         discussion: "Build with `-c release` for meaningful figures: `swift run -c release tender bench envelope`.",
-        subcommands: [EnvelopeBench.self, LedgerBench.self, CommitBench.self, SubmitBench.self, MarketBench.self, GatewayBench.self, SayBench.self, ScaleBench.self, LoadBench.self, HistoryBench.self]
+        subcommands: [EnvelopeBench.self, LedgerBench.self, CommitBench.self, SubmitBench.self, MarketBench.self, GatewayBench.self, SayBench.self, ScaleBench.self, LoadBench.self, HistoryBench.self, DiskBench.self]
     )
 }
 

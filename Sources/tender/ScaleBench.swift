@@ -130,6 +130,10 @@ struct ScaleBench: AsyncParsableCommand {
         /// How many of the history queries at or over their p99 were asked in each tenth of them
         /// (printed, not in the CSV; empty for a row read back from a CSV or a median's row).
         var historySlowestByTenth: [Int] = []
+        /// The disk's p50 and p99 (ms) of 8 KiB reads past the page cache just before and just
+        /// after the history queries (`tender bench disk` over the database's files; printed, not
+        /// in the CSV; nil where the files could not be read so, and for a median's row).
+        var historyDisk: (before: (p50: Double, p99: Double), after: (p50: Double, p99: Double))?
         var databaseBytes = 0
         /// The share of the ledger's SQLite file in the kernel's page cache as the commits and
         /// the POSTs start (nil on PostgreSQL).
@@ -517,7 +521,12 @@ struct ScaleBench: AsyncParsableCommand {
             row.commitP99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
             row.commitNote = "commits: the slowest 1% by tenth of the run " + measured.slowestByTenth.map(String.init).joined(separator: " ")
                 + "; " + timings.summary() + measured.writtenNote + atStart
+            // The disk's own reads just before and just after (a query that reads a page from
+            // disk waits for the disk of those seconds).
+            let diskFiles = await Self.diskFiles(location)
+            let diskBefore = await DiskBench.inAnotherProcess(diskFiles)
             let history = try await Self.historyQueries(3_000, store: reopened, rng: &rng) { Self.bulkIndex(of: accounts, paid: false, using: &$0) }
+            if let diskBefore, let diskAfter = await DiskBench.inAnotherProcess(diskFiles) { row.historyDisk = (diskBefore, diskAfter) }
             row.historyP99 = history.milliseconds[min(history.milliseconds.count - 1, history.milliseconds.count * 99 / 100)]
             row.historyFound = Double(history.payments) / Double(history.milliseconds.count)
             row.historySlowestByTenth = history.slowestByTenth
@@ -639,6 +648,7 @@ struct ScaleBench: AsyncParsableCommand {
         row.readRoundRates = []
         row.submitRoundRates = []
         row.historySlowestByTenth = []
+        row.historyDisk = nil
         let cpu = measures.compactMap(\.readCPU)
         row.readCPU = cpu.count == measures.count ? (Self.median(cpu.map(\.server)), Self.median(cpu.map(\.client))) : nil
         let submitCPU = measures.compactMap(\.submitCPU)
@@ -681,6 +691,9 @@ struct ScaleBench: AsyncParsableCommand {
             + (row.submitDatabaseCPU.map { String(format: ", PostgreSQL %.1f µs", $0) } ?? "")
         let found = String(format: " | history: %.2f payments a query", row.historyFound)
             + (row.historySlowestByTenth.isEmpty ? "" : ", the slowest 1% by tenth of the queries " + row.historySlowestByTenth.map(String.init).joined(separator: " "))
+            + (row.historyDisk.map {
+                String(format: ", the disk's 8 KiB reads just before and after them p99 %.2f, %.2f ms (p50 %.2f, %.2f)", $0.before.p99, $0.after.p99, $0.before.p50, $0.after.p50)
+            } ?? "")
             + (row.checkpointsDuring.map { " | checkpoints while measured: \($0.started) started, \($0.buffersWritten) buffers written; " + Self.walNote($0) } ?? "")
         let cards = row.cards == 0 ? "" : " | \(row.cards) card payments: " + String(format: "%.0f/s (%.1f)", row.cardRate, row.cardP99)
         let cached = [row.cachedAtCommits, row.cachedAtPosts].compactMap { $0 }.map { String(format: "%.0f%%", $0 * 100) }
@@ -1023,6 +1036,24 @@ struct ScaleBench: AsyncParsableCommand {
 
     /// The postmaster of the PostgreSQL cluster at `location` when it runs on this machine (the
     /// parent of a backend's process, from /proc), or nil (SQLite, another machine, not Linux).
+    /// The files a disk probe reads for the database at `location`: a SQLite ledger's file, or
+    /// the segments of PostgreSQL's `transactions` table in its data directory (which the
+    /// history queries read at random); none where they cannot be told (the cluster's settings
+    /// not readable to its user).
+    static func diskFiles(_ location: String) async -> [String] {
+        guard location.hasPrefix("postgres") else { return [location] }
+        guard let database = try? PostgresStore.PostgresDatabase(url: location, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
+        else { return [] }
+        defer { database.shutdown() }
+        guard let base = try? await database.rows(
+            "SELECT current_setting('data_directory') || '/' || pg_relation_filepath('transactions')", { try $0.decode(String.self) }).first
+        else { return [] }
+        // A relation's file holds its first gigabyte; `.1`, `.2`, ... the next ones.
+        var files = [base]
+        while FileManager.default.fileExists(atPath: "\(base).\(files.count)") { files.append("\(base).\(files.count)") }
+        return files
+    }
+
     static func postmaster(_ location: String) async -> Int32? {
         guard location.hasPrefix("postgres"),
               let database = try? PostgresStore.PostgresDatabase(url: location, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))

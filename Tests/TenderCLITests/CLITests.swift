@@ -219,6 +219,14 @@ struct CLITests {
             line.range(of: "the slowest 1% by tenth of the queries ").map { line[$0.upperBound...].prefix { $0 != "|" }.split(separator: " ").compactMap { Int($0) } }
         }
         #expect(slowest.count == 2 && slowest.allSatisfy { $0.count == 10 && $0.reduce(0, +) >= 30 }, "\(slowest) \(result.stdout)")
+        // And the disk's reads of the ledger's file past the page cache just before and after
+        // them, from `bench disk` in a process of its own: two p99s and two p50s a step.
+        let disk = result.stdout.split(separator: "\n").compactMap { line in
+            line.range(of: "the disk's 8 KiB reads just before and after them p99 ").map {
+                line[$0.upperBound...].prefix { $0 != "|" }.split(whereSeparator: { " ,()".contains($0) }).compactMap { Double($0) }
+            }
+        }
+        #expect(disk.count == 2 && disk.allSatisfy { $0.count == 4 && $0.allSatisfy { $0 > 0 } && $0[0] >= $0[2] && $0[1] >= $0[3] }, "\(disk) \(result.stdout)")
         // Each step at its size (every second bulk account with a trustline), a new process's
         // load and memory measured, commits made, a server started and loaded over HTTP; the
         // second step's 50 warm-up payments after its 300 (the first's warm-up 0).
@@ -342,6 +350,32 @@ struct CLITests {
         #expect(line.contains(" p50 ") && line.contains(" p99 "), "\(line)")
         let notGrown = try await Tender.run(["bench", "history", "--database", temporary.file("nothing.sqlite")])
         #expect(notGrown.status != 0 && notGrown.stderr.contains("no database"))
+    }
+
+    /// `bench disk` times reads of 8 KiB at random places of files past the page cache.
+    @Test func theDiskProbeTimesReadsPastThePageCache() async throws {
+        let temporary = TemporaryDirectory("disk-probe")
+        defer { temporary.remove() }
+        let (large, small, tiny) = (temporary.file("large"), temporary.file("small"), temporary.file("tiny"))
+        #expect(FileManager.default.createFile(atPath: large, contents: Data(repeating: 7, count: 64 * 8_192)))
+        #expect(FileManager.default.createFile(atPath: small, contents: Data(repeating: 7, count: 8_192 + 100)))
+        #expect(FileManager.default.createFile(atPath: tiny, contents: Data(repeating: 7, count: 100)))
+        let printed = try await Tender.run(["bench", "disk", "--file", large, "--file", small, "--reads", "300"])
+        #expect(printed.status == 0, "\(printed.stderr)")
+        let numbers = printed.stdout.split(whereSeparator: { " ,:\n".contains($0) }).compactMap { Double($0) }
+        // 300, 8, then p50, p90, p99 and the slowest, in order.
+        #expect(printed.stdout.hasPrefix("300 reads of 8 KiB past the page cache: p50 ") && numbers.count == 6, "\(printed.stdout)")
+        #expect(numbers.count == 6 && numbers[2] > 0 && numbers[2] <= numbers[3] && numbers[3] <= numbers[4] && numbers[4] <= numbers[5], "\(printed.stdout)")
+        let csv = try await Tender.run(["bench", "disk", "--file", large, "--csv"])
+        let fields = csv.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Double($0) }
+        #expect(csv.status == 0 && fields.count == 2 && fields[0] > 0 && fields[0] <= fields[1], "\(csv.stdout)")
+        // A file with no whole block, a file that is not there, no file, no reads: refused.
+        let noBlock = try await Tender.run(["bench", "disk", "--file", tiny])
+        #expect(noBlock.status != 0 && noBlock.stderr.contains("no whole block"), "\(noBlock.stderr)")
+        let missing = try await Tender.run(["bench", "disk", "--file", temporary.file("nothing")])
+        #expect(missing.status != 0 && missing.stderr.contains("cannot open") && missing.stderr.contains("nothing"), "\(missing.stderr)")
+        #expect(try await Tender.run(["bench", "disk"]).stderr.contains("give at least one --file"))
+        #expect(try await Tender.run(["bench", "disk", "--file", large, "--reads", "0"]).stderr.contains("--reads must be above 0"))
     }
 
     /// With `--cards` and `--beside`, the new network's card payments are measured too, on its
@@ -488,6 +522,10 @@ struct CLITests {
             line.range(of: ", PostgreSQL ").flatMap { Double(line[$0.upperBound...].prefix { $0 != " " }) }
         }
         #expect(clusterCPU.count == 3 && clusterCPU.allSatisfy { $0 >= 0 }, "\(result.stdout)")
+        // The disk probed around each history measure (the step's and both new networks') over
+        // the segments of the cluster's `transactions` table, where this process may read them.
+        let probed = result.stdout.split(separator: "\n").filter { $0.contains("the disk's 8 KiB reads just before and after them p99 ") }
+        if geteuid() == 0 { #expect(probed.count == 3, "\(result.stdout)") }
     }
 
     /// A kept PostgreSQL network's card payments, in its database's gateway tables, count
