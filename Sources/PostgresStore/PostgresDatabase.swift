@@ -16,7 +16,15 @@ public final class PostgresDatabase: Sendable {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
-        runner = Task { await client.run() }
+        // Started at once, so that the client counts as running (its first step, before any
+        // suspension) before a first statement leases a connection: otherwise one asked for
+        // in the moment before the task began logged postgres-nio's warning that `run()` had
+        // not been called (the lease waited for the pool all the same).
+        if #available(macOS 26, iOS 26, *) {
+            runner = Task.immediate { await client.run() }
+        } else {
+            runner = Task { await client.run() }
+        }
     }
 
     /// Stops the client (its connections close).

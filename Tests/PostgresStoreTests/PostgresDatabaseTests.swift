@@ -1,0 +1,90 @@
+import Foundation
+import Logging
+import Synchronization
+@testable import PostgresStore
+import TenderTesting
+import Testing
+
+/// The pooled client under Tender's stores on a real PostgreSQL.
+@Suite("A PostgreSQL database's client", .tags(.slow), TestSpeed.slowSuites)
+struct PostgresDatabaseTests {
+    /// A statement asked for the moment the client is made finds it running: the pool's run
+    /// begins before the initializer returns, so postgres-nio has no cause to warn that
+    /// `PostgresClient.run()` was not called (it did, now and then, when the task that runs the
+    /// pool had not begun by the first lease: under load, as in a full test run).
+    @Test func aStatementAskedForAtOnceFindsTheClientRunning() async throws {
+        try await TestDatabase.postgres.with { url in
+            let url = try #require(url)
+            let messages = Messages()
+            let logger = Logger(label: "test") { _ in MessageHandler(messages: messages) }
+            // The cooperative pool's other threads kept busy, so that a task the client starts
+            // cannot begin before this one first waits: the moment the warning came from (the
+            // wait for them bounded, should other tests hold the threads a while).
+            let busy = BusyThreads(count: max(ProcessInfo.processInfo.activeProcessorCount - 1, 0))
+            defer { busy.release() }
+            busy.waitUntilRunning(seconds: 2)
+            do {
+                let database = try PostgresDatabase(url: url, logger: logger)
+                defer { database.shutdown() }
+                #expect(try await database.rows("SELECT 1", { try $0.decode(Int.self) }) == [1])
+            }
+            busy.release()
+            for _ in 0..<20 {
+                let database = try PostgresDatabase(url: url, logger: logger)
+                defer { database.shutdown() }
+                async let first = database.rows("SELECT 1", { try $0.decode(Int.self) })
+                async let second = database.rows("SELECT 2", { try $0.decode(Int.self) })
+                #expect(try await first + second == [1, 2])
+            }
+            let logged = messages.kept.withLock { $0 }
+            #expect(!logged.contains { $0.contains("hasn't been called") }, "\(logged)")
+        }
+    }
+}
+
+/// Tasks that each hold a thread of the cooperative pool until released.
+private final class BusyThreads: Sendable {
+    private let running = Atomic<Int>(0)
+    private let released = Atomic<Bool>(false)
+    private let count: Int
+
+    init(count: Int) {
+        self.count = count
+        for _ in 0..<count {
+            Task.detached { [self] in
+                running.add(1, ordering: .sequentiallyConsistent)
+                while !released.load(ordering: .sequentiallyConsistent) {}
+            }
+        }
+    }
+
+    /// Spins (holding this thread too) until every task runs, or `seconds` pass.
+    func waitUntilRunning(seconds: Double) {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while running.load(ordering: .sequentiallyConsistent) < count, ContinuousClock.now < deadline {}
+    }
+
+    func release() { released.store(true, ordering: .sequentiallyConsistent) }
+}
+
+/// The messages of every logger a ``MessageHandler`` was made for.
+private final class Messages: Sendable {
+    let kept = Mutex<[String]>([])
+}
+
+/// A log handler of its own for each logger (a logger's metadata is set on its handler, from
+/// any thread), keeping notices and above in one shared list.
+private struct MessageHandler: LogHandler {
+    let messages: Messages
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .notice
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        messages.kept.withLock { $0.append(event.message.description) }
+    }
+}
