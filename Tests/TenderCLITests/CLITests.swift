@@ -216,7 +216,8 @@ struct CLITests {
         // And where in each step's 3,000 queries the slowest 1% fell: ten tenths, at least the
         // 30 at or over the p99 (more where times tie).
         let slowest = result.stdout.split(separator: "\n").compactMap { line in
-            line.range(of: "the slowest 1% by tenth of the queries ").map { line[$0.upperBound...].prefix { $0 != "|" }.split(separator: " ").compactMap { Int($0) } }
+            // The ten counts, up to the disk's figures after them.
+            line.range(of: "the slowest 1% by tenth of the queries ").map { line[$0.upperBound...].prefix { $0 != "|" && $0 != "," }.split(separator: " ").compactMap { Int($0) } }
         }
         #expect(slowest.count == 2 && slowest.allSatisfy { $0.count == 10 && $0.reduce(0, +) >= 30 }, "\(slowest) \(result.stdout)")
         // And the disk's reads of the ledger's file past the page cache just before and after
