@@ -107,19 +107,12 @@ struct DiskBench: ParsableCommand {
     /// its own; nil when it cannot read them (files not readable to this user, a file system that
     /// refuses reads past the page cache).
     static func inAnotherProcess(_ files: [String], reads: Int = 500) async -> (p50: Double, p99: Double)? {
-        guard !files.isEmpty, let executable = Bundle.main.executableURL else { return nil }
+        guard !files.isEmpty else { return nil }
         return await offThePool { () -> (p50: Double, p99: Double)? in
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = ["bench", "disk", "--reads", String(reads), "--csv"] + files.flatMap { ["--file", $0] }
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            do { try process.run() } catch { return nil }
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let fields = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
-            guard process.terminationStatus == 0, fields.count == 2, let p50 = Double(fields[0]), let p99 = Double(fields[1]) else { return nil }
+            guard let (succeeded, output) = try? ScaleBench.runThisExecutable(["bench", "disk", "--reads", String(reads), "--csv"] + files.flatMap { ["--file", $0] }, droppingErrors: true),
+                  succeeded else { return nil }
+            let fields = output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
+            guard fields.count == 2, let p50 = Double(fields[0]), let p99 = Double(fields[1]) else { return nil }
             return (p50, p99)
         }
     }

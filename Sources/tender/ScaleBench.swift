@@ -874,22 +874,30 @@ struct ScaleBench: AsyncParsableCommand {
 
     /// Runs `tender bench load` on `path` in a new process.
     static func loadInAnotherProcess(_ path: String) throws -> LoadFigures {
-        let process = Process()
-        // This executable, however it was started (a path, or a name found on PATH).
+        let (succeeded, output) = try runThisExecutable(["bench", "load", "--database", path, "--csv"])
+        let fields = output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
+        guard succeeded, fields.count == 4, let seconds = Double(fields[0]), let resident = Int(fields[1]),
+              let account = Double(fields[2]), let line = Double(fields[3]) else {
+            throw CommandFailure("tender bench load failed: \(output)")
+        }
+        return LoadFigures(seconds: seconds, residentBytes: resident, accountBytes: account, trustLineBytes: line)
+    }
+
+    /// Runs this executable, however it was started (a path, or a name found on PATH), with
+    /// `arguments` in a process of its own until it ends: whether it exited with 0, and what it
+    /// printed on standard output (its standard error this process's, or dropped).
+    static func runThisExecutable(_ arguments: [String], droppingErrors: Bool = false) throws -> (succeeded: Bool, output: String) {
         guard let executable = Bundle.main.executableURL else { throw CommandFailure("cannot find the tender executable") }
+        let process = Process()
         process.executableURL = executable
-        process.arguments = ["bench", "load", "--database", path, "--csv"]
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
+        if droppingErrors { process.standardError = FileHandle.nullDevice }
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let fields = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",")
-        guard process.terminationStatus == 0, fields.count == 4, let seconds = Double(fields[0]), let resident = Int(fields[1]),
-              let account = Double(fields[2]), let line = Double(fields[3]) else {
-            throw CommandFailure("tender bench load failed: \(String(decoding: data, as: UTF8.self))")
-        }
-        return LoadFigures(seconds: seconds, residentBytes: resident, accountBytes: account, trustLineBytes: line)
+        return (process.terminationStatus == 0, String(decoding: data, as: UTF8.self))
     }
 
     static func steps(_ text: String, _ option: String) throws -> [Int] {
@@ -936,7 +944,8 @@ struct ScaleBench: AsyncParsableCommand {
         }
         let sorted = queries.sorted()
         var slowest = Array(repeating: 0, count: 10)
-        if let p99 = sorted.isEmpty ? nil : sorted[min(sorted.count - 1, sorted.count * 99 / 100)] {
+        if !sorted.isEmpty {
+            let p99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
             for (asked, milliseconds) in queries.enumerated() where milliseconds >= p99 { slowest[asked * 10 / queries.count] += 1 }
         }
         return (sorted, payments, slowest)

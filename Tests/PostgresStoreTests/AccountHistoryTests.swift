@@ -297,15 +297,25 @@ struct AccountHistoryTests {
 final class RecordingLogHandler: LogHandler, @unchecked Sendable {
     private let lock = NSLock()
     private var kept: [String] = []
-    var metadata: Logger.Metadata = [:]
+    private var keptMetadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .notice
+
+    /// The metadata, under the lock: one handler may serve several loggers, whose metadata
+    /// postgres-nio sets from any thread.
+    var metadata: Logger.Metadata {
+        get { lock.withLock { keptMetadata } }
+        set { lock.withLock { keptMetadata = newValue } }
+    }
 
     /// The notices of migrations run on an existing database.
     var upgrades: [String] { lock.withLock { kept.filter { $0.hasPrefix("upgrading") } } }
 
+    /// Every message kept (notices and above), in order.
+    var messages: [String] { lock.withLock { kept } }
+
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
+        get { lock.withLock { keptMetadata[key] } }
+        set { lock.withLock { keptMetadata[key] = newValue } }
     }
 
     func log(event: LogEvent) {

@@ -15,8 +15,8 @@ struct PostgresDatabaseTests {
     @Test func aStatementAskedForAtOnceFindsTheClientRunning() async throws {
         try await TestDatabase.postgres.with { url in
             let url = try #require(url)
-            let messages = Messages()
-            let logger = Logger(label: "test") { _ in MessageHandler(messages: messages) }
+            let notices = RecordingLogHandler()
+            let logger = Logger(label: "test") { _ in notices }
             // The cooperative pool's other threads kept busy, so that a task the client starts
             // cannot begin before this one first waits: the moment the warning came from (the
             // wait for them bounded, should other tests hold the threads a while).
@@ -36,8 +36,7 @@ struct PostgresDatabaseTests {
                 async let second = database.rows("SELECT 2", { try $0.decode(Int.self) })
                 #expect(try await first + second == [1, 2])
             }
-            let logged = messages.kept.withLock { $0 }
-            #expect(!logged.contains { $0.contains("hasn't been called") }, "\(logged)")
+            #expect(!notices.messages.contains { $0.contains("hasn't been called") }, "\(notices.messages)")
         }
     }
 }
@@ -65,26 +64,4 @@ private final class BusyThreads: Sendable {
     }
 
     func release() { released.store(true, ordering: .sequentiallyConsistent) }
-}
-
-/// The messages of every logger a ``MessageHandler`` was made for.
-private final class Messages: Sendable {
-    let kept = Mutex<[String]>([])
-}
-
-/// A log handler of its own for each logger (a logger's metadata is set on its handler, from
-/// any thread), keeping notices and above in one shared list.
-private struct MessageHandler: LogHandler {
-    let messages: Messages
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .notice
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        messages.kept.withLock { $0.append(event.message.description) }
-    }
 }
