@@ -18,11 +18,15 @@ struct PostgresDatabaseTests {
             let notices = RecordingLogHandler()
             let logger = Logger(label: "test") { _ in notices }
             // The cooperative pool's other threads kept busy, so that a task the client starts
-            // cannot begin before this one first waits: the moment the warning came from (the
-            // wait for them bounded, should other tests hold the threads a while).
+            // cannot begin before this one first waits: the moment the warning came from. Held a
+            // tenth of a second at most once they run (the first lease is asked for within
+            // microseconds), so that the tests beside this one are not starved while the
+            // statement waits for the pool (the wait for them to run bounded too, should other
+            // tests hold the threads a while).
             let busy = BusyThreads(count: max(ProcessInfo.processInfo.activeProcessorCount - 1, 0))
             defer { busy.release() }
-            busy.waitUntilRunning(seconds: 2)
+            busy.waitUntilRunning(seconds: 1)
+            busy.release(after: .milliseconds(100))
             do {
                 let database = try PostgresDatabase(url: url, logger: logger)
                 defer { database.shutdown() }
@@ -64,4 +68,9 @@ private final class BusyThreads: Sendable {
     }
 
     func release() { released.store(true, ordering: .sequentiallyConsistent) }
+
+    /// Releases them after `delay` from a thread outside the cooperative pool.
+    func release(after delay: DispatchTimeInterval) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [self] in release() }
+    }
 }
