@@ -109,6 +109,15 @@ struct CrashRecoveryTests {
         let (body, _) = try await URLSession.shared.data(from: URL(string: restartedURL + "/")!)
         let root_ = try JSONSerialization.jsonObject(with: body) as! [String: Any]
         #expect((root_["history_latest_ledger"] as? Int ?? 0) >= 4)
+        // ... and take a payment: a payer's next, at the sequence number the ledger kept for it.
+        let (payerBody, _) = try await URLSession.shared.data(from: URL(string: restartedURL + "/accounts/\(payers[0].accountID.strKey)")!)
+        let payerAccount = try #require(try JSONSerialization.jsonObject(with: payerBody) as? [String: Any])
+        let payerSequence = try #require((payerAccount["sequence"] as? String).flatMap { Int64($0) })
+        let afterRestart = Transaction(
+            sourceAccount: .ed25519(payers[0].accountID), fee: 100, sequenceNumber: payerSequence + 1,
+            operations: [StellarBase.Operation(.payment(PaymentOperation(destination: .ed25519(payers[1].accountID), asset: .native, amount: 1)))])
+            .signed(by: [payers[0]], on: Self.network)
+        #expect(try await post(restartedURL, afterRestart) == 200)
         restarted.signal(SIGTERM)
         let restartedExited = await restarted.waitForExit(timeout: 30)
         #expect(restartedExited)
@@ -121,7 +130,7 @@ struct CrashRecoveryTests {
         } else {
             try SQLiteLedgerStore(path: data + "/ledger.sqlite")
         }
-        for hash in answered {
+        for hash in answered + [afterRestart.hash(on: Self.network)] {
             #expect(try await store.transaction(hash: hash) != nil, "answered \(hash.hex) as applied but it is not in the ledger")
         }
         let loadedAt = clock.now
