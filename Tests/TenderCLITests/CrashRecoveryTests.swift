@@ -75,6 +75,7 @@ struct CrashRecoveryTests {
             }
             server.signal(SIGKILL)
         }
+        var sent = 0
         wavesLoop: for wave in 1...20 {
             let envelopes = payers.enumerated().map { index, payer in
                 Transaction(sourceAccount: .ed25519(payer.accountID), fee: 100, sequenceNumber: startSequence + Int64(wave),
@@ -82,6 +83,7 @@ struct CrashRecoveryTests {
                                 destination: .ed25519(payers[(index + wave) % payers.count].accountID), asset: .native, amount: Int64(wave))))])
                     .signed(by: [payer], on: Self.network)
             }
+            sent += envelopes.count
             let statuses = await withTaskGroup(of: (TransactionEnvelope, Int?).self) { group in
                 for envelope in envelopes {
                     group.addTask { (envelope, try? await post(base, envelope)) }
@@ -141,7 +143,7 @@ struct CrashRecoveryTests {
             // The drill's figures, for docs/benchmarks.md. A payer's sequence number counts the
             // payments it made (the one after the restart among them).
             let applied = payers.reduce(Int64(0)) { $0 + ((state.account($1.accountID)?.sequenceNumber ?? 0) - startSequence) } - 1
-            print("crash drill: \(answered.count) payments answered as applied before SIGKILL (\(Int(applied) - answered.count) more applied, their answers cut by it) and one after the restart, all in the ledger; restarted and listening after \(listening); the state of \(state.accounts.count) accounts loaded and every invariant checked in \(loadedAt.duration(to: clock.now))")
+            print("crash drill: \(answered.count) of \(sent) payments sent answered as applied before SIGKILL (of the other \(sent - answered.count), \(Int(applied) - answered.count) applied, their answers cut by it) and one after the restart, all in the ledger; restarted and listening after \(listening); the state of \(state.accounts.count) accounts loaded and every invariant checked in \(loadedAt.duration(to: clock.now))")
         }
         // Payments move XLM between payers; only fees leave them.
         let payerBalances = payers.reduce(Int64(0)) { $0 + (state.account($1.accountID)?.balance ?? 0) }
