@@ -62,13 +62,14 @@ struct CrashRecoveryTests {
         let account = try #require(try JSONSerialization.jsonObject(with: accountBody) as? [String: Any])
         let startSequence = try #require((account["sequence"] as? String).flatMap { Int64($0) })
 
-        // Waves of payments, one per payer per wave; each is counted as its answer comes, so
-        // SIGKILL lands in the middle of a wave, with payments of it on their way.
+        // Waves of payments, one per payer per wave; SIGKILL is sent as the 250th answer comes,
+        // in the middle of a wave, with payments of it on their way.
+        let killAt = 250
         let acknowledged = AcknowledgedHashes()
         let killer = Task {
             // Never waits forever: after 60 s the kill comes anyway and the count check fails.
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await acknowledged.wait(forCount: 250) }
+                group.addTask { await acknowledged.wait(forCount: killAt) }
                 group.addTask { try? await Task.sleep(for: .seconds(60)) }
                 await group.next()
                 group.cancelAll()
@@ -91,7 +92,7 @@ struct CrashRecoveryTests {
                 var statuses: [(TransactionEnvelope, Int?)] = []
                 for await status in group {
                     statuses.append(status)
-                    if status.1 == 200 { await acknowledged.add(status.0.hash(on: Self.network)) }
+                    if status.1 == 200, await acknowledged.add(status.0.hash(on: Self.network)) == killAt { server.signal(SIGKILL) }
                 }
                 return statuses
             }
@@ -101,7 +102,7 @@ struct CrashRecoveryTests {
         #expect(await server.waitForExit(timeout: 30))
         #expect(server.terminationReason == .uncaughtSignal)
         let answered = await acknowledged.hashes
-        #expect(answered.count >= 250)
+        #expect(answered.count >= killAt)
 
         // Restart on the same data: it must come up and serve the committed ledger.
         let clock = ContinuousClock()
@@ -157,12 +158,15 @@ actor AcknowledgedHashes {
     private var waiters: [UUID: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
     var count: Int { hashes.count }
 
-    func add(_ hash: Bytes32) {
+    /// Adds `hash` and returns how many are in.
+    @discardableResult
+    func add(_ hash: Bytes32) -> Int {
         hashes.append(hash)
         for (id, waiter) in waiters where waiter.count <= hashes.count {
             waiters[id] = nil
             waiter.continuation.resume()
         }
+        return hashes.count
     }
 
     /// Returns once `count` hashes are in, or when the calling task is cancelled.
