@@ -25,6 +25,17 @@ import Synchronization
 /// cutting the file short while this one reads it is the hazard SQLite's own memory map has
 /// too; the ledger's files only grow (no VACUUM, no auto-vacuum).
 ///
+/// The file is mapped twice, from one descriptor. Read-only connections (a pool's readers)
+/// read the second mapping, advised to be read at random (`MADV_RANDOM`): a page of it that is
+/// not in the kernel's page cache is read alone. Left to the kernel's default, a miss in a
+/// mapping reads the window around it, as wide as the disk's read-ahead (`read_ahead_kb`: 8 MiB
+/// on the machine of docs/benchmarks.md's session 66), for a B-tree leaf of 1 KiB: on a grown
+/// network whose pages the kernel had reclaimed, an account's history query that missed took
+/// milliseconds. The writer (and any connection that may write) reads the first, with the
+/// default: one thread that must reach leaves anywhere in the file commits faster when a miss
+/// brings in its neighbours too (session 66 measured both). A reader's scan of the whole file
+/// (loading the ledger's state) reads the default way as well (``readingWhole(_:_:)``).
+///
 /// No descriptor is kept: a process's POSIX locks on a file go when it closes any descriptor
 /// of it, so the map's descriptor is opened, mapped and closed at once, under the registry's
 /// lock, by the first user, while no SQLite file of this VFS has the file open (SQLite opens
@@ -35,13 +46,19 @@ final class DatabaseFileMap: @unchecked Sendable {
 
     /// The file's device and inode: one map per file, however its path is spelled.
     let identity: FileIdentity
-    private let base: UnsafeMutableRawPointer
+    /// The first byte of the mapping read the kernel's default way.
+    let base: UnsafeMutableRawPointer
+    /// The first byte of the mapping read at random (``read(into:count:at:atRandom:)``).
+    let randomBase: UnsafeMutableRawPointer
     /// Bytes mapped from the file's start.
     let mappedLength: Int
     /// Bytes from the file's start a read may copy from the map.
     private let validLength = Atomic<Int>(0)
     /// Serializes changes of the valid length.
     private let change = Mutex(())
+    /// Scans of the whole file in progress (``readingWhole(_:_:)``), which read ``randomBase``
+    /// the default way while not zero; changed under the registry's lock.
+    private var wholeReads = 0
 
     struct FileIdentity: Hashable {
         let device: UInt64
@@ -61,8 +78,15 @@ final class DatabaseFileMap: @unchecked Sendable {
         // Mapping past the file's end is allowed; only touching it is not, which the valid
         // length prevents.
         guard let mapping = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor, 0), mapping != MAP_FAILED else { return nil }
+        guard let randomMapping = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor, 0), randomMapping != MAP_FAILED else {
+            _ = munmap(mapping, length)
+            return nil
+        }
+        // Advice only: a kernel that does not take it reads as the other mapping does.
+        _ = madvise(randomMapping, length, MADV_RANDOM)
         self.identity = identity
         base = mapping
+        randomBase = randomMapping
         mappedLength = length
         validLength.store(size, ordering: .releasing)
     }
@@ -71,11 +95,12 @@ final class DatabaseFileMap: @unchecked Sendable {
         FileIdentity(device: UInt64(truncatingIfNeeded: status.st_dev), inode: UInt64(truncatingIfNeeded: status.st_ino))
     }
 
-    /// Copies `count` bytes at `offset` from the map into `destination`, when the file is known
-    /// to hold them; false (nothing copied) otherwise.
-    func read(into destination: UnsafeMutableRawPointer, count: Int, at offset: Int) -> Bool {
+    /// Copies `count` bytes at `offset` from the map into `destination` (from the mapping read
+    /// at random when `atRandom`), when the file is known to hold them; false (nothing copied)
+    /// otherwise.
+    func read(into destination: UnsafeMutableRawPointer, count: Int, at offset: Int, atRandom: Bool = false) -> Bool {
         guard offset >= 0, count > 0, offset + count <= validLength.load(ordering: .acquiring) else { return false }
-        destination.copyMemory(from: base.advanced(by: offset), byteCount: count)
+        destination.copyMemory(from: (atRandom ? randomBase : base).advanced(by: offset), byteCount: count)
         return true
     }
 
@@ -139,6 +164,33 @@ final class DatabaseFileMap: @unchecked Sendable {
         }
     }
 
+    /// Runs `body`, a scan that reads (nearly) every page of the file at `path`, with this
+    /// process's map of it read the kernel's default way by readers too while it runs: a page missing from the
+    /// page cache brings in the read-ahead window around it, so a file not yet in memory comes in
+    /// by large reads (ten million accounts loaded from a cold file in 39 s, against 92 s a page
+    /// at a time; session 66). Without a map of the file (none of this VFS's connections has it
+    /// open) `body` just runs: no map is made here, as making one opens and closes a descriptor.
+    static func readingWhole<T>(_ path: String, _ body: () throws -> T) rethrows -> T {
+        var status = stat()
+        let map: DatabaseFileMap? = stat(path, &status) != 0 ? nil : registry.withLock { open in
+            guard let entry = open[identity(status)] else { return nil }
+            // Counted as a user too: the map stays mapped until the scan's end.
+            open[entry.map.identity] = (entry.map, entry.users + 1)
+            entry.map.wholeReads += 1
+            if entry.map.wholeReads == 1 { _ = madvise(entry.map.randomBase, entry.map.mappedLength, MADV_NORMAL) }
+            return entry.map
+        }
+        guard let map else { return try body() }
+        defer {
+            registry.withLock { _ in
+                map.wholeReads -= 1
+                if map.wholeReads == 0 { _ = madvise(map.randomBase, map.mappedLength, MADV_RANDOM) }
+            }
+            release(map)
+        }
+        return try body()
+    }
+
     /// A user of the map closed its file (after SQLite closed it); the last one unmaps it.
     static func release(_ map: DatabaseFileMap) {
         registry.withLock { open in
@@ -149,6 +201,7 @@ final class DatabaseFileMap: @unchecked Sendable {
                 open[map.identity] = nil
                 map.validLength.store(0, ordering: .releasing)
                 _ = munmap(map.base, map.mappedLength)
+                _ = munmap(map.randomBase, map.mappedLength)
             }
         }
     }

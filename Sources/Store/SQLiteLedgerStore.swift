@@ -583,7 +583,8 @@ public final class SQLiteLedgerStore: LedgerStore {
     }
 
     public func loadState() async throws -> LedgerState? {
-        try await database.read { db in
+        let path = database.path
+        return try await database.read { db in
             guard let headerBlob = try Data.fetchOne(db, sql: "SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1") else {
                 return nil
             }
@@ -599,8 +600,11 @@ public final class SQLiteLedgerStore: LedgerStore {
             try db.execute(sql: "PRAGMA mmap_size = 2147418112")
             defer { try? db.execute(sql: "PRAGMA mmap_size = 0") }
             do {
-                for kind in StoredEntryKind.allCases {
-                    try Self.eachBlob(db, sql: "SELECT entry FROM \(kind.table)") { try builder.add(kind, $0) }
+                // Every entry's page, so nearly the whole file: read in the kernel's wide reads.
+                try DatabaseFileMap.readingWhole(path) {
+                    for kind in StoredEntryKind.allCases {
+                        try Self.eachBlob(db, sql: "SELECT entry FROM \(kind.table)") { try builder.add(kind, $0) }
+                    }
                 }
             } catch {
                 builder.abandon()

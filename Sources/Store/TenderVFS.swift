@@ -163,7 +163,8 @@ public enum TenderVFS {
             return code
         }
         let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
-        state.initialize(to: State(base: base, map: map, watchedPath: watched.withLock { $0[path] } == nil ? nil : path))
+        state.initialize(to: State(
+            base: base, map: map, readsAtRandom: flags & SQLITE_OPEN_READONLY != 0, watchedPath: watched.withLock { $0[path] } == nil ? nil : path))
         stateSlot(file).pointee = state
         file.pointee.pMethods = methods(kind, over: base)
         return code
@@ -183,13 +184,16 @@ public enum TenderVFS {
         var isCommitPending = false
         /// A main database file's map.
         let map: DatabaseFileMap?
+        /// A read-only connection's file: read from the map's mapping read at random.
+        let readsAtRandom: Bool
         /// The file's path when its statistics are kept.
         let watchedPath: String?
         var statistics = Statistics()
 
-        init(base: UnsafePointer<sqlite3_io_methods>, map: DatabaseFileMap?, watchedPath: String?) {
+        init(base: UnsafePointer<sqlite3_io_methods>, map: DatabaseFileMap?, readsAtRandom: Bool = false, watchedPath: String?) {
             self.base = base
             self.map = map
+            self.readsAtRandom = readsAtRandom
             self.watchedPath = watchedPath
         }
     }
@@ -318,7 +322,7 @@ public enum TenderVFS {
     /// which, when full, shows the file holds them.
     private static let mappedRead: @convention(c) (UnsafeMutablePointer<sqlite3_file>?, UnsafeMutableRawPointer?, Int32, sqlite3_int64) -> Int32 = { file, data, amount, offset in
         let state = state(file)
-        if let data, let map = state.pointee.map, map.read(into: data, count: Int(amount), at: Int(offset)) {
+        if let data, let map = state.pointee.map, map.read(into: data, count: Int(amount), at: Int(offset), atRandom: state.pointee.readsAtRandom) {
             state.pointee.statistics.mappedReads += 1
             return SQLITE_OK
         }

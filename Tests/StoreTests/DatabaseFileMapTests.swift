@@ -154,6 +154,107 @@ struct DatabaseFileMapTests {
         return lock.l_type != Int16(F_UNLCK)
     }
 
+    /// `/proc/self/smaps`, read to its end (it reports no size, so Foundation's whole-file reads see none).
+    func procSelfSmaps() throws -> String {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/smaps"))
+        defer { try? handle.close() }
+        return String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+    }
+
+    /// The kernel's flags (`VmFlags` in `/proc/self/smaps`) of this process's mapping that
+    /// holds `address`: `rr` when it is advised to be read at random.
+    func mappingFlags(_ address: UnsafeMutableRawPointer) throws -> [Substring] {
+        let smaps = try procSelfSmaps()
+        let target = UInt(bitPattern: address)
+        var inside = false
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let range = fields.first, let dash = range.firstIndex(of: "-"),
+               let start = UInt(range[..<dash], radix: 16), let end = UInt(range[range.index(after: dash)...], radix: 16) {
+                inside = start <= target && target < end
+            } else if inside, fields.first == "VmFlags:" {
+                return Array(fields.dropFirst())
+            }
+        }
+        throw CancellationError()
+    }
+
+    /// Read-only connections read the file at random, so a page missing from the page cache is
+    /// read alone (not the disk's read-ahead window around it: 8 MiB on session 66's machine);
+    /// the writer's mapping is read the kernel's default way, and so is the readers' while a scan
+    /// of the whole file (the ledger's state loaded) runs, however many overlap; the scan holds
+    /// the map mapped.
+    @Test func readersReadTheFileAtRandomButForAScanOfTheWholeFile() throws {
+        let path = try file(bytes: 3 * 4_096)
+        let map = try #require(DatabaseFileMap.acquire(path))
+        #expect(try mappingFlags(map.randomBase).contains("rr"))
+        #expect(try mappingFlags(map.base).contains("rr") == false)
+        let found = try DatabaseFileMap.readingWhole(path) { () throws -> Int in
+            let during = try mappingFlags(map.randomBase)
+            #expect(during.contains("rr") == false)
+            let nested = try DatabaseFileMap.readingWhole(path) { () throws -> [Substring] in try mappingFlags(map.randomBase) }
+            #expect(nested.contains("rr") == false)
+            let afterNested = try mappingFlags(map.randomBase)
+            #expect(afterNested.contains("rr") == false, "another scan still runs")
+            // Its last user gone mid-scan: the scan still reads through the map.
+            DatabaseFileMap.release(map)
+            var bytes = [UInt8](repeating: 0, count: 4_096)
+            #expect(bytes.withUnsafeMutableBytes { map.read(into: $0.baseAddress!, count: 4_096, at: 4_096, atRandom: true) })
+            #expect(bytes == expected(4_096, 4_096))
+            return 7
+        }
+        #expect(found == 7)
+        // The scan was the last user: the map is gone, and a new one's readers read at random.
+        let again = try #require(DatabaseFileMap.acquire(path))
+        defer { DatabaseFileMap.release(again) }
+        #expect(again !== map)
+        #expect(try mappingFlags(again.randomBase).contains("rr"))
+        // A file no connection has mapped: the scan just runs.
+        #expect(DatabaseFileMap.readingWhole(try file(bytes: 4_096)) { 8 } == 8)
+    }
+
+    /// A pool's readers open the database read-only and read the mapping read at random; a
+    /// connection that may write (a pool's writer, a queue) reads the other.
+    @Test func readOnlyConnectionsReadAtRandomAndWritersDoNot() throws {
+        let path = temporary.file("\(UUID().uuidString).sqlite")
+        let pool = try DatabasePool(path: path)
+        try pool.write { db in
+            try db.execute(sql: "CREATE TABLE t (n INTEGER PRIMARY KEY, body BLOB NOT NULL)")
+            for n in 0..<2_000 { try db.execute(sql: "INSERT INTO t VALUES (?, zeroblob(900))", arguments: [n]) }
+        }
+        try pool.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
+        let map = try #require(DatabaseFileMap.acquire(path))
+        defer { DatabaseFileMap.release(map) }
+        /// Pages of the file this process has mapped in at `base` (`Rss` of its mapping).
+        func resident(_ base: UnsafeMutableRawPointer) throws -> Int {
+            let smaps = try procSelfSmaps()
+            let target = UInt(bitPattern: base)
+            var inside = false
+            for line in smaps.split(separator: "\n") {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                if let range = fields.first, let dash = range.firstIndex(of: "-"),
+                   let start = UInt(range[..<dash], radix: 16), let end = UInt(range[range.index(after: dash)...], radix: 16) {
+                    inside = start <= target && target < end
+                } else if inside, fields.first == "Rss:", fields.count > 1, let kilobytes = Int(fields[1]) {
+                    return kilobytes
+                }
+            }
+            throw CancellationError()
+        }
+        let (randomBefore, defaultBefore) = (try resident(map.randomBase), try resident(map.base))
+        #expect(try pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t WHERE length(body) = 900") } == 2_000)
+        let (randomAfterRead, defaultAfterRead) = (try resident(map.randomBase), try resident(map.base))
+        #expect(randomAfterRead > randomBefore + 1_000, "a reader's scan maps in the file's pages at random")
+        #expect(defaultAfterRead == defaultBefore)
+        // A connection that may write (a queue's), new, so its pages come from the file.
+        let queue = try DatabaseQueue(path: path)
+        #expect(try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t WHERE length(body) = 900") } == 2_000)
+        #expect(try resident(map.base) > defaultAfterRead + 1_000, "a connection that may write reads the default mapping")
+        #expect(try resident(map.randomBase) == randomAfterRead)
+        try queue.close()
+        try pool.close()
+    }
+
     /// Looking at the page cache of a file a store has open keeps the store's locks: a process
     /// loses all its POSIX locks on a file when it closes any descriptor of it.
     @Test func aLookAtTheFilesPageCacheKeepsTheStoresLocks() throws {
