@@ -106,8 +106,12 @@ public enum TenderVFS {
 
     /// Stops recording syncs and returns those recorded since ``startRecordingSyncs()``.
     public static func stopRecordingSyncs() -> SyncDurations {
-        recordingSyncs.store(false, ordering: .releasing)
-        return syncDurations.withLock { $0 }
+        // Under the lock a timed sync records under: one that began while recording and ends
+        // after this is not added to what was returned.
+        syncDurations.withLock {
+            recordingSyncs.store(false, ordering: .releasing)
+            return $0
+        }
     }
 
     /// Calls `sync`, timing it when syncs are recorded.
@@ -118,6 +122,7 @@ public enum TenderVFS {
         let (seconds, attoseconds) = (ContinuousClock.now - started).components
         let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         syncDurations.withLock {
+            guard recordingSyncs.load(ordering: .relaxed) else { return }
             switch kind {
             case .wal: $0.wal.append(nanoseconds)
             case .mainDatabase: $0.database.append(nanoseconds)
