@@ -33,8 +33,8 @@ import Synchronization
 /// network whose pages the kernel had reclaimed, an account's history query that missed took
 /// milliseconds. The writer (and any connection that may write) reads the first, with the
 /// default: one thread that must reach leaves anywhere in the file commits faster when a miss
-/// brings in its neighbours too (session 66 measured both). A reader's scan of the whole file
-/// (loading the ledger's state) reads the default way as well (``readingWhole(_:_:)``).
+/// brings in its neighbours too (session 66 measured both). While a scan of the whole file runs
+/// (loading the ledger's state), readers read the default mapping as well (``readingWhole(_:_:)``).
 ///
 /// No descriptor is kept: a process's POSIX locks on a file go when it closes any descriptor
 /// of it, so the map's descriptor is opened, mapped and closed at once, under the registry's
@@ -56,9 +56,9 @@ final class DatabaseFileMap: @unchecked Sendable {
     private let validLength = Atomic<Int>(0)
     /// Serializes changes of the valid length.
     private let change = Mutex(())
-    /// Scans of the whole file in progress (``readingWhole(_:_:)``), which read ``randomBase``
-    /// the default way while not zero; changed under the registry's lock.
-    private var wholeReads = 0
+    /// Scans of the whole file in progress (``readingWhole(_:_:)``): while not zero, readers
+    /// read the default mapping too.
+    private let wholeReads = Atomic<Int>(0)
 
     struct FileIdentity: Hashable {
         let device: UInt64
@@ -100,7 +100,8 @@ final class DatabaseFileMap: @unchecked Sendable {
     /// otherwise.
     func read(into destination: UnsafeMutableRawPointer, count: Int, at offset: Int, atRandom: Bool = false) -> Bool {
         guard offset >= 0, count > 0, offset + count <= validLength.load(ordering: .acquiring) else { return false }
-        destination.copyMemory(from: (atRandom ? randomBase : base).advanced(by: offset), byteCount: count)
+        let random = atRandom && wholeReads.load(ordering: .relaxed) == 0
+        destination.copyMemory(from: (random ? randomBase : base).advanced(by: offset), byteCount: count)
         return true
     }
 
@@ -165,10 +166,10 @@ final class DatabaseFileMap: @unchecked Sendable {
     }
 
     /// Runs `body`, a scan that reads (nearly) every page of the file at `path`, with this
-    /// process's map of it read the kernel's default way by readers too while it runs: a page missing from the
+    /// process's readers of it reading the default mapping while it runs: a page missing from the
     /// page cache brings in the read-ahead window around it, so a file not yet in memory comes in
-    /// by large reads (ten million accounts loaded from a cold file in 39 s, against 92 s a page
-    /// at a time; session 66). Without a map of the file (none of this VFS's connections has it
+    /// by large reads (ten million accounts loaded from a cold file in 39-42 s, against 92 s a
+    /// page at a time; session 66). Without a map of the file (none of this VFS's connections has it
     /// open) `body` just runs: no map is made here, as making one opens and closes a descriptor.
     static func readingWhole<T>(_ path: String, _ body: () throws -> T) rethrows -> T {
         var status = stat()
@@ -176,16 +177,12 @@ final class DatabaseFileMap: @unchecked Sendable {
             guard let entry = open[identity(status)] else { return nil }
             // Counted as a user too: the map stays mapped until the scan's end.
             open[entry.map.identity] = (entry.map, entry.users + 1)
-            entry.map.wholeReads += 1
-            if entry.map.wholeReads == 1 { _ = madvise(entry.map.randomBase, entry.map.mappedLength, MADV_NORMAL) }
+            entry.map.wholeReads.add(1, ordering: .relaxed)
             return entry.map
         }
         guard let map else { return try body() }
         defer {
-            registry.withLock { _ in
-                map.wholeReads -= 1
-                if map.wholeReads == 0 { _ = madvise(map.randomBase, map.mappedLength, MADV_RANDOM) }
-            }
+            map.wholeReads.subtract(1, ordering: .relaxed)
             release(map)
         }
         return try body()

@@ -585,33 +585,36 @@ public final class SQLiteLedgerStore: LedgerStore {
     public func loadState() async throws -> LedgerState? {
         let path = database.path
         return try await database.read { db in
-            guard let headerBlob = try Data.fetchOne(db, sql: "SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1") else {
-                return nil
-            }
-            var state = LedgerState(header: try LedgerHeader(xdrBytes: [UInt8](headerBlob)))
-            // Rows stream into the state one at a time: at ten million accounts, holding every
-            // row first would cost as much memory again as the state itself.
-            state.reserveCapacity(
-                // Kept by each commit: counting the entry rows would read every history row too.
-                accounts: try Int.fetchOne(db, sql: "SELECT n FROM store_counts WHERE name = 'accounts'") ?? 0,
-                trustLines: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM trust_lines") ?? 0)
-            // This thread reads; another decodes and files (``StateBuilder``).
-            let builder = StateBuilder(consume state)
-            try db.execute(sql: "PRAGMA mmap_size = 2147418112")
-            defer { try? db.execute(sql: "PRAGMA mmap_size = 0") }
-            do {
-                // Every entry's page, so nearly the whole file: read in the kernel's wide reads.
-                try DatabaseFileMap.readingWhole(path) {
-                    for kind in StoredEntryKind.allCases {
-                        try Self.eachBlob(db, sql: "SELECT entry FROM \(kind.table)") { try builder.add(kind, $0) }
-                    }
-                }
-            } catch {
-                builder.abandon()
-                throw error
-            }
-            return try builder.finish()
+            // Every entry's page and the trustlines' count, so nearly the whole file: read in the
+            // kernel's wide reads.
+            try DatabaseFileMap.readingWhole(path) { try Self.loadState(db) }
         }
+    }
+
+    private static func loadState(_ db: Database) throws -> LedgerState? {
+        guard let headerBlob = try Data.fetchOne(db, sql: "SELECT header FROM ledger_headers ORDER BY sequence DESC LIMIT 1") else {
+            return nil
+        }
+        var state = LedgerState(header: try LedgerHeader(xdrBytes: [UInt8](headerBlob)))
+        // Rows stream into the state one at a time: at ten million accounts, holding every
+        // row first would cost as much memory again as the state itself.
+        state.reserveCapacity(
+            // Kept by each commit: counting the entry rows would read every history row too.
+            accounts: try Int.fetchOne(db, sql: "SELECT n FROM store_counts WHERE name = 'accounts'") ?? 0,
+            trustLines: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM trust_lines") ?? 0)
+        // This thread reads; another decodes and files (``StateBuilder``).
+        let builder = StateBuilder(consume state)
+        try db.execute(sql: "PRAGMA mmap_size = 2147418112")
+        defer { try? db.execute(sql: "PRAGMA mmap_size = 0") }
+        do {
+            for kind in StoredEntryKind.allCases {
+                try eachBlob(db, sql: "SELECT entry FROM \(kind.table)") { try builder.add(kind, $0) }
+            }
+        } catch {
+            builder.abandon()
+            throw error
+        }
+        return try builder.finish()
     }
 
     /// Calls `body` with the first column of each row of `sql`, a blob, stepping SQLite's own
