@@ -154,17 +154,13 @@ struct DatabaseFileMapTests {
         return lock.l_type != Int16(F_UNLCK)
     }
 
-    /// `/proc/self/smaps`, read to its end (it reports no size, so Foundation's whole-file reads see none).
-    func procSelfSmaps() throws -> String {
+    /// The values of `key` (`VmFlags:`, `Rss:`) in `/proc/self/smaps` for this process's mapping
+    /// that holds `address`. `/proc/self/smaps` is read to its end: it reports no size, so
+    /// Foundation's whole-file reads see nothing.
+    func mapping(_ address: UnsafeMutableRawPointer, _ key: Substring) throws -> [Substring] {
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/smaps"))
         defer { try? handle.close() }
-        return String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
-    }
-
-    /// The kernel's flags (`VmFlags` in `/proc/self/smaps`) of this process's mapping that
-    /// holds `address`: `rr` when it is advised to be read at random.
-    func mappingFlags(_ address: UnsafeMutableRawPointer) throws -> [Substring] {
-        let smaps = try procSelfSmaps()
+        let smaps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
         let target = UInt(bitPattern: address)
         var inside = false
         for line in smaps.split(separator: "\n") {
@@ -172,28 +168,21 @@ struct DatabaseFileMapTests {
             if let range = fields.first, let dash = range.firstIndex(of: "-"),
                let start = UInt(range[..<dash], radix: 16), let end = UInt(range[range.index(after: dash)...], radix: 16) {
                 inside = start <= target && target < end
-            } else if inside, fields.first == "VmFlags:" {
+            } else if inside, fields.first == key {
                 return Array(fields.dropFirst())
             }
         }
         throw CancellationError()
     }
 
-    /// Pages of the file this process has mapped in at `base` (`Rss` of its mapping, KiB).
+    /// The kernel's flags of the mapping that holds `address`: `rr` when it is advised to be
+    /// read at random.
+    func mappingFlags(_ address: UnsafeMutableRawPointer) throws -> [Substring] { try mapping(address, "VmFlags:") }
+
+    /// KiB of the file this process has mapped in at `base` (`Rss` of its mapping).
     func resident(_ base: UnsafeMutableRawPointer) throws -> Int {
-        let smaps = try procSelfSmaps()
-        let target = UInt(bitPattern: base)
-        var inside = false
-        for line in smaps.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            if let range = fields.first, let dash = range.firstIndex(of: "-"),
-               let start = UInt(range[..<dash], radix: 16), let end = UInt(range[range.index(after: dash)...], radix: 16) {
-                inside = start <= target && target < end
-            } else if inside, fields.first == "Rss:", fields.count > 1, let kilobytes = Int(fields[1]) {
-                return kilobytes
-            }
-        }
-        throw CancellationError()
+        guard let kilobytes = try mapping(base, "Rss:").first.flatMap({ Int($0) }) else { throw CancellationError() }
+        return kilobytes
     }
 
     /// Read-only connections read a mapping advised to be read at random, so a page missing from
