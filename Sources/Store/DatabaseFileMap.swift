@@ -168,8 +168,8 @@ final class DatabaseFileMap: @unchecked Sendable {
     /// Runs `body`, a scan that reads (nearly) every page of the file at `path`, with this
     /// process's readers of it reading the default mapping while it runs: a page missing from the
     /// page cache brings in the read-ahead window around it, so a file not yet in memory comes in
-    /// by large reads (ten million accounts loaded from a cold file in 39-42 s, against 92 s a
-    /// page at a time; session 66). Without a map of the file (none of this VFS's connections has it
+    /// by large reads (ten million accounts loaded from a cold file in 33 s, against 92 s a page
+    /// at a time; session 66). Without a map of the file (none of this VFS's connections has it
     /// open) `body` just runs: no map is made here, as making one opens and closes a descriptor.
     static func readingWhole<T>(_ path: String, _ body: () throws -> T) rethrows -> T {
         var status = stat()
