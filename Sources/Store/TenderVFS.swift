@@ -195,7 +195,7 @@ public enum TenderVFS {
         let watchedPath: String?
         var statistics = Statistics()
 
-        init(base: UnsafePointer<sqlite3_io_methods>, map: DatabaseFileMap?, readsAtRandom: Bool = false, watchedPath: String?) {
+        init(base: UnsafePointer<sqlite3_io_methods>, map: DatabaseFileMap?, readsAtRandom: Bool, watchedPath: String?) {
             self.base = base
             self.map = map
             self.readsAtRandom = readsAtRandom
